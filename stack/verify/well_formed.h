@@ -1,0 +1,13 @@
+// WellFormed (codes 1-99, COMPILER.md §4): the structural and typing rules every Program
+// must satisfy before any pass runs. Returns all diagnostics in program order; never
+// crashes on any Program the parser can return (or any built in code).
+#pragma once
+
+#include "stack/ir/ast.h"
+#include "stack/verify/diagnostic.h"
+
+namespace stackcheck::verify {
+
+Diagnostics check_well_formed(const ir::Program& p);
+
+}  // namespace stackcheck::verify
