@@ -1,1 +1,33 @@
-int main() { return 0; }
+// Entry point of `stackcheck`: parses flags against the one table and dispatches.
+#include "stack/cli/cli.h"
+
+#include <cstdio>
+#include <exception>
+
+#include <fmt/format.h>
+
+using namespace stackcheck::cli;
+
+int main(int argc, char** argv) {
+  std::string error;
+  auto args = parse_args(argc, argv, error);
+  if (!args) {
+    fmt::print(stderr, "stackcheck: {}\n\n{}", error, usage());
+    return kUsage;
+  }
+  if (args->command == "help" || args->has("--help")) {
+    fmt::print("{}", usage());
+    return kOk;
+  }
+  try {
+    if (args->command == "parse") return cmd_parse(*args);
+    if (args->command == "print") return cmd_print(*args);
+    if (args->command == "verify") return cmd_verify(*args);
+  } catch (const std::exception& e) {
+    // Library code reports through values; reaching here is a bug of the stack.
+    fmt::print(stderr, "stackcheck: internal error: {}\n", e.what());
+    return kFail;
+  }
+  fmt::print(stderr, "stackcheck: command '{}' not implemented\n", args->command);
+  return kUsage;
+}
