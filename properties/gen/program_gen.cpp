@@ -202,7 +202,7 @@ class Builder {
           }
           if (k_.views && chance(50)) {
             const std::string u = fresh("u");
-            lb.push_back(slice(u, "c", {mul(var(j), lit(4))}, {4}));
+            lb.push_back(slice(u, "c", {mod(mul(var(j), lit(4)), lit(5))}, {4}));  // in [0, 4]
             inner.tensors.push_back({u, 4, true});
             launch(lb, inner, 4, {});
           }

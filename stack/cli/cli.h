@@ -3,6 +3,9 @@
 // equal, 1 diagnostics / mismatch / non-zero status, 2 usage, 3 inconclusive.
 #pragma once
 
+#include "stack/ir/ast.h"
+
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,5 +39,11 @@ bool read_input(const std::string& path, std::string& out, std::string& error);
 int cmd_parse(const Args& a);
 int cmd_print(const Args& a);
 int cmd_verify(const Args& a);
+int cmd_compile(const Args& a);
+int cmd_interp(const Args& a);
+
+// Reads and parses FILE|-; on failure prints the error (stderr), sets `exit_code`.
+std::optional<ir::Program> load_program(const std::string& path, int& exit_code);
+std::string display_name(const std::string& path);
 
 }  // namespace stackcheck::cli

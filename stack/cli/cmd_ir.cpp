@@ -3,17 +3,16 @@
 
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
+#include "stack/verify/graph_boundary_legalized.h"
+#include "stack/verify/return_params_explicit.h"
 #include "stack/verify/well_formed.h"
 
 #include <fmt/format.h>
 
 namespace stackcheck::cli {
 
-namespace {
-
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
-// Reads and parses; on failure prints the error (stderr) and sets `exit_code`.
 std::optional<ir::Program> load_program(const std::string& path, int& exit_code) {
   std::string text, error;
   if (!read_input(path, text, error)) {
@@ -30,8 +29,6 @@ std::optional<ir::Program> load_program(const std::string& path, int& exit_code)
   }
   return std::move(r.program());
 }
-
-}  // namespace
 
 int cmd_parse(const Args& a) {
   int rc = kOk;
@@ -51,14 +48,20 @@ int cmd_print(const Args& a) {
 
 int cmd_verify(const Args& a) {
   const std::string rule = a.get("--rule", "WellFormed");
-  if (rule != "WellFormed") {
-    fmt::print(stderr, "stackcheck: unknown verifier '{}' (known: WellFormed)\n", rule);
+  verify::Diagnostics (*check)(const ir::Program&) = nullptr;
+  if (rule == "WellFormed") check = verify::check_well_formed;
+  else if (rule == "ReturnParamsExplicit") check = verify::check_return_params_explicit;
+  else if (rule == "GraphBoundaryLegalized") check = verify::check_graph_boundary_legalized;
+  if (!check) {
+    fmt::print(stderr,
+               "stackcheck: unknown verifier '{}' (known: WellFormed, ReturnParamsExplicit, "
+               "GraphBoundaryLegalized)\n", rule);
     return kUsage;
   }
   int rc = kOk;
   auto p = load_program(a.positional[0], rc);
   if (!p) return rc;
-  const auto diags = verify::check_well_formed(*p);
+  const auto diags = check(*p);
   for (const auto& d : diags) fmt::print("{}\n", d.render(display_name(a.positional[0])));
   return diags.empty() ? kOk : kFail;
 }

@@ -30,11 +30,20 @@ constexpr CommandSpec kCommands[] = {
     {"parse", "parse FILE|-            check the syntax of a .gir program", 1, 1},
     {"print", "print FILE|-            print a .gir program canonically", 1, 1},
     {"verify", "verify FILE|- [--rule R] run a verifier (WellFormed by default)", 1, 1},
+    {"compile", "compile FILE|- [--print-after-all] [--stop-after PASS] [--no-step-c] [--report]\n"
+                "                          run the pass pipeline, print the legalized program", 1, 1},
+    {"interp", "interp FILE|- [--seed S] [--dump]  run the reference interpreter", 1, 1},
 };
 
 constexpr FlagSpec kFlags[] = {
     {"--rule", true, "verify",
      "verifier to run: WellFormed (default), ReturnParamsExplicit, GraphBoundaryLegalized"},
+    {"--seed", true, "interp", "input seed (default 0)"},
+    {"--dump", false, "interp", "also print every element of each entry tensor"},
+    {"--print-after-all", false, "compile", "print the program after each pass (stderr)"},
+    {"--stop-after", true, "compile", "stop after the named pass (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)"},
+    {"--no-step-c", false, "compile", "run LegalizeGraphBoundary without Step C (creates stay)"},
+    {"--report", false, "compile", "print LegalizeGraphBoundary's report (stderr)"},
     {"--help", false, "*", "print this help"},
 };
 

@@ -1,0 +1,205 @@
+// Compiler properties (COMPILER.md §8, HARNESS.md §3) over generated legal programs, and the
+// positive controls of the compiler oracles (each must report a failure when it should).
+#include "properties/gen/program_gen.h"
+#include "properties/oracles/compiler_oracles.h"
+#include "stack/ir/builder.h"
+#include "stack/ir/parser.h"
+#include "stack/passes/normalize_return_order.h"
+#include "stack/passes/pass_manager.h"
+#include "stack/passes/simplify.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+using namespace stackcheck;
+
+namespace {
+
+void assert_verdict(const oracles::Verdict& v) {
+  if (v.failed()) RC_FAIL(v.to_string());
+}
+
+oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LgbOptions& o = {}) {
+  oracles::PipelineRun run = oracles::run_pipeline(p, o);
+  // Generated programs are legal by construction: a rejection is a false rejection.
+  if (!run.verdict.passed()) RC_FAIL(run.verdict.to_string());
+  return run;
+}
+
+}  // namespace
+
+// §8.1 + §8.6: every pass output passes WellFormed and its produced properties, and legal
+// generated programs are accepted.
+RC_GTEST_PROP(CompilerProps, pass_outputs_pass_their_verifiers, ()) {
+  const ir::Program p = *gen::arbitrary_program();
+  pipeline_or_fail(p);
+  pipeline_or_fail(p, passes::LgbOptions{false});
+}
+
+// §8.5: the interpreter gives the same bytes before and after every pass.
+RC_GTEST_PROP(CompilerProps, passes_preserve_semantics, ()) {
+  const ir::Program p = *gen::arbitrary_program();
+  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  const oracles::PipelineRun run = pipeline_or_fail(p);
+  for (const auto& st : run.stages) {
+    const oracles::Verdict v = oracles::check_same_semantics(p, st.program, seed, "after " + st.pass);
+    RC_CLASSIFY(v.kind == oracles::VerdictKind::Inconclusive, "inconclusive");
+    assert_verdict(v);
+  }
+}
+
+// §8.4: pass and verifier node counts agree; §8.2: hoisted creates come from depth 0 and are
+// InOut; §8.3: every graph-written tensor param is InOut.
+RC_GTEST_PROP(CompilerProps, boundary_invariants, ()) {
+  const ir::Program p = *gen::arbitrary_program();
+  for (bool step_c : {true, false}) {
+    const oracles::PipelineRun run = pipeline_or_fail(p, passes::LgbOptions{step_c});
+    const ir::Program& legal = run.stages.back().program;
+    assert_verdict(oracles::check_node_counts(legal, run.lgb));
+    assert_verdict(oracles::check_hoisted_creates(run.lgb));
+    assert_verdict(oracles::check_graph_writes_inout(legal));
+    size_t creates = 0;
+    for (const auto& g : run.lgb.graphs)
+      for (const auto& a : g.appended) creates += a.kind == passes::HoistKind::Create;
+    RC_CLASSIFY(creates > 0, "hoisted creates");
+    if (!step_c) RC_ASSERT(creates == 0u);
+  }
+}
+
+// Passes are deterministic and idempotent.
+RC_GTEST_PROP(CompilerProps, passes_deterministic_idempotent, ()) {
+  const ir::Program p = *gen::arbitrary_program();
+  const oracles::PipelineRun run = pipeline_or_fail(p);
+  assert_verdict(oracles::check_deterministic_idempotent([] { return std::make_unique<passes::Simplify>(); }, p));
+  const ir::Program& simplified = run.stages[0].program;
+  assert_verdict(oracles::check_deterministic_idempotent(
+      [] { return std::make_unique<passes::NormalizeReturnOrder>(); }, simplified));
+  const ir::Program& normalized = run.stages[1].program;
+  assert_verdict(oracles::check_deterministic_idempotent(
+      [] { return std::make_unique<passes::LegalizeGraphBoundary>(); }, normalized));
+}
+
+// ---- positive controls: each oracle must fail on a defective input ----
+
+namespace {
+
+ir::Program parse_or_die(const char* text) {
+  ir::ParseResult r = ir::parse_program(text);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? r.program() : ir::Program{};
+}
+
+const char* kAccProgram =
+    "kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale\n"
+    "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n"
+    "  c1 = call ksc(x, c, 3)\n"
+    "}\n";
+
+// A pass that claims to produce WellFormed programs but drops the entry.
+class DropEntry final : public passes::Pass {
+ public:
+  std::string_view name() const override { return "DropEntry"; }
+  passes::PropertySet required() const override { return passes::kWellFormed; }
+  passes::PropertySet produced() const override { return 0; }
+  passes::PropertySet invalidated() const override { return 0; }
+  passes::PassResult run(const ir::Program& in) override {
+    passes::PassResult r;
+    r.ok = true;
+    r.program = in;
+    r.program.functions.pop_back();
+    return r;
+  }
+};
+
+// A pass whose output differs between runs (a counter leaks into the program).
+class Flaky final : public passes::Pass {
+ public:
+  std::string_view name() const override { return "Flaky"; }
+  passes::PropertySet required() const override { return 0; }
+  passes::PropertySet produced() const override { return 0; }
+  passes::PropertySet invalidated() const override { return 0; }
+  passes::PassResult run(const ir::Program& in) override {
+    static int calls = 0;
+    passes::PassResult r;
+    r.ok = true;
+    r.program = in;
+    r.program.functions.back().body.push_back(ir::build::let("z" + std::to_string(calls++), ir::build::lit(1)));
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST(CompilerOracles, verify_instrument_blames_a_pass_producing_invalid_ir) {
+  passes::PassManager pm;
+  pm.add(std::make_unique<DropEntry>());
+  const passes::PipelineResult r = pm.run(parse_or_die(kAccProgram));
+  EXPECT_EQ(r.outcome, passes::Outcome::PassBug);
+  EXPECT_EQ(r.pass, "DropEntry");
+}
+
+TEST(CompilerOracles, semantics_oracle_reports_a_changed_scale) {
+  const ir::Program p = parse_or_die(kAccProgram);
+  ir::Program q = p;
+  std::get<ir::InvokeRhs>(q.functions.back().body[0].rhs).invoke.args[2] = ir::build::lit(4);
+  const oracles::Verdict v = oracles::check_same_semantics(p, q, 1, "mutant");
+  EXPECT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("tensor c element 0"), std::string::npos) << v.message;
+  EXPECT_TRUE(oracles::check_same_semantics(p, p, 1, "same").passed());
+}
+
+TEST(CompilerOracles, semantics_oracle_inconclusive_when_original_errs) {
+  const ir::Program p = parse_or_die(
+      "orchestration main(c: InOut tensor<i32>[8]) {\n  z = 0\n  a = 1 / z\n}\n");
+  EXPECT_EQ(oracles::check_same_semantics(p, p, 0, "same").kind, oracles::VerdictKind::Inconclusive);
+}
+
+TEST(CompilerOracles, node_count_oracle_reports_disagreement) {
+  const ir::Program legal = parse_or_die(
+      "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+      "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+      "  c1 = call kacc(x, c)\n  return c\n}\n"
+      "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  call g(x, c)\n}\n");
+  passes::LgbReport report;
+  report.graphs.push_back({"g", 1, true, {}});
+  EXPECT_TRUE(oracles::check_node_counts(legal, report).passed());
+  report.graphs[0].node_count = 2;
+  EXPECT_TRUE(oracles::check_node_counts(legal, report).failed());
+}
+
+TEST(CompilerOracles, hoist_oracle_reports_loop_create_and_in_create) {
+  passes::LgbReport report;
+  passes::AppendedParam a;
+  a.name = "t";
+  a.kind = passes::HoistKind::Create;
+  a.dir = ir::Dir::InOut;
+  report.graphs.push_back({"g", 1, true, {a}});
+  EXPECT_TRUE(oracles::check_hoisted_creates(report).passed());
+  report.graphs[0].appended[0].depth = 1;
+  EXPECT_TRUE(oracles::check_hoisted_creates(report).failed());
+  report.graphs[0].appended[0].depth = 0;
+  report.graphs[0].appended[0].dir = ir::Dir::In;
+  EXPECT_TRUE(oracles::check_hoisted_creates(report).failed());
+}
+
+TEST(CompilerOracles, write_oracle_reports_written_in_param) {
+  // A hoisted create declared In but written by a launch: the historical defect.
+  const ir::Program bad = parse_or_die(
+      "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+      "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], t: In tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+      "  r = submit kacc(x, t)\n  t1 = r.0\n  v = slice(t1, [0], [4])\n  return c\n}\n"
+      "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  t = create [8]\n  call g(x, c, t)\n}\n");
+  const oracles::Verdict v = oracles::check_graph_writes_inout(bad);
+  EXPECT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("param t"), std::string::npos) << v.message;
+  ir::Program good = bad;
+  good.functions[1].params[2].dir = ir::Dir::InOut;
+  EXPECT_TRUE(oracles::check_graph_writes_inout(good).passed());
+}
+
+TEST(CompilerOracles, determinism_oracle_reports_a_flaky_pass) {
+  const ir::Program p = parse_or_die(kAccProgram);
+  EXPECT_TRUE(oracles::check_deterministic_idempotent([] { return std::make_unique<Flaky>(); }, p).failed());
+  EXPECT_TRUE(
+      oracles::check_deterministic_idempotent([] { return std::make_unique<passes::Simplify>(); }, p).passed());
+}

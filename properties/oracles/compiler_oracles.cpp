@@ -1,0 +1,222 @@
+#include "properties/oracles/compiler_oracles.h"
+
+#include "stack/interp/interp.h"
+#include "stack/ir/equal.h"
+#include "stack/ir/printer.h"
+#include "stack/passes/normalize_return_order.h"
+#include "stack/passes/pass_manager.h"
+#include "stack/passes/simplify.h"
+#include "stack/verify/graph_boundary_legalized.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+#include <set>
+
+namespace stackcheck::oracles {
+
+PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb_options) {
+  PipelineRun out;
+  std::vector<std::unique_ptr<passes::Pass>> chain;
+  chain.push_back(std::make_unique<passes::Simplify>());
+  chain.push_back(std::make_unique<passes::NormalizeReturnOrder>());
+  auto lgb = std::make_unique<passes::LegalizeGraphBoundary>(lgb_options);
+  passes::LegalizeGraphBoundary* lgb_ptr = lgb.get();
+  chain.push_back(std::move(lgb));
+
+  ir::Program current = p;
+  passes::PropertySet held = 0;
+  for (auto& pass : chain) {
+    passes::PassManager pm;
+    const std::string name(pass->name());
+    pm.add(std::move(pass));
+    passes::PipelineResult r = pm.run(current, held);
+    if (r.outcome == passes::Outcome::PassBug) {
+      out.verdict = Verdict::fail("verify-after-pass", fmt::format("{}: {}", name, r.message));
+      return out;
+    }
+    if (r.outcome == passes::Outcome::InputRejected) {
+      const std::string first =
+          r.diagnostics.empty() ? r.message : r.diagnostics.front().render("");
+      out.verdict = Verdict::inconclusive("rejected", fmt::format("{} rejected the input: {}", name, first));
+      return out;
+    }
+    held = r.held;
+    current = r.program;
+    if (name == "LegalizeGraphBoundary") out.lgb = lgb_ptr->report();  // before pm owns it no more
+    out.stages.push_back({name, current});
+  }
+  out.verdict = Verdict::pass();
+  return out;
+}
+
+Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what) {
+  const interp::Result a = interp::run(p, seed);
+  if (!a.ok()) return Verdict::inconclusive("interp", "original program errs: " + a.error().render());
+  const interp::Result b = interp::run(q, seed);
+  if (!b.ok()) {
+    if (b.error().kind == interp::ErrorKind::Budget)
+      return Verdict::inconclusive("interp", what + " exhausts the budget: " + b.error().render());
+    return Verdict::fail("semantics", fmt::format("{} errs where the original does not: {}", what, b.error().render()));
+  }
+  const auto& ta = a.outputs().tensors;
+  const auto& tb = b.outputs().tensors;
+  if (ta.size() != tb.size())
+    return Verdict::fail("semantics", fmt::format("{} has {} entry tensors, original {}", what, tb.size(), ta.size()));
+  for (size_t i = 0; i < ta.size(); ++i) {
+    if (ta[i].bytes == tb[i].bytes) continue;
+    size_t k = 0;
+    while (k < ta[i].bytes.size() && k < tb[i].bytes.size() && ta[i].bytes[k] == tb[i].bytes[k]) ++k;
+    return Verdict::fail("semantics", fmt::format("{} differs from the original (seed {}): tensor {} element {}",
+                                                  what, seed, ta[i].name, k / 4));
+  }
+  return Verdict::pass();
+}
+
+Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport& report) {
+  const auto counts = verify::graph_node_counts(legalized);
+  for (const auto& g : report.graphs) {
+    if (!g.checked) continue;
+    auto it = counts.find(g.graph);
+    if (it == counts.end())
+      return Verdict::fail("node-count", fmt::format("verifier has no node count for graph {}", g.graph));
+    if (it->second != g.node_count)
+      return Verdict::fail("node-count", fmt::format("graph {}: pass counts {} nodes, verifier {}", g.graph,
+                                                     g.node_count, it->second));
+  }
+  return Verdict::pass();
+}
+
+Verdict check_hoisted_creates(const passes::LgbReport& report) {
+  for (const auto& g : report.graphs)
+    for (const auto& a : g.appended) {
+      if (a.kind != passes::HoistKind::Create) continue;
+      if (a.depth != 0)
+        return Verdict::fail("hoist-depth", fmt::format("graph {}: create {} hoisted from loop depth {} ({}:{})",
+                                                        g.graph, a.name, a.depth, a.loc.line, a.loc.column));
+      if (a.dir != ir::Dir::InOut)
+        return Verdict::fail("hoist-inout", fmt::format("graph {}: hoisted create {} is {}, not InOut", g.graph,
+                                                        a.name, ir::dir_name(a.dir)));
+    }
+  return Verdict::pass();
+}
+
+namespace {
+
+// Root tracking for check_graph_writes_inout: a tensor name -> the param index it is a
+// window of (or none: a local buffer). Tuples map to one root per result.
+struct WriteWalk {
+  const ir::Program& prog;
+  const ir::Function& fn;
+  std::map<std::string, std::optional<size_t>> root;
+  std::map<std::string, std::vector<std::optional<size_t>>> tuples;
+  std::set<size_t> written;
+
+  const ir::Function* callee(const std::string& name) const {
+    for (const auto& f : prog.functions)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+  std::optional<size_t> root_of(const ir::Expr& e) const {
+    if (e.kind != ir::Expr::Kind::Var) return std::nullopt;
+    auto it = root.find(e.name);
+    return it == root.end() ? std::nullopt : it->second;
+  }
+  // Roots of an invocation's results; marks params written through Out/InOut args.
+  std::vector<std::optional<size_t>> invoke(const ir::Invoke& inv) {
+    std::vector<std::optional<size_t>> results;
+    const ir::Function* f = callee(inv.callee);
+    if (!f) return results;
+    for (size_t i = 0; i < f->params.size() && i < inv.args.size(); ++i) {
+      if (f->params[i].dir == ir::Dir::In) continue;
+      if (auto r = root_of(inv.args[i])) written.insert(*r);
+    }
+    if (f->kind == ir::Function::Kind::Kernel) {
+      for (const auto& rname : f->kernel_returns) {
+        std::optional<size_t> r;
+        for (size_t i = 0; i < f->params.size(); ++i)
+          if (f->params[i].name == rname && i < inv.args.size()) r = root_of(inv.args[i]);
+        results.push_back(r);
+      }
+    } else {
+      results.assign(f->results.size(), std::nullopt);
+    }
+    return results;
+  }
+  void block(const std::vector<ir::Stmt>& body) {
+    for (const auto& s : body) {
+      switch (s.kind) {
+        case ir::Stmt::Kind::Invoke: invoke(s.invoke); break;
+        case ir::Stmt::Kind::For:
+        case ir::Stmt::Kind::If:
+          block(s.body);
+          block(s.else_body);
+          break;
+        case ir::Stmt::Kind::Return: break;
+        case ir::Stmt::Kind::Assign: assign(s); break;
+      }
+    }
+  }
+  void assign(const ir::Stmt& s) {
+    if (auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
+      if (e->expr.kind == ir::Expr::Kind::Var && root.count(e->expr.name)) root[s.name] = root[e->expr.name];
+    } else if (auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) {
+      root[s.name] = root.count(sl->source) ? root[sl->source] : std::nullopt;
+    } else if (auto* as = std::get_if<ir::AssembleRhs>(&s.rhs)) {
+      auto r = root.count(as->target) ? root[as->target] : std::nullopt;
+      if (r) written.insert(*r);
+      root[s.name] = r;
+    } else if (std::holds_alternative<ir::CreateRhs>(s.rhs) || std::holds_alternative<ir::FullRhs>(s.rhs)) {
+      root[s.name] = std::nullopt;
+    } else if (auto* inv = std::get_if<ir::InvokeRhs>(&s.rhs)) {
+      auto results = invoke(inv->invoke);
+      if (!inv->invoke.submit && results.size() == 1) root[s.name] = results[0];
+      else tuples[s.name] = std::move(results);
+    } else if (auto* tg = std::get_if<ir::TupleGetRhs>(&s.rhs)) {
+      auto it = tuples.find(tg->tuple);
+      if (it != tuples.end() && tg->index >= 0 && static_cast<size_t>(tg->index) < it->second.size())
+        root[s.name] = it->second[static_cast<size_t>(tg->index)];
+    }
+  }
+};
+
+}  // namespace
+
+Verdict check_graph_writes_inout(const ir::Program& p) {
+  for (const auto& f : p.functions) {
+    if (f.kind != ir::Function::Kind::Graph) continue;
+    WriteWalk w{p, f, {}, {}, {}};
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      if (!f.params[i].type.is_tensor()) continue;
+      if (f.params[i].dir == ir::Dir::Out)
+        return Verdict::fail("graph-out-param", fmt::format("graph {}: param {} is Out", f.name, f.params[i].name));
+      w.root[f.params[i].name] = i;
+    }
+    w.block(f.body);
+    for (size_t i : w.written)
+      if (f.params[i].dir != ir::Dir::InOut)
+        return Verdict::fail("graph-write-inout", fmt::format("graph {}: param {} is written but declared {}",
+                                                              f.name, f.params[i].name, ir::dir_name(f.params[i].dir)));
+  }
+  return Verdict::pass();
+}
+
+Verdict check_deterministic_idempotent(const std::function<std::unique_ptr<passes::Pass>()>& make,
+                                       const ir::Program& p) {
+  auto pass = make();
+  const passes::PassResult a = pass->run(p);
+  const passes::PassResult b = make()->run(p);
+  const std::string name(pass->name());
+  if (a.ok != b.ok || (a.ok && !ir::equal(a.program, b.program)))
+    return Verdict::fail("deterministic", name + " gives different results on the same input");
+  if (!a.ok) return Verdict::inconclusive("rejected", name + " rejected the input");
+  const passes::PassResult c = make()->run(a.program);
+  if (!c.ok) return Verdict::fail("idempotent", name + " rejects its own output");
+  if (!ir::equal(c.program, a.program))
+    return Verdict::fail("idempotent", fmt::format("{}(p) != {}({}(p)):\n{}\nvs\n{}", name, name, name,
+                                                   ir::print_program(a.program), ir::print_program(c.program)));
+  return Verdict::pass();
+}
+
+}  // namespace stackcheck::oracles

@@ -1,0 +1,55 @@
+// Oracles over the compiler half (COMPILER.md §8), shared by properties, fuzzers and the
+// CLI. Each returns a Verdict: pass, fail naming the rule, or inconclusive (e.g. an input
+// the pipeline rejects, or an interpreter error on the original program).
+#pragma once
+
+#include "properties/oracles/oracle.h"
+#include "stack/ir/ast.h"
+#include "stack/passes/legalize_graph_boundary.h"
+#include "stack/passes/pass.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stackcheck::oracles {
+
+// One stage of the pipeline: the pass's name and its output program.
+struct Stage {
+  std::string pass;
+  ir::Program program;
+};
+
+struct PipelineRun {
+  Verdict verdict;              // §8.1: pass / fail (a pass produced invalid IR) / inconclusive (rejected)
+  std::vector<Stage> stages;    // outputs of the passes that completed, in order
+  passes::LgbReport lgb;        // LegalizeGraphBoundary's report (when it ran)
+};
+
+// Runs Simplify, NormalizeReturnOrder, LegalizeGraphBoundary one at a time under the verify
+// instrument, keeping every intermediate program.
+PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb = {});
+
+// §8.5: interp(p) == interp(q) byte for byte for `seed`. Inconclusive when p errs, or when q
+// only exhausts the budget; a failure when only q errs or bytes differ (naming the first
+// differing tensor and element).
+Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed,
+                             const std::string& what);
+
+// §8.4: the pass's node count per graph equals the verifier's re-derived count.
+Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport& report);
+
+// §8.2: every appended create param comes from loop depth 0 and is InOut.
+Verdict check_hoisted_creates(const passes::LgbReport& report);
+
+// §8.3: no graph Out params; every tensor param a graph writes (through aliases, views,
+// writebacks, tuple elements, assemble) is InOut. Re-derived here from the IR alone.
+Verdict check_graph_writes_inout(const ir::Program& p);
+
+// Passes are deterministic and idempotent: f(p) twice gives equal programs and f(f(p)) == f(p).
+Verdict check_deterministic_idempotent(const std::function<std::unique_ptr<passes::Pass>()>& make,
+                                       const ir::Program& p);
+
+}  // namespace stackcheck::oracles

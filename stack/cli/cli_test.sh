@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# CLI contract tests (ctest label `unit`): print is idempotent through a pipe for every
+# corpus program; malformed input gives `file:line:column: error[parse]` and exit 1, never a
+# signal; usage errors exit 2; verify reports WellFormed codes with exit 1.
+set -u
+sc="$1"; corpus="$2"
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+for f in "$corpus"/programs/*.gir; do
+  "$sc" print "$f" >"$tmp/a" 2>"$tmp/err"; rc=$?
+  check "print $f exits 0" "[ $rc = 0 ]"
+  "$sc" print "$f" | "$sc" print - >"$tmp/b"
+  check "print $f | print - is a fixed point" "cmp -s $tmp/a $tmp/b"
+  "$sc" verify "$f" >"$tmp/v"; rc=$?
+  check "verify $f accepts the shared seed (exit $rc)" "[ $rc = 0 ] && [ ! -s $tmp/v ]"
+done
+
+printf 'orchestration m() {\n  a = 1 @ 2\n}\n' >"$tmp/bad.gir"
+"$sc" print "$tmp/bad.gir" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "malformed input exits 1" "[ $rc = 1 ]"
+check "malformed input gives file:line:column error[parse]" "grep -q 'bad.gir:2:9: error\[parse\]' $tmp/err"
+check "malformed input prints nothing on stdout" "[ ! -s $tmp/out ]"
+
+head -c 4096 /dev/urandom >"$tmp/noise"
+"$sc" parse "$tmp/noise" >/dev/null 2>&1; rc=$?
+check "random bytes: exit 1, no signal (got $rc)" "[ $rc = 1 ]"
+
+printf 'orchestration m() {\n  a = b\n}\n' | "$sc" verify - >"$tmp/out" 2>&1; rc=$?
+check "verify reports WellFormed 3 with exit 1" "[ $rc = 1 ] && grep -q '<stdin>:2:7: error\[3\]' $tmp/out"
+
+"$sc" print >/dev/null 2>&1; rc=$?
+check "missing argument exits 2" "[ $rc = 2 ]"
+"$sc" frobnicate x >/dev/null 2>&1; rc=$?
+check "unknown command exits 2" "[ $rc = 2 ]"
+"$sc" print --seed 3 x >/dev/null 2>&1; rc=$?
+check "flag of another command exits 2" "[ $rc = 2 ]"
+"$sc" verify --rule Nope "$corpus/programs/example.gir" >/dev/null 2>&1; rc=$?
+check "unknown verifier exits 2" "[ $rc = 2 ]"
+"$sc" print "$tmp/does-not-exist" >/dev/null 2>&1; rc=$?
+check "unreadable file exits 2" "[ $rc = 2 ]"
+"$sc" --help | grep -q 'usage: stackcheck'; check "--help prints the flag table" "[ $? = 0 ]"
+exit $fail

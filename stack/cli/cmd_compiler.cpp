@@ -1,0 +1,97 @@
+// compile and interp: the compiler pipeline and the reference interpreter.
+#include "stack/cli/cli.h"
+
+#include "stack/interp/interp.h"
+#include "stack/ir/printer.h"
+#include "stack/passes/legalize_graph_boundary.h"
+#include "stack/passes/normalize_return_order.h"
+#include "stack/passes/pass_manager.h"
+#include "stack/passes/simplify.h"
+
+#include <fmt/format.h>
+
+namespace stackcheck::cli {
+
+int cmd_compile(const Args& a) {
+  const std::string stop = a.get("--stop-after", "LegalizeGraphBoundary");
+  const char* order[] = {"Simplify", "NormalizeReturnOrder", "LegalizeGraphBoundary"};
+  int last = -1;
+  for (int i = 0; i < 3; ++i)
+    if (stop == order[i]) last = i;
+  if (last < 0) {
+    fmt::print(stderr, "stackcheck: unknown pass '{}' (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)\n",
+               stop);
+    return kUsage;
+  }
+  if (a.has("--no-step-c")) fmt::print(stderr, "compile: --no-step-c (LegalizeGraphBoundary without Step C)\n");
+  int rc = kOk;
+  auto p = load_program(a.positional[0], rc);
+  if (!p) return rc;
+
+  passes::PassManagerOptions pm_opts;
+  pm_opts.print_after_all = a.has("--print-after-all");
+  pm_opts.sink = [](std::string_view block) { fmt::print(stderr, "{}", block); };
+  passes::PassManager pm(pm_opts);
+  pm.add(std::make_unique<passes::Simplify>());
+  if (last >= 1) pm.add(std::make_unique<passes::NormalizeReturnOrder>());
+  passes::LegalizeGraphBoundary* lgb = nullptr;
+  if (last >= 2) {
+    passes::LgbOptions lo;
+    lo.step_c = !a.has("--no-step-c");
+    auto pass = std::make_unique<passes::LegalizeGraphBoundary>(lo);
+    lgb = pass.get();
+    pm.add(std::move(pass));
+  }
+  passes::PipelineResult r = pm.run(*p);
+  const std::string file = display_name(a.positional[0]);
+  if (!r.ok()) {
+    if (r.outcome == passes::Outcome::PassBug)
+      fmt::print(stderr, "stackcheck: BUG in pass {}: {}\n", r.pass, r.message);
+    for (const auto& d : r.diagnostics) fmt::print("{}\n", d.render(file));
+    if (r.diagnostics.empty()) fmt::print("{}: error: {}\n", file, r.message);
+    return kFail;
+  }
+  if (lgb && a.has("--report")) {
+    for (const auto& g : lgb->report().graphs) {
+      fmt::print(stderr, "# LegalizeGraphBoundary {}: nodes={} appended={}\n", g.graph, g.node_count,
+                 g.appended.size());
+      for (const auto& ap : g.appended)
+        fmt::print(stderr, "#   +{}: {} {} {} from {}:{} depth={}\n", ap.name, passes::hoist_kind_name(ap.kind),
+                   ir::dir_name(ap.dir), ir::print_type(ap.type), ap.loc.line, ap.loc.column, ap.depth);
+    }
+  }
+  fmt::print("{}", ir::print_program(r.program));
+  return kOk;
+}
+
+int cmd_interp(const Args& a) {
+  uint64_t seed = 0;
+  if (a.has("--seed") && !parse_u64(a.get("--seed"), seed)) {
+    fmt::print(stderr, "stackcheck: --seed takes an unsigned 64-bit integer, got '{}'\n", a.get("--seed"));
+    return kUsage;
+  }
+  fmt::print(stderr, "interp: seed={}\n", seed);
+  int rc = kOk;
+  auto p = load_program(a.positional[0], rc);
+  if (!p) return rc;
+  interp::Result r = interp::run(*p, seed);
+  if (!r.ok()) {
+    fmt::print(stderr, "{}: {}\n", display_name(a.positional[0]), r.error().render());
+    return kInconclusive;
+  }
+  for (const auto& t : r.outputs().tensors) {
+    fmt::print("{} bytes={} fnv1a64=0x{:016x}\n", t.name, t.bytes.size(), interp::fnv1a64(t.bytes));
+    if (a.has("--dump")) {
+      std::string vals;
+      for (size_t i = 0; i + 4 <= t.bytes.size(); i += 4) {
+        const uint32_t v = uint32_t(t.bytes[i]) | uint32_t(t.bytes[i + 1]) << 8 | uint32_t(t.bytes[i + 2]) << 16 |
+                           uint32_t(t.bytes[i + 3]) << 24;
+        vals += fmt::format("{}{}", i ? " " : "", static_cast<int32_t>(v));
+      }
+      fmt::print("  {}\n", vals);
+    }
+  }
+  return kOk;
+}
+
+}  // namespace stackcheck::cli

@@ -1,0 +1,82 @@
+#include "stack/interp/memory.h"
+
+#include "stack/support/check.h"
+
+namespace stackcheck::interp {
+
+size_t Window::element_count() const {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+std::vector<size_t> Window::element_indices() const {
+  const size_t r = rank();
+  std::vector<size_t> out;
+  out.reserve(element_count());
+  std::vector<size_t> stride(r, 1);
+  for (size_t k = r; k-- > 1;) stride[k - 1] = stride[k] * static_cast<size_t>(buffer->dims[k]);
+  std::vector<int64_t> idx(r, 0);  // odometer over the window
+  const size_t n = element_count();
+  for (size_t e = 0; e < n; ++e) {
+    size_t lin = 0;
+    for (size_t k = 0; k < r; ++k) lin += static_cast<size_t>(offsets[k] + idx[k]) * stride[k];
+    out.push_back(lin);
+    for (size_t k = r; k-- > 0;) {
+      if (++idx[k] < shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<uint32_t> Window::read_all() const {
+  std::vector<uint32_t> out;
+  const std::vector<size_t> idx = element_indices();
+  out.reserve(idx.size());
+  for (size_t i : idx) out.push_back(buffer->data[i]);
+  return out;
+}
+
+void Window::write_all(const std::vector<uint32_t>& values) const {
+  const std::vector<size_t> idx = element_indices();
+  STACK_CHECK(values.size() == idx.size(), "window write of the wrong element count");
+  for (size_t e = 0; e < idx.size(); ++e) buffer->data[idx[e]] = values[e];
+}
+
+std::optional<size_t> checked_element_count(const std::vector<int64_t>& dims, size_t limit) {
+  if (dims.empty()) return std::nullopt;
+  size_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 1 || static_cast<uint64_t>(d) > limit) return std::nullopt;
+    n *= static_cast<size_t>(d);
+    if (n > limit) return std::nullopt;
+  }
+  return n;
+}
+
+Window fresh_window(const std::vector<int64_t>& dims, uint32_t fill) {
+  auto buf = std::make_shared<Buffer>();
+  buf->dims = dims;
+  size_t n = 1;
+  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  buf->data.assign(n, fill);
+  return Window{std::move(buf), std::vector<int64_t>(dims.size(), 0), dims};
+}
+
+std::optional<Window> sub_window(const Window& w, const std::vector<int64_t>& offsets,
+                                 const std::vector<int64_t>& sizes) {
+  if (offsets.size() != w.rank() || sizes.size() != w.rank()) return std::nullopt;
+  Window out{w.buffer, w.offsets, sizes};
+  for (size_t k = 0; k < w.rank(); ++k) {
+    // offsets[k] + sizes[k] <= shape[k], written so that nothing can overflow.
+    if (offsets[k] < 0 || sizes[k] < 1 || offsets[k] > w.shape[k] ||
+        sizes[k] > w.shape[k] - offsets[k]) {
+      return std::nullopt;
+    }
+    out.offsets[k] = w.offsets[k] + offsets[k];
+  }
+  return out;
+}
+
+}  // namespace stackcheck::interp

@@ -1,0 +1,120 @@
+// LegalizeGraphBoundary: the driver of the five steps (see the header); the steps live in
+// stack/passes/legalize_graph_boundary/.
+#include "stack/passes/legalize_graph_boundary.h"
+
+#include "stack/passes/legalize_graph_boundary/internal.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace stackcheck::passes {
+
+const char* hoist_kind_name(HoistKind k) {
+  switch (k) {
+    case HoistKind::Create: return "create";
+    case HoistKind::View: return "view";
+    case HoistKind::Scalar: return "scalar";
+  }
+  return "?";
+}
+
+const GraphReport* LgbReport::find(std::string_view graph) const {
+  for (const GraphReport& g : graphs) {
+    if (g.graph == graph) return &g;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Diagnostics in program order: by function, then by location (stable, so that nodes
+// built in code, all at 0:0, keep the order they were found in).
+void sort_diagnostics(const ir::Program& p, verify::Diagnostics& ds) {
+  auto index = [&](const std::string& fn) {
+    for (size_t i = 0; i < p.functions.size(); ++i) {
+      if (p.functions[i].name == fn) return i;
+    }
+    return p.functions.size();
+  };
+  std::stable_sort(ds.begin(), ds.end(), [&](const verify::Diagnostic& a, const verify::Diagnostic& b) {
+    const size_t fa = index(a.location.function), fb = index(b.location.function);
+    if (fa != fb) return fa < fb;
+    if (a.location.line != b.location.line) return a.location.line < b.location.line;
+    return a.location.column < b.location.column;
+  });
+}
+
+PassResult reject(const ir::Program& p, verify::Diagnostics diags) {
+  sort_diagnostics(p, diags);
+  PassResult r;
+  r.ok = false;
+  r.diagnostics = std::move(diags);
+  return r;
+}
+
+}  // namespace
+
+PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& options,
+                                   LgbReport* report) {
+  LgbReport local_report;
+  LgbReport& rep = report != nullptr ? *report : local_report;
+  rep.graphs.clear();
+
+  const lgb::Context ctx(input);
+  verify::Diagnostics diags;
+  std::unordered_map<std::string, lgb::LegalizedGraph> legal;
+  ir::Program out = input;
+  bool any_graph = false;
+
+  // Steps 1-3, graph by graph.
+  for (size_t i = 0; i < input.functions.size(); ++i) {
+    const ir::Function& g = input.functions[i];
+    if (g.kind != ir::Function::Kind::Graph) continue;
+    any_graph = true;
+    GraphReport gr;
+    gr.graph = g.name;
+    const size_t before = diags.size();
+    lgb::check_original(ctx, g, diags);
+    if (diags.size() == before && legal.count(g.name) == 0) {
+      lgb::LegalizedGraph lg;
+      lg.original = &g;
+      lg.types = lgb::infer_types(ctx, g);
+      lg.collected = lgb::collect(ctx, g, lg.types, options);
+      out.functions[i] = lgb::rewrite_graph(g, lg.collected);
+      for (size_t idx : lg.collected.param_order) {
+        const lgb::Hoist& h = lg.collected.hoists[idx];
+        gr.appended.push_back(AppendedParam{h.def->name, h.def->loc, h.kind, h.depth, h.dir, h.type});
+      }
+      legal.emplace(g.name, std::move(lg));
+    }
+    rep.graphs.push_back(std::move(gr));
+  }
+  if (!any_graph) return PassResult{true, input, {}};
+  if (!diags.empty()) return reject(input, std::move(diags));
+
+  // Step 4: every caller (graphs calling graphs were rejected in step 1).
+  for (size_t i = 0; i < input.functions.size(); ++i) {
+    if (input.functions[i].kind != ir::Function::Kind::Orchestration) continue;
+    const lgb::FunctionTypes caller_types = lgb::infer_types(ctx, input.functions[i]);
+    lgb::rewrite_call_sites(out.functions[i], caller_types, legal, diags);
+  }
+  if (!diags.empty()) return reject(input, std::move(diags));
+
+  // Step 5 on the rewritten program.
+  const lgb::Context out_ctx(out);
+  for (GraphReport& gr : rep.graphs) {
+    const ir::Function* g = out_ctx.find(gr.graph);
+    if (g == nullptr || legal.count(gr.graph) == 0) continue;
+    gr.node_count = lgb::check_result(out_ctx, *g, diags);
+    gr.checked = true;
+    lgb::check_call_sites(out_ctx, *g, diags);
+  }
+  if (!diags.empty()) return reject(out, std::move(diags));
+  return PassResult{true, std::move(out), {}};
+}
+
+PassResult LegalizeGraphBoundary::run(const ir::Program& input) {
+  return legalize_graph_boundary(input, options_, &report_);
+}
+
+}  // namespace stackcheck::passes

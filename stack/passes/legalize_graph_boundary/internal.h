@@ -1,0 +1,197 @@
+// Internals of LegalizeGraphBoundary (see ../legalize_graph_boundary.h for the steps).
+// Private to the pass: the verifier re-derives all of this on its own (COMPILER.md §4), so
+// nothing here may be included from stack/verify/.
+#pragma once
+
+#include "stack/ir/ast.h"
+#include "stack/ir/invariance.h"
+#include "stack/ir/rpi.h"
+#include "stack/passes/legalize_graph_boundary.h"
+#include "stack/verify/diagnostic.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+namespace stackcheck::passes::lgb {
+
+using Dims = std::vector<int64_t>;
+inline constexpr const char* kRule = "LegalizeGraphBoundary";
+inline constexpr size_t kMaxTensorParams = 128;
+inline constexpr size_t kMaxScalarParams = 64;
+inline constexpr uint64_t kMaxNodes = 1024;
+inline constexpr uint64_t kCreatesPerNode = 16;
+
+// Program-level lookups: functions by name (the first of a name) and rpi.
+class Context {
+ public:
+  explicit Context(const ir::Program& p);
+  const ir::Program& program() const { return program_; }
+  const ir::Function* find(std::string_view name) const;
+  bool is_kernel(std::string_view name) const;
+  bool is_graph(std::string_view name) const;
+  const ir::RpiTable& rpi() const { return rpi_; }
+
+ private:
+  const ir::Program& program_;
+  std::unordered_map<std::string, const ir::Function*> functions_;
+  ir::RpiTable rpi_;
+};
+
+// The names of one function with what the pass needs of their types (a forward walk).
+struct FunctionTypes {
+  std::unordered_map<std::string, Dims> tensors;     // tensor names whose dims are known
+  std::unordered_set<std::string> tensor_names;       // every tensor name
+  std::unordered_map<std::string, int64_t> statics;  // scalars bound to static exprs
+
+  bool is_tensor(const std::string& n) const { return tensor_names.count(n) != 0; }
+  const Dims* dims(std::string_view n) const;
+  ir::DimsOf dims_of() const;
+  ir::ValueOf static_value() const;
+};
+FunctionTypes infer_types(const Context& ctx, const ir::Function& f);
+
+// Type of result j of a call of `callee` (kernel: its returned param; graph: its declared
+// result); nullptr when out of range or unknown.
+const ir::Type* result_type(const ir::Function& callee, size_t j);
+// Number of results of `callee` (kernel returns, graph results; 0 otherwise).
+size_t result_count(const ir::Function& callee);
+
+// Replay-invariance (§3) of the scalar names of one graph, by a forward walk: literals,
+// vars of constant-trip loops, names bound to invariant exprs; never scalar params,
+// `read` or other loop vars.
+class Invariance {
+ public:
+  Invariance(const ir::Function& g, const ir::DimsOf& dims_of);
+  bool expr(const ir::Expr& e) const;
+  bool name(const std::string& n) const;
+
+ private:
+  std::unordered_map<std::string, bool> names_;
+};
+
+// Visits every expression of a statement (not of nested bodies), read args included.
+template <typename F>
+void for_each_expr_shallow(const ir::Stmt& s, F&& f);
+// Visits every sub-expression of e (pre-order).
+template <typename F>
+void for_each_subexpr(const ir::Expr& e, F&& f) {
+  f(e);
+  for (const ir::Expr& a : e.args) for_each_subexpr(a, f);
+}
+
+// The invoke of a call/submit statement or `v = call/submit ...`; nullptr otherwise.
+const ir::Invoke* invoke_of(const ir::Stmt& s);
+ir::Invoke* invoke_of(ir::Stmt& s);
+
+verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message);
+
+// ---- step 1 and step 5 checks (checks.cpp) ---------------------------------------------
+// 201-205 on the params of g.
+void check_params(const ir::Function& g, verify::Diagnostics& out);
+// Step 1: 201-209 (207 on every create) and 217 on the original g.
+void check_original(const Context& ctx, const ir::Function& g, verify::Diagnostics& out);
+// Step 5 on the rewritten program: 201-205, 211-216 on g; returns g's node count.
+uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnostics& out);
+// Step 5: 210 at every call site of g in the rewritten program.
+void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnostics& out);
+// §4 node count of a statement list of a graph (saturating).
+uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body,
+                     const ir::DimsOf& dims_of);
+
+// ---- step 2 (collect.cpp) -------------------------------------------------------------
+struct Hoist {
+  HoistKind kind = HoistKind::Scalar;
+  const ir::Stmt* def = nullptr;  // the definition in the original graph
+  uint32_t depth = 0;
+  ir::Dir dir = ir::Dir::In;
+  ir::Type type;
+  std::string source_root;  // View: root of the sliced name, a param of the rewritten graph
+};
+struct AliasDef {
+  const ir::Stmt* def = nullptr;  // `name = target`
+  std::string target;
+};
+struct Step {
+  bool is_alias = false;
+  size_t index = 0;  // into hoists or aliases
+};
+struct Collected {
+  std::vector<Hoist> hoists;   // definition order
+  std::vector<AliasDef> aliases;
+  std::vector<Step> order;     // hoists and aliases together, definition order
+  std::unordered_map<std::string, std::string> alias_param;  // alias -> the chain's param
+  std::unordered_set<const ir::Stmt*> deleted;
+  std::vector<size_t> param_order;  // hoist indices: creates, views, scalars
+};
+Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
+                  const LgbOptions& options);
+
+// ---- steps 3 and 4 (rewrite.cpp) ------------------------------------------------------
+// The rewritten graph (hoisted and alias definitions deleted, aliases substituted, params
+// appended in c.param_order).
+ir::Function rewrite_graph(const ir::Function& g, const Collected& c);
+
+struct LegalizedGraph {
+  const ir::Function* original = nullptr;
+  Collected collected;
+  FunctionTypes types;
+};
+// Rewrites every call/submit in `caller` of a graph in `graphs` (by name); `caller_types`
+// are the caller's original types. Rejects (into out) a hoisted definition that would
+// give the caller a static error (a zero divisor: 13; a view out of bounds: 11).
+void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
+                        const std::unordered_map<std::string, LegalizedGraph>& graphs,
+                        verify::Diagnostics& out);
+
+// ---- template definitions ------------------------------------------------------------
+template <typename F>
+void for_each_expr_shallow(const ir::Stmt& s, F&& f) {
+  auto invoke_args = [&](const ir::Invoke& inv) {
+    for (const ir::Expr& a : inv.args) f(a);
+  };
+  switch (s.kind) {
+    case ir::Stmt::Kind::Assign:
+      std::visit(
+          [&](const auto& r) {
+            using R = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<R, ir::ExprRhs>) {
+              f(r.expr);
+            } else if constexpr (std::is_same_v<R, ir::InvokeRhs>) {
+              invoke_args(r.invoke);
+            } else if constexpr (std::is_same_v<R, ir::CreateRhs>) {
+              for (const ir::Expr& e : r.shape) f(e);
+            } else if constexpr (std::is_same_v<R, ir::FullRhs>) {
+              for (const ir::Expr& e : r.shape) f(e);
+              f(r.value);
+            } else if constexpr (std::is_same_v<R, ir::SliceRhs>) {
+              for (const ir::Expr& e : r.offsets) f(e);
+            } else if constexpr (std::is_same_v<R, ir::AssembleRhs>) {
+              for (const ir::Expr& e : r.offsets) f(e);
+            }
+          },
+          s.rhs);
+      return;
+    case ir::Stmt::Kind::Invoke:
+      invoke_args(s.invoke);
+      return;
+    case ir::Stmt::Kind::Return:
+      return;
+    case ir::Stmt::Kind::For:
+      f(s.lo);
+      f(s.hi);
+      f(s.step);
+      return;
+    case ir::Stmt::Kind::If:
+      f(s.lo);
+      f(s.hi);
+      return;
+  }
+}
+
+}  // namespace stackcheck::passes::lgb

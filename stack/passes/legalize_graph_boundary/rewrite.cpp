@@ -1,0 +1,332 @@
+// LegalizeGraphBoundary, steps 3 and 4: rewrite the graph (delete hoisted and alias
+// definitions, substitute aliases, append params) and every call/submit of it (emit the
+// hoisted definitions, mapped to the caller's values, before the call; append arguments).
+#include "stack/passes/legalize_graph_boundary/internal.h"
+
+#include "stack/ir/builder.h"
+#include "stack/ir/printer.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+namespace stackcheck::passes::lgb {
+
+namespace {
+
+// Calls f on every top-level expression of s (not of nested bodies), mutably.
+template <typename F>
+void for_each_expr_mut(ir::Stmt& s, F&& f) {
+  auto args = [&](ir::Invoke& inv) {
+    for (ir::Expr& a : inv.args) f(a);
+  };
+  switch (s.kind) {
+    case ir::Stmt::Kind::Assign:
+      std::visit(
+          [&](auto& r) {
+            using R = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<R, ir::ExprRhs>) {
+              f(r.expr);
+            } else if constexpr (std::is_same_v<R, ir::InvokeRhs>) {
+              args(r.invoke);
+            } else if constexpr (std::is_same_v<R, ir::CreateRhs>) {
+              for (ir::Expr& e : r.shape) f(e);
+            } else if constexpr (std::is_same_v<R, ir::FullRhs>) {
+              for (ir::Expr& e : r.shape) f(e);
+              f(r.value);
+            } else if constexpr (std::is_same_v<R, ir::SliceRhs> ||
+                                 std::is_same_v<R, ir::AssembleRhs>) {
+              for (ir::Expr& e : r.offsets) f(e);
+            }
+          },
+          s.rhs);
+      return;
+    case ir::Stmt::Kind::Invoke:
+      args(s.invoke);
+      return;
+    case ir::Stmt::Kind::Return:
+      return;
+    case ir::Stmt::Kind::For:
+      f(s.lo);
+      f(s.hi);
+      f(s.step);
+      return;
+    case ir::Stmt::Kind::If:
+      f(s.lo);
+      f(s.hi);
+      return;
+  }
+}
+
+void substitute_aliases(ir::Expr& e, const std::unordered_map<std::string, std::string>& alias) {
+  if (e.kind == ir::Expr::Kind::Var) {
+    if (auto it = alias.find(e.name); it != alias.end()) e.name = it->second;
+  }
+  for (ir::Expr& a : e.args) substitute_aliases(a, alias);
+}
+
+std::vector<ir::Stmt> rewrite_list(const std::vector<ir::Stmt>& in, const Collected& c) {
+  std::vector<ir::Stmt> out;
+  out.reserve(in.size());
+  for (const ir::Stmt& s : in) {
+    if (c.deleted.count(&s) != 0) continue;
+    ir::Stmt t;
+    t.kind = s.kind;
+    t.loc = s.loc;
+    t.name = s.name;
+    t.rhs = s.rhs;
+    t.invoke = s.invoke;
+    t.returns = s.returns;
+    t.lo = s.lo;
+    t.hi = s.hi;
+    t.step = s.step;
+    t.cmp = s.cmp;
+    for_each_expr_mut(t, [&](ir::Expr& e) { substitute_aliases(e, c.alias_param); });
+    t.body = rewrite_list(s.body, c);
+    t.else_body = rewrite_list(s.else_body, c);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Every identifier the caller mentions, so that emitted names never collide with one.
+void collect_names(const ir::Function& f, std::unordered_set<std::string>& used) {
+  for (const ir::Param& p : f.params) used.insert(p.name);
+  struct Walk {
+    std::unordered_set<std::string>& used;
+    void expr(const ir::Expr& e) {
+      if (e.kind == ir::Expr::Kind::Var || e.kind == ir::Expr::Kind::Dim ||
+          e.kind == ir::Expr::Kind::Read) {
+        used.insert(e.name);
+      }
+      for (const ir::Expr& a : e.args) expr(a);
+    }
+    void run(const std::vector<ir::Stmt>& body) {
+      for (const ir::Stmt& s : body) {
+        if (s.kind == ir::Stmt::Kind::Assign || s.kind == ir::Stmt::Kind::For) used.insert(s.name);
+        for (const std::string& r : s.returns) used.insert(r);
+        if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) used.insert(sl->source);
+        if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs)) {
+          used.insert(as->target);
+          used.insert(as->source);
+        }
+        if (const auto* t = std::get_if<ir::TupleGetRhs>(&s.rhs)) used.insert(t->tuple);
+        for_each_expr_shallow(s, [&](const ir::Expr& e) { expr(e); });
+        run(s.body);
+        run(s.else_body);
+      }
+    }
+  };
+  Walk{used}.run(f.body);
+}
+
+// Rewrites one caller: emits hoisted definitions before each call of a legalized graph.
+class SiteRewriter {
+ public:
+  SiteRewriter(ir::Function& caller, const FunctionTypes& caller_types,
+               const std::unordered_map<std::string, LegalizedGraph>& graphs,
+               verify::Diagnostics& diags)
+      : caller_(caller),
+        caller_types_(caller_types),
+        statics_(caller_types.statics),
+        graphs_(graphs),
+        diags_(diags) {
+    collect_names(caller, used_);
+  }
+
+  void run() { caller_.body = rewrite(std::move(caller_.body)); }
+
+ private:
+  std::vector<ir::Stmt> rewrite(std::vector<ir::Stmt> body) {
+    std::vector<ir::Stmt> out;
+    out.reserve(body.size());
+    for (ir::Stmt& s : body) {
+      s.body = rewrite(std::move(s.body));
+      s.else_body = rewrite(std::move(s.else_body));
+      if (ir::Invoke* inv = invoke_of(s)) {
+        auto it = graphs_.find(inv->callee);
+        if (it != graphs_.end()) site(s, *inv, it->second, out);
+      }
+      // Names this caller binds to static values (for the static checks of later sites).
+      if (s.kind == ir::Stmt::Kind::Assign) {
+        if (const auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
+          const ir::EvalResult r = ir::evaluate(e->expr, caller_types_.dims_of(), static_value());
+          if (r.ok()) statics_.emplace(s.name, r.value);
+        }
+      }
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  ir::ValueOf static_value() const {
+    return [this](std::string_view n) -> std::optional<int64_t> {
+      auto it = statics_.find(std::string(n));
+      if (it == statics_.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+
+  std::string fresh(const std::string& base) {
+    for (;;) {
+      std::string n = fmt::format("{}__graph_arg{}", base, k_++);
+      if (used_.insert(n).second) return n;
+    }
+  }
+
+  // e with G's names replaced by the call site's values and `dim` by its literal value.
+  ir::Expr map_expr(const ir::Expr& e, const std::unordered_map<std::string, ir::Expr>& m,
+                    const FunctionTypes& gtypes, ir::Loc loc) const {
+    switch (e.kind) {
+      case ir::Expr::Kind::Var:
+        if (auto it = m.find(e.name); it != m.end()) return it->second;
+        break;
+      case ir::Expr::Kind::Dim:
+        if (auto v = ir::dim_value(e.name, e.value, gtypes.dims_of())) {
+          ir::Expr lit = ir::build::lit(*v);
+          lit.loc = loc;
+          return lit;
+        }
+        break;
+      default:
+        break;
+    }
+    ir::Expr out = e;
+    out.loc = loc;
+    for (ir::Expr& a : out.args) a = map_expr(a, m, gtypes, loc);
+    return out;
+  }
+
+  // Static errors the emitted definition would give the caller (WellFormed 11 and 13):
+  // only reachable when the original graph would fail at run time anyway.
+  bool zero_divisor(const ir::Expr& e) const {
+    bool zero = false;
+    for_each_subexpr(e, [&](const ir::Expr& x) {
+      if (x.kind == ir::Expr::Kind::Binary && x.args.size() == 2 &&
+          (x.op == ir::BinOp::Div || x.op == ir::BinOp::Mod)) {
+        const ir::EvalResult r = ir::evaluate(x.args[1], caller_types_.dims_of(), static_value());
+        if (r.ok() && r.value == 0) zero = true;
+      }
+    });
+    return zero;
+  }
+
+  void reject(int code, const ir::Stmt& call, const LegalizedGraph& lg, const ir::Stmt& def,
+              const std::string& what) {
+    verify::Diagnostic d;
+    d.rule = kRule;
+    d.code = code;
+    d.location = verify::Location{caller_.name, call.loc.line, call.loc.column};
+    d.message = fmt::format("hoisting '{}' (line {}) of graph '{}' to this call gives {}",
+                            def.name, def.loc.line, lg.original->name, what);
+    diags_.push_back(std::move(d));
+  }
+
+  void site(const ir::Stmt& call, ir::Invoke& inv, const LegalizedGraph& lg,
+            std::vector<ir::Stmt>& out) {
+    const Collected& c = lg.collected;
+    if (c.hoists.empty()) return;
+    const ir::Function& g = *lg.original;
+    std::unordered_map<std::string, ir::Expr> m;
+    for (size_t i = 0; i < g.params.size() && i < inv.args.size(); ++i) {
+      m.emplace(g.params[i].name, inv.args[i]);
+    }
+    std::vector<std::string> names(c.hoists.size());
+    for (const Step& step : c.order) {
+      if (step.is_alias) {
+        const AliasDef& a = c.aliases[step.index];
+        if (auto it = m.find(a.target); it != m.end()) m[a.def->name] = it->second;
+        continue;
+      }
+      const Hoist& h = c.hoists[step.index];
+      const ir::Stmt& def = *h.def;
+      const std::string name = fresh(def.name);
+      names[step.index] = name;
+      ir::Stmt e;
+      if (h.kind == HoistKind::Scalar) {
+        ir::Expr v = map_expr(std::get<ir::ExprRhs>(def.rhs).expr, m, lg.types, call.loc);
+        if (zero_divisor(v)) reject(13, call, lg, def, "a static zero divisor: " + ir::print_expr(v));
+        const ir::EvalResult r = ir::evaluate(v, caller_types_.dims_of(), static_value());
+        if (r.ok()) statics_.emplace(name, r.value);
+        e = ir::build::let(name, std::move(v));
+      } else if (h.kind == HoistKind::Create) {
+        std::vector<ir::Expr> shape;
+        for (const ir::Expr& x : std::get<ir::CreateRhs>(def.rhs).shape) {
+          shape.push_back(map_expr(x, m, lg.types, call.loc));
+        }
+        e = ir::build::create(name, std::move(shape));
+      } else {
+        const ir::SliceRhs& sl = std::get<ir::SliceRhs>(def.rhs);
+        auto src = m.find(h.source_root);
+        if (src == m.end() || src->second.kind != ir::Expr::Kind::Var) {
+          // Only an ill-formed call (WellFormed 5/6) passes no tensor name for the root.
+          reject(210, call, lg, def, fmt::format("no tensor argument for '{}'", h.source_root));
+          continue;
+        }
+        std::vector<ir::Expr> offs;
+        const Dims* dims = lg.types.dims(h.source_root);
+        for (size_t i = 0; i < sl.offsets.size(); ++i) {
+          ir::Expr o = map_expr(sl.offsets[i], m, lg.types, call.loc);
+          const ir::EvalResult r = ir::evaluate(o, caller_types_.dims_of(), static_value());
+          if (zero_divisor(o)) {
+            reject(13, call, lg, def, "a static zero divisor: " + ir::print_expr(o));
+          } else if (r.ok() && dims != nullptr && i < dims->size() && i < sl.sizes.size() &&
+                     (r.value < 0 || r.value > (*dims)[i] - sl.sizes[i])) {
+            reject(11, call, lg, def,
+                   fmt::format("a view out of bounds: offset {} of extent {} in {}", r.value,
+                               sl.sizes[i], (*dims)[i]));
+          }
+          offs.push_back(std::move(o));
+        }
+        e = ir::build::slice(name, src->second.name, std::move(offs), sl.sizes);
+      }
+      e.loc = call.loc;
+      out.push_back(std::move(e));
+      m[def.name] = ir::build::var(name);
+      m[def.name].loc = call.loc;
+    }
+    for (size_t idx : c.param_order) {
+      ir::Expr a = ir::build::var(names[idx]);
+      a.loc = call.loc;
+      inv.args.push_back(std::move(a));
+    }
+  }
+
+  ir::Function& caller_;
+  const FunctionTypes& caller_types_;
+  std::unordered_map<std::string, int64_t> statics_;
+  const std::unordered_map<std::string, LegalizedGraph>& graphs_;
+  verify::Diagnostics& diags_;
+  std::unordered_set<std::string> used_;
+  uint64_t k_ = 0;
+};
+
+}  // namespace
+
+ir::Function rewrite_graph(const ir::Function& g, const Collected& c) {
+  ir::Function out;
+  out.kind = g.kind;
+  out.name = g.name;
+  out.loc = g.loc;
+  out.params = g.params;
+  out.results = g.results;
+  out.body = rewrite_list(g.body, c);
+  for (size_t idx : c.param_order) {
+    const Hoist& h = c.hoists[idx];
+    ir::Param p;
+    p.name = h.def->name;
+    p.dir = h.dir;
+    p.type = h.type;
+    p.loc = h.def->loc;
+    out.params.push_back(std::move(p));
+  }
+  return out;
+}
+
+void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
+                        const std::unordered_map<std::string, LegalizedGraph>& graphs,
+                        verify::Diagnostics& out) {
+  SiteRewriter(caller, caller_types, graphs, out).run();
+}
+
+}  // namespace stackcheck::passes::lgb
