@@ -17,6 +17,23 @@ for f in "$corpus"/programs/*.gir; do
   check "verify $f accepts the shared seed (exit $rc)" "[ $rc = 0 ] && [ ! -s $tmp/v ]"
 done
 
+for f in "$corpus"/plans/*.plan; do
+  "$sc" bind "$f" >"$tmp/bind" 2>/dev/null; rc=$?
+  name=$(basename "$f")
+  case "$name" in
+    fatal_*)
+      code=$((10#$(echo "$name" | sed 's/fatal_\([0-9]*\)_.*/\1/')))
+      check "bind $name: h2d=0, status=-$((1000 + code)), exit 1" \
+        "[ $rc = 1 ] && grep -q ' h2d=0 ' $tmp/bind && grep -q '^status=-$((1000 + code)) ' $tmp/bind" ;;
+    *)
+      check "bind $name: h2d=1, status=0 OK" "[ $rc = 0 ] && grep -q ' h2d=1 ' $tmp/bind && grep -q '^status=0 OK' $tmp/bind" ;;
+  esac
+done
+printf 'config W=3\n' | "$sc" bind - >"$tmp/bind" 2>/dev/null; rc=$?
+check "bind with a rejected config: status=-2 UNSUPPORTED, exit 1" "[ $rc = 1 ] && grep -q '^status=-2 UNSUPPORTED' $tmp/bind"
+printf 'submit frob(input x)\n' | "$sc" bind - >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "bind of a malformed plan: error[parse] with line:column, exit 1" "[ $rc = 1 ] && grep -q '<stdin>:1:[0-9]*: error\[parse\]' $tmp/err"
+
 printf 'orchestration m() {\n  a = 1 @ 2\n}\n' >"$tmp/bad.gir"
 "$sc" print "$tmp/bad.gir" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "malformed input exits 1" "[ $rc = 1 ]"

@@ -33,12 +33,14 @@ constexpr CommandSpec kCommands[] = {
     {"compile", "compile FILE|- [--print-after-all] [--stop-after PASS] [--no-step-c] [--report]\n"
                 "                          run the pass pipeline, print the legalized program", 1, 1},
     {"interp", "interp FILE|- [--seed S] [--dump]  run the reference interpreter", 1, 1},
+    {"bind", "bind FILE.plan|- [--seed S] [--fill B]  bind, upload and attach an orchestration program", 1, 1},
 };
 
 constexpr FlagSpec kFlags[] = {
     {"--rule", true, "verify",
      "verifier to run: WellFormed (default), ReturnParamsExplicit, GraphBoundaryLegalized"},
-    {"--seed", true, "interp", "input seed (default 0)"},
+    {"--seed", true, "interp bind", "input seed (default 0)"},
+    {"--fill", true, "bind", "device memory fill byte 0..255 (default: the config's fill_byte)"},
     {"--dump", false, "interp", "also print every element of each entry tensor"},
     {"--print-after-all", false, "compile", "print the program after each pass (stderr)"},
     {"--stop-after", true, "compile", "stop after the named pass (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)"},

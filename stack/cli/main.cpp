@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     if (args->command == "verify") return cmd_verify(*args);
     if (args->command == "compile") return cmd_compile(*args);
     if (args->command == "interp") return cmd_interp(*args);
+    if (args->command == "bind") return cmd_bind(*args);
   } catch (const std::exception& e) {
     // Library code reports through values; reaching here is a bug of the stack.
     fmt::print(stderr, "stackcheck: internal error: {}\n", e.what());

@@ -1,0 +1,69 @@
+// attach_populated's BadGraphContext pass: every GRAPH task's graph_ctx must be the address
+// of its own GraphSubmission record (records in task order, each at ALIGN64 of the previous
+// end, inside the submissions zone), whose definition is mapped, valid (magic, hash,
+// structure: validate_graph_def) and matches the submission; non-GRAPH tasks carry 0.
+// Definition bytes are read through DeviceAccess only after `mapped` bounds them.
+#include <fmt/format.h>
+
+#include "stack/runtime/device/attach_detail.h"
+#include "stack/runtime/image/graph_def.h"
+
+namespace stackcheck::runtime::attach_detail {
+
+std::optional<AttachError> Attacher::check_graph_contexts() {
+  using C = AttachErrorClass;
+  auto bad = [](std::string m) { return AttachError{C::kBadGraphContext, std::move(m)}; };
+  const uint64_t zb = rt.submissions.raw(), ze = zb + rt.submissions_bytes;
+  const uint64_t rb = rt.region.raw(), re = rb + rt.region_bytes;
+  bool zone_ok = rt.submissions_bytes == 0 ||
+                 (ze >= zb && zb >= rb && ze <= re && zb % 64 == 0 &&
+                  dev.mapped(rt.submissions, rt.submissions_bytes));
+  uint64_t cursor = zb;
+  uint64_t graphs = 0;
+  for (uint64_t i = 0; i < h.n; ++i) {
+    const TaskDescriptor d = desc(i);
+    const TaskPayload p = payload(i);
+    if (d.kind != kKindGraph) {
+      if (!p.graph_ctx.is_null()) return bad(fmt::format("task {} (kind {}) has a graph_ctx", i, d.kind));
+      continue;
+    }
+    ++graphs;
+    if (!zone_ok) return bad("submissions zone outside the region or unmapped");
+    if (p.graph_ctx.raw() != cursor)
+      return bad(fmt::format("task {} graph_ctx {:#x} is not its record at {:#x}", i,
+                             p.graph_ctx.raw(), cursor));
+    if (cursor < zb || cursor > ze || ze - cursor < sizeof(GraphSubmission))
+      return bad(fmt::format("task {} submission record past the zone", i));
+    const auto s = dev.load<GraphSubmission>(DevAddr(cursor));
+    if (s.record_bytes != graph_submission_bytes(s.n_bt, s.n_bs) || s.record_bytes > ze - cursor)
+      return bad(fmt::format("task {} submission record_bytes {}", i, s.record_bytes));
+    if (s.outer_id != static_cast<int64_t>(i))
+      return bad(fmt::format("task {} submission names outer {}", i, s.outer_id));
+    // Definition: header mapped, then the whole of it, then validated through dev.
+    if (!dev.mapped(s.definition_addr, sizeof(GraphDefHeader)))
+      return bad(fmt::format("task {} definition not mapped", i));
+    const auto dh = dev.load<GraphDefHeader>(s.definition_addr);
+    if (dh.total_bytes < sizeof(GraphDefHeader) || !dev.mapped(s.definition_addr, dh.total_bytes))
+      return bad(fmt::format("task {} definition extent {} not mapped", i, dh.total_bytes));
+    GraphDefHeader vh{};
+    auto read = [&](uint64_t off, void* dst, uint64_t n) { dev.read(s.definition_addr + off, dst, n); };
+    if (std::optional<std::string> e = validate_graph_def(read, dh.total_bytes, &vh))
+      return bad(fmt::format("task {} definition: {}", i, *e));
+    if (vh.hash != s.definition_hash) return bad(fmt::format("task {} definition hash mismatch", i));
+    if (vh.n_nodes != p.n_nodes || vh.n_boundary_tensors != s.n_bt || vh.n_boundary_scalars != s.n_bs)
+      return bad(fmt::format("task {} submission/payload counts differ from the definition", i));
+    const uint64_t need = vh.required_heap + graph_args_bytes(vh.n_tensor_args, vh.n_scalar_args) +
+                          vh.storage_bytes;
+    const uint64_t gb = rt.graph_heap.raw(), ge = gb + rt.graph_heap_bytes;
+    const uint64_t bb = s.block_base.raw();
+    if (s.block_bytes < need || bb % 64 != 0 || bb < gb || bb > ge || s.block_bytes > ge - bb)
+      return bad(fmt::format("task {} graph-heap block [{:#x}, +{}) needs {} inside the graph heap",
+                             i, bb, s.block_bytes, need));
+    cursor = align64(cursor + s.record_bytes);
+  }
+  if (graphs != rt.graph_count)
+    return bad(fmt::format("{} GRAPH tasks, runtime header says {}", graphs, rt.graph_count));
+  return std::nullopt;
+}
+
+}  // namespace stackcheck::runtime::attach_detail

@@ -1,0 +1,354 @@
+// Tests of attach_populated (RUNTIME.md §11, §16 Attach cases). Each case builds a valid
+// image the way bind does (hand-built mirror over 0xAA poison, submission + definition,
+// compaction, one copy into a poisoned DeviceMemory region), then corrupts one field.
+#include <gtest/gtest.h>
+
+#include "stack/runtime/device/attach.h"
+#include "stack/runtime/devmem/host_link.h"
+#include "stack/runtime/image/compact.h"
+#include "stack/runtime/image/graph_def.h"
+#include "stack/runtime/image/test_support.h"
+
+namespace stackcheck::runtime {
+namespace {
+
+using testing::TaskSpec;
+using testing::TestMirror;
+
+GraphDefSpec one_node_def() {
+  GraphDefSpec s;
+  s.fn_id = 0;
+  s.n_boundary_tensors = 1;
+  s.n_boundary_scalars = 1;
+  GraphTensorArgDef t{};
+  t.source = kSrcBoundary;
+  t.tag = kTagInout;
+  t.rank = 1;
+  t.shape[0] = 4;
+  t.stride[0] = 1;
+  s.nodes.push_back({0, {t}, {GraphScalarArgDef{kScalarSlot, 0, 0}}, {}});
+  return s;
+}
+
+struct Staged {
+  DeviceMemory mem{DeviceMemoryConfig{0xAA, false}};
+  DeviceAccess dev{mem};
+  DevAddr region, rt_addr, image, subs, def, graph_heap;
+  SegmentLayout plan;
+  uint64_t n = 0;
+
+  // Tasks: KERNEL(t3,s5) ALLOC(t2) KERNEL(t3,s9,fanin 0 1) GRAPH(fanin 2); or none.
+  explicit Staged(bool with_tasks = true) {
+    HostLink host(mem);
+    TestMirror m(64);
+    const auto def_bytes = encode_graph_def(one_node_def());
+    GraphDefHeader dh{};
+    EXPECT_FALSE(validate_graph_def_bytes(def_bytes, &dh).has_value());
+    graph_heap = host.reserve(1 << 20, 64, "graph_heap");
+    def = host.reserve(def_bytes.size(), 64, "def:0");
+    host.copy_to_device(def, def_bytes.data(), def_bytes.size());
+
+    uint32_t graphs = 0;
+    if (with_tasks) {
+      m.add(TaskSpec{kKindKernel, 2, 3, 5, {}});
+      m.add(TaskSpec{kKindAlloc, kAllocKernelId, 2, 0, {}});
+      m.add(TaskSpec{kKindKernel, 5, 3, 9, {0, 1}});
+      m.add(TaskSpec{kKindGraph, kGraphKernelId, 0, 0, {2}, 1});
+      graphs = 1;
+    }
+    n = m.n;
+    plan = LayoutPlanner::image(m.n, m.cursors);
+    const uint64_t q = plan.pitch + 1024 * graphs;
+    const uint64_t dev_only = align64(sizeof(SchedControl) + 8 * q);
+    const uint64_t sub_bytes = graphs ? graph_submission_bytes(1, 1) : 0;
+    const uint64_t img_off = sizeof(RuntimeHeader);
+    const uint64_t sub_off = align64(img_off + plan.total_bytes);
+    const uint64_t copied = sub_off + sub_bytes;
+    region = host.reserve(dev_only + copied, 64, "region");
+    rt_addr = region + dev_only;
+    image = rt_addr + img_off;
+    subs = rt_addr + sub_off;
+
+    std::vector<std::byte> stage(copied, std::byte{0xAA});
+    if (graphs) {
+      GraphSubmission s{};
+      s.definition_addr = def;
+      s.definition_hash = dh.hash;
+      s.block_base = graph_heap;
+      s.block_bytes = dh.required_heap + graph_args_bytes(dh.n_tensor_args, dh.n_scalar_args) + dh.storage_bytes;
+      s.outer_id = 3;
+      s.n_bt = 1;
+      s.n_bs = 1;
+      s.record_bytes = graph_submission_bytes(1, 1);
+      std::memcpy(stage.data() + sub_off, &s, sizeof s);
+      TensorArg a{};
+      a.base = DevAddr(0x5000'0000'0000ull);
+      a.buffer_bytes = 16;
+      a.tag = kTagInout;
+      a.rank = 1;
+      a.shape[0] = 4;
+      a.stride[0] = 1;
+      std::memcpy(stage.data() + sub_off + 48, &a, sizeof a);
+      uint64_t slot0 = 11;
+      std::memcpy(stage.data() + sub_off + 48 + 64, &slot0, 8);
+      m.put(m.layout.seg.payload_at(3) + offsetof(TaskPayload, graph_ctx), subs);  // step 7
+    }
+    auto r = compact_live_image(m.bytes, m.layout, m.cursors, m.n,
+                                std::span(stage).subspan(img_off, plan.total_bytes));
+    EXPECT_TRUE(r.has_value());
+    std::memset(stage.data() + img_off + plan.total_bytes, 0, sub_off - img_off - plan.total_bytes);
+
+    RuntimeHeader rt{};
+    std::memcpy(rt.magic, kRuntimeMagic, 8);
+    rt.version = kRuntimeVersion;
+    rt.W = 64;
+    rt.Q = static_cast<uint32_t>(q);
+    rt.graph_count = graphs;
+    rt.image = image;
+    rt.image_bytes = plan.total_bytes;
+    rt.submissions = graphs ? subs : DevAddr();
+    rt.submissions_bytes = sub_bytes;
+    rt.device_only = region;
+    rt.device_only_bytes = dev_only;
+    rt.graph_heap = graph_heap;
+    rt.graph_heap_bytes = 1 << 20;
+    rt.region = region;
+    rt.region_bytes = dev_only + copied;
+    std::memcpy(stage.data(), &rt, sizeof rt);
+    host.copy_to_device(rt_addr, stage.data(), stage.size());  // the one copy
+  }
+
+  template <class T>
+  void poke(DevAddr a, T v) { dev.store<T>(a, v); }
+  template <class T>
+  T peek(DevAddr a) { return dev.load<T>(a); }
+  DevAddr hdr(size_t field) { return image + field; }
+
+  std::string attach() {
+    auto r = attach_populated(dev, rt_addr);
+    return r ? std::string("ok") : std::string(attach_error_name(r.error().cls));
+  }
+};
+
+TEST(Attach, attach_accepts_valid) {
+  Staged s;
+  auto r = attach_populated(s.dev, s.rt_addr);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->n, 4u);
+  EXPECT_EQ(r->W, 64u);
+  EXPECT_EQ(r->image, s.image);
+  EXPECT_EQ(r->layout, s.plan);
+  EXPECT_EQ(r->slot(2), s.image + s.plan.slot_at(2));
+  // Attach reads every byte except flags and live pool entries (the scheduler's); the
+  // scalar pad entries (3 after 5 scalars, 7 after 9) are read.
+  const SegmentLayout& p = s.plan;
+  const uint64_t expect = p.total_bytes - p.pitch - p.counts.tensors * 64 - (5 + 9) * 8 - p.counts.fanin * 4;
+  EXPECT_EQ(s.mem.bytes_read(s.image, p.total_bytes), expect);
+  EXPECT_EQ(s.mem.bytes_read(s.image + p.off[kSegFlag], p.pitch), 0u);
+  EXPECT_EQ(s.mem.uninit_reads(), 0u);
+  // Attach writes nothing: a second attach succeeds identically.
+  EXPECT_EQ(s.attach(), "ok");
+}
+
+TEST(Attach, attach_accepts_valid_zero_tasks) {
+  Staged s(false);
+  EXPECT_EQ(s.attach(), "ok");
+  s.poke<uint8_t>(s.image + s.plan.slot_at(0) + 3, 1);  // unused n=0 slot dirtied
+  EXPECT_EQ(s.attach(), "DirtyPadding");
+}
+
+TEST(Attach, attach_rejects_bad_magic) {
+  Staged s;
+  s.poke<uint8_t>(s.image + 2, 'X');
+  EXPECT_EQ(s.attach(), "BadMagic");
+  Staged v;
+  v.poke<uint32_t>(v.hdr(offsetof(ImageHeader, version)), 2);
+  EXPECT_EQ(v.attach(), "BadMagic");
+  Staged r;
+  r.poke<uint8_t>(r.rt_addr, 0);
+  EXPECT_EQ(r.attach(), "BadMagic");
+}
+
+TEST(Attach, attach_rejects_bad_pitch) {
+  Staged s;
+  s.poke<uint32_t>(s.hdr(offsetof(ImageHeader, pitch)), 5);
+  EXPECT_EQ(s.attach(), "BadPitch");
+  Staged z;
+  z.poke<uint32_t>(z.hdr(offsetof(ImageHeader, pitch)), 0);
+  EXPECT_EQ(z.attach(), "BadPitch");
+  Staged w;
+  w.poke<uint32_t>(w.hdr(offsetof(ImageHeader, W)), 2);  // pitch 4 > W
+  EXPECT_EQ(w.attach(), "BadPitch");
+}
+
+TEST(Attach, attach_rejects_truncated) {
+  Staged s;
+  const uint64_t flag_end = s.plan.seg_end(kSegFlag);
+  s.poke<uint64_t>(s.hdr(offsetof(ImageHeader, image_bytes)), flag_end - 1);
+  s.poke<uint64_t>(s.rt_addr + offsetof(RuntimeHeader, image_bytes), flag_end - 1);
+  EXPECT_EQ(s.attach(), "Truncated");
+  Staged d;  // the two headers disagree
+  d.poke<uint64_t>(d.rt_addr + offsetof(RuntimeHeader, image_bytes), d.plan.total_bytes - 4);
+  EXPECT_EQ(d.attach(), "Truncated");
+}
+
+TEST(Attach, attach_rejects_too_large) {
+  Staged s;
+  const uint64_t huge = 1ull << 31;
+  s.poke<uint64_t>(s.hdr(offsetof(ImageHeader, image_bytes)), huge);
+  s.poke<uint64_t>(s.rt_addr + offsetof(RuntimeHeader, image_bytes), huge);
+  EXPECT_EQ(s.attach(), "TooLarge");
+  Staged r;  // the region ends inside the image
+  uint64_t rb = r.peek<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, region_bytes));
+  r.poke<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, region_bytes), rb - r.plan.total_bytes);
+  EXPECT_EQ(r.attach(), "TooLarge");
+  Staged u;  // a region larger than the reservation is not mapped
+  u.poke<uint64_t>(u.rt_addr + offsetof(RuntimeHeader, region_bytes), rb + 1);
+  EXPECT_EQ(u.attach(), "TooLarge");
+  Staged q;  // a ring that does not fit the device-only zone
+  q.poke<uint32_t>(q.rt_addr + offsetof(RuntimeHeader, Q), 1u << 20);
+  EXPECT_EQ(q.attach(), "TooLarge");
+}
+
+TEST(Attach, attach_rejects_bad_layout) {
+  Staged s;
+  DevAddr f = s.hdr(offsetof(ImageHeader, seg_off) + 8 * kSegPayload);
+  s.poke<uint64_t>(f, s.peek<uint64_t>(f) + 64);
+  EXPECT_EQ(s.attach(), "BadLayout");
+  Staged t;  // a pool count change moves the later segments
+  t.poke<uint32_t>(t.hdr(offsetof(ImageHeader, tensor_count)), 9);
+  EXPECT_EQ(t.attach(), "BadLayout");
+}
+
+TEST(Attach, attach_rejects_pool_out) {
+  Staged s;
+  s.poke<uint32_t>(s.hdr(offsetof(ImageHeader, fanin_count)), static_cast<uint32_t>(s.plan.counts.fanin + 1));
+  EXPECT_EQ(s.attach(), "PoolOutOfImage");
+}
+
+TEST(Attach, attach_rejects_delta_out) {
+  Staged s;  // slot 1's desc delta moved into the payload segment
+  DevAddr f = s.image + s.plan.slot_at(1) + kSlotDescField;
+  s.poke<int32_t>(f, s.peek<int32_t>(f) + static_cast<int32_t>(s.plan.pitch * 32));
+  EXPECT_EQ(s.attach(), "DeltaOutOfImage");
+  Staged t;  // a tensor delta far outside the image
+  t.poke<int32_t>(t.image + t.plan.payload_at(0) + kPayloadTensorsField, 1 << 30);
+  EXPECT_EQ(t.attach(), "DeltaOutOfImage");
+  Staged u;  // a live slot with an unbound payload delta
+  u.poke<int32_t>(u.image + u.plan.slot_at(0) + kSlotPayloadField, 0);
+  EXPECT_EQ(u.attach(), "DeltaOutOfImage");
+}
+
+TEST(Attach, attach_rejects_delta_misaligned) {
+  Staged s;  // slot 1 -> desc[0]
+  DevAddr f = s.image + s.plan.slot_at(1) + kSlotDescField;
+  s.poke<int32_t>(f, s.peek<int32_t>(f) - 32);
+  EXPECT_EQ(s.attach(), "DeltaMisaligned");
+  Staged t;  // tensor delta off-element
+  DevAddr g = t.image + t.plan.payload_at(1) + kPayloadTensorsField;
+  t.poke<int32_t>(g, t.peek<int32_t>(g) + 8);
+  EXPECT_EQ(t.attach(), "DeltaMisaligned");
+  Staged u;  // scalar region of task 2 moved one line back by one entry: not 8-aligned
+  DevAddr h = u.image + u.plan.payload_at(2) + kPayloadScalarsField;
+  u.poke<int32_t>(h, u.peek<int32_t>(h) + 8);
+  EXPECT_EQ(u.attach(), "DeltaMisaligned");
+  Staged v;  // task 2's tensor region past the count
+  DevAddr k = v.image + v.plan.payload_at(2) + kPayloadTensorsField;
+  v.poke<int32_t>(k, v.peek<int32_t>(k) + 64);
+  EXPECT_EQ(v.attach(), "DeltaMisaligned");
+}
+
+TEST(Attach, attach_rejects_count_mismatch) {
+  Staged s;  // bound tensors with count 0
+  s.poke<uint16_t>(s.image + s.plan.payload_at(0) + offsetof(TaskPayload, n_tensors), 0);
+  EXPECT_EQ(s.attach(), "CountMismatch");
+  Staged k;
+  k.poke<uint32_t>(k.image + k.plan.desc_at(1) + offsetof(TaskDescriptor, kind), 4);
+  EXPECT_EQ(k.attach(), "CountMismatch");
+  Staged g;  // GRAPH with n_nodes 0
+  g.poke<uint16_t>(g.image + g.plan.payload_at(3) + offsetof(TaskPayload, n_nodes), 0);
+  EXPECT_EQ(g.attach(), "CountMismatch");
+  Staged f;  // fanin_cursor != n_fanin
+  f.poke<int32_t>(f.image + f.plan.slot_at(2) + offsetof(SlotState, fanin_cursor), 1);
+  EXPECT_EQ(f.attach(), "CountMismatch");
+}
+
+TEST(Attach, attach_rejects_dirty_padding) {
+  Staged s;  // first padding byte after the flags
+  s.poke<uint8_t>(s.image + s.plan.seg_end(kSegFlag), 1);
+  EXPECT_EQ(s.attach(), "DirtyPadding");
+  Staged p;  // a scalar pad entry of task 0 (5 scalars, entries 5..7 pad)
+  p.poke<uint64_t>(p.image + p.plan.scalar_at(7), 3);
+  EXPECT_EQ(p.attach(), "DirtyPadding");
+  Staged r;
+  r.poke<uint32_t>(r.image + r.plan.payload_at(2) + offsetof(TaskPayload, reserved), 1);
+  EXPECT_EQ(r.attach(), "DirtyPadding");
+  Staged h;
+  h.poke<uint32_t>(h.hdr(offsetof(ImageHeader, reserved)), 1);
+  EXPECT_EQ(h.attach(), "DirtyPadding");
+  Staged w;
+  w.poke<int32_t>(w.image + w.plan.slot_at(0) + offsetof(SlotState, wake_head), -1);
+  EXPECT_EQ(w.attach(), "DirtyPadding");
+  Staged live;  // positive control: live scalar values are not padding
+  live.poke<uint64_t>(live.image + live.plan.scalar_at(4), 123456);
+  EXPECT_EQ(live.attach(), "ok");
+}
+
+TEST(Attach, attach_rejects_bad_graph_ctx) {
+  Staged s;  // graph_ctx not at the record
+  DevAddr f = s.image + s.plan.payload_at(3) + offsetof(TaskPayload, graph_ctx);
+  s.poke<uint64_t>(f, s.peek<uint64_t>(f) + 64);
+  EXPECT_EQ(s.attach(), "BadGraphContext");
+  Staged k;  // a kernel task with a graph_ctx
+  k.poke<uint64_t>(k.image + k.plan.payload_at(0) + offsetof(TaskPayload, graph_ctx), k.subs.raw());
+  EXPECT_EQ(k.attach(), "BadGraphContext");
+  Staged d;  // one definition byte flipped: the hash catches it
+  d.poke<uint8_t>(d.def + 200, d.peek<uint8_t>(d.def + 200) ^ 1);
+  EXPECT_EQ(d.attach(), "BadGraphContext");
+  Staged m;  // definition magic
+  m.poke<uint8_t>(m.def + 7, '2');
+  EXPECT_EQ(m.attach(), "BadGraphContext");
+  Staged o;  // submission names another outer task
+  o.poke<int32_t>(o.subs + offsetof(GraphSubmission, outer_id), 2);
+  EXPECT_EQ(o.attach(), "BadGraphContext");
+  Staged b;  // block too small
+  b.poke<uint64_t>(b.subs + offsetof(GraphSubmission, block_bytes), 64);
+  EXPECT_EQ(b.attach(), "BadGraphContext");
+  Staged u;  // definition address unmapped (no fault escapes)
+  u.poke<uint64_t>(u.subs + offsetof(GraphSubmission, definition_addr), 0x10);
+  EXPECT_EQ(u.attach(), "BadGraphContext");
+}
+
+TEST(Attach, attach_rejects_latched) {
+  Staged s;
+  s.poke<int32_t>(s.hdr(offsetof(ImageHeader, orch_error)), 5);
+  EXPECT_EQ(s.attach(), "LatchedError");
+  Staged t;
+  t.poke<uint64_t>(t.hdr(offsetof(ImageHeader, sched_error_bitmap)), 1);
+  EXPECT_EQ(t.attach(), "LatchedError");
+  Staged d;
+  d.poke<uint32_t>(d.hdr(offsetof(ImageHeader, orch_done)), 0);
+  EXPECT_EQ(d.attach(), "LatchedError");
+}
+
+TEST(Attach, attach_checks_in_order) {
+  Staged s;  // latched and bad pitch: the earlier class wins
+  s.poke<int32_t>(s.hdr(offsetof(ImageHeader, orch_error)), 5);
+  s.poke<uint32_t>(s.hdr(offsetof(ImageHeader, pitch)), 7);
+  EXPECT_EQ(s.attach(), "BadPitch");
+  Staged t;  // dirty padding and a misaligned delta
+  t.poke<uint8_t>(t.image + t.plan.seg_end(kSegFlag), 1);
+  DevAddr f = t.image + t.plan.slot_at(1) + kSlotDescField;
+  t.poke<int32_t>(f, t.peek<int32_t>(f) - 32);
+  EXPECT_EQ(t.attach(), "DeltaMisaligned");
+}
+
+TEST(Attach, attach_rejects_unmapped_runtime_header) {
+  Staged s;
+  auto r = attach_populated(s.dev, DevAddr(0x42));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().cls, AttachErrorClass::kBadMagic);
+}
+
+}  // namespace
+}  // namespace stackcheck::runtime

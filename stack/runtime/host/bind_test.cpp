@@ -1,0 +1,362 @@
+// Bind (RUNTIME.md §10, §14): the §16 Bind cases, over device memory and a mirror poisoned
+// with 0xAA.
+#include "stack/runtime/host/bind.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "stack/runtime/devmem/device_access.h"
+#include "stack/runtime/device/attach.h"
+#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/host/runtime.h"
+#include "stack/runtime/host/splitmix.h"
+
+namespace stackcheck::runtime {
+namespace {
+
+OrchProgram parse(std::string_view text) {
+  PlanParseResult r = parse_plan(text);
+  EXPECT_TRUE(r.ok()) << r.error().to_string();
+  return r.ok() ? r.program() : OrchProgram{};
+}
+
+// A Runtime on its own poisoned DeviceMemory, configured from the plan's config lines.
+struct Bench {
+  explicit Bench(const OrchProgram& p) : mem(DeviceMemoryConfig{0xAA, false}) {
+    RuntimeConfig cfg;
+    EXPECT_FALSE(apply_config(p.config, cfg).has_value());
+    cfg.fill_byte = 0xAA;
+    auto r = Runtime::create(mem, cfg);
+    EXPECT_TRUE(r.has_value());
+    rt = std::move(*r);
+  }
+  bool has_reservation(std::string_view name) const {
+    for (const ReservationInfo& i : mem.reservations())
+      if (i.name == name) return true;
+    return false;
+  }
+  DeviceMemory mem;
+  std::unique_ptr<Runtime> rt;
+};
+
+constexpr const char* kSmall = R"(config W=16 task_heap=65536
+tensor x: In [16]
+tensor c: InOut [8]
+for i = 0, 2, 1 {
+  scope_begin
+  alloc t: [8]
+  view v = x[i * 8:8]
+  submit acc(input v, inout t)
+  submit acc(input t, inout c)
+  scope_end
+}
+)";
+
+TEST(Bind, bind_one_copy) {
+  const OrchProgram p = parse(kSmall);
+  Bench b(p);
+  const BindResult r = b.rt->bind(p);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(r.stats.tasks, 6u);
+  EXPECT_EQ(r.stats.h2d, 1u);
+  EXPECT_EQ(r.stats.def_h2d, 0u);
+  EXPECT_EQ(r.stats.tensor_h2d, 2u);
+  const CopyCounters c = b.mem.counters();
+  EXPECT_EQ(c.h2d_calls, r.stats.h2d + r.stats.tensor_h2d);  // one image copy + the entries
+  EXPECT_EQ(c.h2d_bytes, r.stats.shipped + 16 * 4 + 8 * 4);
+  EXPECT_EQ(r.stats.shipped, sizeof(RuntimeHeader) + r.stats.image);
+  EXPECT_EQ(c.d2h_calls, r.stats.d2h);
+  // The image is attachable where bind put it.
+  DeviceAccess dev(b.mem);
+  auto view = attach_populated(dev, b.rt->last_plan().runtime_header);
+  ASSERT_TRUE(view.has_value());
+  EXPECT_EQ(view->n, 6u);
+}
+
+TEST(Bind, bind_zero_submit) {
+  const OrchProgram p = parse("config W=4\n");
+  Bench b(p);
+  const BindResult r = b.rt->bind(p);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(r.stats.tasks, 0u);
+  EXPECT_EQ(r.stats.h2d, 1u);
+  EXPECT_EQ(r.stats.image, LayoutPlanner::image(0, {}).total_bytes);
+  EXPECT_EQ(b.rt->last_plan().Q, 1u);  // pitch max(n, 1)
+  EXPECT_EQ(r.stats.tensor_h2d, 0u);
+  EXPECT_EQ(r.stats.d2h, 1u);  // the error words
+}
+
+TEST(Bind, bind_entry_upload_readback) {
+  const OrchProgram p = parse(kSmall);
+  Bench b(p);
+  BindOptions o;
+  o.seed = 0;
+  const BindResult r = b.rt->bind(p, o);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_TRUE(b.has_reservation("entry:x"));
+  EXPECT_TRUE(b.has_reservation("entry:c"));
+  EXPECT_EQ(r.stats.reserved.ent, (16 + 8) * 4u);
+  EXPECT_EQ(r.stats.d2h, 2u);  // error words + c (InOut); x (In) is not read back
+  ASSERT_EQ(r.entries.size(), 2u);
+  EXPECT_EQ(r.entries[0].name, "x");
+  EXPECT_FALSE(r.entries[0].inout);
+  // One splitmix64 draw per element, low 32 bits, x then c (seed 0: 0xE220A8397B1DCDAF, ...).
+  EXPECT_EQ(r.entries[0].bytes[0], 0xAF);
+  EXPECT_EQ(r.entries[0].bytes[3], 0x7B);
+  SplitMix64 rng(0);
+  std::vector<uint32_t> expect(24);
+  for (uint32_t& v : expect) v = static_cast<uint32_t>(rng.next());
+  ASSERT_EQ(r.entries[1].bytes.size(), 32u);
+  std::vector<uint32_t> got(8);
+  std::memcpy(got.data(), r.entries[1].bytes.data(), 32);
+  EXPECT_EQ(got, std::vector<uint32_t>(expect.begin() + 16, expect.end()));  // nothing ran yet
+  // Another seed, other inputs.
+  o.seed = 1;
+  const BindResult r1 = b.rt->bind(p, o);
+  ASSERT_EQ(r1.status, 0);
+  EXPECT_NE(r1.entries[0].bytes, r.entries[0].bytes);
+  int live_x = 0, all_x = 0;  // the first bind's entries were released, not leaked
+  for (const ReservationInfo& i : b.mem.reservations())
+    if (i.name == "entry:x") {
+      ++all_x;
+      live_x += i.live ? 1 : 0;
+    }
+  EXPECT_EQ(all_x, 2);
+  EXPECT_EQ(live_x, 1);
+}
+
+// One plan per orchestrator code: the status is map(code), and nothing but the entry
+// tensors was reserved or copied (§15.7).
+struct FatalCase {
+  int code;
+  const char* plan;
+};
+const FatalCase kFatalCases[] = {
+    {1, "tensor x: In [8]\nscope_begin\nsubmit fill(output o: [8], scalar 1)\n"},
+    {2, "config task_heap=1024\nalloc a: [128]\nalloc b: [128]\n"},
+    {3, "config W=4\nfor i = 0, 5, 1 {\n  submit fill(output o: [8], scalar i)\n}\n"},
+    {4, "config W=256\ntensor x: InOut [2048]\nalloc y: [2048]\nfor i = 0, 128, 1 {\n"
+        "  view v = x[i * 16:16]\n  submit fill(output_existing v, scalar i)\n}\nsubmit acc(input x, inout y)\n"},
+    {5, "tensor x: In [8]\nsubmit acc(input x, input x)\n"},
+    {7, "tensor x: In [8]\nsync_start 25\n"},
+    {8, "tensor x: In [8]\nwait_tensor x\n"},
+    {9, "tensor x: In [8]\nfatal\nset a = 1 / 0\n"},
+    {10, "config scope_tasks_capacity=2\nfor i = 0, 3, 1 {\n  submit fill(output o: [8], scalar i)\n}\n"},
+    {11, "config tensormap_capacity=8\ntensor x: In [64]\nfor i = 0, 8, 1 {\n  view v = x[i * 8:8]\n"
+         "  submit copy(input v, output o: [8])\n}\n"},
+};
+
+void expect_refused(const FatalCase& c) {
+  SCOPED_TRACE(c.plan);
+  const OrchProgram p = parse(c.plan);
+  Bench b(p);
+  const BindResult r = b.rt->bind(p);
+  EXPECT_EQ(r.status, -(1000 + c.code)) << r.detail;
+  EXPECT_EQ(r.stats.h2d, 0u);
+  EXPECT_EQ(r.stats.def_h2d, 0u);
+  EXPECT_EQ(r.stats.shipped, 0u);
+  EXPECT_EQ(r.stats.d2h, 0u);
+  EXPECT_TRUE(r.entries.empty());
+  EXPECT_FALSE(b.has_reservation("region"));
+  const CopyCounters cc = b.mem.counters();
+  EXPECT_EQ(cc.h2d_calls, r.stats.tensor_h2d);
+  EXPECT_EQ(cc.h2d_calls, p.tensors.size());
+  EXPECT_EQ(cc.d2h_calls, 0u);
+  EXPECT_EQ(status_line(r), fmt::format("status={} {}", r.status, code_name(c.code)));
+}
+
+TEST(Bind, bind_fatal_before_upload_1) { expect_refused(kFatalCases[0]); }
+TEST(Bind, bind_fatal_before_upload_2) { expect_refused(kFatalCases[1]); }
+TEST(Bind, bind_fatal_before_upload_3) { expect_refused(kFatalCases[2]); }
+TEST(Bind, bind_fatal_before_upload_4) { expect_refused(kFatalCases[3]); }
+TEST(Bind, bind_fatal_before_upload_5) { expect_refused(kFatalCases[4]); }
+TEST(Bind, bind_fatal_before_upload_7) { expect_refused(kFatalCases[5]); }
+TEST(Bind, bind_fatal_before_upload_8) { expect_refused(kFatalCases[6]); }
+TEST(Bind, bind_fatal_before_upload_9) { expect_refused(kFatalCases[7]); }
+TEST(Bind, bind_fatal_before_upload_10) { expect_refused(kFatalCases[8]); }
+TEST(Bind, bind_fatal_before_upload_11) { expect_refused(kFatalCases[9]); }
+
+// Positive control for the table: each plan minus its fault binds and uploads.
+TEST(Bind, bind_fatal_cases_controls) {
+  const char* controls[] = {
+      "tensor x: In [8]\nscope_begin\nsubmit fill(output o: [8], scalar 1)\nscope_end\n",
+      "config task_heap=1024\nalloc a: [128]\n",
+      "config W=4\nfor i = 0, 4, 1 {\n  submit fill(output o: [8], scalar i)\n}\n",
+      "config W=256\ntensor x: InOut [2048]\nalloc y: [2048]\nfor i = 0, 127, 1 {\n"
+      "  view v = x[i * 16:16]\n  submit fill(output_existing v, scalar i)\n}\nsubmit acc(input x, inout y)\n",
+      "tensor x: In [8]\nalloc y: [8]\nsubmit acc(input x, inout y)\n",
+      "tensor x: In [8]\nsync_start 24\n",
+      "config scope_tasks_capacity=2\nfor i = 0, 3, 1 {\n  scope_begin\n  submit fill(output o: [8], scalar i)\n"
+      "  scope_end\n}\n",
+      "config tensormap_capacity=32\ntensor x: In [64]\nfor i = 0, 8, 1 {\n  view v = x[i * 8:8]\n"
+      "  submit copy(input v, output o: [8])\n}\n",
+  };
+  for (const char* text : controls) {
+    SCOPED_TRACE(text);
+    const OrchProgram p = parse(text);
+    Bench b(p);
+    const BindResult r = b.rt->bind(p);
+    EXPECT_EQ(r.status, 0) << r.detail;
+    EXPECT_EQ(r.stats.h2d, 1u);
+  }
+}
+
+TEST(Bind, bind_growth_rebase) {
+  const OrchProgram small = parse("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
+  const OrchProgram big = parse("config W=1024\nfor i = 0, 200, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  Bench b(small);
+  ASSERT_EQ(b.rt->bind(small).status, 0);
+  const DevAddr r1 = b.rt->region();
+  const uint64_t s1 = b.rt->region_bytes();
+  const BindResult rb = b.rt->bind(big);
+  ASSERT_EQ(rb.status, 0) << rb.detail;
+  const DevAddr r2 = b.rt->region();
+  EXPECT_NE(r2, r1);
+  const uint64_t need = (b.rt->last_plan().runtime_header - r2) + b.rt->last_plan().shipped;
+  EXPECT_EQ(b.rt->region_bytes(), std::max(need, 2 * s1));
+  EXPECT_EQ(rb.stats.reserved.dev + rb.stats.reserved.cp, b.rt->region_bytes());
+  // The shipped header names the new region, and the image attaches there.
+  DeviceAccess dev(b.mem);
+  const RuntimeHeader rh = dev.load<RuntimeHeader>(b.rt->last_plan().runtime_header);
+  EXPECT_EQ(rh.region, r2);
+  EXPECT_EQ(rh.image, b.rt->last_plan().image);
+  EXPECT_TRUE(attach_populated(dev, b.rt->last_plan().runtime_header).has_value());
+  // A smaller bind fits the grown region: no new reservation.
+  ASSERT_EQ(b.rt->bind(small).status, 0);
+  EXPECT_EQ(b.rt->region(), r2);
+  // The heaps never move.
+  EXPECT_EQ(rh.task_heap, b.rt->task_heap());
+}
+
+TEST(Bind, bind_stale_base_faults) {
+  const OrchProgram small = parse("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
+  const OrchProgram big = parse("config W=1024\nfor i = 0, 300, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  Bench b(small);
+  ASSERT_EQ(b.rt->bind(small).status, 0);
+  const DevAddr old_header = b.rt->last_plan().runtime_header;
+  const DevAddr old_region = b.rt->region();
+  DeviceAccess dev(b.mem);
+  EXPECT_NO_THROW(dev.load<RuntimeHeader>(old_header));  // control: live before the growth
+  ASSERT_EQ(b.rt->bind(big).status, 0);
+  ASSERT_NE(b.rt->region(), old_region);
+  try {
+    dev.load<RuntimeHeader>(old_header);
+    ADD_FAILURE() << "a stale region base must fault";
+  } catch (const DeviceFault& f) {
+    EXPECT_EQ(f.kind(), FaultKind::kReleased);
+  }
+  EXPECT_FALSE(attach_populated(dev, old_header).has_value());  // attach reports, never faults
+}
+
+TEST(Bind, bind_stats_line) {
+  const OrchProgram p = parse(kSmall);
+  Bench b(p);
+  const BindResult r = b.rt->bind(p);
+  ASSERT_EQ(r.status, 0);
+  // 6 tasks: 2 x (ALLOC, acc, acc); image = planner(6, cursors (2 ALLOC + 4 x 2 tensors = 10,
+  // 0 scalars, fanin ...)); the region holds SchedControl + 6 ring entries, then the copy.
+  const SegmentLayout img = LayoutPlanner::image(6, b.rt->orchestrator().cursors());
+  EXPECT_EQ(r.stats.image, img.total_bytes);
+  EXPECT_EQ(r.stats.mirror, LayoutPlanner::mirror(16).seg.total_bytes);
+  const std::string line = r.stats.to_line();
+  // image: header 128 | desc 6x32 | payload | slot | flag (6, padded to 768) | 10 TensorArgs
+  // (2 ALLOC buffers + 4 acc x 2) | no scalars | 7 fanin ids  = 1436; shipped adds the
+  // RuntimeHeader. dev = SchedControl + 6 ring entries, 64-aligned = 128.
+  EXPECT_EQ(line, fmt::format("bind tasks=6 nodes=0 defs=0 inlined=0 h2d=1 def_h2d=0 tensor_h2d=2 d2h=2 shipped=1564 "
+                              "read={} ratio={} image=1436 image_read={} mirror=44736 task_hw=64 graph_hw=0 gint=0 "
+                              "reserved=(dev=128,cp={},img=1436,sub=0,th=65536,gh=67108864,def=0,ent=96)",
+                              r.stats.read, r.stats.ratio_text(), r.stats.image_read, b.rt->region_bytes() - 128));
+  // Attach reads headers, descriptors, payloads, slots and padding, but not flags or pool
+  // entries (the scheduler's): a strict part of what was shipped.
+  EXPECT_GT(r.stats.read, 0u);
+  EXPECT_LT(r.stats.read, r.stats.shipped);
+  EXPECT_LE(r.stats.image_read, r.stats.image);
+}
+
+TEST(Bind, rejected_config_is_unsupported) {
+  for (const char* text : {"config W=3\n", "config W=1048576\n", "config task_heap=100\n", "config workers=0\n",
+                           "config fill_byte=256\n", "config clusters=-1\n"}) {
+    const BindResult r = bind_plan(parse(text));
+    EXPECT_EQ(r.status, -2) << text;
+    EXPECT_EQ(status_line(r), "status=-2 UNSUPPORTED");
+    EXPECT_FALSE(r.detail.empty());
+  }
+  EXPECT_EQ(bind_plan(parse("config W=4 workers=1\n")).status, 0);  // control
+}
+
+TEST(Bind, graphs_are_unsupported_for_now) {
+  const BindResult r = bind_plan(parse("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n}\n"
+                                       "submit_graph g(inout c)\n"));
+  EXPECT_EQ(r.status, -2);
+  EXPECT_EQ(r.stats.h2d, 0u);
+  EXPECT_NE(r.detail.find("submit_graph g"), std::string::npos) << r.detail;
+  // A graph definition that is never submitted is fine.
+  EXPECT_EQ(bind_plan(parse("graph g(a) {\n}\n")).status, 0);
+}
+
+TEST(Bind, invalid_plan_and_budget_are_generic) {
+  OrchProgram bad;
+  bad.body.push_back(PlanStmt{SetStmt{"a", PlanExpr::named("nope")}, {}});
+  const BindResult r = bind_plan(bad);
+  EXPECT_EQ(r.status, -1);
+  EXPECT_EQ(status_line(r), "status=-1 GENERIC invalid plan: 0:0: undefined name 'nope'");
+  BindOptions o;
+  o.max_statements = 1000;
+  const BindResult spin = bind_plan(parse("for i = 0, 9223372036854775807, 1 {\n  set a = i\n}\n"), o);
+  EXPECT_EQ(spin.status, -1);
+  EXPECT_NE(spin.detail.find("budget"), std::string::npos);
+}
+
+TEST(Bind, mutate_lines_reach_attach) {
+  const OrchProgram ok = parse("submit fill(output o: [8], scalar 1)\n");
+  EXPECT_EQ(bind_plan(ok).status, 0);
+  const BindResult magic = bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 0 0\n"));
+  EXPECT_EQ(magic.status, -1);
+  EXPECT_EQ(magic.detail.rfind("attach: BadMagic", 0), 0u) << magic.detail;
+  EXPECT_EQ(magic.stats.h2d, 1u);  // uploaded, then refused by the device
+  const BindResult same = bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 8 1\n"));  // version stays 1
+  EXPECT_EQ(same.status, 0) << same.detail;
+  const BindResult past = bind_plan(parse("mutate 100000 1\n"));
+  EXPECT_EQ(past.status, -1);
+  EXPECT_EQ(past.stats.h2d, 0u);
+}
+
+// The shared seeds in corpus/plans: each parses, prints canonically back to itself (minus
+// comments), and binds; fatal_NN_* plans end in status map(NN), every other plan in 0.
+TEST(Bind, corpus_plans_bind_as_named) {
+  const std::filesystem::path dir =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "corpus" / "plans";
+  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".plan") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str().rfind("# stackcheck shared\n", 0), 0u);
+    PlanParseResult parsed = parse_plan(text.str());
+    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+    PlanParseResult again = parse_plan(print_plan(parsed.program()));
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again.program(), parsed.program());
+    BindOptions o;
+    o.fill_byte = 0xAA;
+    const BindResult r = bind_plan(parsed.program(), o);
+    const std::string name = entry.path().filename().string();
+    const int expected = name.rfind("fatal_", 0) == 0 ? -(1000 + std::stoi(name.substr(6, 2))) : 0;
+    EXPECT_EQ(r.status, expected) << r.detail;
+    ++seen;
+  }
+  EXPECT_GE(seen, 12);
+}
+
+}  // namespace
+}  // namespace stackcheck::runtime

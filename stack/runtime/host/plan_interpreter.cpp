@@ -1,0 +1,251 @@
+// The plan interpreter (plan_interpreter.h).
+#include "stack/runtime/host/plan_interpreter.h"
+
+#include <fmt/format.h>
+#include <optional>
+#include <unordered_map>
+
+#include "stack/runtime/host/orch_arith.h"
+#include "stack/runtime/host/plan_printer.h"
+#include "stack/support/check.h"
+
+namespace stackcheck::runtime {
+namespace {
+
+struct Value {
+  bool tensor = false;
+  int64_t scalar = 0;
+  TensorRef ref;
+};
+
+std::string where(PlanLoc l) { return l.line == 0 ? std::string("plan") : fmt::format("{}:{}", l.line, l.column); }
+
+class Interpreter {
+ public:
+  Interpreter(Orchestrator& o, std::span<const EntryView> entries, uint64_t budget) : o_(o), budget_(budget) {
+    for (const EntryView& e : entries) {
+      env_[e.name] = Value{true, 0, e.ref};
+      if (!e.ref.is_null()) entry_by_base_[e.ref.base().raw()] = &e;
+    }
+  }
+
+  InterpretResult run(const PlanBlock& body) {
+    block(body);
+    return result_;
+  }
+
+ private:
+  // False once the run must stop: a latch, an unsupported statement, the budget.
+  bool going() const { return !o_.latched() && result_.outcome == InterpretResult::Outcome::kCompleted; }
+
+  bool count_statement(PlanLoc loc) {
+    if (++result_.statements > budget_) {
+      result_.outcome = InterpretResult::Outcome::kBudgetExhausted;
+      result_.detail = fmt::format("orchestration budget of {} statements exhausted at {}", budget_, where(loc));
+      return false;
+    }
+    return true;
+  }
+
+  const Value& lookup(const std::string& name) {
+    auto it = env_.find(name);
+    STACK_CHECK(it != env_.end(), "plan uses an unbound name (validate_plan first)");
+    return it->second;
+  }
+
+  // nullopt after latching 5 (zero divisor).
+  std::optional<int64_t> eval(const PlanExpr& e, PlanLoc at) {
+    switch (e.kind) {
+      case PlanExpr::Kind::Int: return e.value;
+      case PlanExpr::Kind::Name: {
+        const Value& v = lookup(e.name);
+        STACK_CHECK(!v.tensor, "plan uses a tensor as a scalar (validate_plan first)");
+        return v.scalar;
+      }
+      case PlanExpr::Kind::Slot:
+        STACK_CHECK(false, "'$' slot outside a graph body (validate_plan first)");
+        return std::nullopt;
+      case PlanExpr::Kind::Binary: break;
+    }
+    const auto a = eval(e.args[0], at);
+    if (!a) return std::nullopt;
+    const auto b = eval(e.args[1], at);
+    if (!b) return std::nullopt;
+    const auto r = orch_binop(e.op, *a, *b);
+    if (!r)
+      o_.latch(ErrorCode::kInvalidArgs,
+               fmt::format("{}: zero divisor in {}", where(e.loc.line ? e.loc : at), print_plan_expr(e)));
+    return r;
+  }
+
+  TensorRef tensor(const std::string& name) {
+    const Value& v = lookup(name);
+    STACK_CHECK(v.tensor, "plan uses a scalar as a tensor (validate_plan first)");
+    return v.ref;
+  }
+
+  std::optional<TensorRef> window(const PlanWindow& w, PlanLoc at) {
+    TensorRef t = tensor(w.name);
+    if (w.ranges.empty()) return t;
+    std::vector<int64_t> offsets, sizes;
+    for (const PlanRange& r : w.ranges) {
+      const auto o = eval(r.offset, at);
+      if (!o) return std::nullopt;
+      offsets.push_back(*o);
+      sizes.push_back(r.size);
+    }
+    TensorRef v = t.window(offsets, sizes);
+    if (v.is_null()) return std::nullopt;  // latched 5
+    return v;
+  }
+
+  static Shape shape_of(const std::vector<int64_t>& dims) { return Shape::of(dims); }
+
+  void bind(const std::string& name, Value v) { env_[name] = std::move(v); }
+
+  void block(const PlanBlock& b) {
+    for (const PlanStmt& s : b) {
+      if (!going() || !count_statement(s.loc)) return;
+      stmt(s);
+    }
+  }
+
+  void read(const ReadStmt& r, PlanLoc loc) {
+    const TensorRef t = tensor(r.tensor);
+    auto it = entry_by_base_.find(t.base().raw());
+    STACK_CHECK(it != entry_by_base_.end() && !it->second->inout, "read of a tensor not rooted at an entry In tensor");
+    std::vector<int64_t> idx;
+    for (const PlanExpr& e : r.index) {
+      const auto v = eval(e, loc);
+      if (!v) return;
+      idx.push_back(*v);
+    }
+    if (idx.size() != t.rank()) {
+      o_.latch(ErrorCode::kInvalidArgs,
+               fmt::format("{}: read with {} indices of a rank-{} tensor", where(loc), idx.size(), t.rank()));
+      return;
+    }
+    uint64_t elem = t.offset_bytes() / kElemBytes;
+    for (uint32_t i = 0; i < t.rank(); ++i) {
+      if (idx[i] < 0 || idx[i] >= t.dim(i)) {
+        o_.latch(ErrorCode::kInvalidArgs, fmt::format("{}: read index {} outside dimension {} of size {}",
+                                                      where(loc), idx[i], i, t.dim(i)));
+        return;
+      }
+      elem += static_cast<uint64_t>(idx[i]) * static_cast<uint64_t>(t.stride(i));
+    }
+    const std::span<const int32_t> host = it->second->host;
+    STACK_CHECK(elem < host.size(), "a valid window indexes inside its buffer");
+    bind(r.name, Value{false, host[elem], {}});  // i32 element, sign-extended to i64
+  }
+
+  void submit(const SubmitStmt& s, PlanLoc loc) {
+    Args args(o_);
+    std::vector<TensorRef> outs(s.args.size());
+    for (size_t k = 0; k < s.args.size(); ++k) {
+      const PlanArg& a = s.args[k];
+      const PlanLoc at = a.loc.line ? a.loc : loc;
+      switch (a.tag) {
+        case PlanTag::Output: args.add_output(&outs[k], shape_of(a.out_shape)); break;
+        case PlanTag::Scalar: {
+          const auto v = eval(a.scalar, at);
+          if (!v) return;
+          args.add_scalar(static_cast<uint64_t>(*v));
+          break;
+        }
+        default: {
+          const auto w = window(a.window, at);
+          if (!w) return;
+          switch (a.tag) {
+            case PlanTag::Input: args.add_input(*w); break;
+            case PlanTag::Inout: args.add_inout(*w); break;
+            case PlanTag::OutputExisting: args.add_output_existing(*w); break;
+            default: args.add_no_dep(*w); break;
+          }
+        }
+      }
+      if (o_.latched()) return;
+    }
+    if (o_.submit(static_cast<int32_t>(s.builtin), args) == kNoTask) return;
+    for (size_t k = 0; k < s.args.size(); ++k)
+      if (s.args[k].tag == PlanTag::Output) bind(s.args[k].out_name, Value{true, 0, outs[k]});
+  }
+
+  void for_loop(const ForStmt& f, PlanLoc loc) {
+    const auto a = eval(f.start, loc), b = a ? eval(f.stop, loc) : std::nullopt,
+               s = b ? eval(f.step, loc) : std::nullopt;
+    if (!s) return;
+    const auto trips = orch_trip_count(*a, *b, *s);
+    if (!trips) {
+      o_.latch(ErrorCode::kInvalidArgs, fmt::format("{}: for loop with step 0", where(loc)));
+      return;
+    }
+    int64_t v = *a;
+    for (uint64_t k = 0; k < *trips; ++k) {
+      if (k > 0 && !count_statement(loc)) return;  // each further iteration counts
+      bind(f.var, Value{false, v, {}});
+      block(f.body);
+      if (!going()) return;
+      v = orch_add(v, *s);
+    }
+  }
+
+  void stmt(const PlanStmt& st) {
+    const PlanLoc loc = st.loc;
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, ScopeBeginStmt>) {
+            o_.scope_begin();
+          } else if constexpr (std::is_same_v<T, ScopeEndStmt>) {
+            o_.scope_end();
+          } else if constexpr (std::is_same_v<T, FatalStmt>) {
+            o_.fatal();
+          } else if constexpr (std::is_same_v<T, WaitTensorStmt>) {
+            o_.wait_tensor(tensor(n.tensor));
+          } else if constexpr (std::is_same_v<T, SyncStartStmt>) {
+            o_.sync_start(static_cast<uint64_t>(n.block_num));
+          } else if constexpr (std::is_same_v<T, AllocStmt>) {
+            std::vector<Shape> shapes;
+            for (const PlanBuffer& b : n.buffers) shapes.push_back(shape_of(b.shape));
+            std::vector<TensorRef> out(shapes.size());
+            if (o_.alloc_tensors(shapes, out) == kNoTask) return;
+            for (size_t k = 0; k < out.size(); ++k) bind(n.buffers[k].name, Value{true, 0, out[k]});
+          } else if constexpr (std::is_same_v<T, ViewStmt>) {
+            if (const auto w = window(n.source, loc)) bind(n.name, Value{true, 0, *w});
+          } else if constexpr (std::is_same_v<T, SetStmt>) {
+            if (const auto v = eval(n.value, loc)) bind(n.name, Value{false, *v, {}});
+          } else if constexpr (std::is_same_v<T, ReadStmt>) {
+            read(n, loc);
+          } else if constexpr (std::is_same_v<T, SubmitStmt>) {
+            submit(n, loc);
+          } else if constexpr (std::is_same_v<T, SubmitGraphStmt>) {
+            result_.outcome = InterpretResult::Outcome::kUnsupported;
+            result_.detail = fmt::format("{}: submit_graph {} is not supported by this runtime yet", where(loc), n.graph);
+          } else if constexpr (std::is_same_v<T, ForStmt>) {
+            for_loop(n, loc);
+          } else {
+            static_assert(std::is_same_v<T, IfStmt>);
+            const auto l = eval(n.lhs, loc), r = l ? eval(n.rhs, loc) : std::nullopt;
+            if (!r) return;
+            block(orch_cmp(n.cmp, *l, *r) ? n.then_body : n.else_body);
+          }
+        },
+        st.node);
+  }
+
+  Orchestrator& o_;
+  uint64_t budget_;
+  InterpretResult result_;
+  std::unordered_map<std::string, Value> env_;
+  std::unordered_map<uint64_t, const EntryView*> entry_by_base_;
+};
+
+}  // namespace
+
+InterpretResult run_plan(const OrchProgram& p, Orchestrator& orch, std::span<const EntryView> entries,
+                         uint64_t max_statements) {
+  return Interpreter(orch, entries, max_statements).run(p.body);
+}
+
+}  // namespace stackcheck::runtime

@@ -1,0 +1,45 @@
+// The host orchestrator's plan interpreter (RUNTIME.md §17, §8): runs the statements of an
+// orchestration program, in order, against an Orchestrator. Scalars are i64 with the
+// orchestration arithmetic (orch_arith.h: a zero divisor or zero step latches 5); `read`
+// reads the host copy of an entry In tensor (§12 "Host reads"; an index outside the window
+// latches 5); `alloc`, `view`, `submit` map to alloc_tensors, TensorRef::window and submit.
+// It stops at the first latch (every later call would be a no-op anyway), at an unsupported
+// statement, or when the statement budget runs out (so no plan can hang the host).
+// The program must have passed validate_plan; a violated assumption is a STACK_CHECK.
+// Not supported yet: submit_graph (graphs, §9) -> Outcome::kUnsupported.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/host/orchestrator.h"
+
+namespace stackcheck::runtime {
+
+// An entry tensor as the orchestration sees it: a whole external buffer and its host copy.
+struct EntryView {
+  std::string name;
+  TensorRef ref;
+  std::span<const int32_t> host;  // row-major values, as uploaded
+  bool inout = false;
+};
+
+struct InterpretResult {
+  enum class Outcome : uint8_t {
+    kCompleted,        // ran to the end, or stopped at a latch (see Orchestrator::error)
+    kUnsupported,      // a statement this runtime does not implement yet
+    kBudgetExhausted,  // more than max_statements statements (loop iterations included)
+  };
+  Outcome outcome = Outcome::kCompleted;
+  std::string detail;
+  uint64_t statements = 0;  // executed, loop iterations counted once each
+};
+
+// Runs p.body (not the root scope: bind opens and closes it) against `orch`.
+InterpretResult run_plan(const OrchProgram& p, Orchestrator& orch, std::span<const EntryView> entries,
+                         uint64_t max_statements = 10'000'000);
+
+}  // namespace stackcheck::runtime

@@ -1,0 +1,146 @@
+// The plan interpreter (host orchestrator): statements mapped onto the orchestrator API,
+// orchestration arithmetic, host reads, the budget and unsupported statements.
+#include "stack/runtime/host/plan_interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+
+#include "stack/runtime/host/plan_parser.h"
+
+namespace stackcheck::runtime {
+namespace {
+
+// An orchestrator over a poisoned mirror with entry tensors at fake device addresses.
+struct PlanRun {
+  explicit PlanRun(std::string_view text, std::vector<std::vector<int32_t>> host_values = {}, uint64_t budget = 1'000'000)
+      : layout(LayoutPlanner::mirror(64)), mirror(layout.seg.total_bytes, std::byte{0xAA}) {
+    PlanParseResult r = parse_plan(text);
+    EXPECT_TRUE(r.ok()) << r.error().to_string();
+    if (r.ok()) program = r.program();
+    OrchestratorSetup s;
+    s.mirror = mirror;
+    s.layout = layout;
+    s.task_heap = DevAddr{0x2000'0000'0000ull};
+    s.task_heap_bytes = 1 << 20;
+    s.graph_heap = DevAddr{0x3000'0000'0000ull};
+    s.graph_heap_bytes = 1 << 16;
+    orch = std::make_unique<Orchestrator>(s);
+    orch->reset();
+    host = std::move(host_values);
+    host.resize(program.tensors.size());
+    std::vector<EntryView> views;
+    for (size_t i = 0; i < program.tensors.size(); ++i) {
+      const EntryTensor& t = program.tensors[i];
+      host[i].resize(Shape::of(t.shape).elements());
+      views.push_back(EntryView{t.name, orch->external(DevAddr{0x4000'0000'0000ull + (i << 24)}, Shape::of(t.shape)),
+                                host[i], t.inout});
+    }
+    orch->scope_begin();
+    result = run_plan(program, *orch, views, budget);
+  }
+  template <class T>
+  T at(uint64_t off) const {
+    T v;
+    std::memcpy(&v, mirror.data() + off, sizeof v);
+    return v;
+  }
+  TensorArg tensor(uint64_t k) const { return at<TensorArg>(layout.seg.tensor_at(k)); }
+  uint64_t scalar(uint64_t k) const { return at<uint64_t>(layout.seg.scalar_at(k)); }
+  std::vector<int32_t> kernels() const {
+    std::vector<int32_t> out;
+    for (const TaskRecord& t : orch->task_log()) out.push_back(t.kernel_id);
+    return out;
+  }
+
+  OrchProgram program;
+  MirrorLayout layout;
+  std::vector<std::byte> mirror;
+  std::vector<std::vector<int32_t>> host;
+  std::unique_ptr<Orchestrator> orch;
+  InterpretResult result;
+};
+
+TEST(PlanInterpreter, loops_views_and_branches) {
+  PlanRun r(R"(tensor x: In [4, 8]
+alloc acc: [2, 4]
+for i = 3, -1, -2 {
+  set o = i * 2 - 2
+  view v = x[i - 1:2, o:4]
+  if i > 2 {
+    submit acc(input v, inout acc)
+  } else {
+    submit copy(no_dep v, output_existing acc)
+  }
+}
+)");
+  ASSERT_EQ(r.result.outcome, InterpretResult::Outcome::kCompleted) << r.result.detail;
+  ASSERT_FALSE(r.orch->latched()) << r.orch->error_detail();
+  EXPECT_EQ(r.kernels(), (std::vector<int32_t>{7, 3, 1}));  // i = 3, then i = 1
+  // i = 3: x[2:2, 4:4] -> element offset 2*8+4; i = 1: x[0:2, 0:4].
+  EXPECT_EQ(r.tensor(1).offset_bytes, (2 * 8 + 4) * 4u);
+  EXPECT_EQ(r.tensor(1).shape[0], 2);
+  EXPECT_EQ(r.tensor(1).shape[1], 4);
+  EXPECT_EQ(r.tensor(1).stride[0], 8);
+  EXPECT_EQ(r.tensor(3).offset_bytes, 0u);
+  EXPECT_EQ(r.tensor(3).tag, kTagNoDep);
+  EXPECT_EQ(r.tensor(4).tag, kTagOutputExisting);
+  // alloc, for (its first iteration), 4 statements, the second iteration, 4 statements.
+  EXPECT_EQ(r.result.statements, 2u + 4 + 1 + 4);
+}
+
+TEST(PlanInterpreter, read_takes_the_host_copy) {
+  PlanRun r("tensor x: In [2, 3]\nview w = x[1:1, 1:2]\nread a = w[0, 1]\nread b = x[0, 0]\n"
+        "submit fill(output o: [4], scalar a * 1000 + b)\n",
+        {{7, 0, 0, 0, 0, -5}});
+  ASSERT_FALSE(r.orch->latched()) << r.orch->error_detail();
+  EXPECT_EQ(static_cast<int64_t>(r.scalar(0)), -5 * 1000 + 7);  // i32 elements sign-extend
+}
+
+TEST(PlanInterpreter, read_outside_latches_5) {
+  PlanRun r("tensor x: In [4]\nview w = x[2:2]\nread a = w[2]\n");
+  EXPECT_EQ(r.orch->error(), 5);
+  PlanRun ok("tensor x: In [4]\nview w = x[2:2]\nread a = w[1]\n");
+  EXPECT_FALSE(ok.orch->latched());
+}
+
+TEST(Orchestrator, orch_arith_zero_5) {
+  for (const char* text : {"set a = 7\nset b = a / (a - 7)\n", "set b = 5 % 0\n", "for i = 0, 3, 0 {\n}\n",
+                           "set s = 0\nfor i = 0, 3, s {\n}\n",
+                           "tensor x: In [8]\nset z = 0\nview v = x[1 / z:2]\n"}) {
+    PlanRun r(text);
+    EXPECT_EQ(r.orch->error(), 5) << text;
+    EXPECT_EQ(r.result.outcome, InterpretResult::Outcome::kCompleted);
+  }
+  // Controls: INT64_MIN / -1 wraps, floor semantics; nothing latches.
+  PlanRun ok("set m = -9223372036854775808 / -1\nset q = -7 / 2\nset r = -7 % 2\nif m == -9223372036854775808 {\n"
+         "  submit fill(output o: [1], scalar q * 10 + r)\n}\n");
+  EXPECT_FALSE(ok.orch->latched()) << ok.orch->error_detail();
+  EXPECT_EQ(static_cast<int64_t>(ok.scalar(0)), -4 * 10 + 1);
+}
+
+TEST(PlanInterpreter, stops_at_the_first_latch) {
+  PlanRun r("fatal\nset a = 1 / 0\nsubmit fill(output o: [4], scalar 1)\n");
+  EXPECT_EQ(r.orch->error(), 9);
+  EXPECT_EQ(r.result.statements, 1u);
+  EXPECT_EQ(r.orch->submitted(), 0u);
+}
+
+TEST(PlanInterpreter, budget_bounds_every_loop) {
+  PlanRun r("for i = 0, 9223372036854775807, 1 {\n  for j = 0, 9223372036854775807, 1 {\n  }\n}\n", {}, 5000);
+  EXPECT_EQ(r.result.outcome, InterpretResult::Outcome::kBudgetExhausted);
+  EXPECT_EQ(r.result.statements, 5001u);
+}
+
+TEST(PlanInterpreter, submit_graph_is_unsupported) {
+  PlanRun r("tensor c: InOut [8]\ngraph g(a) {\n}\nsubmit fill(output_existing c, scalar 1)\nsubmit_graph g(inout c)\n"
+        "fatal\n");
+  EXPECT_EQ(r.result.outcome, InterpretResult::Outcome::kUnsupported);
+  EXPECT_EQ(r.result.detail, "5:1: submit_graph g is not supported by this runtime yet");
+  EXPECT_EQ(r.orch->submitted(), 1u);
+  EXPECT_FALSE(r.orch->latched());  // stopped before the fatal
+}
+
+}  // namespace
+}  // namespace stackcheck::runtime

@@ -1,0 +1,289 @@
+// `.plan` parser, printer and static checks: golden round trips (the §17 example among
+// them), canonical printing, and rejections with their line:column.
+#include "stack/runtime/host/plan_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/host/plan_printer.h"
+
+namespace stackcheck::runtime {
+namespace {
+
+// The RUNTIME.md §17 example, verbatim.
+constexpr const char* kSpecExample = R"(# stackcheck shared
+config W=64
+tensor x: In [16]
+tensor c: InOut [8]
+graph g(a, b) {
+  submit scale(input a, output_existing b, scalar $0)
+}
+for i = 0, 2, 1 {
+  scope_begin
+  alloc t: [8]
+  set o = i * 8
+  view v = x[o:8]
+  submit acc(input v, inout t)
+  submit_graph g(input t, inout c, scalar i)
+  scope_end
+}
+)";
+
+std::string strip_header(std::string s) { return s.substr(s.find('\n') + 1); }
+
+std::string error_of(std::string_view text) {
+  PlanParseResult r = parse_plan(text);
+  return r.ok() ? "ok" : r.error().to_string();
+}
+
+// parse -> print -> parse: equal programs, and the print is a fixed point.
+void expect_round_trip(std::string_view text) {
+  PlanParseResult a = parse_plan(text);
+  ASSERT_TRUE(a.ok()) << a.error().to_string() << "\n" << text;
+  const std::string printed = print_plan(a.program());
+  PlanParseResult b = parse_plan(printed);
+  ASSERT_TRUE(b.ok()) << b.error().to_string() << "\n" << printed;
+  EXPECT_EQ(a.program(), b.program()) << printed;
+  EXPECT_EQ(print_plan(b.program()), printed);
+}
+
+TEST(PlanParser, spec_example_golden) {
+  PlanParseResult r = parse_plan(kSpecExample);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  const OrchProgram& p = r.program();
+  ASSERT_EQ(p.config.size(), 1u);
+  EXPECT_EQ(p.config[0].key, "W");
+  EXPECT_EQ(p.config[0].value, 64);
+  ASSERT_EQ(p.tensors.size(), 2u);
+  EXPECT_FALSE(p.tensors[0].inout);
+  EXPECT_TRUE(p.tensors[1].inout);
+  ASSERT_EQ(p.graphs.size(), 1u);
+  EXPECT_EQ(p.graphs[0].params, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(p.body.size(), 1u);
+  const auto& f = std::get<ForStmt>(p.body[0].node);
+  EXPECT_EQ(f.var, "i");
+  ASSERT_EQ(f.body.size(), 7u);
+  const auto& sub = std::get<SubmitStmt>(f.body[4].node);
+  EXPECT_EQ(sub.builtin, Builtin::Acc);
+  EXPECT_EQ(sub.args[1].tag, PlanTag::Inout);
+  EXPECT_EQ(p.body[0].loc.line, 8u);
+  EXPECT_EQ(p.body[0].loc.column, 1u);
+  // The canonical print is the example itself (without its comment line).
+  EXPECT_EQ(print_plan(p), strip_header(kSpecExample));
+  expect_round_trip(kSpecExample);
+}
+
+TEST(PlanParser, all_statements_round_trip) {
+  constexpr const char* kText = R"(config W=16 task_heap=4096 fill_byte=170
+tensor x: In [4, 8]
+tensor y: InOut [8]
+scope_begin
+alloc a: [8], b: [2, 4]
+set n = (1 + 2) * 3 - -4 / (5 % 2)
+set m = n - (n - 1)
+read r = x[n % 4, 7]
+view v = x[0:2, n:4]
+view w = y
+submit fill(output o: [8], scalar -9223372036854775808)
+submit copy(input o, output_existing a)
+submit add(input o, no_dep a, inout y)
+wait_tensor y
+sync_start 3
+if r >= 2 {
+  submit acc(input v, inout b)
+} else {
+  fatal
+}
+if n != 0 {
+}
+for i = 10, 0, -3 {
+  for j = 0, i, 1 {
+    set k = i * j
+  }
+}
+scope_end
+mutate 0 255
+mutate 4096 0
+)";
+  expect_round_trip(kText);
+  PlanParseResult r = parse_plan(kText);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(print_plan(r.program()), kText);  // already canonical
+  EXPECT_EQ(r.program().mutations.size(), 2u);
+}
+
+TEST(PlanParser, canonical_parentheses_and_spacing) {
+  PlanParseResult r = parse_plan("set a = ((1+2))*3\nset b = 1-(2-3)\nset c = (1-2)-3\nset d = 1*(2*3)\n"
+                                 "set e = 1  +  2*3\n");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(print_plan(r.program()),
+            "set a = (1 + 2) * 3\nset b = 1 - (2 - 3)\nset c = 1 - 2 - 3\nset d = 1 * (2 * 3)\n"
+            "set e = 1 + 2 * 3\n");
+}
+
+TEST(PlanParser, comments_blank_lines_and_graph_between_statements) {
+  PlanParseResult r = parse_plan("\n# c\n\ntensor x: In [4]  # tail\n\nset a = 1\n"
+                                 "graph g(p) {\n\n  submit fill(output_existing p, scalar $3)\n}\n"
+                                 "submit_graph g(inout x, scalar a)\n");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(print_plan(r.program()),
+            "tensor x: In [4]\ngraph g(p) {\n  submit fill(output_existing p, scalar $3)\n}\n"
+            "set a = 1\nsubmit_graph g(inout x, scalar a)\n");
+}
+
+TEST(PlanParser, empty_else_is_dropped) {
+  PlanParseResult r = parse_plan("if 1 < 2 {\n  fatal\n} else {\n}\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(print_plan(r.program()), "if 1 < 2 {\n  fatal\n}\n");
+}
+
+TEST(PlanParser, empty_input_is_an_empty_program) {
+  PlanParseResult r = parse_plan("# only a comment\n\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.program(), OrchProgram{});
+  EXPECT_EQ(print_plan(r.program()), "");
+}
+
+TEST(PlanParser, syntax_errors_have_locations) {
+  EXPECT_EQ(error_of("set a = 1\r\n"), "1:10: carriage return (CRLF line endings are not accepted)");
+  EXPECT_EQ(error_of("set a = 9223372036854775808\n"), "1:9: integer literal too large");
+  EXPECT_EQ(error_of("set a = 99999999999999999999\n"), "1:9: integer literal too large");
+  EXPECT_EQ(error_of("set a = -9223372036854775808\n"), "ok");
+  EXPECT_EQ(error_of("set a = 1 ?\n"), "1:11: unexpected character '?'");
+  EXPECT_EQ(error_of("set a = \x01\n"), "1:9: unexpected byte 0x01");
+  EXPECT_EQ(error_of("submit frob(input x)\n"),
+            "1:8: unknown builtin 'frob' (fill, copy, add, acc, scale, matmul, rowsum)");
+  EXPECT_EQ(error_of("set for = 1\n"), "1:5: expected a name, found keyword 'for'");
+  EXPECT_EQ(error_of("for i = 0, 1, 1 {\n"), "2:1: expected '}' before end of input");
+  EXPECT_EQ(error_of("for i = 0, 1, 1 { fatal\n}\n"), "1:19: expected end of line after '{', found 'fatal'");
+  EXPECT_EQ(error_of("fatal fatal\n"), "1:7: expected end of line, found 'fatal'");
+  EXPECT_EQ(error_of("fatal\ntensor x: In [4]\n"), "2:1: entry tensors must come before graphs and statements");
+  EXPECT_EQ(error_of("fatal\nconfig W=4\n"), "2:1: config must be the first line");
+  EXPECT_EQ(error_of("mutate 1 2\nfatal\n"), "2:1: expected 'mutate' after a mutate line, found 'fatal'");
+  EXPECT_EQ(error_of("mutate 1 256\n"), "1:10: mutate value is not in 0..255");
+  EXPECT_EQ(error_of("submit acc(foo x)\n"),
+            "1:12: expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found 'foo'");
+  EXPECT_EQ(error_of("graph g() {\n  graph h() {\n  }\n}\n"), "2:3: graphs cannot be defined inside a block");
+  EXPECT_EQ(error_of("if 1 = 2 {\n}\n"), "1:6: expected a comparison, found '='");
+  EXPECT_EQ(error_of("tensor x: Out [4]\n"), "1:11: expected 'In' or 'InOut', found 'Out'");
+  EXPECT_EQ(error_of("alloc t: [1, 2, 3, 4, 5]\n"), "1:23: more than 4 dimensions");
+}
+
+TEST(PlanParser, meaning_errors_have_locations) {
+  EXPECT_EQ(error_of("set a = b\n"), "1:9: undefined name 'b'");
+  EXPECT_EQ(error_of("set a = 1\nset a = 2\n"), "2:1: name 'a' bound twice in one body");
+  EXPECT_EQ(error_of("tensor x: In [4]\nset a = x\n"), "2:9: 'x' is a tensor, not a scalar");
+  EXPECT_EQ(error_of("set a = 1\nview v = a\n"), "2:10: 'a' is a scalar, not a tensor");
+  EXPECT_EQ(error_of("for i = 0, 2, 1 {\n  set k = i\n}\nset z = k\n"), "4:9: undefined name 'k'");
+  EXPECT_EQ(error_of("for i = 0, 2, 1 {\n}\nset z = i\n"), "3:9: undefined name 'i'");
+  EXPECT_EQ(error_of("for i = 0, 2, 1 {\n  set k = i\n}\nset k = 1\n"), "4:1: name 'k' bound twice in one body");
+  EXPECT_EQ(error_of("set a = $0\n"), "1:9: '$' slot outside a graph body");
+  EXPECT_EQ(error_of("graph g(p) {\n  set a = $64\n}\n"), "2:11: slot $64 is not in $0..$63");
+  EXPECT_EQ(error_of("tensor c: InOut [4]\nread r = c[0]\n"),
+            "2:1: read of 'c', whose root is not an entry In tensor");
+  EXPECT_EQ(error_of("tensor x: In [4]\nview v = x[1:2]\nread r = v[0]\n"), "ok");
+  EXPECT_EQ(error_of("submit_graph h()\n"), "1:1: undefined graph 'h'");
+  EXPECT_EQ(error_of("alloc t: [0]\n"), "1:1: alloc dimension 0 is not >= 1");
+  EXPECT_EQ(error_of("tensor x: In [2048, 1024]\n"), "1:1: entry tensor has more than 1048576 elements");
+  EXPECT_EQ(error_of("config W=4 W=8\n"), "1:12: config key 'W' repeated");
+  EXPECT_EQ(error_of("config V=4\n"), "1:8: unknown config key 'V'");
+  EXPECT_EQ(error_of("submit copy(output o: [4], input o)\n"), "1:34: undefined name 'o'");
+  EXPECT_EQ(error_of("graph g(p, p) {\n}\n"), "1:1: name 'p' bound twice in one body");
+  EXPECT_EQ(error_of("tensor x: In [4]\ngraph g(p) {\n  submit acc(input x, inout p)\n}\n"),
+            "3:20: undefined name 'x'");
+}
+
+TEST(PlanParser, nesting_and_depth_limits) {
+  std::string deep = "set a = " + std::string(300, '(') + "1" + std::string(300, ')') + "\n";
+  EXPECT_EQ(error_of(deep), "1:265: nesting deeper than 256");
+  std::string ok = "set a = " + std::string(250, '(') + "1" + std::string(250, ')') + "\n";
+  EXPECT_EQ(error_of(ok), "ok");
+  std::string chain = "set a = 1";
+  for (int i = 0; i < 1100; ++i) chain += " + 1";
+  EXPECT_EQ(error_of(chain + "\n"), "1:4103: expression deeper than 1024");
+  std::string loops;
+  for (int i = 0; i < 300; ++i) loops += "if 1 < 2 {\n";
+  EXPECT_EQ(error_of(loops), "257:10: nesting deeper than 256");
+  PlanLimits small;
+  small.max_bytes = 4;
+  PlanParseResult r = parse_plan("fatal\n", small);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().to_string(), "1:1: input of 6 bytes exceeds the 4-byte limit");
+}
+
+TEST(PlanParser, never_crashes_on_random_bytes) {
+  // Mutations of a valid plan and raw random bytes: always ok or an error with a location.
+  std::mt19937_64 rng(12345);
+  const std::string base = kSpecExample;
+  const std::string alphabet = "abcxyz_019$:=[](){},+-*/%<>!# \n\t\rIOinputscalarfor";
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string s = base;
+    const int edits = 1 + static_cast<int>(rng() % 6);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      const size_t at = rng() % s.size();
+      switch (rng() % 3) {
+        case 0: s[at] = alphabet[rng() % alphabet.size()]; break;
+        case 1: s.erase(at, 1 + rng() % 8); break;
+        default: s.insert(at, 1, static_cast<char>(rng() % 256)); break;
+      }
+    }
+    PlanParseResult r = parse_plan(s);
+    if (r.ok()) {
+      const std::string printed = print_plan(r.program());
+      PlanParseResult again = parse_plan(printed);
+      ASSERT_TRUE(again.ok()) << again.error().to_string() << "\n" << printed;
+      EXPECT_EQ(again.program(), r.program());
+    } else {
+      EXPECT_GE(r.error().line, 1u);
+      EXPECT_GE(r.error().column, 1u);
+      EXPECT_FALSE(r.error().message.empty());
+    }
+  }
+}
+
+TEST(PlanCheck, rejects_hand_built_programs_that_would_not_round_trip) {
+  OrchProgram p;
+  p.body.push_back(PlanStmt{SetStmt{"for", PlanExpr::integer(1)}, {}});
+  ASSERT_TRUE(validate_plan(p).has_value());
+  EXPECT_EQ(validate_plan(p)->message, "bad name 'for'");
+
+  OrchProgram q;
+  PlanArg a;
+  a.tag = PlanTag::Scalar;
+  a.scalar = PlanExpr::integer(3);
+  a.out_name = "junk";  // unused by a scalar argument: would be lost by the printer
+  q.body.push_back(PlanStmt{SubmitStmt{Builtin::Fill, {a}}, {}});
+  ASSERT_TRUE(validate_plan(q).has_value());
+  EXPECT_EQ(validate_plan(q)->message, "argument has fields its tag does not use");
+
+  // Positive control: a clean hand-built program passes and round-trips.
+  a.out_name.clear();
+  OrchProgram ok;
+  ok.tensors.push_back(EntryTensor{"x", true, {8}, {}});
+  ok.body.push_back(PlanStmt{SubmitStmt{Builtin::Fill, {PlanArg::tensor(PlanTag::OutputExisting, PlanWindow{"x", {}, {}}),
+                                                      PlanArg::scalar_value(PlanExpr::integer(3))}},
+                             {}});
+  ok.body.push_back(PlanStmt{SubmitStmt{Builtin::Copy, {PlanArg::tensor(PlanTag::Input, PlanWindow{"x", {}, {}}),
+                                                      PlanArg::output("y", {8})}},
+                             {}});
+  EXPECT_EQ(print_plan(ok), "tensor x: InOut [8]\nsubmit fill(output_existing x, scalar 3)\n"
+                            "submit copy(input x, output y: [8])\n");
+  EXPECT_FALSE(validate_plan(ok).has_value());
+  PlanParseResult back = parse_plan(print_plan(ok));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back.program(), ok);
+}
+
+TEST(PlanCheck, deep_hand_built_expression_is_rejected_not_overflowed) {
+  PlanExpr e = PlanExpr::integer(1);
+  for (int i = 0; i < 5000; ++i) e = PlanExpr::binary(PlanBinOp::Add, std::move(e), PlanExpr::integer(1));
+  OrchProgram p;
+  p.body.push_back(PlanStmt{SetStmt{"a", std::move(e)}, {}});
+  ASSERT_TRUE(validate_plan(p).has_value());
+  EXPECT_EQ(validate_plan(p)->message, "expression deeper than 1024");
+}
+
+}  // namespace
+}  // namespace stackcheck::runtime

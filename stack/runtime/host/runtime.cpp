@@ -1,0 +1,270 @@
+// Runtime creation and bind steps 1-9 (runtime.h, RUNTIME.md §10).
+#include "stack/runtime/host/runtime.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "stack/runtime/devmem/device_access.h"
+#include "stack/runtime/device/attach.h"
+#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/host/plan_interpreter.h"
+#include "stack/runtime/host/splitmix.h"
+#include "stack/runtime/image/compact.h"
+
+namespace stackcheck::runtime {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "entry bytes are little-endian i32");
+
+// The error words of the image header, read back in one D2H copy after attach.
+struct ErrorWords {
+  uint32_t orch_done;
+  int32_t orch_error;
+  int32_t sched_error;
+  int32_t sched_error_thread;
+  uint64_t sched_error_bitmap;
+};
+static_assert(sizeof(ErrorWords) == 24);
+constexpr uint64_t kErrorWordsOff = offsetof(ImageHeader, orch_done);
+static_assert(offsetof(ImageHeader, sched_error_bitmap) == kErrorWordsOff + 16);
+
+std::vector<uint8_t> to_bytes(std::span<const int32_t> v) {
+  std::vector<uint8_t> out(v.size() * sizeof(int32_t));
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+uint64_t elements_of(const std::vector<int64_t>& shape) {
+  uint64_t n = 1;
+  for (int64_t d : shape) n *= static_cast<uint64_t>(d);
+  return n;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Runtime>, std::string> Runtime::create(DeviceMemory& mem, const RuntimeConfig& cfg) {
+  if (auto why = validate_config(cfg)) return unexpected(*why);
+  try {
+    return std::unique_ptr<Runtime>(new Runtime(mem, cfg));
+  } catch (const DeviceFault& f) {
+    return unexpected(f.describe());
+  }
+}
+
+Runtime::Runtime(DeviceMemory& mem, const RuntimeConfig& cfg) : mem_(&mem), link_(mem), cfg_(cfg) {
+  // Reserved once: payloads embed heap addresses, so the heaps never move.
+  task_heap_ = link_.reserve(cfg_.task_heap, kTensorAlign, "task_heap");
+  graph_heap_ = link_.reserve(cfg_.graph_heap, 64, "graph_heap");
+  const MirrorLayout layout = LayoutPlanner::mirror(cfg_.W);
+  mirror_.assign(layout.seg.total_bytes, std::byte{static_cast<uint8_t>(cfg_.fill_byte)});
+  OrchestratorSetup s;
+  s.mirror = mirror_;
+  s.layout = layout;
+  s.task_heap = task_heap_;
+  s.task_heap_bytes = cfg_.task_heap;
+  s.graph_heap = graph_heap_;
+  s.graph_heap_bytes = cfg_.graph_heap;
+  s.tensormap_capacity = cfg_.tensormap_capacity;
+  s.scope_tasks_capacity = cfg_.effective_scope_tasks_capacity();
+  s.clusters = cfg_.clusters;
+  orch_ = std::make_unique<Orchestrator>(s);
+}
+
+Runtime::~Runtime() {
+  try {
+    release_entries();
+    if (!region_.is_null()) link_.release(region_);
+    link_.release(graph_heap_);
+    link_.release(task_heap_);
+  } catch (const DeviceFault&) {
+    // Only a DeviceMemory misused behind our back gets here; a destructor must not throw.
+  }
+}
+
+void Runtime::release_entries() {
+  for (DevAddr a : entries_) link_.release(a);
+  entries_.clear();
+}
+
+BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
+  BindResult r;
+  BindStats& st = r.stats;
+  st.mirror = orch_->layout().seg.total_bytes;
+  st.reserved.th = cfg_.task_heap;
+  st.reserved.gh = cfg_.graph_heap;
+  // The region splits into the device-only zone (with its alignment pad) and the copied
+  // zone, growth slack included: dev + cp == the region reservation.
+  auto region_stats = [&] {
+    const uint64_t dev = region_.is_null() ? 0 : plan_.runtime_header - plan_.device_only;
+    st.reserved.dev = dev;
+    st.reserved.cp = region_bytes_ - dev;
+    st.reserved.img = plan_.image_bytes;
+    st.reserved.sub = 0;
+  };
+  if (auto err = validate_plan(p)) {
+    r.status = kStatusGeneric;
+    r.detail = "invalid plan: " + err->to_string();
+    return r;
+  }
+  try {
+    // Entry tensors, before step 1: one reservation and one upload each.
+    release_entries();
+    SplitMix64 rng(opts.seed);
+    std::vector<std::vector<int32_t>> host(p.tensors.size());
+    std::vector<DevAddr> bases;
+    for (size_t i = 0; i < p.tensors.size(); ++i) {
+      const EntryTensor& t = p.tensors[i];
+      host[i].resize(elements_of(t.shape));
+      for (int32_t& v : host[i]) v = static_cast<int32_t>(static_cast<uint32_t>(rng.next()));
+      const uint64_t bytes = host[i].size() * sizeof(int32_t);
+      const DevAddr b = link_.reserve(bytes, kTensorAlign, "entry:" + t.name);
+      entries_.push_back(b);
+      bases.push_back(b);
+      link_.copy_to_device(b, host[i].data(), bytes);
+      ++st.tensor_h2d;
+      st.reserved.ent += bytes;
+    }
+    // Steps 1-2: reset, root scope, the program, scope end, done.
+    orch_->reset();
+    std::vector<EntryView> views;
+    for (size_t i = 0; i < p.tensors.size(); ++i)
+      views.push_back(EntryView{p.tensors[i].name, orch_->external(bases[i], Shape::of(p.tensors[i].shape)),
+                                host[i], p.tensors[i].inout});
+    orch_->scope_begin();
+    const InterpretResult ir = run_plan(p, *orch_, views, opts.max_statements);
+    st.tasks = orch_->submitted();
+    st.task_hw = orch_->task_heap().high_water();
+    st.graph_hw = orch_->graph_heap().high_water();
+    region_stats();
+    if (ir.outcome == InterpretResult::Outcome::kUnsupported) {
+      r.status = kStatusUnsupported;
+      r.detail = ir.detail;
+      return r;
+    }
+    if (ir.outcome == InterpretResult::Outcome::kBudgetExhausted) {
+      r.status = kStatusGeneric;
+      r.detail = ir.detail;
+      return r;
+    }
+    orch_->scope_end();
+    orch_->finish();
+    // Step 3: a latched code refuses the upload; nothing is planned, reserved or copied.
+    if (orch_->latched()) {
+      r.status = to_status(orch_->error());
+      r.detail = orch_->error_detail().empty() ? code_name(orch_->error())
+                                               : fmt::format("{}: {}", code_name(orch_->error()), orch_->error_detail());
+      return r;
+    }
+    ship(p, r, bases, host);
+    region_stats();
+  } catch (const DeviceFault& f) {
+    r.status = kStatusGeneric;
+    r.detail = f.describe();
+    r.entries.clear();
+  }
+  return r;
+}
+
+void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
+                   const std::vector<std::vector<int32_t>>& host) {
+  BindStats& st = r.stats;
+  // Step 4: plan the image, the device-only zone and the region layout.
+  const uint32_t n = orch_->submitted();
+  const PoolCounts cursors = orch_->cursors();
+  const SegmentLayout img = LayoutPlanner::image(n, cursors);
+  const uint64_t graph_tasks = 0;  // graphs are not supported yet
+  const uint64_t Q = cfg_.ready_capacity != 0 ? cfg_.ready_capacity : img.pitch + 1024 * graph_tasks;
+  const uint64_t dev_bytes = sizeof(SchedControl) + 8 * Q;
+  const uint64_t copied_off = align64(dev_bytes);
+  const uint64_t sub_bytes = 0;
+  const uint64_t shipped = sizeof(RuntimeHeader) + img.total_bytes + sub_bytes;
+  const uint64_t need = copied_off + shipped;
+
+  // Step 5: grow the region (reserve the new one, release the old, re-derive addresses).
+  if (region_.is_null() || need > region_bytes_) {
+    const uint64_t bytes = std::max(need, 2 * region_bytes_);
+    const DevAddr fresh = link_.reserve(bytes, 64, "region");
+    if (!region_.is_null()) link_.release(region_);
+    region_ = fresh;
+    region_bytes_ = bytes;
+  }
+  const DevAddr copied = region_ + copied_off;
+  plan_ = RegionPlan{copied, copied + sizeof(RuntimeHeader), img.total_bytes, region_, dev_bytes, Q, shipped};
+
+  // Step 7: stage [RuntimeHeader][image][submissions], compact, apply the mutations.
+  std::vector<std::byte> staged(shipped, std::byte{0});
+  RuntimeHeader rh{};
+  std::memcpy(rh.magic, kRuntimeMagic, sizeof rh.magic);
+  rh.version = kRuntimeVersion;
+  rh.W = static_cast<uint32_t>(cfg_.W);
+  rh.Q = static_cast<uint32_t>(Q);
+  rh.graph_count = static_cast<uint32_t>(graph_tasks);
+  rh.image = plan_.image;
+  rh.image_bytes = img.total_bytes;
+  rh.device_only = region_;
+  rh.device_only_bytes = dev_bytes;
+  rh.task_heap = task_heap_;
+  rh.task_heap_bytes = cfg_.task_heap;
+  rh.graph_heap = graph_heap_;
+  rh.graph_heap_bytes = cfg_.graph_heap;
+  rh.region = region_;
+  rh.region_bytes = region_bytes_;
+  std::memcpy(staged.data(), &rh, sizeof rh);
+  auto compacted = compact_live_image(orch_->mirror(), orch_->layout(), cursors, n,
+                                      std::span(staged).subspan(sizeof(RuntimeHeader), img.total_bytes));
+  if (!compacted) {
+    r.status = kStatusGeneric;
+    r.detail = fmt::format("compaction: {}: {}", compact_error_name(compacted.error().kind), compacted.error().message);
+    return;
+  }
+  for (const Mutation& m : p.mutations) {
+    if (m.offset >= shipped - sizeof(RuntimeHeader)) {
+      r.status = kStatusGeneric;
+      r.detail = fmt::format("mutate offset {} is past the {} image bytes", m.offset, shipped - sizeof(RuntimeHeader));
+      return;
+    }
+    staged[sizeof(RuntimeHeader) + m.offset] = std::byte{m.value};
+  }
+
+  // Step 8: the one image copy.
+  mem_->clear_read_bits(copied, shipped);
+  link_.copy_to_device(copied, staged.data(), shipped);
+  st.h2d = 1;
+  st.shipped = shipped;
+  st.image = img.total_bytes;
+
+  // Step 9: attach (scheduling comes later), then the error words and the InOut entries.
+  DeviceAccess dev(*mem_);
+  auto view = attach_populated(dev, copied);
+  st.read = mem_->bytes_read(copied, shipped);
+  st.image_read = mem_->bytes_read(plan_.image, img.total_bytes);
+  if (!view) {
+    r.status = kStatusGeneric;
+    r.detail = fmt::format("attach: {}: {}", attach_error_name(view.error().cls), view.error().message);
+    return;
+  }
+  ErrorWords w{};
+  link_.copy_to_host(&w, plan_.image + kErrorWordsOff, sizeof w);
+  st.d2h = 1;
+  if (w.sched_error != 0 || w.orch_error != 0) {
+    const int32_t code = w.orch_error != 0 ? w.orch_error : w.sched_error;
+    r.status = to_status(code);
+    r.detail = code_name(code);
+    return;
+  }
+  for (size_t i = 0; i < p.tensors.size(); ++i) {
+    EntryResult e{p.tensors[i].name, p.tensors[i].inout, {}};
+    if (e.inout) {
+      e.bytes.resize(host[i].size() * sizeof(int32_t));
+      link_.copy_to_host(e.bytes.data(), entry_bases[i], e.bytes.size());
+      ++st.d2h;
+    } else {
+      e.bytes = to_bytes(host[i]);
+    }
+    r.entries.push_back(std::move(e));
+  }
+}
+
+}  // namespace stackcheck::runtime

@@ -1,0 +1,77 @@
+// Runtime: one simulated runtime instance on a DeviceMemory (RUNTIME.md §5, §10). It holds
+// only a HostLink to device memory, its validated RuntimeConfig, the task and graph heaps
+// (reserved ONCE at creation, since payloads embed heap addresses), the region (reserved on
+// the first bind and grown by max(need, 2*old) when too small: the old range is released and
+// faults forever after, addresses are re-derived from the new base), the host mirror (sized
+// for W once, filled with fill_byte so nothing relies on zeroes) and the orchestrator.
+// bind() runs bind steps 1-9 of §10 except scheduling (a later issue): it stops after
+// attach_populated and the error-word readback. bind() ignores p.config: the Runtime's
+// config was fixed at creation (bind_plan in bind.h derives it from p.config).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stack/runtime/devmem/device_memory.h"
+#include "stack/runtime/devmem/host_link.h"
+#include "stack/runtime/host/bind.h"
+#include "stack/runtime/host/orchestrator.h"
+#include "stack/runtime/host/runtime_config.h"
+#include "stack/runtime/status/expected.h"
+
+namespace stackcheck::runtime {
+
+// Where the last successful plan put things (device addresses; null before the first).
+struct RegionPlan {
+  DevAddr runtime_header;  // start of the copied zone
+  DevAddr image;
+  uint64_t image_bytes = 0;
+  DevAddr device_only;
+  uint64_t device_only_bytes = 0;
+  uint64_t Q = 0;
+  uint64_t shipped = 0;  // [RuntimeHeader][image][submissions]
+};
+
+class Runtime {
+ public:
+  // Validates `cfg` (the message is the -2 detail) and reserves the heaps. `mem` must
+  // outlive the Runtime; the DeviceMemory's own fill byte is the caller's choice.
+  static Expected<std::unique_ptr<Runtime>, std::string> create(DeviceMemory& mem, const RuntimeConfig& cfg);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  BindResult bind(const OrchProgram& p, const BindOptions& opts = {});
+
+  const RuntimeConfig& config() const { return cfg_; }
+  DevAddr region() const { return region_; }
+  uint64_t region_bytes() const { return region_bytes_; }
+  const RegionPlan& last_plan() const { return plan_; }
+  DevAddr task_heap() const { return task_heap_; }
+  DevAddr graph_heap() const { return graph_heap_; }
+  const Orchestrator& orchestrator() const { return *orch_; }
+  std::span<std::byte> mirror() { return mirror_; }
+
+ private:
+  Runtime(DeviceMemory& mem, const RuntimeConfig& cfg);
+  void release_entries();
+  // Steps 4-9 for a non-latched orchestration; fills r (status, detail, stats, entries).
+  void ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
+            const std::vector<std::vector<int32_t>>& host);
+
+  DeviceMemory* mem_;
+  HostLink link_;
+  RuntimeConfig cfg_;
+  DevAddr task_heap_, graph_heap_;
+  DevAddr region_;
+  uint64_t region_bytes_ = 0;
+  RegionPlan plan_;
+  std::vector<DevAddr> entries_;  // the last bind's entry reservations
+  std::vector<std::byte> mirror_;
+  std::unique_ptr<Orchestrator> orch_;
+};
+
+}  // namespace stackcheck::runtime
