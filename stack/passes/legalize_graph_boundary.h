@@ -35,10 +35,10 @@ const char* hoist_kind_name(HoistKind k);
 
 // Where an appended graph param came from.
 struct AppendedParam {
-  std::string name;     // the param's name (= the hoisted definition's name)
-  ir::Loc loc;          // location of the hoisted definition in the input
+  std::string name;  // the param's name (= the hoisted definition's name)
+  ir::Loc loc;       // location of the hoisted definition in the input
   HoistKind kind = HoistKind::Scalar;
-  uint32_t depth = 0;   // enclosing for-loops of the definition (§8.2: 0 for creates)
+  uint32_t depth = 0;  // enclosing for-loops of the definition (§8.2: 0 for creates)
   ir::Dir dir = ir::Dir::In;
   ir::Type type;
 };

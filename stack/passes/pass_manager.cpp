@@ -7,8 +7,8 @@
 #include "stack/ir/printer.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/simplify.h"
-#include "stack/verify/return_params_explicit.h"
 #include "stack/verify/graph_boundary_legalized.h"
+#include "stack/verify/return_params_explicit.h"
 #include "stack/verify/well_formed.h"
 
 namespace stackcheck::passes {

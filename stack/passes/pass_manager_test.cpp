@@ -248,7 +248,18 @@ TEST(PassManager, default_pipeline_on_the_section_1_example) {
   PipelineResult r = pm.run(in);
   ASSERT_TRUE(r.ok()) << r.message << "\n" << testing::diagnostics_text(r.diagnostics);
   EXPECT_EQ(r.held, PropertySet{kWellFormed | kReturnParamsExplicit | kGraphBoundaryLegalized});
+  EXPECT_EQ(r.unverified, PropertySet{0});  // every property has its verifier wired
   EXPECT_NE(log.find("# after LegalizeGraphBoundary\n"), std::string::npos);
+  // The COMPILER.md §5.3 result of this example.
+  EXPECT_EQ(ir::print_program(r.program),
+            canonical("kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+                      "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64, "
+                      "t: InOut tensor<i32>[8], v: In tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+                      "  t1 = call kacc(v, t)\n  c1 = call kacc(t1, c)\n  return c\n}\n"
+                      "orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {\n"
+                      "  for i in range(0, 2, 1) {\n    v__graph_arg0 = slice(x, [i * 8], [8])\n"
+                      "    t__graph_arg1 = create [8]\n"
+                      "    call g(x, c, i, t__graph_arg1, v__graph_arg0)\n  }\n}\n"));
   testing::expect_same_meaning(in, r.program);
 }
 

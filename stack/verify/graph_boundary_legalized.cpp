@@ -28,8 +28,8 @@ using Dims = std::vector<int64_t>;
 // What the verifier knows of one name of a function (first definition wins).
 struct NameInfo {
   enum class Kind : uint8_t { Scalar, Tensor, Tuple } kind = Kind::Scalar;
-  std::optional<Dims> dims;             // Tensor, when statically known
-  std::optional<int64_t> value;         // Scalar bound to a static expression
+  std::optional<Dims> dims;              // Tensor, when statically known
+  std::optional<int64_t> value;          // Scalar bound to a static expression
   const ir::Function* callee = nullptr;  // Tuple: the callee whose results it holds
   bool param = false;
 };
@@ -174,7 +174,8 @@ class Names {
             return std::nullopt;
           } else if constexpr (std::is_same_v<R, ir::TupleGetRhs>) {
             const NameInfo* t = find(r.tuple);
-            if (t == nullptr || t->kind != NameInfo::Kind::Tuple || r.index < 0) return std::nullopt;
+            if (t == nullptr || t->kind != NameInfo::Kind::Tuple || r.index < 0)
+              return std::nullopt;
             const size_t j = static_cast<size_t>(r.index);
             if (t->callee == nullptr || j >= results_of(*t->callee)) return NameInfo{};  // task id
             return result(t->callee, j);
@@ -212,7 +213,8 @@ class Names {
 uint64_t nodes_in(const Program& prog, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims) {
   uint64_t launches = 0, creates = 0, nested = 0;
   for (const ir::Stmt& s : body) {
-    if (const ir::Invoke* inv = invocation(s); inv != nullptr && prog.kernel(inv->callee)) ++launches;
+    if (const ir::Invoke* inv = invocation(s); inv != nullptr && prog.kernel(inv->callee))
+      ++launches;
     if (s.kind == ir::Stmt::Kind::Assign) {
       if (std::holds_alternative<ir::AssembleRhs>(s.rhs)) ++launches;
       if (std::holds_alternative<ir::CreateRhs>(s.rhs)) ++creates;
@@ -257,7 +259,9 @@ void find_reads(const ir::Expr& e, std::vector<const ir::Expr*>& out) {
   for (const ir::Expr& a : e.args) find_reads(a, out);
 }
 
-ir::Loc loc_or(ir::Loc a, ir::Loc b) { return a.line != 0 ? a : b; }
+ir::Loc loc_or(ir::Loc a, ir::Loc b) {
+  return a.line != 0 ? a : b;
+}
 
 // Checks one graph; diagnostics go to `out`.
 class GraphCheck {
@@ -271,15 +275,17 @@ class GraphCheck {
     returns();
     const uint64_t nodes = nodes_in(prog_, g_.body, names_.dims_of());
     if (nodes == 0 || nodes > kNodeLimit) {
-      report(216, g_.loc, fmt::format("graph '{}' has {} nodes; a graph needs 1..{}", g_.name,
-                                      nodes, kNodeLimit));
+      report(
+          216, g_.loc,
+          fmt::format("graph '{}' has {} nodes; a graph needs 1..{}", g_.name, nodes, kNodeLimit));
     }
     return nodes;
   }
 
  private:
   void report(int code, ir::Loc loc, std::string msg) {
-    out_.push_back(Diagnostic{kRule, code, Location{g_.name, loc.line, loc.column}, std::move(msg)});
+    out_.push_back(
+        Diagnostic{kRule, code, Location{g_.name, loc.line, loc.column}, std::move(msg)});
   }
 
   void params() {
@@ -287,10 +293,12 @@ class GraphCheck {
     for (const ir::Param& p : g_.params) {
       if (p.type.is_tensor()) {
         ++tensors;
-        if (p.dir == ir::Dir::Out) report(202, p.loc, fmt::format("tensor param '{}' is Out", p.name));
+        if (p.dir == ir::Dir::Out)
+          report(202, p.loc, fmt::format("tensor param '{}' is Out", p.name));
       } else {
         ++scalars;
-        if (p.dir != ir::Dir::In) report(201, p.loc, fmt::format("scalar param '{}' is not In", p.name));
+        if (p.dir != ir::Dir::In)
+          report(201, p.loc, fmt::format("scalar param '{}' is not In", p.name));
       }
     }
     if (tensors == 0) report(203, g_.loc, "no tensor param: the boundary is empty");
@@ -394,7 +402,8 @@ class GraphCheck {
     } else if (std::holds_alternative<ir::FullRhs>(s.rhs)) {
       report(206, s.loc, fmt::format("full '{}' in a graph", s.name));
     } else if (const auto* c = std::get_if<ir::CreateRhs>(&s.rhs)) {
-      if (!std::all_of(c->shape.begin(), c->shape.end(), [](const ir::Expr& x) { return ir::is_literal(x); })) {
+      if (!std::all_of(c->shape.begin(), c->shape.end(),
+                       [](const ir::Expr& x) { return ir::is_literal(x); })) {
         report(207, s.loc, fmt::format("create '{}' has a shape that is not literal", s.name));
       }
     } else if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) {

@@ -22,12 +22,14 @@ const std::string kKernels =
     "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
     "kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n"
     "kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale\n"
-    "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o1, o2) = builtin copy\n";
+    "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o1, o2) "
+    "= builtin copy\n";
 
 // g(x: In T, c: InOut T, n: In i64) -> (T) { <body> return c }, called from main's loop.
 std::string graph(const std::string& body, const std::string& ret = "c") {
   return kKernels +
-         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n" +
+         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) "
+         "{\n" +
          body + "\nreturn " + ret +
          "\n}\norchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n"
          "for i in range(0, 2, 1) {\ncall g(a, b, i)\n}\n}\n";
@@ -64,7 +66,8 @@ const char* kL = "l1 = call kacc(x, c)\n";
 
 // ---- the examples ------------------------------------------------------------------
 
-const std::string kLegalized = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
+const std::string kLegalized =
+    R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
 graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64, t: InOut tensor<i32>[8], v: In tensor<i32>[8]) -> (tensor<i32>[8]) {
   t1 = call kacc(v, t)
   c1 = call kacc(t1, c)
@@ -86,7 +89,8 @@ TEST(GraphBoundaryLegalized, legalized_example_passes) {
 }
 
 TEST(GraphBoundaryLegalized, unlegalized_example_fails) {
-  const ir::Program p = parse(R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
+  const ir::Program p =
+      parse(R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
 graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
   v = slice(x, [n * 8], [8])
   t = create [8]
@@ -108,8 +112,9 @@ orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
 }
 
 TEST(GraphBoundaryLegalized, program_without_graphs_passes) {
-  expect_codes(kKernels + "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n"
-                          "  b1 = call kacc(a, b)\n}\n",
+  expect_codes(kKernels +
+                   "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n"
+                   "  b1 = call kacc(a, b)\n}\n",
                {});
 }
 
@@ -119,21 +124,24 @@ TEST(GraphBoundaryLegalized, code201_scalar_param_not_in) {
   // WellFormed 8 rejects this first; only a direct call reaches 201.
   const ir::Type t8 = ir::Type::tensor({8});
   ir::Program p;
-  p.functions.push_back(b::kernel("kacc", {b::param("x", ir::Dir::In, t8), b::param("a", ir::Dir::InOut, t8)},
-                                  {"a"}, "acc"));
-  p.functions.push_back(b::graph(
-      "g", {b::param("x", ir::Dir::In, t8), b::param("c", ir::Dir::InOut, t8), b::param("n", ir::Dir::InOut, ir::Type::i64())},
-      {t8}, {b::call_to("c1", "kacc", b::names({"x", "c"})), b::ret({"c"})}));
-  p.functions.push_back(b::orchestration(
-      "main", {b::param("a", ir::Dir::In, t8), b::param("b", ir::Dir::InOut, t8)},
-      {b::call("g", {b::var("a"), b::var("b"), b::lit(1)})}));
+  p.functions.push_back(b::kernel(
+      "kacc", {b::param("x", ir::Dir::In, t8), b::param("a", ir::Dir::InOut, t8)}, {"a"}, "acc"));
+  p.functions.push_back(b::graph("g",
+                                 {b::param("x", ir::Dir::In, t8), b::param("c", ir::Dir::InOut, t8),
+                                  b::param("n", ir::Dir::InOut, ir::Type::i64())},
+                                 {t8},
+                                 {b::call_to("c1", "kacc", b::names({"x", "c"})), b::ret({"c"})}));
+  p.functions.push_back(
+      b::orchestration("main", {b::param("a", ir::Dir::In, t8), b::param("b", ir::Dir::InOut, t8)},
+                       {b::call("g", {b::var("a"), b::var("b"), b::lit(1)})}));
   expect_codes(p, {201});
   p.functions[1].params[2].dir = ir::Dir::In;
   expect_codes(p, {});
 }
 
 TEST(GraphBoundaryLegalized, code202_tensor_param_out) {
-  const std::string src = kKernels + R"(graph h(x: In tensor<i32>[8], o: DIR tensor<i32>[8]) -> (tensor<i32>[8]) {
+  const std::string src =
+      kKernels + R"(graph h(x: In tensor<i32>[8], o: DIR tensor<i32>[8]) -> (tensor<i32>[8]) {
   o1 = call ksc(x, o, 2)
   return o
 }
@@ -200,8 +208,9 @@ TEST(GraphBoundaryLegalized, code207_create_shape_not_literal) {
 }
 
 TEST(GraphBoundaryLegalized, code208_graph_calls_graph) {
-  const std::string h = "graph h(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
-                        "c1 = call kacc(x, c)\nreturn c\n}\n";
+  const std::string h =
+      "graph h(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+      "c1 = call kacc(x, c)\nreturn c\n}\n";
   std::string src = graph("c2 = call h(x, c)\n" + std::string(kL));
   src.insert(kKernels.size(), h);
   const Diagnostics ds = check_graph_boundary_legalized(parse(src));
@@ -218,24 +227,29 @@ TEST(GraphBoundaryLegalized, code209_return_not_traceable) {
 }
 
 TEST(GraphBoundaryLegalized, code210_call_site_args_differ_from_params) {
-  const std::string g = kKernels +
+  const std::string g =
+      kKernels +
       "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64, v: In tensor<i32>[4]) {\n"
       "  c1 = call kacc(x, c)\n}\n"
       "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n";
   expect_codes(g + "  v = slice(a, [0], [4])\n  call g(a, b, 1, v)\n}\n", {});
-  expect_codes(g + "  call g(a, b, 1)\n}\n", {210});            // too few
-  expect_codes(g + "  call g(a, b, 1, a)\n}\n", {210});         // wrong shape
-  expect_codes(g + "  v = slice(a, [0], [4])\n  call g(a, b, v, v)\n}\n", {210});  // tensor for scalar
-  expect_codes(g + "  call g(a, b, 1, 2)\n}\n", {210});         // scalar for tensor
+  expect_codes(g + "  call g(a, b, 1)\n}\n", {210});     // too few
+  expect_codes(g + "  call g(a, b, 1, a)\n}\n", {210});  // wrong shape
+  expect_codes(g + "  v = slice(a, [0], [4])\n  call g(a, b, v, v)\n}\n",
+               {210});                                   // tensor for scalar
+  expect_codes(g + "  call g(a, b, 1, 2)\n}\n", {210});  // scalar for tensor
 }
 
 TEST(GraphBoundaryLegalized, code211_view_offsets_not_invariant) {
   expect_codes(graph("v = slice(x, [n], [4])\n" + std::string(kL)), {211});
   expect_codes(graph("v = slice(x, [4], [4])\n" + std::string(kL)), {});
   // Loop vars of constant-trip loops are invariant; of other loops not.
-  expect_codes(graph("for j in range(0, 2, 1) {\no = j * 4\nv = slice(c, [o], [4])\nv1 = call kacc4(v, v)\n}"),
-               {});
-  expect_codes(graph("for j in range(0, n, 1) {\nv = slice(c, [j], [4])\n}\n" + std::string(kL)), {211});
+  expect_codes(
+      graph(
+          "for j in range(0, 2, 1) {\no = j * 4\nv = slice(c, [o], [4])\nv1 = call kacc4(v, v)\n}"),
+      {});
+  expect_codes(graph("for j in range(0, n, 1) {\nv = slice(c, [j], [4])\n}\n" + std::string(kL)),
+               {211});
 }
 
 TEST(GraphBoundaryLegalized, code211_view_of_writeback) {
@@ -289,17 +303,27 @@ TEST(GraphBoundaryLegalized, code217_read) {
 TEST(GraphBoundaryLegalized, node_counts) {
   std::string creates;
   for (int k = 0; k < 20; ++k) creates += fmt::format("t{} = create [8]\n", k);
-  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, 2, 1) {\n" + creates + kL + "}"))).at("g"), 6u);
+  EXPECT_EQ(
+      graph_node_counts(parse(graph("for j in range(0, 2, 1) {\n" + creates + kL + "}"))).at("g"),
+      6u);
   std::string top;
   for (int k = 0; k < 80; ++k) top += fmt::format("u{} = create [8]\n", k);
-  EXPECT_EQ(graph_node_counts(parse(graph(top + "for j in range(0, 1020, 1) {\n" + kL + "}"))).at("g"), 1025u);
-  const ir::Program big = parse(graph("for j in range(-9223372036854775808, 9223372036854775807, 1) {\n" +
-                                      std::string(kL) + "l2 = call kacc(x, c)\n}"));
+  EXPECT_EQ(
+      graph_node_counts(parse(graph(top + "for j in range(0, 1020, 1) {\n" + kL + "}"))).at("g"),
+      1025u);
+  const ir::Program big =
+      parse(graph("for j in range(-9223372036854775808, 9223372036854775807, 1) {\n" +
+                  std::string(kL) + "l2 = call kacc(x, c)\n}"));
   EXPECT_EQ(graph_node_counts(big).at("g"), UINT64_MAX);  // (2^64-1) x 2 saturates
   expect_codes(big, {216});
   // A non-constant loop counts its body once; an if counts both branches.
-  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, n, 1) {\n" + std::string(kL) + "}"))).at("g"), 1u);
-  EXPECT_EQ(graph_node_counts(parse(graph("if n > 0 {\n" + std::string(kL) + "} else {\nl2 = call kacc(x, c)\n}"))).at("g"), 2u);
+  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, n, 1) {\n" + std::string(kL) + "}")))
+                .at("g"),
+            1u);
+  EXPECT_EQ(graph_node_counts(parse(graph("if n > 0 {\n" + std::string(kL) +
+                                          "} else {\nl2 = call kacc(x, c)\n}")))
+                .at("g"),
+            2u);
 }
 
 TEST(GraphBoundaryLegalized, diagnostics_in_program_order) {
@@ -319,7 +343,8 @@ TEST(GraphBoundaryLegalized, never_crashes_on_malformed_programs) {
       {b::slice("v", "nowhere", {bad}, {4}), b::call_to("r", "unknown", {bad}),
        b::tuple_get("y", "r", 5), b::tuple_get("z", "x", -1), b::assemble("w", "q", "v", {}),
        b::create("t", {bad}), b::for_("j", bad, b::lit(4), b::lit(0), {b::call("g", {})}),
-       b::if_(bad, ir::CmpOp::Eq, b::read("x", {bad}), {b::call("unknown", {})}), b::ret({"zz", "x"})}));
+       b::if_(bad, ir::CmpOp::Eq, b::read("x", {bad}), {b::call("unknown", {})}),
+       b::ret({"zz", "x"})}));
   p.functions.push_back(b::orchestration("main", {}, {b::call("g", {}), b::call("g", {bad, bad})}));
   const Diagnostics ds = check_graph_boundary_legalized(p);
   EXPECT_FALSE(ds.empty());

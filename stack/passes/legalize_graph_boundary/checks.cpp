@@ -76,9 +76,9 @@ void check_params(const ir::Function& g, verify::Diagnostics& out) {
     } else {
       ++scalars;
       if (p.dir != ir::Dir::In) {
-        out.push_back(make_diag(201, g, p.loc,
-                                fmt::format("graph scalar param '{}' is {}, not In", p.name,
-                                            ir::dir_name(p.dir))));
+        out.push_back(make_diag(
+            201, g, p.loc,
+            fmt::format("graph scalar param '{}' is {}, not In", p.name, ir::dir_name(p.dir))));
       }
     }
   }
@@ -86,14 +86,14 @@ void check_params(const ir::Function& g, verify::Diagnostics& out) {
     out.push_back(make_diag(203, g, g.loc, "graph has no tensor param (empty boundary)"));
   }
   if (tensors > kMaxTensorParams) {
-    out.push_back(make_diag(204, g, g.loc,
-                            fmt::format("graph has {} tensor params (at most {})", tensors,
-                                        kMaxTensorParams)));
+    out.push_back(make_diag(
+        204, g, g.loc,
+        fmt::format("graph has {} tensor params (at most {})", tensors, kMaxTensorParams)));
   }
   if (scalars > kMaxScalarParams) {
-    out.push_back(make_diag(205, g, g.loc,
-                            fmt::format("graph has {} scalar params (at most {})", scalars,
-                                        kMaxScalarParams)));
+    out.push_back(make_diag(
+        205, g, g.loc,
+        fmt::format("graph has {} scalar params (at most {})", scalars, kMaxScalarParams)));
   }
 }
 
@@ -102,15 +102,15 @@ void check_original(const Context& ctx, const ir::Function& g, verify::Diagnosti
   walk(g.body, [&](const ir::Stmt& s) {
     if (s.kind == ir::Stmt::Kind::Assign) {
       if (std::holds_alternative<ir::FullRhs>(s.rhs)) {
-        out.push_back(make_diag(206, g, s.loc,
-                                fmt::format("'full' in graph region ('{}')", s.name)));
+        out.push_back(
+            make_diag(206, g, s.loc, fmt::format("'full' in graph region ('{}')", s.name)));
       }
       if (const auto* c = std::get_if<ir::CreateRhs>(&s.rhs)) {
         for (const ir::Expr& e : c->shape) {
           if (!ir::is_literal(e)) {
             out.push_back(make_diag(207, g, s.loc,
-                                    fmt::format("create '{}' has a non-literal extent '{}'",
-                                                s.name, ir::print_expr(e))));
+                                    fmt::format("create '{}' has a non-literal extent '{}'", s.name,
+                                                ir::print_expr(e))));
             break;
           }
         }
@@ -138,9 +138,8 @@ void check_original(const Context& ctx, const ir::Function& g, verify::Diagnosti
     if (r.kind != ir::Stmt::Kind::Return) continue;
     for (size_t j = 0; j < r.returns.size() && j < rpi.size(); ++j) {
       if (!rpi[j]) {
-        out.push_back(make_diag(209, g, r.loc,
-                                fmt::format("return '{}' is not traceable to a param",
-                                            r.returns[j])));
+        out.push_back(make_diag(
+            209, g, r.loc, fmt::format("return '{}' is not traceable to a param", r.returns[j])));
       }
     }
     break;
@@ -187,8 +186,7 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
         for (size_t i = 0; i < call->args.size() && i < k->params.size(); ++i) {
           if (k->params[i].type.is_tensor()) continue;
           const ir::Expr& a = call->args[i];
-          const bool param_name =
-              a.kind == ir::Expr::Kind::Var && scalar_params.count(a.name) != 0;
+          const bool param_name = a.kind == ir::Expr::Kind::Var && scalar_params.count(a.name) != 0;
           if (!param_name && !inv.expr(a)) {
             out.push_back(make_diag(213, g, a.loc.line != 0 ? a.loc : s.loc,
                                     fmt::format("launch of '{}' passes scalar '{}', neither a "
@@ -205,9 +203,8 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
                                           "trip count",
                                           s.name)));
     }
-    if (s.kind == ir::Stmt::Kind::If &&
-        ir::sat_add(count_nodes(ctx, s.body, dims_of), count_nodes(ctx, s.else_body, dims_of)) >
-            0) {
+    if (s.kind == ir::Stmt::Kind::If && ir::sat_add(count_nodes(ctx, s.body, dims_of),
+                                                    count_nodes(ctx, s.else_body, dims_of)) > 0) {
       out.push_back(make_diag(215, g, s.loc, "'if' in a graph holds nodes"));
     }
   });

@@ -20,8 +20,8 @@ enum class ScalarKind : uint8_t { Param, Hoisted, Alias };
 struct TensorInfo {
   std::string root;
   bool whole = true;
-  bool rooted = false;          // root is a param of the rewritten graph
-  ir::Dir dir = ir::Dir::In;    // the root's direction, when rooted
+  bool rooted = false;        // root is a param of the rewritten graph
+  ir::Dir dir = ir::Dir::In;  // the root's direction, when rooted
 };
 
 // Where a statement sits: loop depth, and whether it is conditional (§3: in an if, or in a
@@ -182,8 +182,7 @@ class Collector {
     if (all_derivable) {
       // The view becomes a whole root with its root's direction (InOut for a create).
       tensors_[s.name] = TensorInfo{s.name, true, true, src.dir};
-      hoist(Hoist{HoistKind::View, &s, where.depth, src.dir, ir::Type::tensor(sl.sizes),
-                  src.root});
+      hoist(Hoist{HoistKind::View, &s, where.depth, src.dir, ir::Type::tensor(sl.sizes), src.root});
       return;
     }
     tensors_[s.name] = TensorInfo{src.root, false, src.rooted, src.dir};
@@ -230,7 +229,7 @@ class Collector {
   const LgbOptions& options_;
   const Invariance inv_;
   Collected out_;
-  std::unordered_map<std::string, ScalarKind> scalars_;   // param, hoisted or alias scalars
+  std::unordered_map<std::string, ScalarKind> scalars_;  // param, hoisted or alias scalars
   std::unordered_map<std::string, TensorInfo> tensors_;
   std::unordered_map<std::string, const ir::Invoke*> tuples_;
   std::unordered_set<std::string> loop_vars_;

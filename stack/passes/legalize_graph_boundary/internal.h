@@ -46,7 +46,7 @@ class Context {
 // The names of one function with what the pass needs of their types (a forward walk).
 struct FunctionTypes {
   std::unordered_map<std::string, Dims> tensors;     // tensor names whose dims are known
-  std::unordered_set<std::string> tensor_names;       // every tensor name
+  std::unordered_set<std::string> tensor_names;      // every tensor name
   std::unordered_map<std::string, int64_t> statics;  // scalars bound to static exprs
 
   bool is_tensor(const std::string& n) const { return tensor_names.count(n) != 0; }
@@ -122,9 +122,9 @@ struct Step {
   size_t index = 0;  // into hoists or aliases
 };
 struct Collected {
-  std::vector<Hoist> hoists;   // definition order
+  std::vector<Hoist> hoists;  // definition order
   std::vector<AliasDef> aliases;
-  std::vector<Step> order;     // hoists and aliases together, definition order
+  std::vector<Step> order;  // hoists and aliases together, definition order
   std::unordered_map<std::string, std::string> alias_param;  // alias -> the chain's param
   std::unordered_set<const ir::Stmt*> deleted;
   std::vector<size_t> param_order;  // hoist indices: creates, views, scalars

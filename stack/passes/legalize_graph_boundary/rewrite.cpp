@@ -217,8 +217,8 @@ class SiteRewriter {
     d.rule = kRule;
     d.code = code;
     d.location = verify::Location{caller_.name, call.loc.line, call.loc.column};
-    d.message = fmt::format("hoisting '{}' (line {}) of graph '{}' to this call gives {}",
-                            def.name, def.loc.line, lg.original->name, what);
+    d.message = fmt::format("hoisting '{}' (line {}) of graph '{}' to this call gives {}", def.name,
+                            def.loc.line, lg.original->name, what);
     diags_.push_back(std::move(d));
   }
 
@@ -245,7 +245,8 @@ class SiteRewriter {
       ir::Stmt e;
       if (h.kind == HoistKind::Scalar) {
         ir::Expr v = map_expr(std::get<ir::ExprRhs>(def.rhs).expr, m, lg.types, call.loc);
-        if (zero_divisor(v)) reject(13, call, lg, def, "a static zero divisor: " + ir::print_expr(v));
+        if (zero_divisor(v))
+          reject(13, call, lg, def, "a static zero divisor: " + ir::print_expr(v));
         const ir::EvalResult r = ir::evaluate(v, caller_types_.dims_of(), static_value());
         if (r.ok()) statics_.emplace(name, r.value);
         e = ir::build::let(name, std::move(v));

@@ -48,9 +48,12 @@ verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::
 
 size_t result_count(const ir::Function& callee) {
   switch (callee.kind) {
-    case ir::Function::Kind::Kernel: return callee.kernel_returns.size();
-    case ir::Function::Kind::Graph: return callee.results.size();
-    case ir::Function::Kind::Orchestration: return 0;
+    case ir::Function::Kind::Kernel:
+      return callee.kernel_returns.size();
+    case ir::Function::Kind::Graph:
+      return callee.results.size();
+    case ir::Function::Kind::Orchestration:
+      return 0;
   }
   return 0;
 }
