@@ -66,6 +66,18 @@ RC_GTEST_PROP(CompilerProps, boundary_invariants, ()) {
   }
 }
 
+// Rejection path: a graph view whose offsets are neither derivable nor invariant is rejected
+// by LegalizeGraphBoundary with 211 (input rejected), never a pass bug or a crash.
+RC_GTEST_PROP(CompilerProps, illegal_views_rejected_with_211, ()) {
+  gen::ProgramKnobs knobs;
+  knobs.illegal_view = true;
+  const ir::Program p = *gen::arbitrary_program(knobs);
+  const oracles::PipelineRun run = oracles::run_pipeline(p);
+  RC_ASSERT(run.verdict.kind == oracles::VerdictKind::Inconclusive);
+  RC_ASSERT(run.verdict.message.find("LegalizeGraphBoundary rejected") != std::string::npos);
+  RC_ASSERT(run.verdict.message.find("error[211]") != std::string::npos);
+}
+
 // Passes are deterministic and idempotent.
 RC_GTEST_PROP(CompilerProps, passes_deterministic_idempotent, ()) {
   const ir::Program p = *gen::arbitrary_program();

@@ -150,9 +150,13 @@ class Builder {
     (void)dst;
   }
 
+  bool two_ = false;  // graph has the second InOut param d
+
   Function graph_fn() {
+    two_ = k_.two_results && chance(40);
     Scope s;
     s.tensors = {{"x", 16, false}, {"c", 8, true}};
+    if (two_) s.tensors.push_back({"d", 8, true});
     s.scalars = {"n"};
     std::vector<Stmt> body;
     std::vector<std::string> launch_scalars = {"n"};
@@ -214,10 +218,23 @@ class Builder {
       }
     }
     launch(body, s, 8, launch_scalars);  // every graph has at least one launch
-    // Return c itself or the latest writeback of it (NormalizeReturnOrder's A0 case).
+    if (k_.illegal_view) {
+      // A view at an offset varying across the iterations of a non-constant-trip loop:
+      // neither derivable at the call site nor replay-invariant.
+      const std::string j = fresh("j"), v = fresh("v");
+      std::vector<Stmt> lb;
+      lb.push_back(slice(v, "x", {mod(var(j), lit(9))}, {8}));
+      body.push_back(for_(j, lit(0), mod(var("n"), lit(3)), lit(1), std::move(lb)));
+    }
+    std::vector<Param> params = {param("x", Dir::In, T(16)), param("c", Dir::InOut, T(8)),
+                                 param("n", Dir::In, Type::i64())};
+    if (two_) {
+      params.push_back(param("d", Dir::InOut, T(8)));
+      body.push_back(ret({"d", "c"}));  // out of param order: never reordered (§5.2)
+      return graph("g", std::move(params), {T(8), T(8)}, std::move(body));
+    }
     body.push_back(ret({"c"}));
-    return graph("g", {param("x", Dir::In, T(16)), param("c", Dir::InOut, T(8)), param("n", Dir::In, Type::i64())},
-                 {T(8)}, std::move(body));
+    return graph("g", std::move(params), {T(8)}, std::move(body));
   }
 
   Function entry_fn() {
@@ -254,8 +271,19 @@ class Builder {
     if (k_.graphs) {
       const std::string i = fresh("i");
       std::vector<Stmt> lb;
-      if (chance(50)) lb.push_back(call("g", {var("x"), var("c"), var(i)}));
-      else lb.push_back(call_to(fresh("gr"), "g", {var("x"), var("c"), var(i)}));
+      std::vector<Expr> args = {var("x"), var("c"), var(i)};
+      if (two_) {
+        const std::string dd = fresh("dd");
+        lb.push_back(create(dd, lits({8})));
+        args.push_back(var(dd));
+      }
+      if (chance(50)) {
+        lb.push_back(call("g", std::move(args)));
+      } else {
+        const std::string r = fresh("gr");
+        lb.push_back(call_to(r, "g", std::move(args)));
+        if (two_) lb.push_back(tuple_get(fresh("gd"), r, 0));  // the window of d's buffer
+      }
       body.push_back(for_(i, lit(0), lit(pick(1, k_.max_trips)), lit(1), std::move(lb)));
     } else {
       launch(body, s, 8, scalars);

@@ -19,6 +19,10 @@ struct ProgramKnobs {
   bool loop_creates = true;   // creates inside constant-trip loops of the graph
   bool submits = true;        // submit tuples and out-of-order kernel returns
   bool entry_reads = true;    // `read` of entry In tensors and `full` in the entry
+  bool two_results = true;    // sometimes a second InOut param `d`, returned as `d, c`
+                              // (out of param order: NormalizeReturnOrder keeps the order)
+  bool illegal_view = false;  // insert one view whose offsets are neither derivable nor
+                              // invariant (LegalizeGraphBoundary must reject it: 211)
 };
 
 // A generator of well-formed programs.

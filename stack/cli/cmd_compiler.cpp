@@ -1,7 +1,9 @@
 // compile and interp: the compiler pipeline and the reference interpreter.
 #include "stack/cli/cli.h"
 
+#include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
+#include "stack/runtime/host/plan_printer.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/normalize_return_order.h"
@@ -21,6 +23,15 @@ int cmd_compile(const Args& a) {
   if (last < 0) {
     fmt::print(stderr, "stackcheck: unknown pass '{}' (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)\n",
                stop);
+    return kUsage;
+  }
+  const std::string emit = a.get("--emit", "gir");
+  if (emit != "gir" && emit != "orch") {
+    fmt::print(stderr, "stackcheck: --emit takes gir or orch, got '{}'\n", emit);
+    return kUsage;
+  }
+  if (emit == "orch" && last != 2) {
+    fmt::print(stderr, "stackcheck: --emit orch needs the whole pipeline (no --stop-after)\n");
     return kUsage;
   }
   if (a.has("--no-step-c")) fmt::print(stderr, "compile: --no-step-c (LegalizeGraphBoundary without Step C)\n");
@@ -59,6 +70,15 @@ int cmd_compile(const Args& a) {
         fmt::print(stderr, "#   +{}: {} {} {} from {}:{} depth={}\n", ap.name, passes::hoist_kind_name(ap.kind),
                    ir::dir_name(ap.dir), ir::print_type(ap.type), ap.loc.line, ap.loc.column, ap.depth);
     }
+  }
+  if (emit == "orch") {
+    const codegen::CodegenResult cg = codegen::generate_orchestration(r.program);
+    if (!cg.ok) {
+      for (const auto& d : cg.diagnostics) fmt::print("{}\n", d.render(file));
+      return kFail;
+    }
+    fmt::print("{}", runtime::print_plan(cg.program));
+    return kOk;
   }
   fmt::print("{}", ir::print_program(r.program));
   return kOk;

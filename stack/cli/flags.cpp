@@ -30,7 +30,7 @@ constexpr CommandSpec kCommands[] = {
     {"parse", "parse FILE|-            check the syntax of a .gir program", 1, 1},
     {"print", "print FILE|-            print a .gir program canonically", 1, 1},
     {"verify", "verify FILE|- [--rule R] run a verifier (WellFormed by default)", 1, 1},
-    {"compile", "compile FILE|- [--print-after-all] [--stop-after PASS] [--no-step-c] [--report]\n"
+    {"compile", "compile FILE|- [--print-after-all] [--stop-after PASS] [--no-step-c] [--report] [--emit gir|orch]\n"
                 "                          run the pass pipeline, print the legalized program", 1, 1},
     {"interp", "interp FILE|- [--seed S] [--dump]  run the reference interpreter", 1, 1},
     {"bind", "bind FILE.plan|- [--seed S] [--fill B]  bind, upload and attach an orchestration program", 1, 1},
@@ -46,6 +46,7 @@ constexpr FlagSpec kFlags[] = {
     {"--stop-after", true, "compile", "stop after the named pass (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)"},
     {"--no-step-c", false, "compile", "run LegalizeGraphBoundary without Step C (creates stay)"},
     {"--report", false, "compile", "print LegalizeGraphBoundary's report (stderr)"},
+    {"--emit", true, "compile", "what to print: gir (the legalized program, default) or orch (the orchestration program)"},
     {"--help", false, "*", "print this help"},
 };
 
