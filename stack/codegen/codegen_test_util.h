@@ -1,0 +1,77 @@
+// Test helpers of codegen_test.cpp and codegen_errors_test.cpp: parse `.gir` text, run the
+// default pipeline, run codegen and check every accepted plan with the runtime's own tools
+// (validate_plan, print -> parse round trip).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+#include "stack/codegen/codegen.h"
+#include "stack/ir/parser.h"
+#include "stack/passes/pass_manager.h"
+#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/host/plan_printer.h"
+
+namespace stackcheck::codegen::testing {
+
+// The §5 case fixture's kernels (COMPILER.md §5: T = tensor<i32>[8], T4 = tensor<i32>[4]).
+inline constexpr const char* kFixture = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
+kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc
+kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale
+kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o2, o1) = builtin copy
+)";
+
+inline ir::Program parse_gir(std::string_view text) {
+  ir::ParseResult r = ir::parse_program(text);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string()) << "\n" << text;
+  return r.ok() ? r.program() : ir::Program{};
+}
+
+// `text` after the default pipeline (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)
+// with the verify instrument on.
+inline ir::Program legalize(std::string_view text) {
+  passes::PassManager pm = passes::default_pipeline();
+  passes::PipelineResult r = pm.run(parse_gir(text));
+  EXPECT_TRUE(r.ok()) << r.message << "\n" << text;
+  return r.program;
+}
+
+// Checks an accepted plan with the runtime: it validates, and its printed text parses back
+// to an equal program that prints the same.
+inline void expect_plan_round_trips(const runtime::OrchProgram& p) {
+  const std::optional<runtime::PlanError> err = runtime::validate_plan(p);
+  EXPECT_FALSE(err.has_value()) << (err ? err->to_string() : "");
+  const std::string text = runtime::print_plan(p);
+  runtime::PlanParseResult back = runtime::parse_plan(text);
+  ASSERT_TRUE(back.ok()) << back.error().to_string() << "\n" << text;
+  EXPECT_EQ(back.program(), p) << text;
+  EXPECT_EQ(runtime::print_plan(back.program()), text);
+}
+
+// Codegen of a legal program; expects success, checks the plan, returns its text.
+inline std::string plan_of(const ir::Program& p) {
+  CodegenResult r = generate_orchestration(p);
+  EXPECT_TRUE(r.ok) << (r.diagnostics.empty() ? "" : r.diagnostics.front().render(""));
+  if (!r.ok) return {};
+  expect_plan_round_trips(r.program);
+  return runtime::print_plan(r.program);
+}
+
+inline std::string compile(std::string_view gir) { return plan_of(legalize(gir)); }
+
+// Codegen of a program expected to be rejected; returns the diagnostic codes in order.
+inline std::vector<int> codes_of(const ir::Program& p) {
+  CodegenResult r = generate_orchestration(p);
+  EXPECT_FALSE(r.ok);
+  std::vector<int> codes;
+  for (const verify::Diagnostic& d : r.diagnostics) {
+    EXPECT_EQ(d.rule, kRule);
+    codes.push_back(d.code);
+  }
+  return codes;
+}
+
+}  // namespace stackcheck::codegen::testing
