@@ -42,6 +42,8 @@ int cmd_verify(const Args& a);
 int cmd_compile(const Args& a);
 int cmd_interp(const Args& a);
 int cmd_bind(const Args& a);
+int cmd_run(const Args& a);
+int cmd_bench_bind(const Args& a);
 
 // Reads and parses FILE|-; on failure prints the error (stderr), sets `exit_code`.
 std::optional<ir::Program> load_program(const std::string& path, int& exit_code);

@@ -17,6 +17,15 @@ for f in "$corpus"/programs/*.gir; do
   check "verify $f accepts the shared seed (exit $rc)" "[ $rc = 0 ] && [ ! -s $tmp/v ]"
 done
 
+for f in "$corpus"/programs/*.gir; do
+  "$sc" compile "$f" --emit orch >"$tmp/p.plan"; rc=$?
+  check "compile --emit orch $f exits 0" "[ $rc = 0 ]"
+  "$sc" interp "$f" --seed 3 2>/dev/null | sed 's/^[^ ]* //' >"$tmp/want"
+  "$sc" bind "$tmp/p.plan" --seed 3 --schedule random:5 2>/dev/null | grep fnv1a64 | sed 's/^[^ ]* //' >"$tmp/got"
+  check "bind of the emitted plan agrees with interp ($f)" "[ -s $tmp/want ] && cmp -s $tmp/want $tmp/got"
+  "$sc" run "$f" --seed 3 >"$tmp/run" 2>/dev/null; rc=$?
+  check "run $f: equal, exit 0" "[ $rc = 0 ] && grep -q '^equal' $tmp/run"
+done
 for f in "$corpus"/plans/*.plan; do
   "$sc" bind "$f" >"$tmp/bind" 2>/dev/null; rc=$?
   name=$(basename "$f")

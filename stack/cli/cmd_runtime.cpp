@@ -1,6 +1,8 @@
 // bind: the runtime alone, on an orchestration program in `.plan` text.
 #include "stack/cli/cli.h"
 
+#include "properties/oracles/end_to_end.h"
+#include "stack/interp/interp.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/host/plan_parser.h"
 
@@ -23,7 +25,14 @@ int cmd_bind(const Args& a) {
     opts.fill_byte = static_cast<uint8_t>(fill);
     fmt::print(stderr, "bind: fill=0x{:02x}\n", fill);
   }
-  fmt::print(stderr, "bind: seed={}\n", opts.seed);
+  const std::string sched_text = a.get("--schedule", "threaded");
+  const auto schedule = oracles::parse_schedule(sched_text);
+  if (!schedule) {
+    fmt::print(stderr, "stackcheck: --schedule takes threaded, random:SEED, newest or oldest, got '{}'\n", sched_text);
+    return kUsage;
+  }
+  opts.schedule = *schedule;
+  fmt::print(stderr, "bind: seed={} schedule={}\n", opts.seed, sched_text);
   std::string text, error;
   if (!read_input(a.positional[0], text, error)) {
     fmt::print(stderr, "stackcheck: {}\n", error);
@@ -37,6 +46,9 @@ int cmd_bind(const Args& a) {
   }
   const runtime::BindResult r = runtime::bind_plan(parsed.program(), opts);
   fmt::print("{}\n{}\n", r.stats.to_line(), runtime::status_line(r));
+  // The final entry tensors, digested as `stackcheck interp` does, so the two can be compared.
+  for (const auto& e : r.entries)
+    fmt::print("{} bytes={} fnv1a64=0x{:016x}\n", e.name, e.bytes.size(), interp::fnv1a64(e.bytes));
   return r.status == 0 ? kOk : kFail;
 }
 

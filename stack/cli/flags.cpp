@@ -33,18 +33,23 @@ constexpr CommandSpec kCommands[] = {
     {"compile", "compile FILE|- [--print-after-all] [--stop-after PASS] [--no-step-c] [--report] [--emit gir|orch]\n"
                 "                          run the pass pipeline, print the legalized program", 1, 1},
     {"interp", "interp FILE|- [--seed S] [--dump]  run the reference interpreter", 1, 1},
-    {"bind", "bind FILE.plan|- [--seed S] [--fill B]  bind, upload and attach an orchestration program", 1, 1},
+    {"bind", "bind FILE.plan|- [--seed S] [--fill B] [--schedule M]  bind, upload, attach and run an orchestration program", 1, 1},
+    {"run", "run FILE|- [--seed S] [--schedule threaded|random:SEED|newest|oldest] [--no-step-c]\n"
+            "                          compile, bind, run; compare with the reference interpreter", 1, 1},
+    {"bench-bind", "bench-bind SCENE.gir [--max-layers N]  bind figures of the decode scene for N = 1, 2, 4, ...", 1, 1},
 };
 
 constexpr FlagSpec kFlags[] = {
     {"--rule", true, "verify",
      "verifier to run: WellFormed (default), ReturnParamsExplicit, GraphBoundaryLegalized"},
-    {"--seed", true, "interp bind", "input seed (default 0)"},
+    {"--seed", true, "interp bind run", "input seed (default 0)"},
+    {"--schedule", true, "bind run", "scheduler: threaded (default), random:SEED, newest, oldest"},
+    {"--max-layers", true, "bench-bind", "largest layer count (default 64)"},
     {"--fill", true, "bind", "device memory fill byte 0..255 (default: the config's fill_byte)"},
     {"--dump", false, "interp", "also print every element of each entry tensor"},
     {"--print-after-all", false, "compile", "print the program after each pass (stderr)"},
     {"--stop-after", true, "compile", "stop after the named pass (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)"},
-    {"--no-step-c", false, "compile", "run LegalizeGraphBoundary without Step C (creates stay)"},
+    {"--no-step-c", false, "compile run", "run LegalizeGraphBoundary without Step C (creates stay)"},
     {"--report", false, "compile", "print LegalizeGraphBoundary's report (stderr)"},
     {"--emit", true, "compile", "what to print: gir (the legalized program, default) or orch (the orchestration program)"},
     {"--help", false, "*", "print this help"},

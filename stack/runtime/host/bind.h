@@ -7,11 +7,13 @@
 //   scope end, done -> on a latch return map(code) with nothing planned, reserved or copied
 //   -> plan, grow the region, stage [RuntimeHeader][image], compact, apply `mutate` lines
 //   -> ONE copy_to_device -> attach_populated -> error words and InOut entries read back.
-// Scheduling is not part of this runtime yet: a successful bind is "uploaded and attached",
-// so entry results equal their inputs.
+// Step 9 then runs the device scheduler (device/scheduler.h) on the attached image, in the
+// mode of BindOptions::schedule, and reads the error words back in one D2H: a scheduler code
+// maps to -(1000+code), a DeviceFault or kernel error to -1 with the fault as detail.
+// Graphs (§9): definitions recorded on a key miss are uploaded in step 6 (def_h2d, one copy
+// each) and their submissions staged after the image in the same single copy.
 // Statuses (§13): 0 ok; -(1000+code) for a latched code; -1 generic (detail names the plan,
-// compaction, attach or device error); -2 a rejected RuntimeConfig or a statement this
-// runtime does not support yet (submit_graph).
+// compaction, attach or device error); -2 a rejected RuntimeConfig.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/host/orch_program.h"
 #include "stack/runtime/status/bind_stats.h"
 #include "stack/runtime/status/codes.h"
@@ -31,6 +34,9 @@ struct BindOptions {
   std::optional<uint8_t> fill_byte;     // device memory fill; overrides config fill_byte
   bool strict_uninit = false;           // device reads of never-written bytes fault
   uint64_t max_statements = 10'000'000;  // orchestration budget (loops included)
+  // Step 9's scheduler: mode, Random seed; workers / progress_timeout_ms 0 = the
+  // RuntimeConfig's (`config workers=`, `progress_timeout_ms=`).
+  ScheduleOptions schedule;
 };
 
 // The final bytes of one entry tensor (little-endian i32, row-major), like the reference
@@ -47,6 +53,7 @@ struct BindResult {
   std::string detail;                 // why, for every nonzero status
   BindStats stats;
   std::vector<EntryResult> entries;   // on status 0 only, in declaration order
+  std::vector<TraceEntry> trace;      // units in dispatch order (empty if nothing ran)
 };
 
 // Binds `p` on a fresh DeviceMemory + Runtime configured by p.config (and opts.fill_byte).

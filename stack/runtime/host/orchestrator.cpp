@@ -117,7 +117,7 @@ bool Args::accepting_tensor() {
 Args& Args::add_tensor(uint32_t tag, const TensorRef& t) {
   if (!accepting_tensor()) return *this;
   std::string why;
-  if (!o_->valid_ref(t, &why)) {
+  if (!o_->valid_ref(t, &why, domain_)) {
     o_->latch(ErrorCode::kInvalidArgs, why);
     return *this;
   }
@@ -144,6 +144,19 @@ Args& Args::add_scalar(uint64_t v) {
     return *this;
   }
   scalars_.push_back(v);
+  slots_.push_back(-1);
+  return *this;
+}
+
+Args& Args::add_scalar(ScalarSlot s) {
+  if (domain_ == 0) return add_scalar(s.value());  // outside a recording: the live value
+  if (o_->latched()) return *this;
+  if (s.domain != domain_) {
+    o_->latch(ErrorCode::kInvalidArgs, "a scalar slot of another graph recording");
+    return *this;
+  }
+  add_scalar(s.value());
+  if (!slots_.empty() && slots_.size() == scalars_.size()) slots_.back() = static_cast<int32_t>(s.index);
   return *this;
 }
 
@@ -156,7 +169,8 @@ Orchestrator::Orchestrator(const OrchestratorSetup& s)
       clusters_(s.clusters),
       heap_(s.task_heap, s.task_heap_bytes, latch_),
       graph_heap_(s.graph_heap, s.graph_heap_bytes, latch_),
-      tensormap_(s.tensormap_capacity, latch_) {
+      tensormap_(s.tensormap_capacity, latch_),
+      tensormap_capacity_(s.tensormap_capacity) {
   STACK_CHECK(LayoutPlanner::valid_W(layout_.W()), "mirror W must be a power of two");
   STACK_CHECK(layout_ == LayoutPlanner::mirror(layout_.W()), "the mirror layout is the planner's");
   STACK_CHECK(mirror_.size() >= layout_.seg.total_bytes, "mirror shorter than its layout");
@@ -174,6 +188,9 @@ void Orchestrator::reset() {
   scopes_.clear();
   log_.clear();
   done_ = false;
+  graph_subs_.clear();  // the graph cache stays (§9: definitions live as long as the Runtime)
+  graphs_inlined_ = 0;
+  graph_mode_ = GraphMode::kNone;
   std::memset(mirror_.data(), 0, sizeof(ImageHeader));
 }
 
@@ -208,8 +225,14 @@ void Orchestrator::finish() {
   done_ = true;
 }
 
+bool Orchestrator::graph_mode_allows(const char* what, bool allowed_inline) {
+  if (graph_mode_ == GraphMode::kNone || (allowed_inline && graph_mode_ == GraphMode::kInline)) return true;
+  return latch_.latch(ErrorCode::kInvalidArgs,
+                      fmt::format("{} called on the orchestrator while a graph function runs", what));
+}
+
 void Orchestrator::scope_begin() {
-  if (latched()) return;
+  if (latched() || !graph_mode_allows("scope_begin", false)) return;
   if (scopes_.size() >= kMaxScopes) {
     latch_.latch(ErrorCode::kScopeDeadlock, fmt::format("scope_begin beyond {} open scopes", kMaxScopes));
     return;
@@ -218,7 +241,7 @@ void Orchestrator::scope_begin() {
 }
 
 void Orchestrator::scope_end() {
-  if (latched()) return;
+  if (latched() || !graph_mode_allows("scope_end", false)) return;
   if (scopes_.empty()) {
     latch_.latch(ErrorCode::kScopeDeadlock, "scope_end without an open scope");
     return;
@@ -227,9 +250,13 @@ void Orchestrator::scope_end() {
   scopes_.pop_back();
 }
 
-bool Orchestrator::valid_ref(const TensorRef& t, std::string* why) const {
+bool Orchestrator::valid_ref(const TensorRef& t, std::string* why, uint64_t domain) const {
   if (t.owner_ != this) {
     *why = t.is_null() ? "null tensor argument" : "tensor of another orchestrator";
+    return false;
+  }
+  if (t.domain_ != domain) {  // a recording's virtual tensor outside it, or a real one inside
+    *why = t.domain_ != 0 ? "tensor of a graph recording used outside it" : "tensor from outside the graph recording";
     return false;
   }
   // Handles come from external(), outputs and window(), so this only fails on a forged one.
@@ -382,8 +409,12 @@ bool Orchestrator::append_to_scope(const Claim& c, uint32_t kind, int32_t kernel
 }
 
 TaskId Orchestrator::submit(int32_t kernel_id, const Args& args) {
-  if (latched()) return kNoTask;
+  if (latched() || !graph_mode_allows("submit", true)) return kNoTask;
   STACK_CHECK(args.o_ == this, "Args built for another orchestrator");
+  if (args.domain_ != 0) {
+    latch_.latch(ErrorCode::kInvalidArgs, "submit of arguments built for a graph recording");
+    return kNoTask;
+  }
   const size_t nt = args.tensors_.size();
   // 1. Validate against the builtin's signature.
   KernelTensorArg sig[kMaxTaskTensors];
@@ -435,7 +466,7 @@ TaskId Orchestrator::submit(int32_t kernel_id, const Args& args) {
 TaskId Orchestrator::alloc_tensors(std::span<const Shape> shapes, std::span<TensorRef> out) {
   STACK_CHECK(out.size() >= shapes.size(), "alloc_tensors needs one TensorRef per buffer");
   for (size_t k = 0; k < shapes.size(); ++k) out[k] = {};
-  if (latched()) return kNoTask;
+  if (latched() || !graph_mode_allows("alloc_tensors", true)) return kNoTask;
   if (shapes.empty() || shapes.size() > kMaxAllocBuffers) {
     latch_.latch(ErrorCode::kInvalidArgs,
                  fmt::format("alloc_tensors of {} buffers (1..{})", shapes.size(), kMaxAllocBuffers));
@@ -468,7 +499,7 @@ TaskId Orchestrator::alloc_tensors(std::span<const Shape> shapes, std::span<Tens
 }
 
 TaskId Orchestrator::claim_graph_outer(uint16_t n_nodes) {
-  if (latched()) return kNoTask;
+  if (latched() || !graph_mode_allows("claim_graph_outer", false)) return kNoTask;
   if (n_nodes < 1 || n_nodes > 1024) {
     latch_.latch(ErrorCode::kInvalidArgs, fmt::format("graph of {} nodes (1..1024)", n_nodes));
     return kNoTask;
@@ -486,6 +517,7 @@ TaskId Orchestrator::claim_graph_outer(uint16_t n_nodes) {
 }
 
 void Orchestrator::wait_tensor(const TensorRef&) {
+  if (!graph_mode_allows("wait_tensor", false)) return;  // a graph body: 5, not 8
   latch_.latch(ErrorCode::kTensorWaitTimeout, "wait_tensor: nothing runs before the upload");
 }
 

@@ -11,12 +11,17 @@
 //   at its final count), so the mirror's live prefix is exactly what compaction ships.
 // - Device addresses only: the orchestrator never touches device memory. Entry tensors come
 //   in through external(); outputs and alloc_tensors buffers come from the task heap.
-// Host-only. Not modelled yet: graphs (§9; claim_graph_outer is the claim half of
-// submit_graph), ScalarSlot arguments.
+// - Graphs (§9): submit_graph is declared here and implemented in graph_submit.cpp with the
+//   GraphRecorder (graph_recorder.h) and the definition cache (graph_cache.h), which lives as
+//   long as the orchestrator (reset() keeps it). While a graph function runs, direct calls
+//   that a graph body may not make latch 5. TensorRefs and ScalarSlots of a recording carry
+//   its domain (a nonzero serial); outside it they are rejected (latch 5).
+// Host-only.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -24,6 +29,7 @@
 
 #include "stack/runtime/devmem/dev_addr.h"
 #include "stack/runtime/host/error_latch.h"
+#include "stack/runtime/host/graph_cache.h"
 #include "stack/runtime/host/heap.h"
 #include "stack/runtime/host/tensormap.h"
 #include "stack/runtime/image/layout.h"
@@ -33,6 +39,7 @@ namespace stackcheck::runtime {
 
 using TaskId = int32_t;
 inline constexpr TaskId kNoTask = -1;
+inline constexpr TaskId kGraphInlined = -2;  // submit_graph ran fn inline (cache full)
 inline constexpr uint32_t kMaxTaskTensors = 32;  // kernel tasks, ALLOC tasks, graph nodes
 inline constexpr uint32_t kMaxTaskScalars = 16;
 inline constexpr uint32_t kMaxAllocBuffers = 16;
@@ -55,6 +62,18 @@ struct Shape {
 };
 
 class Orchestrator;
+class GraphRecorder;
+class GraphArgs;
+
+// Boundary scalar k of a graph (GraphRecorder::scalar): add_scalar records it as SLOT k in a
+// recording, patched at every replay. value() is this submission's value, a plain integer:
+// anything computed from it is recorded as a LITERAL (frozen).
+struct ScalarSlot {
+  uint32_t index = 0;
+  uint64_t value_ = 0;
+  uint64_t domain = 0;  // the recording it belongs to (0: an inline run, value only)
+  uint64_t value() const { return value_; }
+};
 
 // A window of a buffer (host-side handle): buffer [base, base+buffer_bytes), window start
 // offset_bytes, shape and strides in elements. Null after a latch.
@@ -75,10 +94,14 @@ class TensorRef {
   // A window of this window: per dimension `sizes[i]` elements from element `offsets[i]`
   // (no task). Rank mismatch or a window outside this one latches 5 and returns null.
   TensorRef window(std::span<const int64_t> offsets, std::span<const int64_t> sizes) const;
+  // Nonzero for a tensor of a graph recording (its virtual base is not a device address).
+  uint64_t recording() const { return domain_; }
 
  private:
   friend class Orchestrator;
+  friend class GraphRecorder;
   Orchestrator* owner_ = nullptr;
+  uint64_t domain_ = 0;
   DevAddr base_;
   uint64_t buffer_bytes_ = 0;
   uint64_t offset_bytes_ = 0;
@@ -94,18 +117,24 @@ class TensorRef {
 class Args {
  public:
   explicit Args(Orchestrator& o) : o_(&o) {}
+  // Arguments of a graph body's submit (GraphRecorder::submit): in a recording its tensors
+  // and slots must belong to that recording; in an inline run this is Args(orchestrator).
+  explicit Args(GraphRecorder& r);
   Args& add_input(const TensorRef& t) { return add_tensor(kTagInput, t); }
   Args& add_inout(const TensorRef& t) { return add_tensor(kTagInout, t); }
   Args& add_output_existing(const TensorRef& t) { return add_tensor(kTagOutputExisting, t); }
   Args& add_no_dep(const TensorRef& t) { return add_tensor(kTagNoDep, t); }
   Args& add_output(TensorRef* out, const Shape& shape);
   Args& add_scalar(uint64_t v);
+  // SLOT k inside its recording; elsewhere its value().
+  Args& add_scalar(ScalarSlot s);
 
   size_t tensor_count() const { return tensors_.size(); }
   size_t scalar_count() const { return scalars_.size(); }
 
  private:
   friend class Orchestrator;
+  friend class GraphRecorder;
   struct Tensor {
     uint32_t tag = kTagInvalid;
     TensorRef ref;            // all tags but output
@@ -116,8 +145,10 @@ class Args {
   bool accepting_tensor();
 
   Orchestrator* o_;
+  uint64_t domain_ = 0;  // the recording these arguments are for (0: none)
   std::vector<Tensor> tensors_;
   std::vector<uint64_t> scalars_;
+  std::vector<int32_t> slots_;  // per scalar: slot index k, or -1 for a literal
 };
 
 struct OrchestratorSetup {
@@ -171,9 +202,18 @@ class Orchestrator {
   // One ALLOC task (kind 2, kernel 7) owning 1..16 fresh buffers, which it zero-fills when
   // scheduled; out[i] receives buffer i (null on failure). out.size() >= shapes.size().
   TaskId alloc_tensors(std::span<const Shape> shapes, std::span<TensorRef> out);
-  // Claims and publishes an outer GRAPH slot (kind 3, kernel -1, n_nodes, no tensor or
-  // scalar args, graph_ctx 0 until staging): the claim half of submit_graph (§9).
+  // Claims and publishes a bare outer GRAPH slot (kind 3, kernel -1, n_nodes, no tensor or
+  // scalar args, no fanin, no heap block, graph_ctx 0): for claim tests; submit_graph
+  // publishes its outer task itself, with the boundary's fanin and its graph-heap block.
   TaskId claim_graph_outer(uint16_t n_nodes);
+
+  // §9: record `fn` on a key miss (cache permitting), then replay: one outer GRAPH task with
+  // the boundary's fanin and registrations and its graph-heap block. With the cache full a
+  // miss runs `fn` inline as ordinary tasks and returns kGraphInlined. kNoTask after a latch
+  // (or when fn cancelled). graph_submit.cpp.
+  TaskId submit_graph(uint32_t fn_id, const std::function<void(GraphRecorder&)>& fn, const GraphArgs& args);
+  // Bind step 7: the outer task's payload graph_ctx = its GraphSubmission record.
+  void stage_graph_ctx(TaskId outer, DevAddr record);
 
   void wait_tensor(const TensorRef& t);  // nothing runs before upload: latches 8
   void fatal();                          // latches 9
@@ -188,12 +228,22 @@ class Orchestrator {
   const TaskHeap& task_heap() const { return heap_; }
   const GraphHeap& graph_heap() const { return graph_heap_; }
   const TensorMap& tensormap() const { return tensormap_; }
+  const std::vector<GraphSubmissionPlan>& graph_submissions() const { return graph_subs_; }
+  uint64_t graphs_inlined() const { return graphs_inlined_; }
+  const GraphCache& graph_cache() const { return graph_cache_; }
+  GraphCache& graph_cache() { return graph_cache_; }  // bind step 6 marks uploads
   std::span<const std::byte> mirror() const { return mirror_; }
   const MirrorLayout& layout() const { return layout_; }
 
  private:
   friend class Args;
   friend class TensorRef;
+  friend class GraphRecorder;
+  friend class GraphArgs;
+
+  // Set while a graph function runs (submit_graph), so direct calls it must not make latch 5.
+  enum class GraphMode : uint8_t { kNone, kRecording, kInline };
+  bool graph_mode_allows(const char* what, bool allowed_inline);
 
   struct Scope {
     uint64_t heap_mark = 0;
@@ -213,7 +263,7 @@ class Orchestrator {
     std::span<const uint64_t> scalars;
   };
 
-  bool valid_ref(const TensorRef& t, std::string* why) const;
+  bool valid_ref(const TensorRef& t, std::string* why, uint64_t domain = 0) const;
   TensorRef whole_buffer(DevAddr base, const Shape& s);
   static TensorArg tensor_arg(const TensorRef& t, uint32_t tag);
   bool claim(uint32_t n_tensors, uint32_t n_scalars, Claim& c);
@@ -239,6 +289,13 @@ class Orchestrator {
   std::vector<Scope> scopes_;
   std::vector<TaskRecord> log_;
   bool done_ = false;
+  // Graphs: the cache outlives reset(); the rest is per bind.
+  uint64_t tensormap_capacity_;
+  GraphCache graph_cache_;
+  std::vector<GraphSubmissionPlan> graph_subs_;
+  uint64_t graphs_inlined_ = 0;
+  GraphMode graph_mode_ = GraphMode::kNone;
+  uint64_t recordings_ = 0;  // domains handed out (serials from 1)
 };
 
 }  // namespace stackcheck::runtime

@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "stack/runtime/host/graph_recorder.h"
 #include "stack/runtime/host/orch_arith.h"
 #include "stack/runtime/host/plan_printer.h"
 #include "stack/support/check.h"
@@ -22,17 +23,19 @@ std::string where(PlanLoc l) { return l.line == 0 ? std::string("plan") : fmt::f
 
 class Interpreter {
  public:
-  Interpreter(Orchestrator& o, std::span<const EntryView> entries, uint64_t budget) : o_(o), budget_(budget) {
+  // The root body (rec == nullptr) or one graph body run against `rec`; a graph body shares
+  // its caller's result, so its statements count against the same budget.
+  Interpreter(Orchestrator& o, const OrchProgram& p, std::span<const uint32_t> graph_ids,
+              std::span<const EntryView> entries, uint64_t budget, InterpretResult& result,
+              GraphRecorder* rec = nullptr)
+      : o_(o), p_(p), graph_ids_(graph_ids), budget_(budget), result_(result), rec_(rec) {
     for (const EntryView& e : entries) {
       env_[e.name] = Value{true, 0, e.ref};
       if (!e.ref.is_null()) entry_by_base_[e.ref.base().raw()] = &e;
     }
   }
 
-  InterpretResult run(const PlanBlock& body) {
-    block(body);
-    return result_;
-  }
+  void run(const PlanBlock& body) { block(body); }
 
  private:
   // False once the run must stop: a latch, an unsupported statement, the budget.
@@ -62,9 +65,12 @@ class Interpreter {
         STACK_CHECK(!v.tensor, "plan uses a tensor as a scalar (validate_plan first)");
         return v.scalar;
       }
-      case PlanExpr::Kind::Slot:
-        STACK_CHECK(false, "'$' slot outside a graph body (validate_plan first)");
-        return std::nullopt;
+      case PlanExpr::Kind::Slot: {
+        STACK_CHECK(rec_ != nullptr && e.value >= 0, "'$' slot outside a graph body (validate_plan first)");
+        const ScalarSlot s = rec_->scalar(static_cast<uint32_t>(e.value));  // its value: frozen when recording
+        if (o_.latched()) return std::nullopt;
+        return static_cast<int64_t>(s.value());
+      }
       case PlanExpr::Kind::Binary: break;
     }
     const auto a = eval(e.args[0], at);
@@ -140,7 +146,7 @@ class Interpreter {
   }
 
   void submit(const SubmitStmt& s, PlanLoc loc) {
-    Args args(o_);
+    Args args = rec_ ? Args(*rec_) : Args(o_);
     std::vector<TensorRef> outs(s.args.size());
     for (size_t k = 0; k < s.args.size(); ++k) {
       const PlanArg& a = s.args[k];
@@ -148,6 +154,10 @@ class Interpreter {
       switch (a.tag) {
         case PlanTag::Output: args.add_output(&outs[k], shape_of(a.out_shape)); break;
         case PlanTag::Scalar: {
+          if (rec_ && a.scalar.kind == PlanExpr::Kind::Slot) {  // `scalar $k`: SLOT k
+            args.add_scalar(rec_->scalar(static_cast<uint32_t>(a.scalar.value)));
+            break;
+          }
           const auto v = eval(a.scalar, at);
           if (!v) return;
           args.add_scalar(static_cast<uint64_t>(*v));
@@ -166,9 +176,58 @@ class Interpreter {
       }
       if (o_.latched()) return;
     }
-    if (o_.submit(static_cast<int32_t>(s.builtin), args) == kNoTask) return;
+    const int32_t kernel = static_cast<int32_t>(s.builtin);
+    if ((rec_ ? rec_->submit(kernel, args) : o_.submit(kernel, args)) == kNoTask) return;
     for (size_t k = 0; k < s.args.size(); ++k)
       if (s.args[k].tag == PlanTag::Output) bind(s.args[k].out_name, Value{true, 0, outs[k]});
+  }
+
+  // submit_graph G(ARG, ...): the boundary in argument order (tensors, then scalars), G's
+  // params naming boundary tensors 0..; the body runs against the GraphRecorder. In a graph
+  // body it is a nested graph (latch 5).
+  void submit_graph(const SubmitGraphStmt& s, PlanLoc loc) {
+    if (rec_) {
+      rec_->submit_graph(0, {}, GraphArgs(o_));
+      return;
+    }
+    size_t gi = 0;
+    while (gi < p_.graphs.size() && p_.graphs[gi].name != s.graph) ++gi;
+    STACK_CHECK(gi < p_.graphs.size() && gi < graph_ids_.size(), "submit_graph of an undefined graph (validate_plan first)");
+    const PlanGraph& g = p_.graphs[gi];
+    GraphArgs ga(o_);
+    for (const PlanArg& a : s.args) {
+      const PlanLoc at = a.loc.line ? a.loc : loc;
+      if (a.tag == PlanTag::Scalar) {
+        const auto v = eval(a.scalar, at);
+        if (!v) return;
+        ga.add_scalar(static_cast<uint64_t>(*v));
+      } else if (a.tag == PlanTag::Output) {
+        TensorRef unused;
+        ga.add_output(&unused, shape_of(a.out_shape));  // not a boundary tag: latches 5
+      } else {
+        const auto w = window(a.window, at);
+        if (!w) return;
+        switch (a.tag) {
+          case PlanTag::Input: ga.add_input(*w); break;
+          case PlanTag::Inout: ga.add_inout(*w); break;
+          case PlanTag::OutputExisting: ga.add_output_existing(*w); break;
+          default: ga.add_no_dep(*w); break;
+        }
+      }
+      if (o_.latched()) return;
+    }
+    if (ga.tensor_count() != g.params.size()) {
+      o_.latch(ErrorCode::kInvalidArgs, fmt::format("{}: submit_graph {} passes {} tensors for {} params", where(loc),
+                                                    g.name, ga.tensor_count(), g.params.size()));
+      return;
+    }
+    const auto body = [&](GraphRecorder& r) {
+      Interpreter child(o_, p_, graph_ids_, {}, budget_, result_, &r);
+      for (size_t i = 0; i < g.params.size(); ++i) child.bind(g.params[i], Value{true, 0, r.boundary(static_cast<uint32_t>(i))});
+      child.run(g.body);
+      if (result_.outcome != InterpretResult::Outcome::kCompleted) r.cancel();  // nothing half-recorded
+    };
+    o_.submit_graph(graph_ids_[gi], body, ga);
   }
 
   void for_loop(const ForStmt& f, PlanLoc loc) {
@@ -196,20 +255,20 @@ class Interpreter {
         [&](const auto& n) {
           using T = std::decay_t<decltype(n)>;
           if constexpr (std::is_same_v<T, ScopeBeginStmt>) {
-            o_.scope_begin();
+            rec_ ? rec_->scope_begin() : o_.scope_begin();
           } else if constexpr (std::is_same_v<T, ScopeEndStmt>) {
-            o_.scope_end();
+            rec_ ? rec_->scope_end() : o_.scope_end();
           } else if constexpr (std::is_same_v<T, FatalStmt>) {
             o_.fatal();
           } else if constexpr (std::is_same_v<T, WaitTensorStmt>) {
-            o_.wait_tensor(tensor(n.tensor));
+            rec_ ? rec_->wait_tensor(tensor(n.tensor)) : o_.wait_tensor(tensor(n.tensor));
           } else if constexpr (std::is_same_v<T, SyncStartStmt>) {
             o_.sync_start(static_cast<uint64_t>(n.block_num));
           } else if constexpr (std::is_same_v<T, AllocStmt>) {
             std::vector<Shape> shapes;
             for (const PlanBuffer& b : n.buffers) shapes.push_back(shape_of(b.shape));
             std::vector<TensorRef> out(shapes.size());
-            if (o_.alloc_tensors(shapes, out) == kNoTask) return;
+            if ((rec_ ? rec_->alloc_tensors(shapes, out) : o_.alloc_tensors(shapes, out)) == kNoTask) return;
             for (size_t k = 0; k < out.size(); ++k) bind(n.buffers[k].name, Value{true, 0, out[k]});
           } else if constexpr (std::is_same_v<T, ViewStmt>) {
             if (const auto w = window(n.source, loc)) bind(n.name, Value{true, 0, *w});
@@ -220,8 +279,7 @@ class Interpreter {
           } else if constexpr (std::is_same_v<T, SubmitStmt>) {
             submit(n, loc);
           } else if constexpr (std::is_same_v<T, SubmitGraphStmt>) {
-            result_.outcome = InterpretResult::Outcome::kUnsupported;
-            result_.detail = fmt::format("{}: submit_graph {} is not supported by this runtime yet", where(loc), n.graph);
+            submit_graph(n, loc);
           } else if constexpr (std::is_same_v<T, ForStmt>) {
             for_loop(n, loc);
           } else {
@@ -235,8 +293,11 @@ class Interpreter {
   }
 
   Orchestrator& o_;
+  const OrchProgram& p_;
+  std::span<const uint32_t> graph_ids_;  // function id of each p_.graphs[i]
   uint64_t budget_;
-  InterpretResult result_;
+  InterpretResult& result_;
+  GraphRecorder* rec_;  // non-null in a graph body
   std::unordered_map<std::string, Value> env_;
   std::unordered_map<uint64_t, const EntryView*> entry_by_base_;
 };
@@ -244,8 +305,12 @@ class Interpreter {
 }  // namespace
 
 InterpretResult run_plan(const OrchProgram& p, Orchestrator& orch, std::span<const EntryView> entries,
-                         uint64_t max_statements) {
-  return Interpreter(orch, entries, max_statements).run(p.body);
+                         uint64_t max_statements, std::span<const uint32_t> graph_ids) {
+  std::vector<uint32_t> ids(graph_ids.begin(), graph_ids.end());
+  for (size_t i = ids.size(); i < p.graphs.size(); ++i) ids.push_back(static_cast<uint32_t>(i));  // definition order
+  InterpretResult result;
+  Interpreter(orch, p, ids, entries, max_statements, result).run(p.body);
+  return result;
 }
 
 }  // namespace stackcheck::runtime

@@ -6,7 +6,9 @@
 // It stops at the first latch (every later call would be a no-op anyway), at an unsupported
 // statement, or when the statement budget runs out (so no plan can hang the host).
 // The program must have passed validate_plan; a violated assumption is a STACK_CHECK.
-// Not supported yet: submit_graph (graphs, §9) -> Outcome::kUnsupported.
+// submit_graph (§9) runs the graph's body against the GraphRecorder (graph_recorder.h): when
+// recording, `scalar $k` passes SLOT k and every other scalar, `$k` arithmetic included, is
+// evaluated now and frozen; its statements count against the same budget.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +32,7 @@ struct EntryView {
 struct InterpretResult {
   enum class Outcome : uint8_t {
     kCompleted,        // ran to the end, or stopped at a latch (see Orchestrator::error)
-    kUnsupported,      // a statement this runtime does not implement yet
+    kUnsupported,      // a statement this runtime does not implement (none at present)
     kBudgetExhausted,  // more than max_statements statements (loop iterations included)
   };
   Outcome outcome = Outcome::kCompleted;
@@ -38,8 +40,11 @@ struct InterpretResult {
   uint64_t statements = 0;  // executed, loop iterations counted once each
 };
 
-// Runs p.body (not the root scope: bind opens and closes it) against `orch`.
+// Runs p.body (not the root scope: bind opens and closes it) against `orch`. graph_ids[i] is
+// the function id of p.graphs[i] (missing entries: i, definition order); a Runtime passes
+// ids that stay distinct for distinct graphs across the programs it binds, since its graph
+// cache outlives one bind.
 InterpretResult run_plan(const OrchProgram& p, Orchestrator& orch, std::span<const EntryView> entries,
-                         uint64_t max_statements = 10'000'000);
+                         uint64_t max_statements = 10'000'000, std::span<const uint32_t> graph_ids = {});
 
 }  // namespace stackcheck::runtime

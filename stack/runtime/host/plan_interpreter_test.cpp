@@ -133,13 +133,48 @@ TEST(PlanInterpreter, budget_bounds_every_loop) {
   EXPECT_EQ(r.result.statements, 5001u);
 }
 
-TEST(PlanInterpreter, submit_graph_is_unsupported) {
-  PlanRun r("tensor c: InOut [8]\ngraph g(a) {\n}\nsubmit fill(output_existing c, scalar 1)\nsubmit_graph g(inout c)\n"
-        "fatal\n");
-  EXPECT_EQ(r.result.outcome, InterpretResult::Outcome::kUnsupported);
-  EXPECT_EQ(r.result.detail, "5:1: submit_graph g is not supported by this runtime yet");
-  EXPECT_EQ(r.orch->submitted(), 1u);
-  EXPECT_FALSE(r.orch->latched());  // stopped before the fatal
+TEST(PlanInterpreter, submit_graph_records_then_replays) {
+  PlanRun r("tensor x: In [16]\ntensor c: InOut [8]\ngraph g(a, b) {\n  set o = $0 * 2\n  view v = a[o:8]\n"
+            "  submit scale(input v, output_existing b, scalar $0)\n  submit acc(input v, inout b)\n}\n"
+            "for i = 0, 3, 1 {\n  submit_graph g(input x, inout c, scalar i + 1)\n}\n");
+  ASSERT_EQ(r.result.outcome, InterpretResult::Outcome::kCompleted);
+  ASSERT_FALSE(r.orch->latched()) << r.orch->error_detail();
+  EXPECT_EQ(r.kernels(), (std::vector<int32_t>{-1, -1, -1}));
+  EXPECT_EQ(r.result.statements, 3u + 3u * 1 + 4u);  // for + 3 submit_graph, one recording of 4
+  ASSERT_EQ(r.orch->graph_cache().size(), 1u);
+  const auto& subs = r.orch->graph_submissions();
+  ASSERT_EQ(subs.size(), 3u);
+  EXPECT_EQ(subs[2].slots, std::vector<uint64_t>{3});
+  // `scalar $0` is SLOT 0; the view offset from $0 was frozen at the first value (1 * 2).
+  const GraphDefinition& d = r.orch->graph_cache().at(0);
+  GraphScalarArgDef s{};
+  std::memcpy(&s, d.bytes.data() + d.header.scalar_args_off, sizeof s);
+  EXPECT_EQ(s.source, kScalarSlot);
+  GraphTensorArgDef t{};
+  std::memcpy(&t, d.bytes.data() + d.header.tensor_args_off, sizeof t);
+  EXPECT_EQ(t.offset_bytes, 8u);
+}
+
+TEST(PlanInterpreter, graph_body_budget_records_nothing) {
+  PlanRun r("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n"
+            "  for i = 0, 9223372036854775807, 1 {\n  }\n}\nsubmit_graph g(inout c)\nfatal\n", {}, 1000);
+  EXPECT_EQ(r.result.outcome, InterpretResult::Outcome::kBudgetExhausted);
+  EXPECT_EQ(r.orch->submitted(), 0u);
+  EXPECT_EQ(r.orch->graph_cache().size(), 0u);  // cancelled: no half recording is cached
+  EXPECT_FALSE(r.orch->latched());
+}
+
+TEST(PlanInterpreter, submit_graph_arity_and_tags_5) {
+  for (const char* call : {"submit_graph g(inout c, inout c)", "submit_graph g(output_existing c)",
+                           "submit_graph g(no_dep c)", "submit_graph g(output o: [8])"}) {
+    SCOPED_TRACE(call);
+    PlanRun r(std::string("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n}\n") +
+              call + "\n");
+    EXPECT_EQ(r.orch->error(), 5) << r.orch->error_detail();
+  }
+  PlanRun ok("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n}\nsubmit_graph g(inout c)\n");
+  EXPECT_EQ(ok.orch->error(), 0);
+  EXPECT_EQ(ok.orch->submitted(), 1u);
 }
 
 }  // namespace

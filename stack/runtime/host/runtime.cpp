@@ -8,6 +8,8 @@
 
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/device/attach.h"
+#include "stack/runtime/device/scheduler.h"
+#include "stack/runtime/host/graph_cache.h"
 #include "stack/runtime/host/plan_check.h"
 #include "stack/runtime/host/plan_interpreter.h"
 #include "stack/runtime/host/splitmix.h"
@@ -75,12 +77,25 @@ Runtime::Runtime(DeviceMemory& mem, const RuntimeConfig& cfg) : mem_(&mem), link
 Runtime::~Runtime() {
   try {
     release_entries();
+    for (size_t k = 0; k < orch_->graph_cache().size(); ++k)
+      if (DevAddr d = orch_->graph_cache().at(static_cast<uint32_t>(k)).device; !d.is_null()) link_.release(d);
     if (!region_.is_null()) link_.release(region_);
     link_.release(graph_heap_);
     link_.release(task_heap_);
   } catch (const DeviceFault&) {
     // Only a DeviceMemory misused behind our back gets here; a destructor must not throw.
   }
+}
+
+std::vector<uint32_t> Runtime::graph_ids_for(const OrchProgram& p) {
+  std::vector<uint32_t> ids;
+  for (const PlanGraph& g : p.graphs) {
+    size_t k = 0;
+    while (k < known_graphs_.size() && !(known_graphs_[k] == g)) ++k;
+    if (k == known_graphs_.size()) known_graphs_.push_back(g);
+    ids.push_back(static_cast<uint32_t>(k));
+  }
+  return ids;
 }
 
 void Runtime::release_entries() {
@@ -101,7 +116,17 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
     st.reserved.dev = dev;
     st.reserved.cp = region_bytes_ - dev;
     st.reserved.img = plan_.image_bytes;
-    st.reserved.sub = 0;
+    st.reserved.sub = plan_.submissions_bytes;
+    // Graphs: this bind's submissions and inline runs; the definitions resident now.
+    const GraphCache& cache = orch_->graph_cache();
+    st.defs = cache.resident();
+    st.reserved.def = cache.resident_bytes();
+    st.inlined = orch_->graphs_inlined();
+    st.nodes = st.gint = 0;
+    for (const GraphSubmissionPlan& s : orch_->graph_submissions()) {
+      st.nodes += cache.at(s.definition).header.n_nodes;
+      st.gint += cache.at(s.definition).header.required_heap;
+    }
   };
   if (auto err = validate_plan(p)) {
     r.status = kStatusGeneric;
@@ -133,7 +158,7 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
       views.push_back(EntryView{p.tensors[i].name, orch_->external(bases[i], Shape::of(p.tensors[i].shape)),
                                 host[i], p.tensors[i].inout});
     orch_->scope_begin();
-    const InterpretResult ir = run_plan(p, *orch_, views, opts.max_statements);
+    const InterpretResult ir = run_plan(p, *orch_, views, opts.max_statements, graph_ids_for(p));
     st.tasks = orch_->submitted();
     st.task_hw = orch_->task_heap().high_water();
     st.graph_hw = orch_->graph_heap().high_water();
@@ -157,7 +182,7 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
                                                : fmt::format("{}: {}", code_name(orch_->error()), orch_->error_detail());
       return r;
     }
-    ship(p, r, bases, host);
+    ship(p, r, bases, host, opts.schedule);
     region_stats();
   } catch (const DeviceFault& f) {
     r.status = kStatusGeneric;
@@ -168,18 +193,22 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
 }
 
 void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
-                   const std::vector<std::vector<int32_t>>& host) {
+                   const std::vector<std::vector<int32_t>>& host, const ScheduleOptions& schedule) {
   BindStats& st = r.stats;
   // Step 4: plan the image, the device-only zone and the region layout.
   const uint32_t n = orch_->submitted();
   const PoolCounts cursors = orch_->cursors();
   const SegmentLayout img = LayoutPlanner::image(n, cursors);
-  const uint64_t graph_tasks = 0;  // graphs are not supported yet
+  const std::vector<GraphSubmissionPlan>& subs = orch_->graph_submissions();
+  const uint64_t graph_tasks = subs.size();
   const uint64_t Q = cfg_.ready_capacity != 0 ? cfg_.ready_capacity : img.pitch + 1024 * graph_tasks;
   const uint64_t dev_bytes = sizeof(SchedControl) + 8 * Q;
   const uint64_t copied_off = align64(dev_bytes);
-  const uint64_t sub_bytes = 0;
-  const uint64_t shipped = sizeof(RuntimeHeader) + img.total_bytes + sub_bytes;
+  // Submissions: a 64-aligned tail of the copied zone, records in task order (§9).
+  const SubmissionZone zone = plan_submission_zone(subs);
+  const uint64_t sub_off = align64(sizeof(RuntimeHeader) + img.total_bytes);  // from the copied zone's start
+  const uint64_t sub_bytes = zone.bytes;
+  const uint64_t shipped = subs.empty() ? sizeof(RuntimeHeader) + img.total_bytes : sub_off + sub_bytes;
   const uint64_t need = copied_off + shipped;
 
   // Step 5: grow the region (reserve the new one, release the old, re-derive addresses).
@@ -191,7 +220,20 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     region_bytes_ = bytes;
   }
   const DevAddr copied = region_ + copied_off;
-  plan_ = RegionPlan{copied, copied + sizeof(RuntimeHeader), img.total_bytes, region_, dev_bytes, Q, shipped};
+  plan_ = RegionPlan{copied, copied + sizeof(RuntimeHeader), img.total_bytes, region_, dev_bytes, Q, shipped,
+                     subs.empty() ? DevAddr() : copied + sub_off, sub_bytes};
+
+  // Step 6: each definition this bind submits that is not resident yet: its own reservation
+  // and copy; resident from now on for the Runtime's life.
+  GraphCache& cache = orch_->graph_cache();
+  for (const GraphSubmissionPlan& s : subs) {
+    const GraphDefinition& d = cache.at(s.definition);
+    if (!d.device.is_null()) continue;
+    const DevAddr at = link_.reserve(d.bytes.size(), 64, fmt::format("graph_def:{}", s.definition));
+    link_.copy_to_device(at, d.bytes.data(), d.bytes.size());
+    cache.mark_uploaded(s.definition, at);
+    ++st.def_h2d;
+  }
 
   // Step 7: stage [RuntimeHeader][image][submissions], compact, apply the mutations.
   std::vector<std::byte> staged(shipped, std::byte{0});
@@ -201,6 +243,8 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   rh.W = static_cast<uint32_t>(cfg_.W);
   rh.Q = static_cast<uint32_t>(Q);
   rh.graph_count = static_cast<uint32_t>(graph_tasks);
+  rh.submissions = plan_.submissions;
+  rh.submissions_bytes = sub_bytes;
   rh.image = plan_.image;
   rh.image_bytes = img.total_bytes;
   rh.device_only = region_;
@@ -212,6 +256,11 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   rh.region = region_;
   rh.region_bytes = region_bytes_;
   std::memcpy(staged.data(), &rh, sizeof rh);
+  // Submissions first: each record's address goes into its outer task's mirror graph_ctx.
+  for (size_t k = 0; k < subs.size(); ++k) {
+    orch_->stage_graph_ctx(subs[k].outer, plan_.submissions + zone.offsets[k]);
+    write_graph_submission(std::span(staged).subspan(sub_off + zone.offsets[k]), subs[k], cache.at(subs[k].definition));
+  }
   auto compacted = compact_live_image(orch_->mirror(), orch_->layout(), cursors, n,
                                       std::span(staged).subspan(sizeof(RuntimeHeader), img.total_bytes));
   if (!compacted) {
@@ -235,23 +284,36 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   st.shipped = shipped;
   st.image = img.total_bytes;
 
-  // Step 9: attach (scheduling comes later), then the error words and the InOut entries.
+  // Step 9: attach and schedule, then the error words (one D2H) and the InOut entries.
   DeviceAccess dev(*mem_);
   auto view = attach_populated(dev, copied);
-  st.read = mem_->bytes_read(copied, shipped);
-  st.image_read = mem_->bytes_read(plan_.image, img.total_bytes);
   if (!view) {
+    st.read = mem_->bytes_read(copied, shipped);
+    st.image_read = mem_->bytes_read(plan_.image, img.total_bytes);
     r.status = kStatusGeneric;
     r.detail = fmt::format("attach: {}: {}", attach_error_name(view.error().cls), view.error().message);
     return;
   }
+  ScheduleOptions so = schedule;
+  if (so.workers == 0) so.workers = static_cast<unsigned>(std::min<uint64_t>(cfg_.workers, kMaxWorkers));
+  if (so.progress_timeout_ms == 0)
+    so.progress_timeout_ms = static_cast<uint32_t>(std::min<uint64_t>(cfg_.progress_timeout_ms, UINT32_MAX));
+  ScheduleResult sched = run_scheduler(dev, *view, so);
+  r.trace = std::move(sched.trace);
+  st.read = mem_->bytes_read(copied, shipped);
+  st.image_read = mem_->bytes_read(plan_.image, img.total_bytes);
   ErrorWords w{};
   link_.copy_to_host(&w, plan_.image + kErrorWordsOff, sizeof w);
   st.d2h = 1;
   if (w.sched_error != 0 || w.orch_error != 0) {
     const int32_t code = w.orch_error != 0 ? w.orch_error : w.sched_error;
     r.status = to_status(code);
-    r.detail = code_name(code);
+    r.detail = sched.detail.empty() ? code_name(code) : fmt::format("{}: {}", code_name(code), sched.detail);
+    return;
+  }
+  if (!sched.completed()) {  // a DeviceFault or kernel error stopped the run
+    r.status = kStatusGeneric;
+    r.detail = sched.detail;
     return;
   }
   for (size_t i = 0; i < p.tensors.size(); ++i) {

@@ -4,9 +4,13 @@
 // the first bind and grown by max(need, 2*old) when too small: the old range is released and
 // faults forever after, addresses are re-derived from the new base), the host mirror (sized
 // for W once, filled with fill_byte so nothing relies on zeroes) and the orchestrator.
-// bind() runs bind steps 1-9 of §10 except scheduling (a later issue): it stops after
-// attach_populated and the error-word readback. bind() ignores p.config: the Runtime's
+// bind() runs bind steps 1-9 of §10: step 9 attaches, runs the device scheduler
+// (BindOptions::schedule) and reads the error words back. bind() ignores p.config: the Runtime's
 // config was fixed at creation (bind_plan in bind.h derives it from p.config).
+// Graphs (§9, §10): the orchestrator's definition cache lives as long as the Runtime; each
+// definition is uploaded (its own reservation `graph_def:<k>`, one def_h2d copy) by the
+// first bind that submits it and stays resident until the Runtime dies. Plan graphs get
+// function ids that stay distinct across the programs one Runtime binds (graph_ids_for).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +37,8 @@ struct RegionPlan {
   uint64_t device_only_bytes = 0;
   uint64_t Q = 0;
   uint64_t shipped = 0;  // [RuntimeHeader][image][submissions]
+  DevAddr submissions;             // first GraphSubmission record (null when none)
+  uint64_t submissions_bytes = 0;  // the submissions zone (end of the last record)
 };
 
 class Runtime {
@@ -58,9 +64,13 @@ class Runtime {
  private:
   Runtime(DeviceMemory& mem, const RuntimeConfig& cfg);
   void release_entries();
+  // Function id of each p.graphs[i]: its index among the distinct graphs this Runtime has seen
+  // (definition order for the first program), so a cached definition is never replayed for
+  // another program's graph of the same position.
+  std::vector<uint32_t> graph_ids_for(const OrchProgram& p);
   // Steps 4-9 for a non-latched orchestration; fills r (status, detail, stats, entries).
   void ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
-            const std::vector<std::vector<int32_t>>& host);
+            const std::vector<std::vector<int32_t>>& host, const ScheduleOptions& schedule);
 
   DeviceMemory* mem_;
   HostLink link_;
@@ -70,6 +80,7 @@ class Runtime {
   uint64_t region_bytes_ = 0;
   RegionPlan plan_;
   std::vector<DevAddr> entries_;  // the last bind's entry reservations
+  std::vector<PlanGraph> known_graphs_;  // index = function id
   std::vector<std::byte> mirror_;
   std::unique_ptr<Orchestrator> orch_;
 };

@@ -1,0 +1,115 @@
+#include "properties/oracles/end_to_end.h"
+
+#include "properties/oracles/compiler_oracles.h"
+#include "stack/codegen/codegen.h"
+#include "stack/interp/interp.h"
+#include "stack/runtime/host/plan_printer.h"
+
+#include <fmt/format.h>
+
+namespace stackcheck::oracles {
+
+std::optional<runtime::ScheduleOptions> parse_schedule(const std::string& text) {
+  runtime::ScheduleOptions s;
+  using Mode = runtime::ScheduleOptions::Mode;
+  if (text == "threaded") { s.mode = Mode::kThreaded; return s; }
+  if (text == "newest") { s.mode = Mode::kNewest; return s; }
+  if (text == "oldest") { s.mode = Mode::kOldest; return s; }
+  if (text.rfind("random:", 0) == 0 && text.size() > 7 && text.size() <= 27) {
+    uint64_t v = 0;
+    for (char c : text.substr(7)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      const uint64_t d = static_cast<uint64_t>(c - '0');
+      if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+      v = v * 10 + d;
+    }
+    s.mode = Mode::kRandom;
+    s.seed = v;
+    return s;
+  }
+  return std::nullopt;
+}
+
+std::string schedule_text(const runtime::ScheduleOptions& s) {
+  if (s.mode == runtime::ScheduleOptions::Mode::kRandom) return fmt::format("random:{}", s.seed);
+  return runtime::schedule_mode_name(s.mode);
+}
+
+bool is_resource_latch(int status) {
+  return status == -1001 || status == -1002 || status == -1003 || status == -1004 || status == -1010 ||
+         status == -1011;
+}
+
+EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
+                             const passes::LgbOptions& lgb) {
+  EndToEndRun out;
+  const interp::Result expected = interp::run(p, seed);
+  if (!expected.ok()) {
+    out.verdict = Verdict::inconclusive("interp", expected.error().render());
+    return out;
+  }
+  PipelineRun compiled = run_pipeline(p, lgb);
+  if (!compiled.verdict.passed()) {
+    out.verdict = compiled.verdict;
+    return out;
+  }
+  const codegen::CodegenResult cg = codegen::generate_orchestration(compiled.stages.back().program);
+  if (!cg.ok) {
+    out.verdict = Verdict::fail("codegen", "codegen rejects a legalized program: " +
+                                               (cg.diagnostics.empty() ? std::string("?")
+                                                                       : cg.diagnostics.front().render("")));
+    return out;
+  }
+  out.plan_text = runtime::print_plan(cg.program);
+  runtime::BindOptions opts;
+  opts.seed = seed;
+  opts.schedule = schedule;
+  out.bind = runtime::bind_plan(cg.program, opts);
+  const runtime::BindResult& r = out.bind;
+  if (is_resource_latch(r.status)) {
+    out.verdict = Verdict::inconclusive("resource-latch", runtime::status_line(r));
+    return out;
+  }
+  if (r.status != 0) {
+    out.verdict = Verdict::fail("runtime-status", fmt::format("{} ({})", runtime::status_line(r), r.detail));
+    return out;
+  }
+  if (r.stats.h2d != 1) {
+    out.verdict = Verdict::fail("one-copy", fmt::format("successful bind made {} image copies", r.stats.h2d));
+    return out;
+  }
+  if (r.stats.image_read != r.stats.image) {
+    out.verdict = Verdict::fail("image-read", fmt::format("completed run read {} of {} shipped image bytes",
+                                                          r.stats.image_read, r.stats.image));
+    return out;
+  }
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> want;
+  for (const auto& t : expected.outputs().tensors) want.emplace_back(t.name, t.bytes);
+  out.verdict = compare_entries(want, r.entries, fmt::format("schedule {} seed {}", schedule_text(schedule), seed));
+  return out;
+}
+
+Verdict compare_entries(const std::vector<std::pair<std::string, std::vector<uint8_t>>>& want,
+                        const std::vector<runtime::EntryResult>& got, const std::string& context) {
+  if (want.size() != got.size())
+    return Verdict::fail("differential", fmt::format("{}: runtime returned {} entry tensors, interpreter {}", context,
+                                                     got.size(), want.size()));
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& a = want[i].second;
+    const auto& b = got[i].bytes;
+    if (a == b) continue;
+    size_t k = 0;
+    while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+    const size_t e = k / 4;
+    auto elem = [&](const std::vector<uint8_t>& v) -> int64_t {
+      if (e * 4 + 4 > v.size()) return 0;
+      return static_cast<int32_t>(uint32_t(v[e * 4]) | uint32_t(v[e * 4 + 1]) << 8 | uint32_t(v[e * 4 + 2]) << 16 |
+                                  uint32_t(v[e * 4 + 3]) << 24);
+    };
+    return Verdict::fail("differential", fmt::format("{}: tensor {} element {}: device {} != interpreter {}", context,
+                                                     want[i].first, e, elem(b), elem(a)));
+  }
+  return Verdict::pass();
+}
+
+}  // namespace stackcheck::oracles

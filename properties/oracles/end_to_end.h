@@ -1,0 +1,45 @@
+// End-to-end oracle (HARNESS.md §2.5): the reference interpreter on the original program ==
+// the device result of the compiled program bound, uploaded and scheduled by the runtime,
+// byte for byte, under a given schedule. Also checks the bind's structural figures on
+// completed runs: exactly one image copy, and every shipped image byte read.
+#pragma once
+
+#include "properties/oracles/oracle.h"
+#include "stack/ir/ast.h"
+#include "stack/passes/legalize_graph_boundary.h"
+#include "stack/runtime/device/scheduler.h"
+#include "stack/runtime/host/bind.h"
+
+#include <optional>
+#include <string>
+
+namespace stackcheck::oracles {
+
+// "threaded", "random:SEED", "newest", "oldest" -> options; nullopt on anything else.
+std::optional<runtime::ScheduleOptions> parse_schedule(const std::string& text);
+std::string schedule_text(const runtime::ScheduleOptions& s);
+
+struct EndToEndRun {
+  Verdict verdict;
+  std::string plan_text;          // the orchestration program bound (for reports)
+  runtime::BindResult bind;       // the runtime's outcome
+};
+
+// Compiles `p` (the whole pipeline + codegen), binds it with `seed` inputs under `schedule`
+// and compares every entry tensor with interp(p, seed).
+//   inconclusive: the pipeline rejects p, the interpreter errs on p, or the runtime latches a
+//                 resource code (-1001..-1004, -1010, -1011);
+//   fail:         codegen rejects a legal program, any other nonzero status, h2d != 1,
+//                 image_read != image, or a byte differs (naming tensor and element).
+EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
+                             const passes::LgbOptions& lgb = {});
+
+// The differential comparison itself: every entry tensor's bytes equal; a failure names the
+// first differing tensor and element with both values.
+Verdict compare_entries(const std::vector<std::pair<std::string, std::vector<uint8_t>>>& expected,
+                        const std::vector<runtime::EntryResult>& actual, const std::string& context);
+
+// True for the statuses of resource latches, which are inconclusive on accepted programs.
+bool is_resource_latch(int status);
+
+}  // namespace stackcheck::oracles
