@@ -51,20 +51,7 @@ std::string main_of(std::string_view body, std::string_view graphs = "") {
          "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n" + std::string(body) + "}\n";
 }
 
-constexpr const char* kExample = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
-  v = slice(x, [n * 8], [8])
-  t = create [8]
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c1
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    call g(x, c, i)
-  }
-}
-)";
+constexpr const char* kExample = testing::kSection1Example;
 
 TEST(CodegenDifferential, legalized_example) { expect_same_as_interp(kExample); }
 

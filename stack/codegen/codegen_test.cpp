@@ -24,20 +24,7 @@ std::string with_fixture(std::string_view rest) { return std::string(kFixture) +
 
 // §6 `legalized`: the §5.3 example (COMPILER.md §1's program after the pipeline).
 TEST(OrchestrationCodegen, legalized) {
-  const std::string gir = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
-  v = slice(x, [n * 8], [8])
-  t = create [8]
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c1
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    call g(x, c, i)
-  }
-}
-)";
+  const std::string gir = testing::kSection1Example;
   EXPECT_EQ(compile(gir), R"(tensor t0: In [16]
 tensor t1: InOut [8]
 graph g(t0, t1, t2, t3) {

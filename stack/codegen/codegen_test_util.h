@@ -24,6 +24,22 @@ kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = buil
 kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o2, o1) = builtin copy
 )";
 
+// COMPILER.md §1's example program (before the pipeline).
+inline constexpr const char* kSection1Example = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
+graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
+  v = slice(x, [n * 8], [8])
+  t = create [8]
+  t1 = call kacc(v, t)
+  c1 = call kacc(t1, c)
+  return c1
+}
+orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
+  for i in range(0, 2, 1) {
+    call g(x, c, i)
+  }
+}
+)";
+
 inline ir::Program parse_gir(std::string_view text) {
   ir::ParseResult r = ir::parse_program(text);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string()) << "\n" << text;
