@@ -43,14 +43,14 @@ bool is_resource_latch(int status) {
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
                              const passes::LgbOptions& lgb) {
   EndToEndRun out;
-  const interp::Result expected = interp::run(p, seed);
-  if (!expected.ok()) {
-    out.verdict = Verdict::inconclusive("interp", expected.error().render());
-    return out;
-  }
   PipelineRun compiled = run_pipeline(p, lgb);
   if (!compiled.verdict.passed()) {
     out.verdict = compiled.verdict;
+    return out;
+  }
+  const interp::Result expected = interp::run(p, seed);
+  if (!expected.ok()) {
+    out.verdict = Verdict::inconclusive("interp", expected.error().render());
     return out;
   }
   const codegen::CodegenResult cg = codegen::generate_orchestration(compiled.stages.back().program);

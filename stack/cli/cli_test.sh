@@ -56,6 +56,11 @@ check "random bytes: exit 1, no signal (got $rc)" "[ $rc = 1 ]"
 printf 'orchestration m() {\n  a = b\n}\n' | "$sc" verify - >"$tmp/out" 2>&1; rc=$?
 check "verify reports WellFormed 3 with exit 1" "[ $rc = 1 ] && grep -q '<stdin>:2:7: error\[3\]' $tmp/out"
 
+printf 'orchestration m() {\n  a = b\n}\n' | "$sc" run - >"$tmp/out" 2>/dev/null; rc=$?
+check "run of an ill-formed program: its diagnostics, exit 1" "[ $rc = 1 ] && grep -q '<stdin>:2:7: error\[3\]' $tmp/out"
+printf 'kernel kacc(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\norchestration m(x: In tensor<i32>[4], c: InOut tensor<i32>[4]) {\n  for i in range(0, 3, 1) {\n    v = slice(c, [i], [4])\n  }\n}\n' | "$sc" run - >"$tmp/out" 2>/dev/null; rc=$?
+check "run whose interpreter errs (window out of bounds): inconclusive, exit 3" "[ $rc = 3 ] && grep -q '^inconclusive' $tmp/out"
+
 "$sc" print >/dev/null 2>&1; rc=$?
 check "missing argument exits 2" "[ $rc = 2 ]"
 "$sc" frobnicate x >/dev/null 2>&1; rc=$?

@@ -3,6 +3,7 @@
 
 #include "properties/oracles/end_to_end.h"
 #include "stack/runtime/host/bind.h"
+#include "stack/verify/well_formed.h"
 
 #include <fmt/format.h>
 
@@ -26,8 +27,13 @@ int cmd_run(const Args& a) {
   int rc = kOk;
   auto p = load_program(a.positional[0], rc);
   if (!p) return rc;
-  const oracles::EndToEndRun run = oracles::check_end_to_end(*p, seed, *schedule, lgb);
   const std::string file = display_name(a.positional[0]);
+  // An ill-formed program gets its diagnostics (exit 1), not an inconclusive verdict.
+  if (const auto diags = verify::check_well_formed(*p); !diags.empty()) {
+    for (const auto& d : diags) fmt::print("{}\n", d.render(file));
+    return kFail;
+  }
+  const oracles::EndToEndRun run = oracles::check_end_to_end(*p, seed, *schedule, lgb);
   if (!run.plan_text.empty()) {
     fmt::print("{}\n{}\n", run.bind.stats.to_line(), runtime::status_line(run.bind));
   }
