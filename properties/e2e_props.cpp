@@ -4,7 +4,11 @@
 // exactly one image copy and reads every shipped image byte.
 #include "properties/gen/program_gen.h"
 #include "properties/oracles/end_to_end.h"
+#include "stack/codegen/codegen.h"
+#include "stack/interp/interp.h"
 #include "stack/ir/parser.h"
+#include "stack/passes/normalize_return_order.h"
+#include "stack/passes/simplify.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -77,4 +81,31 @@ TEST(EndToEnd, differential_oracle_positive_control) {
   EXPECT_NE(v.message.find("tensor c element 1: device 3 != interpreter 2"), std::string::npos) << v.message;
   got.clear();
   EXPECT_TRUE(oracles::compare_entries(want, got, "ctl").failed());
+}
+
+// Positive control of the whole chain: without LegalizeGraphBoundary, the §1 example's view
+// offset `n * 8` is computed inside the graph body, so it is frozen at recording and every
+// replay reads the first window. The end-to-end comparison must expose that.
+TEST(EndToEnd, frozen_offset_exposed_without_legalization) {
+  std::ifstream in(STACKCHECK_CORPUS_DIR "/programs/example.gir", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ir::ParseResult parsed = ir::parse_program(text);
+  ASSERT_TRUE(parsed.ok());
+  const ir::Program unlegalized = passes::normalize_return_order(passes::simplify(parsed.program()));
+  const codegen::CodegenResult cg = codegen::generate_orchestration(unlegalized);
+  ASSERT_TRUE(cg.ok);
+  runtime::BindOptions opts;
+  opts.seed = 3;
+  opts.schedule = *oracles::parse_schedule("oldest");
+  const runtime::BindResult r = runtime::bind_plan(cg.program, opts);
+  ASSERT_EQ(r.status, 0) << runtime::status_line(r) << " " << r.detail;
+  const interp::Result want = interp::run(parsed.program(), 3);
+  ASSERT_TRUE(want.ok());
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> expected;
+  for (const auto& t : want.outputs().tensors) expected.emplace_back(t.name, t.bytes);
+  const oracles::Verdict v = oracles::compare_entries(expected, r.entries, "unlegalized");
+  EXPECT_TRUE(v.failed()) << "a frozen view offset went unnoticed";
+  EXPECT_NE(v.message.find("tensor c"), std::string::npos) << v.message;
+  // The legalized program, on the same runtime, is equal.
+  EXPECT_TRUE(oracles::check_end_to_end(parsed.program(), 3, opts.schedule).verdict.passed());
 }
