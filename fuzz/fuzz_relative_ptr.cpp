@@ -1,0 +1,93 @@
+// fuzz_relative_ptr: the int32 self-relative delta (RUNTIME.md §3, §15.1, §15.3) against an
+// independent 128-bit model. For (field, target): a delta exists iff target != field and
+// target - field fits int32; it is then exactly that difference (never truncated), resolves
+// back to the target (offsets and device addresses), and is unchanged when both are moved
+// by the same base (position independence). Raw input: u64 field, u64 target, u64 rebase
+// (little-endian, zero-padded). Text form: `# stackcheck fuzz_relative_ptr`, then lines
+// `field_off target_off`, each checked (also rebased by 2^32 and by 2^63).
+#include "fuzz/fuzz_target.h"
+#include "stack/runtime/image/self_relative.h"
+
+#include <cstring>
+#include <fmt/format.h>
+#include <string>
+
+namespace {
+
+using stackcheck::oracles::Verdict;
+
+void fail(const std::string& msg) {
+  stackcheck::fuzz::report_finding("fuzz_relative_ptr", Verdict::fail("int32-delta", msg));
+}
+
+void check_pair(uint64_t field, uint64_t target) {
+  using namespace stackcheck::runtime;
+  const __int128 diff = static_cast<__int128>(target) - static_cast<__int128>(field);
+  const bool fits = diff != 0 && diff >= INT32_MIN && diff <= INT32_MAX;
+  const std::optional<int32_t> d = delta_for(field, target);
+  if (d.has_value() != fits)
+    fail(fmt::format("delta_for({}, {}) is {} but the difference {} {} int32", field, target,
+                     d ? std::to_string(*d) : "unbound", static_cast<long long>(diff > INT64_MAX ? INT64_MAX : diff),
+                     fits ? "fits" : "does not fit"));
+  if (!d) return;
+  if (static_cast<__int128>(*d) != diff) fail(fmt::format("delta_for({}, {}) = {}: truncated", field, target, *d));
+  const auto back = resolve_offset(field, *d);
+  if (!back || *back != target) fail(fmt::format("resolve_offset({}, {}) does not give {}", field, *d, target));
+  const auto dev = resolve(DevAddr(field), *d);
+  if (!dev || dev->raw() != target) fail(fmt::format("resolve(DevAddr {}, {}) does not give {}", field, *d, target));
+}
+
+void check_with_rebase(uint64_t field, uint64_t target, uint64_t base) {
+  check_pair(field, target);
+  // Position independence: moving both ends by the same base keeps the delta, when the
+  // moved offsets do not wrap.
+  if (field + base < field || target + base < target) return;
+  const auto a = stackcheck::runtime::delta_for(field, target);
+  const auto b = stackcheck::runtime::delta_for(field + base, target + base);
+  if (a != b) fail(fmt::format("delta of ({}, {}) changes when rebased by {}", field, target, base));
+  check_pair(field + base, target + base);
+}
+
+uint64_t le64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+bool parse_u64(const std::string& s, size_t& i, uint64_t& out) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  if (i >= s.size() || s[i] < '0' || s[i] > '9') return false;
+  uint64_t v = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    const uint64_t dgt = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - dgt) / 10) return false;
+    v = v * 10 + dgt;
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view in = stackcheck::fuzz::as_text(data, size);
+  if (stackcheck::fuzz::is_text_form(in)) {
+    size_t start = 0;
+    while (start < in.size()) {
+      size_t end = in.find('\n', start);
+      if (end == std::string_view::npos) end = in.size();
+      const std::string line(in.substr(start, end - start));
+      start = end + 1;
+      if (line.empty() || line[0] == '#') continue;
+      size_t i = 0;
+      uint64_t field = 0, target = 0;
+      if (!parse_u64(line, i, field) || !parse_u64(line, i, target)) continue;  // not a pair: ignored
+      for (uint64_t base : {uint64_t{0}, uint64_t{1} << 32, uint64_t{1} << 63}) check_with_rebase(field, target, base);
+    }
+    return 0;
+  }
+  uint8_t buf[24] = {};
+  std::memcpy(buf, data, size < sizeof buf ? size : sizeof buf);
+  check_with_rebase(le64(buf), le64(buf + 8), le64(buf + 16));
+  return 0;
+}
