@@ -218,15 +218,7 @@ TaskId GraphRecorder::submit(int32_t kernel_id, const Args& args) {
     return kNoTask;
   }
   const size_t nt = args.tensors_.size();
-  KernelTensorArg sig[kMaxTaskTensors];
-  for (size_t k = 0; k < nt; ++k) {
-    const Args::Tensor& t = args.tensors_[k];
-    const Shape s = t.tag == kTagOutput ? t.shape : t.ref.shape();
-    sig[k].tag = t.tag;
-    sig[k].rank = s.rank;
-    for (uint32_t j = 0; j < 4; ++j) sig[k].shape[j] = s.dims[j];
-  }
-  if (auto why = check_kernel_args(kernel_id, std::span(sig, nt), static_cast<uint32_t>(args.scalars_.size()))) {
+  if (auto why = args.signature_mismatch(kernel_id)) {
     o_.latch(ErrorCode::kInvalidArgs, fmt::format("graph {} submit {}: {}", fn_id_, kernel_name(kernel_id), *why));
     return kNoTask;
   }

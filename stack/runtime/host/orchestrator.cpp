@@ -408,6 +408,20 @@ bool Orchestrator::append_to_scope(const Claim& c, uint32_t kind, int32_t kernel
   return true;
 }
 
+std::optional<std::string> Args::signature_mismatch(int32_t kernel_id) const {
+  const size_t nt = tensors_.size();
+  if (nt > kMaxTaskTensors) return "too many tensors";
+  KernelTensorArg sig[kMaxTaskTensors];
+  for (size_t k = 0; k < nt; ++k) {
+    const Tensor& t = tensors_[k];
+    const Shape s = t.tag == kTagOutput ? t.shape : t.ref.shape();
+    sig[k].tag = t.tag;
+    sig[k].rank = s.rank;
+    for (uint32_t j = 0; j < 4; ++j) sig[k].shape[j] = s.dims[j];
+  }
+  return check_kernel_args(kernel_id, std::span(sig, nt), static_cast<uint32_t>(scalars_.size()));
+}
+
 TaskId Orchestrator::submit(int32_t kernel_id, const Args& args) {
   if (latched() || !graph_mode_allows("submit", true)) return kNoTask;
   STACK_CHECK(args.o_ == this, "Args built for another orchestrator");
@@ -417,15 +431,7 @@ TaskId Orchestrator::submit(int32_t kernel_id, const Args& args) {
   }
   const size_t nt = args.tensors_.size();
   // 1. Validate against the builtin's signature.
-  KernelTensorArg sig[kMaxTaskTensors];
-  for (size_t k = 0; k < nt; ++k) {
-    const Args::Tensor& t = args.tensors_[k];
-    const Shape s = t.tag == kTagOutput ? t.shape : t.ref.shape();
-    sig[k].tag = t.tag;
-    sig[k].rank = s.rank;
-    for (uint32_t j = 0; j < 4; ++j) sig[k].shape[j] = s.dims[j];
-  }
-  if (auto why = check_kernel_args(kernel_id, std::span(sig, nt), static_cast<uint32_t>(args.scalars_.size()))) {
+  if (auto why = args.signature_mismatch(kernel_id)) {
     latch_.latch(ErrorCode::kInvalidArgs, fmt::format("submit {}: {}", kernel_name(kernel_id), *why));
     return kNoTask;
   }

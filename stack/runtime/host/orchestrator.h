@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -131,6 +132,8 @@ class Args {
 
   size_t tensor_count() const { return tensors_.size(); }
   size_t scalar_count() const { return scalars_.size(); }
+  // Why these arguments do not fit builtin `kernel_id`'s signature (§12), or nullopt.
+  std::optional<std::string> signature_mismatch(int32_t kernel_id) const;
 
  private:
   friend class Orchestrator;
