@@ -6,8 +6,8 @@
 #include "properties/oracles/compiler_oracles.h"
 #include "stack/codegen/codegen.h"
 #include "stack/ir/parser.h"
-#include "stack/runtime/host/plan_parser.h"
-#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
 #include "stack/verify/well_formed.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -3,7 +3,7 @@
 #include "properties/oracles/compiler_oracles.h"
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
-#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/plan/printer.h"
 
 #include <fmt/format.h>
 

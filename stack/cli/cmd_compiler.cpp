@@ -3,7 +3,7 @@
 
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
-#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/plan/printer.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/normalize_return_order.h"

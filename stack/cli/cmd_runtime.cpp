@@ -4,7 +4,7 @@
 #include "properties/oracles/end_to_end.h"
 #include "stack/interp/interp.h"
 #include "stack/runtime/host/bind.h"
-#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/plan/parser.h"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 
 #include "stack/codegen/lowering.h"
 #include "stack/ir/invariance.h"
-#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/plan/check.h"
 #include "stack/verify/builtins.h"
 
 namespace stackcheck::codegen::detail {

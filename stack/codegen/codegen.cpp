@@ -7,7 +7,7 @@
 
 #include "stack/codegen/lowering.h"
 #include "stack/passes/pass.h"
-#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/plan/check.h"
 
 namespace stackcheck::codegen {
 

@@ -1,6 +1,6 @@
 // OrchestrationCodegen (COMPILER.md §6): lowers a legal Program (one holding WellFormed,
 // ReturnParamsExplicit and GraphBoundaryLegalized, i.e. the default pipeline's output) to the
-// runtime's orchestration program (runtime/host/orch_program.h, text form `.plan`).
+// runtime's orchestration program (runtime/plan/program.h, text form `.plan`).
 //
 // Register conventions (the plan's names):
 //   - Tensors are registers t0, t1, ... (windows); scalars s0, s1, ... Each body (the entry,
@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "stack/ir/ast.h"
-#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/plan/program.h"
 #include "stack/verify/diagnostic.h"
 
 namespace stackcheck::codegen {

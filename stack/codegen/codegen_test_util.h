@@ -11,9 +11,9 @@
 #include "stack/codegen/codegen.h"
 #include "stack/ir/parser.h"
 #include "stack/passes/pass_manager.h"
-#include "stack/runtime/host/plan_check.h"
-#include "stack/runtime/host/plan_parser.h"
-#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/plan/check.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
 
 namespace stackcheck::codegen::testing {
 

@@ -18,7 +18,7 @@
 
 #include "stack/ir/ast.h"
 #include "stack/ir/rpi.h"
-#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/plan/program.h"
 #include "stack/verify/diagnostic.h"
 
 namespace stackcheck::codegen::detail {

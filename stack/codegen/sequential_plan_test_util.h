@@ -25,8 +25,8 @@
 #include "stack/interp/interp.h"
 #include "stack/interp/kernels.h"
 #include "stack/interp/memory.h"
-#include "stack/runtime/host/orch_arith.h"
-#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/plan/arith.h"
+#include "stack/runtime/plan/program.h"
 #include "stack/verify/builtins.h"
 
 namespace stackcheck::codegen::testing {

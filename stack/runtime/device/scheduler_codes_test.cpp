@@ -12,7 +12,7 @@
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/devmem/host_link.h"
 #include "stack/runtime/host/bind.h"
-#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/test_support.h"

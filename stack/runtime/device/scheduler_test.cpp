@@ -18,7 +18,7 @@
 
 #include "stack/codegen/sequential_plan_test_util.h"
 #include "stack/runtime/host/bind.h"
-#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/image/self_relative.h"

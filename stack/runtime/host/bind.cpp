@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "stack/runtime/devmem/device_memory.h"
-#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/plan/check.h"
 #include "stack/runtime/host/runtime.h"
 
 namespace stackcheck::runtime {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "stack/runtime/device/scheduler.h"
-#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/plan/program.h"
 #include "stack/runtime/status/bind_stats.h"
 #include "stack/runtime/status/codes.h"
 

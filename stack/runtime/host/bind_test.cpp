@@ -13,8 +13,8 @@
 
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/device/attach.h"
-#include "stack/runtime/host/plan_parser.h"
-#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/host/splitmix.h"
 

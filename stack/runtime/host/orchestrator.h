@@ -11,8 +11,8 @@
 //   at its final count), so the mirror's live prefix is exactly what compaction ships.
 // - Device addresses only: the orchestrator never touches device memory. Entry tensors come
 //   in through external(); outputs and alloc_tensors buffers come from the task heap.
-// - Graphs (§9): submit_graph is declared here and implemented in graph_submit.cpp with the
-//   GraphRecorder (graph_recorder.h) and the definition cache (graph_cache.h), which lives as
+// - Graphs (§9): submit_graph is declared here and implemented in graph/submit.cpp with the
+//   GraphRecorder (host/graph/recorder.h) and the definition cache (host/graph/cache.h), which lives as
 //   long as the orchestrator (reset() keeps it). While a graph function runs, direct calls
 //   that a graph body may not make latch 5. TensorRefs and ScalarSlots of a recording carry
 //   its domain (a nonzero serial); outside it they are rejected (latch 5).
@@ -30,7 +30,7 @@
 
 #include "stack/runtime/devmem/dev_addr.h"
 #include "stack/runtime/host/error_latch.h"
-#include "stack/runtime/host/graph_cache.h"
+#include "stack/runtime/host/graph/cache.h"
 #include "stack/runtime/host/heap.h"
 #include "stack/runtime/host/tensormap.h"
 #include "stack/runtime/image/layout.h"
@@ -213,7 +213,7 @@ class Orchestrator {
   // §9: record `fn` on a key miss (cache permitting), then replay: one outer GRAPH task with
   // the boundary's fanin and registrations and its graph-heap block. With the cache full a
   // miss runs `fn` inline as ordinary tasks and returns kGraphInlined. kNoTask after a latch
-  // (or when fn cancelled). graph_submit.cpp.
+  // (or when fn cancelled). graph/submit.cpp.
   TaskId submit_graph(uint32_t fn_id, const std::function<void(GraphRecorder&)>& fn, const GraphArgs& args);
   // Bind step 7: the outer task's payload graph_ctx = its GraphSubmission record.
   void stage_graph_ctx(TaskId outer, DevAddr record);

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "stack/runtime/host/orch_arith.h"
+#include "stack/runtime/plan/arith.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/self_relative.h"
 

@@ -9,9 +9,9 @@
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/device/scheduler.h"
-#include "stack/runtime/host/graph_cache.h"
-#include "stack/runtime/host/plan_check.h"
-#include "stack/runtime/host/plan_interpreter.h"
+#include "stack/runtime/host/graph/cache.h"
+#include "stack/runtime/plan/check.h"
+#include "stack/runtime/plan/interpreter.h"
 #include "stack/runtime/host/splitmix.h"
 #include "stack/runtime/image/compact.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/plan/program.h"
 
 namespace stackcheck::runtime {
 

@@ -1,13 +1,13 @@
 // The plan interpreter (host orchestrator): statements mapped onto the orchestrator API,
 // orchestration arithmetic, host reads, the budget and unsupported statements.
-#include "stack/runtime/host/plan_interpreter.h"
+#include "stack/runtime/plan/interpreter.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <memory>
 
-#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/plan/parser.h"
 
 namespace stackcheck::runtime {
 namespace {

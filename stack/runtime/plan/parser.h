@@ -4,7 +4,7 @@
 // rejects inputs over PlanLimits::max_bytes up front. Lexing follows the Graph IR
 // (COMPILER.md §1): `#` comments, ID [A-Za-z_][A-Za-z0-9_]*, INT [0-9]+ <= 2^63-1 (2^63
 // only right after a unary `-`), plus `$ : = [ ]`; blank lines are skipped; a CR is an error.
-// After a syntactically valid parse the static checks of plan_check.h run, so a returned
+// After a syntactically valid parse the static checks of check.h run, so a returned
 // program always passes validate_plan.
 //
 // Grammar (NL ends every line; `graph` lines may sit between statements, before first use):
@@ -30,8 +30,8 @@
 #include <string_view>
 #include <variant>
 
-#include "stack/runtime/host/orch_program.h"
-#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/plan/program.h"
+#include "stack/runtime/plan/check.h"
 
 namespace stackcheck::runtime {
 

@@ -1,5 +1,5 @@
-// GraphArgs and GraphRecorder (graph_recorder.h).
-#include "stack/runtime/host/graph_recorder.h"
+// GraphArgs and GraphRecorder (recorder.h).
+#include "stack/runtime/host/graph/recorder.h"
 
 #include <fmt/format.h>
 #include <limits>

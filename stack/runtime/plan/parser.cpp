@@ -1,7 +1,7 @@
-// `.plan` parser (plan_parser.h): an on-demand lexer with one token of lookahead and a
+// `.plan` parser (parser.h): an on-demand lexer with one token of lookahead and a
 // recursive-descent parser whose recursion is bounded by the nesting limit. Errors unwind
 // through one internal exception type, caught in parse_plan; nothing escapes.
-#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/plan/parser.h"
 
 #include <fmt/format.h>
 

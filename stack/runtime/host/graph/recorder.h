@@ -8,7 +8,7 @@
 //   scalar (even one computed from scalar(k).value()) is a LITERAL, and so is every view
 //   offset: both stay frozen at replay. Each submit / alloc_tensors is one node; a local
 //   tensormap gives the intra-graph edges, where every boundary tensor of a multi-member
-//   alias class (graph_cache.h) is one range (any access conflicts with any write to any
+//   alias class (cache.h) is one range (any access conflicts with any write to any
 //   member), a singleton boundary and each INTERNAL its own exact window ranges. A node
 //   writing an `input` boundary latches 5 (the outer task registers it as a read).
 // - Inline (a miss with the cache full): boundary(i) is the submission's real tensor,

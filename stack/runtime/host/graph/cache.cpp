@@ -1,5 +1,5 @@
-// Graph keys, the definition cache and submission staging (graph_cache.h).
-#include "stack/runtime/host/graph_cache.h"
+// Graph keys, the definition cache and submission staging (cache.h).
+#include "stack/runtime/host/graph/cache.h"
 
 #include <algorithm>
 #include <cstring>

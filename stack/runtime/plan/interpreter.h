@@ -6,7 +6,7 @@
 // It stops at the first latch (every later call would be a no-op anyway), at an unsupported
 // statement, or when the statement budget runs out (so no plan can hang the host).
 // The program must have passed validate_plan; a violated assumption is a STACK_CHECK.
-// submit_graph (§9) runs the graph's body against the GraphRecorder (graph_recorder.h): when
+// submit_graph (§9) runs the graph's body against the GraphRecorder (host/graph/recorder.h): when
 // recording, `scalar $k` passes SLOT k and every other scalar, `$k` arithmetic included, is
 // evaluated now and frozen; its statements count against the same budget.
 #pragma once
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/plan/program.h"
 #include "stack/runtime/host/orchestrator.h"
 
 namespace stackcheck::runtime {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "stack/runtime/host/graph_recorder.h"
+#include "stack/runtime/host/graph/recorder.h"
 #include "stack/support/check.h"
 
 namespace stackcheck::runtime {

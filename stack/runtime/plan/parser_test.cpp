@@ -1,13 +1,13 @@
 // `.plan` parser, printer and static checks: golden round trips (the §17 example among
 // them), canonical printing, and rejections with their line:column.
-#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/plan/parser.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "stack/runtime/host/plan_check.h"
-#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/plan/check.h"
+#include "stack/runtime/plan/printer.h"
 
 namespace stackcheck::runtime {
 namespace {

@@ -1,13 +1,13 @@
-// The plan interpreter (plan_interpreter.h).
-#include "stack/runtime/host/plan_interpreter.h"
+// The plan interpreter (interpreter.h).
+#include "stack/runtime/plan/interpreter.h"
 
 #include <fmt/format.h>
 #include <optional>
 #include <unordered_map>
 
-#include "stack/runtime/host/graph_recorder.h"
-#include "stack/runtime/host/orch_arith.h"
-#include "stack/runtime/host/plan_printer.h"
+#include "stack/runtime/host/graph/recorder.h"
+#include "stack/runtime/plan/arith.h"
+#include "stack/runtime/plan/printer.h"
 #include "stack/support/check.h"
 
 namespace stackcheck::runtime {

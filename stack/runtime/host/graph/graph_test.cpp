@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "stack/runtime/host/graph_recorder.h"
-#include "stack/runtime/host/graph_test_support.h"
+#include "stack/runtime/host/graph/recorder.h"
+#include "stack/runtime/host/graph/test_support.h"
 
 namespace stackcheck::runtime {
 namespace {

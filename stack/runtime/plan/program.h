@@ -1,11 +1,11 @@
 // The orchestration program (RUNTIME.md §17): the runtime's input, a plain value type owned
 // by the runtime. The compiler's codegen emits it, the harness's bind-plan generators build
-// it, people write it as `.plan` text (plan_parser.h / plan_printer.h); the host
+// it, people write it as `.plan` text (plan/parser.h / plan/printer.h); the host
 // orchestrator (host_orchestrator.h) interprets it against the orchestrator API (§8).
 //
 // Invariants kept by the type: none beyond its shape; meaning (names bound once per body,
 // uses of visible names of the right kind, shape limits) is checked by validate_plan
-// (plan_check.h), which the parser runs and bind runs again on hand-built programs.
+// (check.h), which the parser runs and bind runs again on hand-built programs.
 // Dynamic rules (argument tags and shapes, windows inside buffers, zero divisors, ...) are
 // the orchestrator's latches, not errors of the program, so that plans can exercise them.
 //
@@ -33,7 +33,7 @@ struct PlanLoc {
 enum class PlanBinOp : uint8_t { Add, Sub, Mul, Div, Mod };
 enum class PlanCmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 
-// An i64 scalar expression (COMPILER.md §1 arithmetic, host/orch_arith.h).
+// An i64 scalar expression (COMPILER.md §1 arithmetic, plan/arith.h).
 //   Int:    `value` (a negative value prints as the `-INT` literal)
 //   Name:   `name`, a scalar bound by set/read/for
 //   Slot:   `$value`, scalar slot k of the enclosing graph body (graph bodies only)

@@ -1,7 +1,7 @@
-// Static checks of orchestration programs (plan_check.h). One walk in print order; the first
+// Static checks of orchestration programs (check.h). One walk in print order; the first
 // error wins. Recursion is bounded by the nesting and expression-depth limits, which are
 // checked before descending, so hand-built programs of any depth are rejected safely.
-#include "stack/runtime/host/plan_check.h"
+#include "stack/runtime/plan/check.h"
 
 #include <array>
 #include <fmt/format.h>

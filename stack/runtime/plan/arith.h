@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "stack/runtime/host/orch_program.h"
+#include "stack/runtime/plan/program.h"
 
 namespace stackcheck::runtime {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "stack/runtime/devmem/device_memory.h"
-#include "stack/runtime/host/graph_recorder.h"
-#include "stack/runtime/host/plan_parser.h"
+#include "stack/runtime/host/graph/recorder.h"
+#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/image/graph_def.h"
 

@@ -1,5 +1,5 @@
-// Spellings shared by the `.plan` parser and printer (orch_program.h).
-#include "stack/runtime/host/orch_program.h"
+// Spellings shared by the `.plan` parser and printer (program.h).
+#include "stack/runtime/plan/program.h"
 
 namespace stackcheck::runtime {
 

@@ -1,5 +1,5 @@
-// Canonical `.plan` printer (plan_printer.h).
-#include "stack/runtime/host/plan_printer.h"
+// Canonical `.plan` printer (printer.h).
+#include "stack/runtime/plan/printer.h"
 
 #include <fmt/format.h>
 
