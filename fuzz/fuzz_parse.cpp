@@ -11,8 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ir::ParseResult r = ir::parse_program(fuzz::as_text(data, size));
   if (!r.ok()) {
     if (r.error().line == 0 || r.error().column == 0)
-      fuzz::report_finding("fuzz_parse", oracles::Verdict::fail("parse-error-location",
-                                                                "parse error without line:column"));
+      fuzz::report_finding("fuzz_parse",
+                           oracles::Verdict::fail("parse-error-location", "parse error without line:column"));
     return 0;
   }
   oracles::Verdict v = oracles::check_print_roundtrip(r.program());

@@ -22,19 +22,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!run.verdict.passed()) return 0;  // rejected: outside the codegen oracle's domain
     const codegen::CodegenResult cg = codegen::generate_orchestration(run.stages.back().program);
     if (!cg.ok)
-      fuzz::report_finding("fuzz_pipeline",
-                           oracles::Verdict::fail("codegen", "codegen rejects a legalized program: " +
-                                                                 (cg.diagnostics.empty()
-                                                                      ? std::string("?")
-                                                                      : cg.diagnostics.front().render(""))));
+      fuzz::report_finding(
+          "fuzz_pipeline",
+          oracles::Verdict::fail("codegen",
+                                 "codegen rejects a legalized program: " +
+                                     (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render(""))));
     const std::string text = runtime::print_plan(cg.program);
     runtime::PlanParseResult back = runtime::parse_plan(text);
     if (!back.ok())
       fuzz::report_finding("fuzz_pipeline", oracles::Verdict::fail("plan-roundtrip", "emitted plan does not parse: " +
                                                                                          back.error().to_string()));
     if (!(back.program() == cg.program))
-      fuzz::report_finding("fuzz_pipeline",
-                           oracles::Verdict::fail("plan-roundtrip", "parse(print(plan)) != plan"));
+      fuzz::report_finding("fuzz_pipeline", oracles::Verdict::fail("plan-roundtrip", "parse(print(plan)) != plan"));
   }
   return 0;
 }

@@ -8,8 +8,8 @@
 #include "fuzz/fuzz_target.h"
 #include "stack/runtime/image/self_relative.h"
 
-#include <cstring>
 #include <fmt/format.h>
+#include <cstring>
 #include <string>
 
 namespace {

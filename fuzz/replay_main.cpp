@@ -45,7 +45,10 @@ int main(int argc, char** argv) {
       for (const auto& e : std::filesystem::directory_iterator(p, ec))
         if (e.is_regular_file()) files.push_back(e.path());
       std::sort(files.begin(), files.end());
-      for (const auto& f : files) { ok = run_file(f) && ok; ++n; }
+      for (const auto& f : files) {
+        ok = run_file(f) && ok;
+        ++n;
+      }
     } else {
       ok = run_file(p) && ok;
       ++n;

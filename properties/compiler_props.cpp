@@ -161,8 +161,7 @@ TEST(CompilerOracles, semantics_oracle_reports_a_changed_scale) {
 }
 
 TEST(CompilerOracles, semantics_oracle_inconclusive_when_original_errs) {
-  const ir::Program p = parse_or_die(
-      "orchestration main(c: InOut tensor<i32>[8]) {\n  z = 0\n  a = 1 / z\n}\n");
+  const ir::Program p = parse_or_die("orchestration main(c: InOut tensor<i32>[8]) {\n  z = 0\n  a = 1 / z\n}\n");
   EXPECT_EQ(oracles::check_same_semantics(p, p, 0, "same").kind, oracles::VerdictKind::Inconclusive);
 }
 
@@ -212,6 +211,5 @@ TEST(CompilerOracles, write_oracle_reports_written_in_param) {
 TEST(CompilerOracles, determinism_oracle_reports_a_flaky_pass) {
   const ir::Program p = parse_or_die(kAccProgram);
   EXPECT_TRUE(oracles::check_deterministic_idempotent([] { return std::make_unique<Flaky>(); }, p).failed());
-  EXPECT_TRUE(
-      oracles::check_deterministic_idempotent([] { return std::make_unique<passes::Simplify>(); }, p).passed());
+  EXPECT_TRUE(oracles::check_deterministic_idempotent([] { return std::make_unique<passes::Simplify>(); }, p).passed());
 }

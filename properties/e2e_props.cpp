@@ -45,9 +45,8 @@ TEST(EndToEnd, corpus_programs_under_every_schedule) {
               oracles::check_end_to_end(parsed.program(), seed, sched, passes::LgbOptions{step_c});
           EXPECT_TRUE(run.verdict.passed())
               << entry.path() << " step_c=" << step_c << " " << oracles::schedule_text(sched) << " seed " << seed
-              << ": " << run.verdict.to_string() << "\nreplay: stackcheck run " << entry.path().string()
-              << " --seed " << seed << " --schedule " << oracles::schedule_text(sched)
-              << (step_c ? "" : " --no-step-c");
+              << ": " << run.verdict.to_string() << "\nreplay: stackcheck run " << entry.path().string() << " --seed "
+              << seed << " --schedule " << oracles::schedule_text(sched) << (step_c ? "" : " --no-step-c");
           EXPECT_EQ(run.bind.stats.h2d, 1u);
         }
   }

@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   const auto& cfg = rc::detail::configuration();
   std::fprintf(stderr, "rapidcheck: seed=%llu max_success=%d max_size=%d (RC_PARAMS=\"%s\")\n",
-               static_cast<unsigned long long>(cfg.testParams.seed), cfg.testParams.maxSuccess,
-               cfg.testParams.maxSize, std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "");
+               static_cast<unsigned long long>(cfg.testParams.seed), cfg.testParams.maxSuccess, cfg.testParams.maxSize,
+               std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "");
   testing::UnitTest::GetInstance()->listeners().Append(new ReplayHint);
   return RUN_ALL_TESTS();
 }

@@ -25,8 +25,8 @@ struct TensorName {
 
 struct Scope {
   std::vector<TensorName> tensors;
-  std::vector<std::string> scalars;             // any scalar in scope
-  std::vector<std::string> invariant_scalars;   // replay-invariant (graph) scalars
+  std::vector<std::string> scalars;            // any scalar in scope
+  std::vector<std::string> invariant_scalars;  // replay-invariant (graph) scalars
 };
 
 int pick(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1); }  // inclusive, shrinks to lo
@@ -46,10 +46,9 @@ std::vector<Function> fixture_kernels() {
   return {
       kernel("kacc", {param("x", Dir::In, T(8)), param("a", Dir::InOut, T(8))}, {"a"}, "acc"),
       kernel("kacc4", {param("x", Dir::In, T(4)), param("a", Dir::InOut, T(4))}, {"a"}, "acc"),
-      kernel("ksc", {param("x", Dir::In, T(8)), param("o", Dir::Out, T(8)), param("s", Dir::In, Type::i64())},
-             {"o"}, "scale"),
-      kernel("kadd", {param("a", Dir::In, T(8)), param("b", Dir::In, T(8)), param("o", Dir::Out, T(8))}, {"o"},
-             "add"),
+      kernel("ksc", {param("x", Dir::In, T(8)), param("o", Dir::Out, T(8)), param("s", Dir::In, Type::i64())}, {"o"},
+             "scale"),
+      kernel("kadd", {param("a", Dir::In, T(8)), param("b", Dir::In, T(8)), param("o", Dir::Out, T(8))}, {"o"}, "add"),
       kernel("k2", {param("x", Dir::In, T(8)), param("o1", Dir::Out, T(8)), param("o2", Dir::InOut, T(8))},
              {"o2", "o1"}, "copy"),
   };
@@ -171,8 +170,10 @@ class Builder {
         }
         case 1: {  // Step A: derivable scalar (hoisted), or an alias of n
           const std::string v = fresh("s");
-          if (chance(25)) body.push_back(let(v, var("n")));
-          else body.push_back(let(v, scalar_expr(s.scalars)));
+          if (chance(25))
+            body.push_back(let(v, var("n")));
+          else
+            body.push_back(let(v, scalar_expr(s.scalars)));
           s.scalars.push_back(v);
           launch_scalars.push_back(v);
           break;
@@ -247,15 +248,19 @@ class Builder {
       switch (pick(0, 3)) {
         case 0: {
           const std::string t = fresh("e");
-          if (k_.entry_reads && chance(40)) body.push_back(full(t, lits({8}), lit(pick(-5, 5))));
-          else body.push_back(create(t, lits({8})));
+          if (k_.entry_reads && chance(40))
+            body.push_back(full(t, lits({8}), lit(pick(-5, 5))));
+          else
+            body.push_back(create(t, lits({8})));
           s.tensors.push_back({t, 8, true});
           break;
         }
         case 1: {
           const std::string v = fresh("q");
-          if (k_.entry_reads && chance(50)) body.push_back(let(v, read("x", {lit(pick(0, 15))})));
-          else body.push_back(let(v, scalar_expr(scalars)));
+          if (k_.entry_reads && chance(50))
+            body.push_back(let(v, read("x", {lit(pick(0, 15))})));
+          else
+            body.push_back(let(v, scalar_expr(scalars)));
           scalars.push_back(v);
           break;
         }

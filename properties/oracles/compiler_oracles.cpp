@@ -37,8 +37,7 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb_opt
       return out;
     }
     if (r.outcome == passes::Outcome::InputRejected) {
-      const std::string first =
-          r.diagnostics.empty() ? r.message : r.diagnostics.front().render("");
+      const std::string first = r.diagnostics.empty() ? r.message : r.diagnostics.front().render("");
       out.verdict = Verdict::inconclusive("rejected", fmt::format("{} rejected the input: {}", name, first));
       return out;
     }
@@ -68,8 +67,8 @@ Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_
     if (ta[i].bytes == tb[i].bytes) continue;
     size_t k = 0;
     while (k < ta[i].bytes.size() && k < tb[i].bytes.size() && ta[i].bytes[k] == tb[i].bytes[k]) ++k;
-    return Verdict::fail("semantics", fmt::format("{} differs from the original (seed {}): tensor {} element {}",
-                                                  what, seed, ta[i].name, k / 4));
+    return Verdict::fail("semantics", fmt::format("{} differs from the original (seed {}): tensor {} element {}", what,
+                                                  seed, ta[i].name, k / 4));
   }
   return Verdict::pass();
 }
@@ -82,8 +81,8 @@ Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport&
     if (it == counts.end())
       return Verdict::fail("node-count", fmt::format("verifier has no node count for graph {}", g.graph));
     if (it->second != g.node_count)
-      return Verdict::fail("node-count", fmt::format("graph {}: pass counts {} nodes, verifier {}", g.graph,
-                                                     g.node_count, it->second));
+      return Verdict::fail(
+          "node-count", fmt::format("graph {}: pass counts {} nodes, verifier {}", g.graph, g.node_count, it->second));
   }
   return Verdict::pass();
 }
@@ -96,8 +95,8 @@ Verdict check_hoisted_creates(const passes::LgbReport& report) {
         return Verdict::fail("hoist-depth", fmt::format("graph {}: create {} hoisted from loop depth {} ({}:{})",
                                                         g.graph, a.name, a.depth, a.loc.line, a.loc.column));
       if (a.dir != ir::Dir::InOut)
-        return Verdict::fail("hoist-inout", fmt::format("graph {}: hoisted create {} is {}, not InOut", g.graph,
-                                                        a.name, ir::dir_name(a.dir)));
+        return Verdict::fail("hoist-inout", fmt::format("graph {}: hoisted create {} is {}, not InOut", g.graph, a.name,
+                                                        ir::dir_name(a.dir)));
     }
   return Verdict::pass();
 }
@@ -171,8 +170,10 @@ struct WriteWalk {
       root[s.name] = std::nullopt;
     } else if (auto* inv = std::get_if<ir::InvokeRhs>(&s.rhs)) {
       auto results = invoke(inv->invoke);
-      if (!inv->invoke.submit && results.size() == 1) root[s.name] = results[0];
-      else tuples[s.name] = std::move(results);
+      if (!inv->invoke.submit && results.size() == 1)
+        root[s.name] = results[0];
+      else
+        tuples[s.name] = std::move(results);
     } else if (auto* tg = std::get_if<ir::TupleGetRhs>(&s.rhs)) {
       auto it = tuples.find(tg->tuple);
       if (it != tuples.end() && tg->index >= 0 && static_cast<size_t>(tg->index) < it->second.size())
@@ -196,8 +197,8 @@ Verdict check_graph_writes_inout(const ir::Program& p) {
     w.block(f.body);
     for (size_t i : w.written)
       if (f.params[i].dir != ir::Dir::InOut)
-        return Verdict::fail("graph-write-inout", fmt::format("graph {}: param {} is written but declared {}",
-                                                              f.name, f.params[i].name, ir::dir_name(f.params[i].dir)));
+        return Verdict::fail("graph-write-inout", fmt::format("graph {}: param {} is written but declared {}", f.name,
+                                                              f.params[i].name, ir::dir_name(f.params[i].dir)));
   }
   return Verdict::pass();
 }

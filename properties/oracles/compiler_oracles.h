@@ -23,9 +23,9 @@ struct Stage {
 };
 
 struct PipelineRun {
-  Verdict verdict;              // §8.1: pass / fail (a pass produced invalid IR) / inconclusive (rejected)
-  std::vector<Stage> stages;    // outputs of the passes that completed, in order
-  passes::LgbReport lgb;        // LegalizeGraphBoundary's report (when it ran)
+  Verdict verdict;            // §8.1: pass / fail (a pass produced invalid IR) / inconclusive (rejected)
+  std::vector<Stage> stages;  // outputs of the passes that completed, in order
+  passes::LgbReport lgb;      // LegalizeGraphBoundary's report (when it ran)
 };
 
 // Runs Simplify, NormalizeReturnOrder, LegalizeGraphBoundary one at a time under the verify
@@ -35,8 +35,7 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb = {
 // §8.5: interp(p) == interp(q) byte for byte for `seed`. Inconclusive when p errs, or when q
 // only exhausts the budget; a failure when only q errs or bytes differ (naming the first
 // differing tensor and element).
-Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed,
-                             const std::string& what);
+Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what);
 
 // §8.4: the pass's node count per graph equals the verifier's re-derived count.
 Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport& report);

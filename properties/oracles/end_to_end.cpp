@@ -12,9 +12,18 @@ namespace stackcheck::oracles {
 std::optional<runtime::ScheduleOptions> parse_schedule(const std::string& text) {
   runtime::ScheduleOptions s;
   using Mode = runtime::ScheduleOptions::Mode;
-  if (text == "threaded") { s.mode = Mode::kThreaded; return s; }
-  if (text == "newest") { s.mode = Mode::kNewest; return s; }
-  if (text == "oldest") { s.mode = Mode::kOldest; return s; }
+  if (text == "threaded") {
+    s.mode = Mode::kThreaded;
+    return s;
+  }
+  if (text == "newest") {
+    s.mode = Mode::kNewest;
+    return s;
+  }
+  if (text == "oldest") {
+    s.mode = Mode::kOldest;
+    return s;
+  }
   if (text.rfind("random:", 0) == 0 && text.size() > 7 && text.size() <= 27) {
     uint64_t v = 0;
     for (char c : text.substr(7)) {
@@ -36,8 +45,7 @@ std::string schedule_text(const runtime::ScheduleOptions& s) {
 }
 
 bool is_resource_latch(int status) {
-  return status == -1001 || status == -1002 || status == -1003 || status == -1004 || status == -1010 ||
-         status == -1011;
+  return status == -1001 || status == -1002 || status == -1003 || status == -1004 || status == -1010 || status == -1011;
 }
 
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
@@ -55,9 +63,9 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   }
   const codegen::CodegenResult cg = codegen::generate_orchestration(compiled.stages.back().program);
   if (!cg.ok) {
-    out.verdict = Verdict::fail("codegen", "codegen rejects a legalized program: " +
-                                               (cg.diagnostics.empty() ? std::string("?")
-                                                                       : cg.diagnostics.front().render("")));
+    out.verdict =
+        Verdict::fail("codegen", "codegen rejects a legalized program: " +
+                                     (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render("")));
     return out;
   }
   out.plan_text = runtime::print_plan(cg.program);

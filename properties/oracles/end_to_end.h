@@ -21,8 +21,8 @@ std::string schedule_text(const runtime::ScheduleOptions& s);
 
 struct EndToEndRun {
   Verdict verdict;
-  std::string plan_text;          // the orchestration program bound (for reports)
-  runtime::BindResult bind;       // the runtime's outcome
+  std::string plan_text;     // the orchestration program bound (for reports)
+  runtime::BindResult bind;  // the runtime's outcome
 };
 
 // Compiles `p` (the whole pipeline + codegen), binds it with `seed` inputs under `schedule`

@@ -9,10 +9,8 @@ namespace stackcheck::oracles {
 Verdict check_print_roundtrip(const ir::Program& p) {
   const std::string printed = ir::print_program(p);
   ir::ParseResult again = ir::parse_program(printed);
-  if (!again.ok())
-    return Verdict::fail("roundtrip", "printed program does not parse: " + again.error().to_string());
-  if (!ir::equal(again.program(), p))
-    return Verdict::fail("roundtrip", "parse(print(p)) differs structurally from p");
+  if (!again.ok()) return Verdict::fail("roundtrip", "printed program does not parse: " + again.error().to_string());
+  if (!ir::equal(again.program(), p)) return Verdict::fail("roundtrip", "parse(print(p)) differs structurally from p");
   const std::string reprinted = ir::print_program(again.program());
   if (reprinted != printed) return Verdict::fail("roundtrip", "print(parse(print(p))) != print(p)");
   return Verdict::pass();

@@ -25,8 +25,8 @@ ir::Stmt* layer_loop(ir::Program& p) {
 
 int cmd_bench_bind(const Args& a) {
   uint64_t max_layers = 64;
-  if (a.has("--max-layers") && (!parse_u64(a.get("--max-layers"), max_layers) || max_layers == 0 ||
-                                max_layers > 4096)) {
+  if (a.has("--max-layers") &&
+      (!parse_u64(a.get("--max-layers"), max_layers) || max_layers == 0 || max_layers > 4096)) {
     fmt::print(stderr, "stackcheck: --max-layers takes 1..4096, got '{}'\n", a.get("--max-layers"));
     return kUsage;
   }
@@ -43,9 +43,11 @@ int cmd_bench_bind(const Args& a) {
   runtime::ScheduleOptions sched;
   sched.mode = runtime::ScheduleOptions::Mode::kOldest;
 
-  fmt::print("{:>3} {:>5} {:>5} {:>5} {:>3} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}\n",
-             "N", "stepC", "tasks", "nodes", "h2d", "def_h2d", "shipped", "read", "ratio", "mirror", "graph_hw",
-             "gint", "task_hw", "dev+cp", "img+sub", "gh/layer", "gint/layer", "fixed", "result");
+  fmt::print(
+      "{:>3} {:>5} {:>5} {:>5} {:>3} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} "
+      "{:>7}\n",
+      "N", "stepC", "tasks", "nodes", "h2d", "def_h2d", "shipped", "read", "ratio", "mirror", "graph_hw", "gint",
+      "task_hw", "dev+cp", "img+sub", "gh/layer", "gint/layer", "fixed", "result");
   for (bool step_c : {true, false}) {
     uint64_t prev_hw = 0, prev_n = 0;
     for (uint64_t n = 1; n <= max_layers; n *= 2) {
@@ -62,11 +64,12 @@ int cmd_bench_bind(const Args& a) {
           prev_n ? fmt::format("{}", (s.graph_hw - prev_hw) / (n - prev_n)) : fmt::format("{}", s.graph_hw);
       // Per layer: graph-heap growth, its graph-internal part, and the fixed block (the rest).
       const uint64_t gint_layer = s.gint / n;
-      fmt::print("{:>3} {:>5} {:>5} {:>5} {:>3} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}\n",
-                 n, step_c ? "on" : "off", s.tasks, s.nodes, s.h2d, s.def_h2d, s.shipped, s.read, s.ratio_text(),
-                 s.mirror, s.graph_hw, s.gint, s.task_hw, s.reserved.dev + s.reserved.cp,
-                 s.reserved.img + s.reserved.sub, per_layer, gint_layer, s.graph_hw / n - gint_layer,
-                 run.verdict.passed() ? "equal" : run.verdict.rule);
+      fmt::print(
+          "{:>3} {:>5} {:>5} {:>5} {:>3} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} "
+          "{:>7}\n",
+          n, step_c ? "on" : "off", s.tasks, s.nodes, s.h2d, s.def_h2d, s.shipped, s.read, s.ratio_text(), s.mirror,
+          s.graph_hw, s.gint, s.task_hw, s.reserved.dev + s.reserved.cp, s.reserved.img + s.reserved.sub, per_layer,
+          gint_layer, s.graph_hw / n - gint_layer, run.verdict.passed() ? "equal" : run.verdict.rule);
       prev_hw = s.graph_hw;
       prev_n = n;
     }

@@ -3,12 +3,12 @@
 
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
-#include "stack/runtime/plan/printer.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/pass_manager.h"
 #include "stack/passes/simplify.h"
+#include "stack/runtime/plan/printer.h"
 
 #include <fmt/format.h>
 
@@ -21,8 +21,7 @@ int cmd_compile(const Args& a) {
   for (int i = 0; i < 3; ++i)
     if (stop == order[i]) last = i;
   if (last < 0) {
-    fmt::print(stderr, "stackcheck: unknown pass '{}' (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)\n",
-               stop);
+    fmt::print(stderr, "stackcheck: unknown pass '{}' (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)\n", stop);
     return kUsage;
   }
   const std::string emit = a.get("--emit", "gir");

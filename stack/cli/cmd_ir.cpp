@@ -49,13 +49,17 @@ int cmd_print(const Args& a) {
 int cmd_verify(const Args& a) {
   const std::string rule = a.get("--rule", "WellFormed");
   verify::Diagnostics (*check)(const ir::Program&) = nullptr;
-  if (rule == "WellFormed") check = verify::check_well_formed;
-  else if (rule == "ReturnParamsExplicit") check = verify::check_return_params_explicit;
-  else if (rule == "GraphBoundaryLegalized") check = verify::check_graph_boundary_legalized;
+  if (rule == "WellFormed")
+    check = verify::check_well_formed;
+  else if (rule == "ReturnParamsExplicit")
+    check = verify::check_return_params_explicit;
+  else if (rule == "GraphBoundaryLegalized")
+    check = verify::check_graph_boundary_legalized;
   if (!check) {
     fmt::print(stderr,
                "stackcheck: unknown verifier '{}' (known: WellFormed, ReturnParamsExplicit, "
-               "GraphBoundaryLegalized)\n", rule);
+               "GraphBoundaryLegalized)\n",
+               rule);
     return kUsage;
   }
   int rc = kOk;

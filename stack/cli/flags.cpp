@@ -30,28 +30,36 @@ constexpr CommandSpec kCommands[] = {
     {"parse", "parse FILE|-            check the syntax of a .gir program", 1, 1},
     {"print", "print FILE|-            print a .gir program canonically", 1, 1},
     {"verify", "verify FILE|- [--rule R] run a verifier (WellFormed by default)", 1, 1},
-    {"compile", "compile FILE|- [--print-after-all] [--stop-after PASS] [--no-step-c] [--report] [--emit gir|orch]\n"
-                "                          run the pass pipeline, print the legalized program", 1, 1},
+    {"compile",
+     "compile FILE|- [--print-after-all] [--stop-after PASS] [--no-step-c] [--report] [--emit gir|orch]\n"
+     "                          run the pass pipeline, print the legalized program",
+     1, 1},
     {"interp", "interp FILE|- [--seed S] [--dump]  run the reference interpreter", 1, 1},
-    {"bind", "bind FILE.plan|- [--seed S] [--fill B] [--schedule M]  bind, upload, attach and run an orchestration program", 1, 1},
-    {"run", "run FILE|- [--seed S] [--schedule threaded|random:SEED|newest|oldest] [--no-step-c]\n"
-            "                          compile, bind, run; compare with the reference interpreter", 1, 1},
-    {"bench-bind", "bench-bind SCENE.gir [--max-layers N]  bind figures of the decode scene for N = 1, 2, 4, ...", 1, 1},
+    {"bind",
+     "bind FILE.plan|- [--seed S] [--fill B] [--schedule M]  bind, upload, attach and run an orchestration program", 1,
+     1},
+    {"run",
+     "run FILE|- [--seed S] [--schedule threaded|random:SEED|newest|oldest] [--no-step-c]\n"
+     "                          compile, bind, run; compare with the reference interpreter",
+     1, 1},
+    {"bench-bind", "bench-bind SCENE.gir [--max-layers N]  bind figures of the decode scene for N = 1, 2, 4, ...", 1,
+     1},
 };
 
 constexpr FlagSpec kFlags[] = {
-    {"--rule", true, "verify",
-     "verifier to run: WellFormed (default), ReturnParamsExplicit, GraphBoundaryLegalized"},
+    {"--rule", true, "verify", "verifier to run: WellFormed (default), ReturnParamsExplicit, GraphBoundaryLegalized"},
     {"--seed", true, "interp bind run", "input seed (default 0)"},
     {"--schedule", true, "bind run", "scheduler: threaded (default), random:SEED, newest, oldest"},
     {"--max-layers", true, "bench-bind", "largest layer count (default 64)"},
     {"--fill", true, "bind", "device memory fill byte 0..255 (default: the config's fill_byte)"},
     {"--dump", false, "interp", "also print every element of each entry tensor"},
     {"--print-after-all", false, "compile", "print the program after each pass (stderr)"},
-    {"--stop-after", true, "compile", "stop after the named pass (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)"},
+    {"--stop-after", true, "compile",
+     "stop after the named pass (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)"},
     {"--no-step-c", false, "compile run", "run LegalizeGraphBoundary without Step C (creates stay)"},
     {"--report", false, "compile", "print LegalizeGraphBoundary's report (stderr)"},
-    {"--emit", true, "compile", "what to print: gir (the legalized program, default) or orch (the orchestration program)"},
+    {"--emit", true, "compile",
+     "what to print: gir (the legalized program, default) or orch (the orchestration program)"},
     {"--help", false, "*", "print this help"},
 };
 
@@ -83,8 +91,8 @@ std::string usage() {
   for (const auto& c : kCommands) out += fmt::format("  {}\n", c.synopsis);
   out += "\nflags:\n";
   for (const auto& f : kFlags)
-    out += fmt::format("  {:<22} {} [{}]\n", fmt::format("{}{}", f.name, f.takes_value ? " V" : ""), f.help,
-                       f.commands);
+    out +=
+        fmt::format("  {:<22} {} [{}]\n", fmt::format("{}{}", f.name, f.takes_value ? " V" : ""), f.help, f.commands);
   out += "\nexit codes: 0 success/equal, 1 diagnostics/mismatch/failure status, 2 usage, 3 inconclusive\n";
   return out;
 }

@@ -24,8 +24,7 @@ DimsList result_dims(const ir::Function& f) {
       out.push_back(d);
     }
   } else if (f.kind == ir::Function::Kind::Graph) {
-    for (const ir::Type& t : f.results)
-      out.push_back(t.is_tensor() ? std::optional(t.dims) : std::nullopt);
+    for (const ir::Type& t : f.results) out.push_back(t.is_tensor() ? std::optional(t.dims) : std::nullopt);
   }
   return out;
 }
@@ -136,13 +135,25 @@ class Analyzer {
         std::visit(
             [&](const auto& r) {
               using T = std::decay_t<decltype(r)>;
-              if constexpr (std::is_same_v<T, ir::ExprRhs>) mentions(r.expr, f);
-              else if constexpr (std::is_same_v<T, ir::InvokeRhs>) mentions(r.invoke.args, f);
-              else if constexpr (std::is_same_v<T, ir::TupleGetRhs>) f(r.tuple);
-              else if constexpr (std::is_same_v<T, ir::CreateRhs>) mentions(r.shape, f);
-              else if constexpr (std::is_same_v<T, ir::FullRhs>) { mentions(r.shape, f); mentions(r.value, f); }
-              else if constexpr (std::is_same_v<T, ir::SliceRhs>) { f(r.source); mentions(r.offsets, f); }
-              else if constexpr (std::is_same_v<T, ir::AssembleRhs>) { f(r.target); f(r.source); mentions(r.offsets, f); }
+              if constexpr (std::is_same_v<T, ir::ExprRhs>)
+                mentions(r.expr, f);
+              else if constexpr (std::is_same_v<T, ir::InvokeRhs>)
+                mentions(r.invoke.args, f);
+              else if constexpr (std::is_same_v<T, ir::TupleGetRhs>)
+                f(r.tuple);
+              else if constexpr (std::is_same_v<T, ir::CreateRhs>)
+                mentions(r.shape, f);
+              else if constexpr (std::is_same_v<T, ir::FullRhs>) {
+                mentions(r.shape, f);
+                mentions(r.value, f);
+              } else if constexpr (std::is_same_v<T, ir::SliceRhs>) {
+                f(r.source);
+                mentions(r.offsets, f);
+              } else if constexpr (std::is_same_v<T, ir::AssembleRhs>) {
+                f(r.target);
+                f(r.source);
+                mentions(r.offsets, f);
+              }
             },
             s.rhs);
         return;
@@ -165,7 +176,8 @@ class Analyzer {
   // no other param?
   bool fresh_launch(const ir::Stmt& s, const std::string& name) const {
     const ir::Invoke* inv = nullptr;
-    if (s.kind == ir::Stmt::Kind::Invoke) inv = &s.invoke;
+    if (s.kind == ir::Stmt::Kind::Invoke)
+      inv = &s.invoke;
     else if (s.kind == ir::Stmt::Kind::Assign)
       if (const auto* c = std::get_if<ir::InvokeRhs>(&s.rhs)) inv = &c->invoke;
     if (inv == nullptr) return false;

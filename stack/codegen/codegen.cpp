@@ -18,8 +18,8 @@ uint32_t OrchestrationCodegen::required() const {
 CodegenResult generate_orchestration(const ir::Program& p) {
   CodegenResult r;
   auto diag = [&](int code, const ir::Function* f, ir::Loc loc, std::string message) {
-    r.diagnostics.push_back(verify::Diagnostic{kRule, code, verify::Location{f ? f->name : "", loc.line, loc.column},
-                                               std::move(message)});
+    r.diagnostics.push_back(
+        verify::Diagnostic{kRule, code, verify::Location{f ? f->name : "", loc.line, loc.column}, std::move(message)});
   };
   const detail::ProgramInfo info(p);
 
@@ -66,8 +66,8 @@ CodegenResult generate_orchestration(const ir::Program& p) {
     for (const ir::Param& param : f.params)
       if (param.type.is_tensor() && param.dir == ir::Dir::Out)
         diag(kGraphOutParam, &f, param.loc,
-             fmt::format("graph '{}' has Out param '{}' (a buffer shared by successive launches must be InOut)",
-                         f.name, param.name));
+             fmt::format("graph '{}' has Out param '{}' (a buffer shared by successive launches must be InOut)", f.name,
+                         param.name));
     detail::BodyLowering lowering(info, f, r.diagnostics);
     out.graphs.push_back(lowering.lower_graph(info.graph_names.at(f.name)));
   }

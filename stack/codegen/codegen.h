@@ -58,8 +58,8 @@ inline constexpr size_t kMaxAllocBuffers = 16;
 
 struct CodegenResult {
   bool ok = false;
-  runtime::OrchProgram program;       // valid when ok
-  verify::Diagnostics diagnostics;    // why not ok
+  runtime::OrchProgram program;     // valid when ok
+  verify::Diagnostics diagnostics;  // why not ok
   // IR name of each plan entry tensor (plan tensor i is `t<i>`), in param order.
   std::vector<std::string> entry_names;
 };

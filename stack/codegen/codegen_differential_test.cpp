@@ -43,7 +43,8 @@ void expect_same_as_interp(const std::string& gir, const passes::PipelineOptions
   const CodegenResult cg = generate_orchestration(legal.program);
   ASSERT_TRUE(cg.ok) << (cg.diagnostics.empty() ? "" : cg.diagnostics.front().render(""));
   testing::expect_plan_round_trips(cg.program);
-  for (uint64_t seed = 0; seed < 6; ++seed) EXPECT_EQ(compare(original, cg, seed), "") << "seed " << seed << "\n" << gir;
+  for (uint64_t seed = 0; seed < 6; ++seed)
+    EXPECT_EQ(compare(original, cg, seed), "") << "seed " << seed << "\n" << gir;
 }
 
 std::string main_of(std::string_view body, std::string_view graphs = "") {

@@ -63,7 +63,8 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   f = full [8], 1
   c1 = call kacc(f, c)
 }
-)")).find("submit fill(output t2: [8], scalar 1)"),
+)"))
+                .find("submit fill(output t2: [8], scalar 1)"),
             std::string::npos);
 }
 
@@ -95,7 +96,8 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   a = read(w, [1])
   c1 = call ksc(x, c, a)
 }
-)")).find("read s0 = t2[1]"),
+)"))
+                .find("read s0 = t2[1]"),
             std::string::npos);
 }
 
@@ -105,7 +107,8 @@ TEST(OrchestrationCodegenErrors, code_304_graph_from_graph) {
   return c
 }
 )";
-  EXPECT_EQ(codes_of(fixture_program(inner + R"(graph g(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
+  EXPECT_EQ(
+      codes_of(fixture_program(inner + R"(graph g(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
   c1 = call h(c, x)
   c2 = call kacc(x, c1)
   return c
@@ -114,9 +117,10 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   call g(c, x)
 }
 )")),
-            Codes{304});
+      Codes{304});
   // Control: both graphs launched from the entry.
-  EXPECT_NE(plan_of(fixture_program(inner + R"(graph g(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
+  EXPECT_NE(
+      plan_of(fixture_program(inner + R"(graph g(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
   c2 = call kacc(x, c)
   return c
 }
@@ -125,7 +129,7 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   call g(c1, x)
 }
 )")),
-            "");
+      "");
 }
 
 // A graph with `tensors` InOut tensor params and `scalars` scalar params, called once.
@@ -201,7 +205,8 @@ TEST(OrchestrationCodegenErrors, code_300_preconditions) {
 
 // All findings are collected, in program order, each naming its function.
 TEST(OrchestrationCodegenErrors, collects_all) {
-  const CodegenResult r = generate_orchestration(fixture_program(R"(graph h(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
+  const CodegenResult r = generate_orchestration(
+      fixture_program(R"(graph h(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
   c1 = call kacc(x, c)
   return c
 }

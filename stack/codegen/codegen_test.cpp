@@ -113,9 +113,9 @@ TEST(OrchestrationCodegen, batches_boundary) {
   for (int n : {16, 17}) {
     std::string body;
     for (int i = 0; i < n; ++i) body += fmt::format("  b{} = create [4]\n  b{}w = call kacc4(y, b{})\n", i, i, i);
-    const std::string plan = compile(with_fixture(
-        "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  y = slice(x, [4], [4])\n" + body +
-        "}\n"));
+    const std::string plan = compile(
+        with_fixture("orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  y = slice(x, [4], [4])\n" +
+                     body + "}\n"));
     size_t allocs = 0;
     for (size_t at = plan.find("alloc "); at != std::string::npos; at = plan.find("alloc ", at + 1)) ++allocs;
     EXPECT_EQ(allocs, n == 16 ? 1u : 2u) << plan;
@@ -145,7 +145,8 @@ for s0 = 0, 2, 1 {
 scope_end
 )");
   // Passed to the Out param and to an In param of the same launch.
-  EXPECT_EQ(compile(with_fixture(R"(kernel kadd(a: In tensor<i32>[8], b: In tensor<i32>[8], o: Out tensor<i32>[8]) -> (o) = builtin add
+  EXPECT_EQ(compile(with_fixture(
+                R"(kernel kadd(a: In tensor<i32>[8], b: In tensor<i32>[8], o: Out tensor<i32>[8]) -> (o) = builtin add
 orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   o = create [8]
   o1 = call kadd(o, x, o)
@@ -159,7 +160,8 @@ submit add(input t2, input t0, output_existing t2)
 scope_end
 )");
   // Viewed: a slice is the first use.
-  EXPECT_EQ(compile(with_fixture(R"(kernel ksc4(x: In tensor<i32>[4], o: Out tensor<i32>[4], s: In i64) -> (o) = builtin scale
+  EXPECT_EQ(
+      compile(with_fixture(R"(kernel ksc4(x: In tensor<i32>[4], o: Out tensor<i32>[4], s: In i64) -> (o) = builtin scale
 orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   o = create [8]
   v = slice(o, [4], [4])
@@ -167,7 +169,7 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   v1 = call ksc4(u, v, 5)
 }
 )")),
-            R"(tensor t0: In [8]
+      R"(tensor t0: In [8]
 tensor t1: InOut [8]
 scope_begin
 alloc t2: [8]
@@ -177,7 +179,9 @@ submit scale(input t4, output_existing t3, scalar 5)
 scope_end
 )");
   // Passed only to an Out extra param (not builtin-written), then written as InOut.
-  EXPECT_EQ(compile(with_fixture(R"(kernel kx(x: In tensor<i32>[8], a: InOut tensor<i32>[8], e: Out tensor<i32>[8]) -> (a, e) = builtin acc
+  EXPECT_EQ(
+      compile(with_fixture(
+          R"(kernel kx(x: In tensor<i32>[8], a: InOut tensor<i32>[8], e: Out tensor<i32>[8]) -> (a, e) = builtin acc
 orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   o = create [8]
   r = call kx(x, c, o)
@@ -185,7 +189,7 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   e1 = call kacc(x, e)
 }
 )")),
-            R"(tensor t0: In [8]
+      R"(tensor t0: In [8]
 tensor t1: InOut [8]
 scope_begin
 alloc t2: [8]
@@ -270,7 +274,8 @@ scope_end
 // A graph with an internal loop: creates below depth 0 stay in the graph (an alloc per
 // iteration), fresh ones become outputs; `scalar $k` passes a slot; no scopes in graphs.
 TEST(OrchestrationCodegen, graph_body_registers) {
-  EXPECT_EQ(compile(with_fixture(R"(graph h(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
+  EXPECT_EQ(
+      compile(with_fixture(R"(graph h(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
   for j in range(0, 2, 1) {
     t = create [8]
     u = create [8]
@@ -288,7 +293,7 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
   }
 }
 )")),
-            R"(tensor t0: In [8]
+      R"(tensor t0: In [8]
 tensor t1: InOut [8]
 graph h(t0, t1) {
   for s0 = 0, 2, 1 {
@@ -312,7 +317,8 @@ scope_end
 
 // Graph call results (rpi) reuse the argument's register, also through a submit tuple.
 TEST(OrchestrationCodegen, graph_results_reuse_registers) {
-  EXPECT_EQ(compile(with_fixture(R"(graph h(b: InOut tensor<i32>[8], d: InOut tensor<i32>[8]) -> (tensor<i32>[8], tensor<i32>[8]) {
+  EXPECT_EQ(compile(with_fixture(
+                R"(graph h(b: InOut tensor<i32>[8], d: InOut tensor<i32>[8]) -> (tensor<i32>[8], tensor<i32>[8]) {
   b1 = call kacc(d, b)
   return d, b1
 }
@@ -343,7 +349,8 @@ scope_end
 
 // A graph whose name is a `.plan` keyword is renamed.
 TEST(OrchestrationCodegen, graph_named_like_plan_keyword) {
-  const std::string plan = compile(with_fixture(R"(graph view(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
+  const std::string plan =
+      compile(with_fixture(R"(graph view(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
   c1 = call kacc(x, c)
   return c
 }
@@ -357,7 +364,8 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
 
 // Entry tensors keep param order; entry_names maps them back to the IR names.
 TEST(OrchestrationCodegen, entry_names_in_param_order) {
-  const CodegenResult r = generate_orchestration(testing::legalize(with_fixture(R"(orchestration main(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) {
+  const CodegenResult r = generate_orchestration(
+      testing::legalize(with_fixture(R"(orchestration main(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) {
   c1 = call kacc(x, c)
 }
 )")));
@@ -393,7 +401,8 @@ TEST(OrchestrationCodegen, corpus_programs_compile) {
     ASSERT_TRUE(r.ok) << (r.diagnostics.empty() ? "" : r.diagnostics.front().render(""));
     testing::expect_plan_round_trips(r.program);
     const runtime::BindResult b = runtime::bind_plan(r.program);
-    EXPECT_TRUE(b.status == runtime::kStatusOk || (b.status == runtime::kStatusUnsupported && !r.program.graphs.empty()))
+    EXPECT_TRUE(b.status == runtime::kStatusOk ||
+                (b.status == runtime::kStatusUnsupported && !r.program.graphs.empty()))
         << runtime::status_line(b) << " " << b.detail;
     ++seen;
   }
@@ -416,8 +425,8 @@ TEST(OrchestrationCodegen, entry_plans_bind_ok) {
            "  f = full [8], 7\n  c1 = call kacc(f, c)\n  n = read(x, [1])\n  for i in range(0, n % 4 + 1, 1) {\n"
            "    t = create [8]\n    t1 = call kacc(x, t)\n    c2 = call kacc(t1, c)\n  }\n",
        }) {
-    const CodegenResult r = generate_orchestration(testing::legalize(
-        with_fixture(std::string("orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n") + body + "}\n")));
+    const CodegenResult r = generate_orchestration(testing::legalize(with_fixture(
+        std::string("orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n") + body + "}\n")));
     ASSERT_TRUE(r.ok);
     const runtime::BindResult b = runtime::bind_plan(r.program);
     EXPECT_EQ(b.status, runtime::kStatusOk) << runtime::status_line(b) << " " << b.detail;

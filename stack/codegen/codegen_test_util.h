@@ -18,14 +18,16 @@
 namespace stackcheck::codegen::testing {
 
 // The §5 case fixture's kernels (COMPILER.md §5: T = tensor<i32>[8], T4 = tensor<i32>[4]).
-inline constexpr const char* kFixture = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
+inline constexpr const char* kFixture =
+    R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
 kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc
 kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale
 kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o2, o1) = builtin copy
 )";
 
 // COMPILER.md §1's example program (before the pipeline).
-inline constexpr const char* kSection1Example = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
+inline constexpr const char* kSection1Example =
+    R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
 graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
   v = slice(x, [n * 8], [8])
   t = create [8]

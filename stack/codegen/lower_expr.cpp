@@ -94,7 +94,8 @@ PlanExpr BodyLowering::read(const ir::Expr& e, PlanBlock& out, unsigned depth) {
   for (const ir::Expr& i : e.args) {
     unsigned h = 0;
     PlanExpr x = expr_at(i, out, depth + 1, h);
-    r.index.push_back(x.kind == PlanExpr::Kind::Binary ? PlanExpr::named(set_register(std::move(x), out)) : std::move(x));
+    r.index.push_back(x.kind == PlanExpr::Kind::Binary ? PlanExpr::named(set_register(std::move(x), out))
+                                                       : std::move(x));
   }
   if (root != Root::EntryIn) {
     // The host reads only its copies of entry In tensors: any other buffer is written by

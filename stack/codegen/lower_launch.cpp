@@ -67,8 +67,9 @@ Results BodyLowering::kernel_launch(const ir::Function& k, const ir::Invoke& inv
       }
     }
     const TensorReg& t = tensor_arg(a, loc);
-    const PlanTag tag = p.dir == ir::Dir::In ? PlanTag::Input : p.dir == ir::Dir::InOut ? PlanTag::Inout
-                                                                                       : PlanTag::OutputExisting;
+    const PlanTag tag = p.dir == ir::Dir::In      ? PlanTag::Input
+                        : p.dir == ir::Dir::InOut ? PlanTag::Inout
+                                                  : PlanTag::OutputExisting;
     sub.args.push_back(PlanArg::tensor(tag, PlanWindow{t.name, {}, {}}));
   }
   for (PlanArg& s : scalars) sub.args.push_back(std::move(s));
@@ -93,14 +94,16 @@ Results BodyLowering::graph_launch(const ir::Function& g, const ir::Invoke& inv,
   }
   size_t n_tensors = 0, n_scalars = 0;
   for (const ir::Param& p : g.params) {
-    if (p.type.is_tensor()) ++n_tensors;
-    else ++n_scalars;
+    if (p.type.is_tensor())
+      ++n_tensors;
+    else
+      ++n_scalars;
     if (p.type.is_tensor() && p.dir == ir::Dir::Out) emit_ok = false;  // 301, reported with the graph
   }
   if (n_tensors > kMaxGraphTensors || n_scalars > kMaxGraphScalars) {
     diag(kGraphBoundaryTooLarge, loc,
-         fmt::format("submit_graph {} has {} tensors and {} scalars (at most {} and {})", g.name, n_tensors,
-                     n_scalars, kMaxGraphTensors, kMaxGraphScalars));
+         fmt::format("submit_graph {} has {} tensors and {} scalars (at most {} and {})", g.name, n_tensors, n_scalars,
+                     kMaxGraphTensors, kMaxGraphScalars));
     emit_ok = false;
   }
   runtime::SubmitGraphStmt sub;
@@ -112,8 +115,8 @@ Results BodyLowering::graph_launch(const ir::Function& g, const ir::Invoke& inv,
     const ir::Param& p = g.params[i];
     if (p.type.is_tensor()) {
       const TensorReg& t = tensor_arg(inv.args[i], loc);
-      sub.args.push_back(PlanArg::tensor(p.dir == ir::Dir::In ? PlanTag::Input : PlanTag::Inout,
-                                         PlanWindow{t.name, {}, {}}));
+      sub.args.push_back(
+          PlanArg::tensor(p.dir == ir::Dir::In ? PlanTag::Input : PlanTag::Inout, PlanWindow{t.name, {}, {}}));
     } else if (emit_ok) {
       scalars.push_back(PlanArg::scalar_value(atom(inv.args[i], out)));
     }
@@ -125,8 +128,10 @@ Results BodyLowering::graph_launch(const ir::Function& g, const ir::Invoke& inv,
   const ir::ReturnParams* rpi = info_.rpi.find(g.name);
   if (rpi == nullptr) broken(loc, fmt::format("no rpi for graph '{}'", g.name));
   for (const std::optional<size_t>& i : *rpi) {
-    if (i && *i < inv.args.size()) results.push_back(tensor_arg(inv.args[*i], loc_or(inv.args[*i], loc)));
-    else results.push_back(std::nullopt);  // untraceable: GraphBoundaryLegalized (209) rejects its use
+    if (i && *i < inv.args.size())
+      results.push_back(tensor_arg(inv.args[*i], loc_or(inv.args[*i], loc)));
+    else
+      results.push_back(std::nullopt);  // untraceable: GraphBoundaryLegalized (209) rejects its use
   }
   return results;
 }

@@ -33,7 +33,10 @@ runtime::PlanCmp plan_cmp(ir::CmpOp c) {
 }  // namespace
 
 BodyLowering::BodyLowering(const ProgramInfo& info, const ir::Function& f, verify::Diagnostics& diags)
-    : info_(info), f_(f), graph_(f.kind == ir::Function::Kind::Graph), diags_(diags),
+    : info_(info),
+      f_(f),
+      graph_(f.kind == ir::Function::Kind::Graph),
+      diags_(diags),
       static_(analyze_function(info, f)) {}
 
 PlanBlock BodyLowering::lower_entry() {
@@ -42,7 +45,9 @@ PlanBlock BodyLowering::lower_entry() {
     for (const ir::Param& p : f_.params) {
       if (p.type.is_tensor()) {
         env_[p.name] = Binding{Binding::Kind::Tensor,
-                               TensorReg{new_tensor(), p.dir == ir::Dir::In ? Root::EntryIn : Root::EntryInOut}, {}, {}};
+                               TensorReg{new_tensor(), p.dir == ir::Dir::In ? Root::EntryIn : Root::EntryInOut},
+                               {},
+                               {}};
       } else {
         diag(kEntryScalarParam, p.loc,
              fmt::format("entry scalar param '{}': an orchestration program has no scalar inputs", p.name));
@@ -147,7 +152,8 @@ void BodyLowering::assign(const ir::Stmt& s, PlanBlock& out) {
     const std::string reg = new_tensor();
     env_[s.name] = Binding{Binding::Kind::Tensor, TensorReg{reg, Root::Local}, {}, {}};
     if (graph_) {
-      diag(kFullInGraph, s.loc, fmt::format("`full` in graph '{}' (its fill would be frozen in the recording)", f_.name));
+      diag(kFullInGraph, s.loc,
+           fmt::format("`full` in graph '{}' (its fill would be frozen in the recording)", f_.name));
       return;
     }
     runtime::SubmitStmt fill;
@@ -181,7 +187,8 @@ void BodyLowering::assign(const ir::Stmt& s, PlanBlock& out) {
     runtime::SubmitStmt copy;
     copy.builtin = runtime::Builtin::Copy;
     copy.args.push_back(runtime::PlanArg::tensor(runtime::PlanTag::Input, runtime::PlanWindow{src.name, {}, {}}));
-    copy.args.push_back(runtime::PlanArg::tensor(runtime::PlanTag::OutputExisting, runtime::PlanWindow{v.name, {}, {}}));
+    copy.args.push_back(
+        runtime::PlanArg::tensor(runtime::PlanTag::OutputExisting, runtime::PlanWindow{v.name, {}, {}}));
     emit(out, std::move(v));
     emit(out, std::move(copy));
     env_[s.name] = Binding{Binding::Kind::Tensor, target, {}, {}};
@@ -246,7 +253,8 @@ const std::vector<int64_t>& BodyLowering::buffer_shape(const std::string& name, 
   if (d.empty() || d.size() > 3) broken(loc, fmt::format("'{}' has rank {}, not 1..3", name, d.size()));
   uint64_t elements = 1;
   for (int64_t x : d) {
-    if (x < 1 || x > kMaxElements) broken(loc, fmt::format("'{}' has a dimension {} outside 1..{}", name, x, kMaxElements));
+    if (x < 1 || x > kMaxElements)
+      broken(loc, fmt::format("'{}' has a dimension {} outside 1..{}", name, x, kMaxElements));
     elements *= static_cast<uint64_t>(x);
     if (elements > kMaxElements) broken(loc, fmt::format("'{}' has more than {} elements", name, kMaxElements));
   }
@@ -254,7 +262,8 @@ const std::vector<int64_t>& BodyLowering::buffer_shape(const std::string& name, 
 }
 
 void BodyLowering::diag(int code, ir::Loc loc, std::string message) {
-  diags_.push_back(verify::Diagnostic{kRule, code, verify::Location{f_.name, loc.line, loc.column}, std::move(message)});
+  diags_.push_back(
+      verify::Diagnostic{kRule, code, verify::Location{f_.name, loc.line, loc.column}, std::move(message)});
 }
 
 void BodyLowering::broken(ir::Loc loc, std::string message) const {

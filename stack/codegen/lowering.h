@@ -104,8 +104,7 @@ class BodyLowering {
                                                       runtime::PlanBlock& out);
   std::vector<std::optional<TensorReg>> graph_launch(const ir::Function& g, const ir::Invoke& inv, ir::Loc loc,
                                                      runtime::PlanBlock& out);
-  void bind_results(const std::string& name, const ir::Invoke& inv,
-                    std::vector<std::optional<TensorReg>> results);
+  void bind_results(const std::string& name, const ir::Invoke& inv, std::vector<std::optional<TensorReg>> results);
 
   // Expressions (lower_expr.cpp). `expr` keeps the tree (reads hoisted into `read`
   // statements); `atom` returns a literal, register or slot, computing a compound value by

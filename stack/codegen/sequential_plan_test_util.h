@@ -120,7 +120,8 @@ class SequentialPlan {
   }
 
   int64_t eval_root(const runtime::PlanExpr& e, const Env& env) const {
-    return eval(e, [&](const std::string& n) { return get(env, n, false).scalar; }, nullptr);
+    return eval(
+        e, [&](const std::string& n) { return get(env, n, false).scalar; }, nullptr);
   }
 
   static const Val& get(const Env& env, const std::string& n, bool tensor) {
@@ -166,7 +167,8 @@ class SequentialPlan {
         [&](const auto& n) {
           using T = std::decay_t<decltype(n)>;
           if constexpr (std::is_same_v<T, runtime::AllocStmt>) {
-            for (const runtime::PlanBuffer& buf : n.buffers) env[buf.name] = Val{true, interp::fresh_window(buf.shape, 0), 0};
+            for (const runtime::PlanBuffer& buf : n.buffers)
+              env[buf.name] = Val{true, interp::fresh_window(buf.shape, 0), 0};
           } else if constexpr (std::is_same_v<T, runtime::ViewStmt>) {
             env[n.name] = Val{true, window(n.source, env), 0};
           } else if constexpr (std::is_same_v<T, runtime::SetStmt>) {
@@ -182,11 +184,13 @@ class SequentialPlan {
             std::vector<int64_t> scalars;
             std::vector<std::pair<std::string, interp::Window>> outputs;
             for (const runtime::PlanArg& a : n.args) {
-              if (a.tag == runtime::PlanTag::Scalar) scalars.push_back(eval_root(a.scalar, env));
+              if (a.tag == runtime::PlanTag::Scalar)
+                scalars.push_back(eval_root(a.scalar, env));
               else if (a.tag == runtime::PlanTag::Output) {
                 wins.push_back(interp::fresh_window(a.out_shape, 0xAAAAAAAAu));
                 outputs.emplace_back(a.out_name, wins.back());
-              } else wins.push_back(window(a.window, env));
+              } else
+                wins.push_back(window(a.window, env));
             }
             run_builtin(runtime::builtin_name(n.builtin), wins, scalars);
             for (auto& [name, w] : outputs) env[name] = Val{true, w, 0};
@@ -218,9 +222,12 @@ class SequentialPlan {
     std::vector<interp::Window> boundary;
     std::vector<int64_t> slots;
     for (const runtime::PlanArg& a : n.args) {
-      if (a.tag == runtime::PlanTag::Scalar) slots.push_back(eval_root(a.scalar, env));
-      else if (a.tag == runtime::PlanTag::Input || a.tag == runtime::PlanTag::Inout) boundary.push_back(window(a.window, env));
-      else fail("graph boundary tag");
+      if (a.tag == runtime::PlanTag::Scalar)
+        slots.push_back(eval_root(a.scalar, env));
+      else if (a.tag == runtime::PlanTag::Input || a.tag == runtime::PlanTag::Inout)
+        boundary.push_back(window(a.window, env));
+      else
+        fail("graph boundary tag");
     }
     const runtime::PlanGraph* g = nullptr;
     for (const runtime::PlanGraph& c : p_.graphs)
@@ -236,7 +243,8 @@ class SequentialPlan {
     Record rec;
     std::unordered_map<std::string, SymVal> env;
     for (size_t i = 0; i < g.params.size(); ++i)
-      env[g.params[i]] = SymVal{true, SymWin{false, i, std::vector<int64_t>(boundary[i].rank(), 0), boundary[i].shape}, 0};
+      env[g.params[i]] =
+          SymVal{true, SymWin{false, i, std::vector<int64_t>(boundary[i].rank(), 0), boundary[i].shape}, 0};
     record_block(g.body, env, rec, slots);
     return rec;
   }
@@ -265,7 +273,8 @@ class SequentialPlan {
     for (const runtime::PlanStmt& st : b) {
       if (const auto* a = std::get_if<runtime::AllocStmt>(&st.node)) {
         for (const runtime::PlanBuffer& buf : a->buffers) {
-          env[buf.name] = SymVal{true, SymWin{true, rec.internal_shapes.size(), std::vector<int64_t>(buf.shape.size(), 0), buf.shape}, 0};
+          env[buf.name] = SymVal{
+              true, SymWin{true, rec.internal_shapes.size(), std::vector<int64_t>(buf.shape.size(), 0), buf.shape}, 0};
           rec.internal_shapes.push_back(buf.shape);
           rec.internal_zeroed.push_back(true);
         }
@@ -294,7 +303,8 @@ class SequentialPlan {
         for (auto& [name, w] : outputs) env[name] = SymVal{true, w, 0};
         rec.nodes.push_back(std::move(node));
       } else if (const auto* f = std::get_if<runtime::ForStmt>(&st.node)) {
-        const int64_t a = eval(f->start, value, &slots), e = eval(f->stop, value, &slots), s = eval(f->step, value, &slots);
+        const int64_t a = eval(f->start, value, &slots), e = eval(f->stop, value, &slots),
+                      s = eval(f->step, value, &slots);
         const auto trips = runtime::orch_trip_count(a, e, s);
         if (!trips) fail("zero step");
         int64_t v = a;
@@ -311,7 +321,8 @@ class SequentialPlan {
     }
   }
 
-  static void replay(const Record& rec, const std::vector<interp::Window>& boundary, const std::vector<int64_t>& slots) {
+  static void replay(const Record& rec, const std::vector<interp::Window>& boundary,
+                     const std::vector<int64_t>& slots) {
     std::vector<interp::Window> internal;
     for (size_t k = 0; k < rec.internal_shapes.size(); ++k)
       internal.push_back(interp::fresh_window(rec.internal_shapes[k], rec.internal_zeroed[k] ? 0 : 0xAAAAAAAAu));

@@ -27,8 +27,18 @@ struct Value {
   Window window;
   std::vector<Value> tuple;
 
-  static Value of_scalar(int64_t v) { Value x; x.kind = Kind::Scalar; x.scalar = v; return x; }
-  static Value of_tensor(Window w) { Value x; x.kind = Kind::Tensor; x.window = std::move(w); return x; }
+  static Value of_scalar(int64_t v) {
+    Value x;
+    x.kind = Kind::Scalar;
+    x.scalar = v;
+    return x;
+  }
+  static Value of_tensor(Window w) {
+    Value x;
+    x.kind = Kind::Tensor;
+    x.window = std::move(w);
+    return x;
+  }
 };
 
 struct Frame {
@@ -48,9 +58,7 @@ class Machine {
   std::optional<Error> error;
   uint64_t used = 0;
 
-  bool run_entry(Frame& frame) {
-    return block(frame.fn->body, frame);
-  }
+  bool run_entry(Frame& frame) { return block(frame.fn->body, frame); }
 
  private:
   bool fail(ErrorKind kind, const Frame& fr, const ir::Loc& loc, std::string msg) {
@@ -63,8 +71,7 @@ class Machine {
     if (n > options_.budget - used) {
       used = options_.budget;
       return fail(ErrorKind::Budget, fr, loc,
-                  fmt::format("budget of {} statements and element operations exhausted",
-                              options_.budget));
+                  fmt::format("budget of {} statements and element operations exhausted", options_.budget));
     }
     used += n;
     return true;
@@ -90,8 +97,7 @@ class Machine {
 
   std::optional<int64_t> eval(const Expr& e, Frame& fr) {
     switch (e.kind) {
-      case Expr::Kind::Int:
-        return e.value;
+      case Expr::Kind::Int: return e.value;
       case Expr::Kind::Var: {
         const Value* v = lookup(fr, e.name);
         if (v == nullptr || v->kind != Value::Kind::Scalar) {
@@ -160,15 +166,14 @@ class Machine {
   }
 
   // A fresh buffer for create/full, charging one operation per element.
-  std::optional<Window> allocate(const std::vector<Expr>& shape, uint32_t fill, Frame& fr,
-                                 const ir::Loc& loc) {
+  std::optional<Window> allocate(const std::vector<Expr>& shape, uint32_t fill, Frame& fr, const ir::Loc& loc) {
     std::vector<int64_t> dims;
     if (!eval_all(shape, fr, dims)) return std::nullopt;
     std::optional<size_t> n = checked_element_count(dims, kMaxElements);
     if (!n || dims.size() > 3) {
       fail(ErrorKind::Invalid, fr, loc,
-           fmt::format("bad tensor shape [{}] (rank 1..3, dims >= 1, <= {} elements)",
-                       fmt::join(dims, ", "), kMaxElements));
+           fmt::format("bad tensor shape [{}] (rank 1..3, dims >= 1, <= {} elements)", fmt::join(dims, ", "),
+                       kMaxElements));
       return std::nullopt;
     }
     if (!charge(*n, fr, loc)) return std::nullopt;
@@ -197,31 +202,28 @@ class Machine {
   bool invoke(const ir::Invoke& inv, Frame& fr, std::vector<Value>& results) {
     const Function* callee = function(inv.callee);
     if (callee == nullptr || callee->kind == Function::Kind::Orchestration) {
-      return fail(ErrorKind::Invalid, fr, inv.loc,
-                  fmt::format("'{}' is not a callable kernel or graph", inv.callee));
+      return fail(ErrorKind::Invalid, fr, inv.loc, fmt::format("'{}' is not a callable kernel or graph", inv.callee));
     }
     std::vector<Value> args;
     if (!eval_args(inv, fr, args)) return false;
     if (args.size() != callee->params.size()) {
       return fail(ErrorKind::Invalid, fr, inv.loc,
-                  fmt::format("'{}' takes {} arguments, got {}", inv.callee,
-                              callee->params.size(), args.size()));
+                  fmt::format("'{}' takes {} arguments, got {}", inv.callee, callee->params.size(), args.size()));
     }
     for (size_t i = 0; i < args.size(); ++i) {
       const bool want_tensor = callee->params[i].type.is_tensor();
       const Value::Kind want = want_tensor ? Value::Kind::Tensor : Value::Kind::Scalar;
       if (args[i].kind != want) {
         return fail(ErrorKind::Invalid, fr, inv.loc,
-                    fmt::format("argument {} of '{}' must be a {}", i, inv.callee,
-                                want_tensor ? "tensor" : "scalar"));
+                    fmt::format("argument {} of '{}' must be a {}", i, inv.callee, want_tensor ? "tensor" : "scalar"));
       }
     }
     if (callee->kind == Function::Kind::Kernel) return run_kernel(*callee, inv, args, fr, results);
     return run_graph(*callee, inv, std::move(args), fr, results);
   }
 
-  bool run_kernel(const Function& k, const ir::Invoke& inv, const std::vector<Value>& args,
-                  Frame& fr, std::vector<Value>& results) {
+  bool run_kernel(const Function& k, const ir::Invoke& inv, const std::vector<Value>& args, Frame& fr,
+                  std::vector<Value>& results) {
     const verify::Builtin* b = verify::find_builtin(k.builtin);
     if (b == nullptr || args.size() < b->arity()) {
       return fail(ErrorKind::Invalid, fr, inv.loc,
@@ -230,8 +232,10 @@ class Machine {
     // The builtin sees the first n arguments; later (extra) ones are never touched.
     std::vector<Operand> ops(b->arity());
     for (size_t i = 0; i < ops.size(); ++i) {
-      if (args[i].kind == Value::Kind::Tensor) ops[i].tensor = &args[i].window;
-      else ops[i].scalar = args[i].scalar;
+      if (args[i].kind == Value::Kind::Tensor)
+        ops[i].tensor = &args[i].window;
+      else
+        ops[i].scalar = args[i].scalar;
     }
     if (auto bad = check_operands(*b, ops)) {
       return fail(ErrorKind::Invalid, fr, inv.loc, fmt::format("kernel '{}': {}", k.name, *bad));
@@ -267,8 +271,7 @@ class Machine {
     if (inner.returned) {
       results = std::move(*inner.returned);
     } else if (!g.results.empty()) {
-      return fail(ErrorKind::Invalid, fr, inv.loc,
-                  fmt::format("graph '{}' ended without its return", g.name));
+      return fail(ErrorKind::Invalid, fr, inv.loc, fmt::format("graph '{}' ended without its return", g.name));
     }
     return true;
   }
@@ -304,8 +307,7 @@ class Machine {
       const Value* tup = lookup(fr, t->tuple);
       if (tup == nullptr || tup->kind != Value::Kind::Tuple || t->index < 0 ||
           static_cast<uint64_t>(t->index) >= tup->tuple.size()) {
-        return fail(ErrorKind::Invalid, fr, s.loc,
-                    fmt::format("'{}.{}' is no tuple element", t->tuple, t->index));
+        return fail(ErrorKind::Invalid, fr, s.loc, fmt::format("'{}.{}' is no tuple element", t->tuple, t->index));
       }
       out = tup->tuple[static_cast<size_t>(t->index)];
     } else if (const auto* cr = std::get_if<ir::CreateRhs>(&s.rhs)) {
@@ -315,8 +317,7 @@ class Machine {
     } else if (const auto* fu = std::get_if<ir::FullRhs>(&s.rhs)) {
       std::optional<int64_t> v = eval(fu->value, fr);
       if (!v) return false;
-      std::optional<Window> w =
-          allocate(fu->shape, static_cast<uint32_t>(static_cast<uint64_t>(*v)), fr, s.loc);
+      std::optional<Window> w = allocate(fu->shape, static_cast<uint32_t>(static_cast<uint64_t>(*v)), fr, s.loc);
       if (!w) return false;
       out = Value::of_tensor(std::move(*w));
     } else if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) {
@@ -327,9 +328,8 @@ class Machine {
       std::optional<Window> w = sub_window(*src, offs, sl->sizes);
       if (!w) {
         return fail(ErrorKind::OutOfBounds, fr, s.loc,
-                    fmt::format("slice of '{}' at [{}] size [{}] outside its shape [{}]",
-                                sl->source, fmt::join(offs, ", "), fmt::join(sl->sizes, ", "),
-                                fmt::join(src->shape, ", ")));
+                    fmt::format("slice of '{}' at [{}] size [{}] outside its shape [{}]", sl->source,
+                                fmt::join(offs, ", "), fmt::join(sl->sizes, ", "), fmt::join(src->shape, ", ")));
       }
       out = Value::of_tensor(std::move(*w));
     } else if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs)) {
@@ -340,10 +340,10 @@ class Machine {
       if (src == nullptr) return false;
       std::optional<Window> region = sub_window(*dst, offs, src->shape);
       if (!region) {
-        return fail(ErrorKind::OutOfBounds, fr, s.loc,
-                    fmt::format("assemble of '{}' [{}] into '{}' at [{}] outside its shape [{}]",
-                                as->source, fmt::join(src->shape, ", "), as->target,
-                                fmt::join(offs, ", "), fmt::join(dst->shape, ", ")));
+        return fail(
+            ErrorKind::OutOfBounds, fr, s.loc,
+            fmt::format("assemble of '{}' [{}] into '{}' at [{}] outside its shape [{}]", as->source,
+                        fmt::join(src->shape, ", "), as->target, fmt::join(offs, ", "), fmt::join(dst->shape, ", ")));
       }
       if (!charge(src->element_count(), fr, s.loc)) return false;
       region->write_all(src->read_all());  // read first: source and target may overlap
@@ -446,8 +446,8 @@ const char* error_kind_name(ErrorKind k) {
 }
 
 std::string Error::render() const {
-  return fmt::format("{}:{}:{}: interp error ({}): {}", location.function, location.line,
-                     location.column, error_kind_name(kind), message);
+  return fmt::format("{}:{}:{}: interp error ({}): {}", location.function, location.line, location.column,
+                     error_kind_name(kind), message);
 }
 
 std::variant<std::vector<InputValue>, Error> generate_inputs(const Function& entry, uint64_t seed) {

@@ -57,8 +57,8 @@ enum class ErrorKind : uint8_t {
   ZeroDivisor,
   OutOfBounds,  // a window, read index, or dim axis outside its tensor
   ZeroStep,
-  Budget,       // exhausted: inconclusive even when only a transformed program hits it
-  Invalid,      // the program is not runnable (ill-formed: unknown name, kind mismatch, ...)
+  Budget,   // exhausted: inconclusive even when only a transformed program hits it
+  Invalid,  // the program is not runnable (ill-formed: unknown name, kind mismatch, ...)
 };
 const char* error_kind_name(ErrorKind k);
 
@@ -84,8 +84,7 @@ struct Result {
 
 // Inputs of `entry`'s params for `seed`; an Error (Invalid) if a tensor param's type is not
 // a valid tensor type (dims >= 1, <= 65,536 elements).
-std::variant<std::vector<InputValue>, Error> generate_inputs(const ir::Function& entry,
-                                                             uint64_t seed);
+std::variant<std::vector<InputValue>, Error> generate_inputs(const ir::Function& entry, uint64_t seed);
 
 Result run(const ir::Program& p, uint64_t seed, const Options& options = {});
 

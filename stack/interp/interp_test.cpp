@@ -50,8 +50,7 @@ std::vector<uint32_t> words(const TensorBytes& t) {
   std::vector<uint32_t> out(t.bytes.size() / 4);
   for (size_t i = 0; i < out.size(); ++i) {
     out[i] = static_cast<uint32_t>(t.bytes[4 * i]) | static_cast<uint32_t>(t.bytes[4 * i + 1]) << 8 |
-             static_cast<uint32_t>(t.bytes[4 * i + 2]) << 16 |
-             static_cast<uint32_t>(t.bytes[4 * i + 3]) << 24;
+             static_cast<uint32_t>(t.bytes[4 * i + 2]) << 16 | static_cast<uint32_t>(t.bytes[4 * i + 3]) << 24;
   }
   return out;
 }
@@ -82,8 +81,7 @@ TEST(Interp, inputs_drawn_per_element_then_scalar_mod_16) {
   Outputs o = run_ok("orchestration main(x: InOut tensor<i32>[2], n: In i64, y: In tensor<i32>[1]) {\n}\n", 0);
   ASSERT_EQ(o.tensors.size(), 2u);  // tensor params only, in order
   EXPECT_EQ(o.tensors[0].name, "x");
-  EXPECT_EQ(o.tensors[0].bytes,
-            (std::vector<uint8_t>{0xAF, 0xCD, 0x1D, 0x7B, 0xF4, 0x65, 0xB9, 0xA1}));
+  EXPECT_EQ(o.tensors[0].bytes, (std::vector<uint8_t>{0xAF, 0xCD, 0x1D, 0x7B, 0xF4, 0x65, 0xB9, 0xA1}));
   SplitMix64 r(0);
   r.next(), r.next();
   const uint64_t n = r.next() % 16;
@@ -93,16 +91,18 @@ TEST(Interp, inputs_drawn_per_element_then_scalar_mod_16) {
 }
 
 TEST(Interp, builtin_fill_takes_low_32_bits) {
-  Outputs o = run_ok("orchestration main(c: InOut tensor<i32>[4]) {\n"
-                     "  c1 = call kfill(c, 4294967301)\n}\n");
+  Outputs o = run_ok(
+      "orchestration main(c: InOut tensor<i32>[4]) {\n"
+      "  c1 = call kfill(c, 4294967301)\n}\n");
   EXPECT_EQ(words(o.tensors[0]), (std::vector<uint32_t>{5, 5, 5, 5}));
   o = run_ok("orchestration main(c: InOut tensor<i32>[4]) {\n  c1 = call kfill(c, -1)\n}\n");
   EXPECT_EQ(words(o.tensors[0]), (std::vector<uint32_t>(4, 0xFFFFFFFFu)));
 }
 
 TEST(Interp, builtin_copy_add_acc_scale) {
-  const std::string head = "orchestration main(x: In tensor<i32>[4], y: In tensor<i32>[4], "
-                           "c: InOut tensor<i32>[4]) {\n";
+  const std::string head =
+      "orchestration main(x: In tensor<i32>[4], y: In tensor<i32>[4], "
+      "c: InOut tensor<i32>[4]) {\n";
   auto in = inputs_of(head + "}\n");
   const auto &x = in[0], &y = in[1], &c = in[2];
   std::vector<uint32_t> want(4);
@@ -125,8 +125,9 @@ TEST(Interp, builtin_copy_add_acc_scale) {
 }
 
 TEST(Interp, builtin_matmul_and_rowsum) {
-  const std::string head = "orchestration main(a: In tensor<i32>[2, 3], b: In tensor<i32>[3, 2], "
-                           "c: InOut tensor<i32>[2, 2], r: InOut tensor<i32>[2, 1]) {\n";
+  const std::string head =
+      "orchestration main(a: In tensor<i32>[2, 3], b: In tensor<i32>[3, 2], "
+      "c: InOut tensor<i32>[2, 2], r: InOut tensor<i32>[2, 1]) {\n";
   auto in = inputs_of(head + "}\n");
   const auto &a = in[0], &b = in[1];
   Outputs o = run_ok(head + "  c1 = call kmm(a, b, c)\n  r1 = call krs(a, r)\n}\n");
@@ -166,8 +167,8 @@ TEST(Interp, overlapping_windows_read_before_write) {
 TEST(Interp, slice_of_slice_and_assemble_copy) {
   const std::string text =
       "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n"
-      "  v = slice(x, [2], [6])\n  w = slice(v, [1], [4])\n"  // x[3:7]
-      "  c1 = assemble(c, w, [4])\n"                            // c[4:8] = x[3:7]
+      "  v = slice(x, [2], [6])\n  w = slice(v, [1], [4])\n"      // x[3:7]
+      "  c1 = assemble(c, w, [4])\n"                              // c[4:8] = x[3:7]
       "  u = slice(c1, [0], [4])\n  u1 = call kfill(u, 9)\n}\n";  // c1 is c's window
   auto in = inputs_of(text);
   std::vector<uint32_t> want = {9, 9, 9, 9, in[0][3], in[0][4], in[0][5], in[0][6]};
@@ -205,9 +206,9 @@ TEST(Interp, writebacks_and_tuples_follow_rpi) {
   const std::string text =
       "orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4], o: InOut tensor<i32>[4]) {\n"
       "  t = create [4]\n  t1 = call kacc(x, t)\n  t2 = call kacc(x, t1)\n"  // t = 2x
-      "  r = call k2(t2, o, c)\n  y = r.0\n  z = r.1\n"  // k2 returns (o2=c, o1=o); o = 2x
-      "  y1 = call kacc(x, y)\n"                          // c += x
-      "  q = submit kacc(x, z)\n  w = q.0\n  w1 = call kacc(x, w)\n}\n";  // o += 2x
+      "  r = call k2(t2, o, c)\n  y = r.0\n  z = r.1\n"                      // k2 returns (o2=c, o1=o); o = 2x
+      "  y1 = call kacc(x, y)\n"                                             // c += x
+      "  q = submit kacc(x, z)\n  w = q.0\n  w1 = call kacc(x, w)\n}\n";     // o += 2x
   auto in = inputs_of(text);
   const auto &x = in[0], &c = in[1];
   std::vector<uint32_t> wc(4), wo(4);
@@ -269,50 +270,55 @@ TEST(Interp, hand_computed_program) {
       "  c1 = call kfill(c, 2)\n  t = create [4]\n  t1 = call ksc(c1, t, 3)\n"
       "  c2 = call kacc(t1, c1)\n  a = slice(c2, [0], [2])\n  b = slice(c2, [1], [2])\n"
       "  b1 = call kacc2(a, b)\n}\n";
-  const std::string k2 =
-      "kernel kacc2(x: In tensor<i32>[2], a: InOut tensor<i32>[2]) -> (a) = builtin acc\n";
+  const std::string k2 = "kernel kacc2(x: In tensor<i32>[2], a: InOut tensor<i32>[2]) -> (a) = builtin acc\n";
   Outputs o = run_ok(k2 + text, 1);
   EXPECT_EQ(words(o.tensors[0]), (std::vector<uint32_t>{8, 16, 16, 8}));
-  EXPECT_EQ(o.tensors[0].bytes,
-            (std::vector<uint8_t>{8, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0}));
+  EXPECT_EQ(o.tensors[0].bytes, (std::vector<uint8_t>{8, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0}));
   // Budget used: 7 statements + fill 4 + create 4 + scale 4 + acc 4 + acc 2.
   EXPECT_EQ(o.steps, 7u + 4 + 4 + 4 + 4 + 2);
   EXPECT_EQ(words(run_ok(k2 + text, 99).tensors[0]), words(o.tensors[0]));
 }
 
 TEST(Interp, error_zero_divisor_with_location) {
-  Error e = run_err("orchestration main(c: InOut tensor<i32>[4]) {\n"
-                    "  z = dim(c, 0) - 4\n  q = 8 / z\n}\n");
+  Error e = run_err(
+      "orchestration main(c: InOut tensor<i32>[4]) {\n"
+      "  z = dim(c, 0) - 4\n  q = 8 / z\n}\n");
   EXPECT_EQ(e.kind, ErrorKind::ZeroDivisor);
   EXPECT_EQ(e.location.function, "main");
   EXPECT_EQ(e.location.line, 11u);  // kKernels has 8 lines
   EXPECT_EQ(e.location.column, 7u);
   EXPECT_NE(e.render().find("main:11:7"), std::string::npos);
   EXPECT_EQ(run_err("orchestration main(c: InOut tensor<i32>[4]) {\n"
-                    "  z = dim(c, 0) - 4\n  q = 8 % z\n}\n").kind, ErrorKind::ZeroDivisor);
+                    "  z = dim(c, 0) - 4\n  q = 8 % z\n}\n")
+                .kind,
+            ErrorKind::ZeroDivisor);
 }
 
 TEST(Interp, error_out_of_bounds) {
-  Error e = run_err("orchestration main(c: InOut tensor<i32>[8]) {\n"
-                    "  z = dim(c, 0) - 3\n  v = slice(c, [z], [4])\n}\n");
+  Error e = run_err(
+      "orchestration main(c: InOut tensor<i32>[8]) {\n"
+      "  z = dim(c, 0) - 3\n  v = slice(c, [z], [4])\n}\n");
   EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);
   EXPECT_EQ(e.location.line, 11u);
   EXPECT_EQ(e.location.column, 3u);
-  e = run_err("orchestration main(c: InOut tensor<i32>[8]) {\n"
-              "  z = dim(c, 0) - 9\n  v = slice(c, [z], [4])\n}\n");
+  e = run_err(
+      "orchestration main(c: InOut tensor<i32>[8]) {\n"
+      "  z = dim(c, 0) - 9\n  v = slice(c, [z], [4])\n}\n");
   EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);  // negative offset
   e = run_err("orchestration main(c: InOut tensor<i32>[4]) {\n  s = read(c, [4])\n}\n");
   EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);
   EXPECT_EQ(e.location.line, 10u);
-  e = run_err("orchestration main(c: InOut tensor<i32>[8]) {\n"
-              "  s = slice(c, [0], [4])\n  z = dim(c, 0) - 3\n  c1 = assemble(c, s, [z])\n}\n");
+  e = run_err(
+      "orchestration main(c: InOut tensor<i32>[8]) {\n"
+      "  s = slice(c, [0], [4])\n  z = dim(c, 0) - 3\n  c1 = assemble(c, s, [z])\n}\n");
   EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);
   EXPECT_EQ(e.location.line, 12u);
 }
 
 TEST(Interp, error_zero_step) {
-  Error e = run_err("orchestration main(c: InOut tensor<i32>[4]) {\n"
-                    "  z = dim(c, 0) - 4\n  for i in range(0, 4, z) {\n  }\n}\n");
+  Error e = run_err(
+      "orchestration main(c: InOut tensor<i32>[4]) {\n"
+      "  z = dim(c, 0) - 4\n  for i in range(0, 4, z) {\n  }\n}\n");
   EXPECT_EQ(e.kind, ErrorKind::ZeroStep);
   EXPECT_EQ(e.location.line, 11u);
   EXPECT_EQ(e.location.column, 3u);
@@ -330,8 +336,9 @@ TEST(Interp, error_budget_exact_and_huge_loops) {
   EXPECT_EQ(e.kind, ErrorKind::Budget);
   EXPECT_EQ(e.location.line, 11u);  // the last kfill call
   // 2^64-1 empty iterations stop at the default budget.
-  e = run_err("orchestration main(c: InOut tensor<i32>[4]) {\n"
-              "  for i in range(-9223372036854775808, 9223372036854775807, 1) {\n  }\n}\n");
+  e = run_err(
+      "orchestration main(c: InOut tensor<i32>[4]) {\n"
+      "  for i in range(-9223372036854775808, 9223372036854775807, 1) {\n  }\n}\n");
   EXPECT_EQ(e.kind, ErrorKind::Budget);
   EXPECT_EQ(e.location.line, 10u);
 }
@@ -360,17 +367,17 @@ TEST(Interp, fnv1a64_reference_values) {
 TEST(Interp, ill_formed_programs_error_instead_of_crashing) {
   EXPECT_EQ(run(ir::Program{}, 1).error().kind, ErrorKind::Invalid);
   // Unknown callee, wrong arity, scalar/tensor mix-ups, tuple misuse, call cycles.
-  for (const char* body : {"  call nope(c)\n", "  c1 = call kacc(c)\n", "  c1 = call kfill(c, c)\n",
-                           "  c1 = call kacc(c, 3)\n", "  r = call kacc(c, c)\n  y = r.3\n",
-                           "  s = c + 1\n", "  v = slice(q, [0], [1])\n", "  call main(c)\n",
-                           "  t = create [0]\n", "  t = create [70000]\n"}) {
-    Result r = run(parse(std::string(kKernels) +
-                         "orchestration main(c: InOut tensor<i32>[4]) {\n" + body + "}\n"), 1);
+  for (const char* body :
+       {"  call nope(c)\n", "  c1 = call kacc(c)\n", "  c1 = call kfill(c, c)\n", "  c1 = call kacc(c, 3)\n",
+        "  r = call kacc(c, c)\n  y = r.3\n", "  s = c + 1\n", "  v = slice(q, [0], [1])\n", "  call main(c)\n",
+        "  t = create [0]\n", "  t = create [70000]\n"}) {
+    Result r = run(parse(std::string(kKernels) + "orchestration main(c: InOut tensor<i32>[4]) {\n" + body + "}\n"), 1);
     ASSERT_FALSE(r.ok()) << body;
     EXPECT_EQ(r.error().kind, ErrorKind::Invalid) << body;
   }
   Result r = run(parse("graph a(c: InOut tensor<i32>[4]) {\n  call a(c)\n}\n"
-                       "orchestration main(c: InOut tensor<i32>[4]) {\n  call a(c)\n}\n"), 1);
+                       "orchestration main(c: InOut tensor<i32>[4]) {\n  call a(c)\n}\n"),
+                 1);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::Invalid);
 }

@@ -33,20 +33,14 @@ std::optional<std::string> check_operands(const verify::Builtin& b, std::span<co
 
 uint64_t builtin_cost(const verify::Builtin& b, std::span<const Operand> ops) {
   switch (b.kind) {
-    case BuiltinKind::Fill:
-      return ops[0].tensor->element_count();
+    case BuiltinKind::Fill: return ops[0].tensor->element_count();
     case BuiltinKind::Copy:
-    case BuiltinKind::Acc:
-      return ops[1].tensor->element_count();
-    case BuiltinKind::Add:
-      return ops[2].tensor->element_count();
-    case BuiltinKind::Scale:
-      return ops[1].tensor->element_count();
+    case BuiltinKind::Acc: return ops[1].tensor->element_count();
+    case BuiltinKind::Add: return ops[2].tensor->element_count();
+    case BuiltinKind::Scale: return ops[1].tensor->element_count();
     case BuiltinKind::Matmul:
-      return static_cast<uint64_t>(ops[2].tensor->element_count()) *
-             static_cast<uint64_t>(ops[0].tensor->shape[1]);
-    case BuiltinKind::Rowsum:
-      return ops[0].tensor->element_count();
+      return static_cast<uint64_t>(ops[2].tensor->element_count()) * static_cast<uint64_t>(ops[0].tensor->shape[1]);
+    case BuiltinKind::Rowsum: return ops[0].tensor->element_count();
   }
   return 0;
 }
@@ -59,9 +53,7 @@ void run_builtin(const verify::Builtin& b, std::span<const Operand> ops) {
       out.write_all(std::vector<uint32_t>(out.element_count(), i32(ops[1].scalar)));
       return;
     }
-    case BuiltinKind::Copy:
-      ops[1].tensor->write_all(ops[0].tensor->read_all());
-      return;
+    case BuiltinKind::Copy: ops[1].tensor->write_all(ops[0].tensor->read_all()); return;
     case BuiltinKind::Add: {
       std::vector<uint32_t> a = ops[0].tensor->read_all();
       const std::vector<uint32_t> c = ops[1].tensor->read_all();

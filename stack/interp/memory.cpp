@@ -70,8 +70,7 @@ std::optional<Window> sub_window(const Window& w, const std::vector<int64_t>& of
   Window out{w.buffer, w.offsets, sizes};
   for (size_t k = 0; k < w.rank(); ++k) {
     // offsets[k] + sizes[k] <= shape[k], written so that nothing can overflow.
-    if (offsets[k] < 0 || sizes[k] < 1 || offsets[k] > w.shape[k] ||
-        sizes[k] > w.shape[k] - offsets[k]) {
+    if (offsets[k] < 0 || sizes[k] < 1 || offsets[k] > w.shape[k] || sizes[k] > w.shape[k] - offsets[k]) {
       return std::nullopt;
     }
     out.offsets[k] = w.offsets[k] + offsets[k];

@@ -62,8 +62,7 @@ inline bool apply_cmp(CmpOp op, int64_t a, int64_t b) {
 // (the caller reports it).
 inline std::optional<uint64_t> trip_count(int64_t a, int64_t b, int64_t s) {
   if (s == 0) return std::nullopt;
-  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b),
-                 us = static_cast<uint64_t>(s);
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b), us = static_cast<uint64_t>(s);
   if (s > 0 && b > a) return (ub - ua - 1) / us + 1;
   if (s < 0 && a > b) return (ua - ub - 1) / (0 - us) + 1;
   return 0;

@@ -22,8 +22,8 @@ enum class Dir : uint8_t { In, Out, InOut };
 struct Type {
   enum class Kind : uint8_t { I64, Tensor };
   Kind kind = Kind::I64;
-  std::string dtype = "i32";   // only "i32" is accepted by the parser
-  std::vector<int64_t> dims;   // tensors only
+  std::string dtype = "i32";  // only "i32" is accepted by the parser
+  std::vector<int64_t> dims;  // tensors only
 
   bool is_tensor() const { return kind == Kind::Tensor; }
   static Type i64() { return Type{}; }
@@ -54,13 +54,33 @@ struct Invoke {
 };
 
 // Right-hand sides of `name = ...`.
-struct ExprRhs { Expr expr; };
-struct InvokeRhs { Invoke invoke; };
-struct TupleGetRhs { std::string tuple; int64_t index = 0; };            // r.k
-struct CreateRhs { std::vector<Expr> shape; };                           // create [..]
-struct FullRhs { std::vector<Expr> shape; Expr value; };                 // full [..], v
-struct SliceRhs { std::string source; std::vector<Expr> offsets; std::vector<int64_t> sizes; };
-struct AssembleRhs { std::string target; std::string source; std::vector<Expr> offsets; };
+struct ExprRhs {
+  Expr expr;
+};
+struct InvokeRhs {
+  Invoke invoke;
+};
+struct TupleGetRhs {
+  std::string tuple;
+  int64_t index = 0;
+};  // r.k
+struct CreateRhs {
+  std::vector<Expr> shape;
+};  // create [..]
+struct FullRhs {
+  std::vector<Expr> shape;
+  Expr value;
+};  // full [..], v
+struct SliceRhs {
+  std::string source;
+  std::vector<Expr> offsets;
+  std::vector<int64_t> sizes;
+};
+struct AssembleRhs {
+  std::string target;
+  std::string source;
+  std::vector<Expr> offsets;
+};
 using Rhs = std::variant<ExprRhs, InvokeRhs, TupleGetRhs, CreateRhs, FullRhs, SliceRhs, AssembleRhs>;
 
 struct Stmt {

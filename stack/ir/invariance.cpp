@@ -7,13 +7,10 @@ namespace stackcheck::ir {
 bool is_literal(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::Int:
-    case Expr::Kind::Dim:
-      return true;
+    case Expr::Kind::Dim: return true;
     case Expr::Kind::Var:
-    case Expr::Kind::Read:
-      return false;
-    case Expr::Kind::Binary:
-      return e.args.size() == 2 && is_literal(e.args[0]) && is_literal(e.args[1]);
+    case Expr::Kind::Read: return false;
+    case Expr::Kind::Binary: return e.args.size() == 2 && is_literal(e.args[0]) && is_literal(e.args[1]);
   }
   return false;
 }
@@ -30,8 +27,7 @@ std::optional<int64_t> dim_value(std::string_view tensor, int64_t axis, const Di
 EvalResult evaluate(const Expr& e, const DimsOf& dims_of, const ValueOf& value_of) {
   using S = EvalResult::Status;
   switch (e.kind) {
-    case Expr::Kind::Int:
-      return {S::Ok, e.value};
+    case Expr::Kind::Int: return {S::Ok, e.value};
     case Expr::Kind::Dim:
       if (auto v = dim_value(e.name, e.value, dims_of)) return {S::Ok, *v};
       return {S::NotConstant, 0};
@@ -40,8 +36,7 @@ EvalResult evaluate(const Expr& e, const DimsOf& dims_of, const ValueOf& value_o
         if (auto v = value_of(e.name)) return {S::Ok, *v};
       }
       return {S::NotConstant, 0};
-    case Expr::Kind::Read:
-      return {S::NotConstant, 0};
+    case Expr::Kind::Read: return {S::NotConstant, 0};
     case Expr::Kind::Binary: {
       if (e.args.size() != 2) return {S::NotConstant, 0};
       const EvalResult a = evaluate(e.args[0], dims_of, value_of);

@@ -47,9 +47,7 @@ std::optional<int64_t> dim_value(std::string_view tensor, int64_t axis, const Di
 std::optional<uint64_t> constant_trips(const Stmt& loop, const DimsOf& dims_of);
 
 // Saturating u64 arithmetic for node counts.
-inline uint64_t sat_add(uint64_t a, uint64_t b) {
-  return a + b < a ? UINT64_MAX : a + b;
-}
+inline uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 inline uint64_t sat_mul(uint64_t a, uint64_t b) {
   if (a == 0 || b == 0) return 0;
   return a > UINT64_MAX / b ? UINT64_MAX : a * b;

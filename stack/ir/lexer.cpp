@@ -8,9 +8,9 @@ namespace stackcheck::ir {
 
 namespace {
 constexpr std::array<std::string_view, 24> kKeywords = {
-    "kernel", "builtin", "graph", "orchestration", "In", "Out", "InOut", "i64",
-    "tensor", "i32", "return", "for", "in", "range", "if", "else",
-    "call", "submit", "create", "full", "slice", "assemble", "dim", "read"};
+    "kernel", "builtin", "graph",  "orchestration", "In",    "Out",      "InOut", "i64",
+    "tensor", "i32",     "return", "for",           "in",    "range",    "if",    "else",
+    "call",   "submit",  "create", "full",          "slice", "assemble", "dim",   "read"};
 
 bool is_id_start(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
 bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -71,22 +71,30 @@ bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
   while (i < text.size()) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     const unsigned char next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
-    if (c == ' ' || c == '\t') { ++i; ++col; continue; }
+    if (c == ' ' || c == '\t') {
+      ++i;
+      ++col;
+      continue;
+    }
     if (c == '\n') {
       if (line_has_token) out.push_back(Token{Tok::NL, line, col, text.substr(i, 1), 0});
       line_has_token = false;
-      ++i; ++line; col = 1;
+      ++i;
+      ++line;
+      col = 1;
       continue;
     }
     if (c == '#') {
-      while (i < text.size() && text[i] != '\n') { ++i; ++col; }
+      while (i < text.size() && text[i] != '\n') {
+        ++i;
+        ++col;
+      }
       continue;
     }
     if (is_id_start(c)) {
       size_t n = 1;
-      while (i + n < text.size() &&
-             (is_id_start(static_cast<unsigned char>(text[i + n])) ||
-              is_digit(static_cast<unsigned char>(text[i + n]))))
+      while (i + n < text.size() && (is_id_start(static_cast<unsigned char>(text[i + n])) ||
+                                     is_digit(static_cast<unsigned char>(text[i + n]))))
         ++n;
       push(Tok::Ident, n);
       continue;
@@ -97,8 +105,10 @@ bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
       bool too_big = false;
       while (i + n < text.size() && is_digit(static_cast<unsigned char>(text[i + n]))) {
         const uint64_t d = static_cast<uint64_t>(text[i + n] - '0');
-        if (v > (UINT64_MAX - d) / 10) too_big = true;
-        else v = v * 10 + d;
+        if (v > (UINT64_MAX - d) / 10)
+          too_big = true;
+        else
+          v = v * 10 + d;
         ++n;
       }
       if (too_big || v > (uint64_t{1} << 63))
@@ -121,23 +131,34 @@ bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
       case '/': push(Tok::Slash, 1); continue;
       case '%': push(Tok::Percent, 1); continue;
       case '-':
-        if (next == '>') push(Tok::Arrow, 2);
-        else push(Tok::Minus, 1);
+        if (next == '>')
+          push(Tok::Arrow, 2);
+        else
+          push(Tok::Minus, 1);
         continue;
       case '=':
-        if (next == '=') push(Tok::EqEq, 2);
-        else push(Tok::Assign, 1);
+        if (next == '=')
+          push(Tok::EqEq, 2);
+        else
+          push(Tok::Assign, 1);
         continue;
       case '!':
-        if (next == '=') { push(Tok::NotEq, 2); continue; }
+        if (next == '=') {
+          push(Tok::NotEq, 2);
+          continue;
+        }
         return fail("unexpected '!' (did you mean '!='?)");
       case '<':
-        if (next == '=') push(Tok::Le, 2);
-        else push(Tok::Lt, 1);
+        if (next == '=')
+          push(Tok::Le, 2);
+        else
+          push(Tok::Lt, 1);
         continue;
       case '>':
-        if (next == '=') push(Tok::Ge, 2);
-        else push(Tok::Gt, 1);
+        if (next == '=')
+          push(Tok::Ge, 2);
+        else
+          push(Tok::Gt, 1);
         continue;
       case '\r': return fail("carriage return (CR) is not allowed; use LF line endings");
       default: break;

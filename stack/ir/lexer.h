@@ -12,11 +12,32 @@
 namespace stackcheck::ir {
 
 enum class Tok : uint8_t {
-  Ident, Int, NL, End,
-  LParen, RParen, LBracket, RBracket, LBrace, RBrace,
-  Comma, Colon, Dot, Assign, Arrow,
-  Plus, Minus, Star, Slash, Percent,
-  EqEq, NotEq, Lt, Le, Gt, Ge,
+  Ident,
+  Int,
+  NL,
+  End,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
+  Comma,
+  Colon,
+  Dot,
+  Assign,
+  Arrow,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
+  EqEq,
+  NotEq,
+  Lt,
+  Le,
+  Gt,
+  Ge,
 };
 
 struct Token {

@@ -27,10 +27,16 @@ class Parser {
     Program p;
     while (peek().kind != Tok::End) {
       const Token& k = peek();
-      if (k.kind == Tok::NL) { next(); continue; }  // unreachable: NL only follows tokens
-      if (is_word("kernel")) p.functions.push_back(kernel());
-      else if (is_word("graph") || is_word("orchestration")) p.functions.push_back(func());
-      else fail(k, fmt::format("expected 'kernel', 'graph' or 'orchestration', found {}", describe(k)));
+      if (k.kind == Tok::NL) {
+        next();
+        continue;
+      }  // unreachable: NL only follows tokens
+      if (is_word("kernel"))
+        p.functions.push_back(kernel());
+      else if (is_word("graph") || is_word("orchestration"))
+        p.functions.push_back(func());
+      else
+        fail(k, fmt::format("expected 'kernel', 'graph' or 'orchestration', found {}", describe(k)));
     }
     return p;
   }
@@ -66,15 +72,13 @@ class Parser {
   static Loc loc_of(const Token& k) { return Loc{k.line, k.column}; }
 
   void open(const Token& at) {
-    if (++nesting_ > limits_.max_nesting)
-      fail(at, fmt::format("nesting deeper than {} brackets", limits_.max_nesting));
+    if (++nesting_ > limits_.max_nesting) fail(at, fmt::format("nesting deeper than {} brackets", limits_.max_nesting));
   }
   void close() { --nesting_; }
 
   const Token& expect(Tok kind, const char* what = nullptr) {
     const Token& k = peek();
-    if (k.kind != kind)
-      fail(k, fmt::format("expected {}, found {}", what ? what : tok_name(kind), describe(k)));
+    if (k.kind != kind) fail(k, fmt::format("expected {}, found {}", what ? what : tok_name(kind), describe(k)));
     if (kind == Tok::LParen || kind == Tok::LBracket || kind == Tok::LBrace) open(k);
     if (kind == Tok::RParen || kind == Tok::RBracket || kind == Tok::RBrace) close();
     return next();
@@ -112,7 +116,10 @@ class Parser {
     expect(Tok::LParen);
     if (peek().kind != Tok::RParen) {
       f.kernel_returns.push_back(ident("returned parameter name"));
-      while (peek().kind == Tok::Comma) { next(); f.kernel_returns.push_back(ident("returned parameter name")); }
+      while (peek().kind == Tok::Comma) {
+        next();
+        f.kernel_returns.push_back(ident("returned parameter name"));
+      }
     }
     expect(Tok::RParen);
     expect(Tok::Assign, "'='");
@@ -133,7 +140,10 @@ class Parser {
       next();
       expect(Tok::LParen);
       f.results.push_back(type());
-      while (peek().kind == Tok::Comma) { next(); f.results.push_back(type()); }
+      while (peek().kind == Tok::Comma) {
+        next();
+        f.results.push_back(type());
+      }
       expect(Tok::RParen);
     }
     f.body = block();
@@ -146,7 +156,10 @@ class Parser {
     expect(Tok::LParen);
     if (peek().kind != Tok::RParen) {
       ps.push_back(param());
-      while (peek().kind == Tok::Comma) { next(); ps.push_back(param()); }
+      while (peek().kind == Tok::Comma) {
+        next();
+        ps.push_back(param());
+      }
     }
     expect(Tok::RParen);
     return ps;
@@ -157,18 +170,26 @@ class Parser {
     p.loc = loc_of(peek());
     p.name = ident("parameter name");
     expect(Tok::Colon, "':'");
-    if (is_word("In")) p.dir = Dir::In;
-    else if (is_word("Out")) p.dir = Dir::Out;
-    else if (is_word("InOut")) p.dir = Dir::InOut;
-    else fail(peek(), fmt::format("expected In, Out or InOut, found {}", describe(peek())));
+    if (is_word("In"))
+      p.dir = Dir::In;
+    else if (is_word("Out"))
+      p.dir = Dir::Out;
+    else if (is_word("InOut"))
+      p.dir = Dir::InOut;
+    else
+      fail(peek(), fmt::format("expected In, Out or InOut, found {}", describe(peek())));
     next();
     p.type = type();
     return p;
   }
 
   Type type() {
-    if (is_word("i64")) { next(); return Type::i64(); }
-    if (!is_word("tensor")) fail(peek(), fmt::format("expected a type (i64 or tensor<i32>[...]), found {}", describe(peek())));
+    if (is_word("i64")) {
+      next();
+      return Type::i64();
+    }
+    if (!is_word("tensor"))
+      fail(peek(), fmt::format("expected a type (i64 or tensor<i32>[...]), found {}", describe(peek())));
     next();
     expect(Tok::Lt, "'<'");
     if (!is_word("i32")) fail(peek(), fmt::format("expected element type i32, found {}", describe(peek())));
@@ -177,7 +198,10 @@ class Parser {
     Type t = Type::tensor({});
     expect(Tok::LBracket);
     t.dims.push_back(nonneg_int("a dimension"));
-    while (peek().kind == Tok::Comma) { next(); t.dims.push_back(nonneg_int("a dimension")); }
+    while (peek().kind == Tok::Comma) {
+      next();
+      t.dims.push_back(nonneg_int("a dimension"));
+    }
     expect(Tok::RBracket);
     return t;
   }
@@ -204,7 +228,10 @@ class Parser {
       s.kind = Stmt::Kind::Return;
       if (peek().kind != Tok::NL) {
         s.returns.push_back(ident("returned name"));
-        while (peek().kind == Tok::Comma) { next(); s.returns.push_back(ident("returned name")); }
+        while (peek().kind == Tok::Comma) {
+          next();
+          s.returns.push_back(ident("returned name"));
+        }
       }
       end_line();
       return s;
@@ -282,7 +309,10 @@ class Parser {
     expect(Tok::LParen);
     if (peek().kind != Tok::RParen) {
       inv.args.push_back(expr());
-      while (peek().kind == Tok::Comma) { next(); inv.args.push_back(expr()); }
+      while (peek().kind == Tok::Comma) {
+        next();
+        inv.args.push_back(expr());
+      }
     }
     expect(Tok::RParen);
     return inv;
@@ -290,7 +320,10 @@ class Parser {
 
   Rhs rhs() {
     if (is_word("call") || is_word("submit")) return InvokeRhs{invoke()};
-    if (is_word("create")) { next(); return CreateRhs{list()}; }
+    if (is_word("create")) {
+      next();
+      return CreateRhs{list()};
+    }
     if (is_word("full")) {
       next();
       FullRhs f;
@@ -309,7 +342,10 @@ class Parser {
       expect(Tok::Comma, "','");
       expect(Tok::LBracket);
       s.sizes.push_back(nonneg_int("a size"));
-      while (peek().kind == Tok::Comma) { next(); s.sizes.push_back(nonneg_int("a size")); }
+      while (peek().kind == Tok::Comma) {
+        next();
+        s.sizes.push_back(nonneg_int("a size"));
+      }
       expect(Tok::RBracket);
       expect(Tok::RParen);
       return s;
@@ -340,7 +376,10 @@ class Parser {
     std::vector<Expr> out;
     expect(Tok::LBracket);
     out.push_back(expr());
-    while (peek().kind == Tok::Comma) { next(); out.push_back(expr()); }
+    while (peek().kind == Tok::Comma) {
+      next();
+      out.push_back(expr());
+    }
     expect(Tok::RBracket);
     return out;
   }
@@ -440,8 +479,8 @@ class Parser {
 
 ParseResult parse_program(std::string_view text, const ParseLimits& limits) {
   if (text.size() > limits.max_bytes)
-    return ParseResult{ParseError{1, 1, fmt::format("input of {} bytes exceeds the limit of {} bytes",
-                                                    text.size(), limits.max_bytes)}};
+    return ParseResult{ParseError{
+        1, 1, fmt::format("input of {} bytes exceeds the limit of {} bytes", text.size(), limits.max_bytes)}};
   std::vector<Token> toks;
   LexError lerr;
   if (!lex(text, toks, lerr)) return ParseResult{ParseError{lerr.line, lerr.column, lerr.message}};

@@ -21,8 +21,8 @@ struct ParseError {
 };
 
 struct ParseLimits {
-  size_t max_bytes = 8u << 20;   // inputs larger than this are rejected up front
-  unsigned max_nesting = 256;    // open ( [ { together
+  size_t max_bytes = 8u << 20;  // inputs larger than this are rejected up front
+  unsigned max_nesting = 256;   // open ( [ { together
 };
 
 // Holds a Program on success, else the first ParseError.

@@ -162,7 +162,11 @@ TEST(ParserErrors, deep_nesting) {
 }
 
 TEST(ParserErrors, grammar_errors_have_locations) {
-  struct Case { const char* text; uint32_t line, col; const char* needle; };
+  struct Case {
+    const char* text;
+    uint32_t line, col;
+    const char* needle;
+  };
   const Case cases[] = {
       {"orchestration m() {\n  a = -x\n}\n", 2, 8, "unary '-'"},
       {"orchestration m() {\n  for = 1\n}\n", 2, 7, "loop variable"},

@@ -111,9 +111,7 @@ void print_stmt(std::string& out, const Stmt& s, int indent) {
       out += '\n';
       return;
     case Stmt::Kind::Invoke: out += print_invoke(s.invoke) + "\n"; return;
-    case Stmt::Kind::Return:
-      out += s.returns.empty() ? "return\n" : "return " + join_names(s.returns) + "\n";
-      return;
+    case Stmt::Kind::Return: out += s.returns.empty() ? "return\n" : "return " + join_names(s.returns) + "\n"; return;
     case Stmt::Kind::For:
       out += fmt::format("for {} in range({}, {}, {}) {{\n", s.name, print_expr(s.lo), print_expr(s.hi),
                          print_expr(s.step));
@@ -173,9 +171,7 @@ std::string print_function(const Function& f) {
       }
       break;
     }
-    case Function::Kind::Orchestration:
-      out = fmt::format("orchestration {}{}", f.name, print_params(f.params));
-      break;
+    case Function::Kind::Orchestration: out = fmt::format("orchestration {}{}", f.name, print_params(f.params)); break;
   }
   out += " {\n";
   print_block(out, f.body, 1);

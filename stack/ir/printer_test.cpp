@@ -16,18 +16,19 @@ std::string canon(std::string_view text) {
   return r.ok() ? print_program(r.program()) : "";
 }
 
-void expect_fixed_point(const std::string& printed) {
-  EXPECT_EQ(canon(printed), printed);
-}
+void expect_fixed_point(const std::string& printed) { EXPECT_EQ(canon(printed), printed); }
 
-struct Golden { const char* name; const char* input; const char* expected; };
+struct Golden {
+  const char* name;
+  const char* input;
+  const char* expected;
+};
 
 const Golden kGolden[] = {
     {"spacing_and_comments",
      "# header\n\nkernel   kacc( x :In tensor < i32 > [ 8 ] ,a: InOut tensor<i32>[8])->(a)=builtin acc # c\n",
      "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"},
-    {"empty_kernel_returns",
-     "kernel k(a: In tensor<i32>[2, 3]) -> ( ) = builtin copy\n",
+    {"empty_kernel_returns", "kernel k(a: In tensor<i32>[2, 3]) -> ( ) = builtin copy\n",
      "kernel k(a: In tensor<i32>[2, 3]) -> () = builtin copy\n"},
     {"minimal_parentheses",
      "orchestration m(n: In i64) {\n a = ((1 + 2)) + (3 * n)\n b = 1 - (2 - 3)\n c = (1 - 2) - 3\n"
@@ -71,12 +72,12 @@ TEST(Printer, else_must_follow_brace) {
 TEST(Printer, built_program_prints_and_reparses_equal) {
   using namespace build;
   Program p;
-  p.functions.push_back(kernel("kacc", {param("x", Dir::In, Type::tensor({8})), param("a", Dir::InOut, Type::tensor({8}))},
-                               {"a"}, "acc"));
-  p.functions.push_back(orchestration(
-      "main", {param("c", Dir::InOut, Type::tensor({8}))},
-      {create("t", lits({8})), let("n", sub(lit(INT64_MIN), add(lit(-1), mul(lit(2), lit(3))))),
-       for_("i", lit(0), var("n"), lit(1), {call("kacc", names({"t", "c"}))})}));
+  p.functions.push_back(kernel(
+      "kacc", {param("x", Dir::In, Type::tensor({8})), param("a", Dir::InOut, Type::tensor({8}))}, {"a"}, "acc"));
+  p.functions.push_back(
+      orchestration("main", {param("c", Dir::InOut, Type::tensor({8}))},
+                    {create("t", lits({8})), let("n", sub(lit(INT64_MIN), add(lit(-1), mul(lit(2), lit(3))))),
+                     for_("i", lit(0), var("n"), lit(1), {call("kacc", names({"t", "c"}))})}));
   const std::string text = print_program(p);
   EXPECT_EQ(text,
             "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"

@@ -47,8 +47,7 @@ const Stmt* graph_return(const Function& f) {
 
 }  // namespace
 
-static ReturnParams compute_rpi(const Function& f,
-                                const std::unordered_map<std::string, ReturnParams>* callee_rpi) {
+static ReturnParams compute_rpi(const Function& f, const std::unordered_map<std::string, ReturnParams>* callee_rpi) {
   ReturnParams out;
   if (f.kind == Function::Kind::Kernel) {
     for (const std::string& r : f.kernel_returns) {
@@ -73,8 +72,7 @@ static ReturnParams compute_rpi(const Function& f,
 
 Lineage::Lineage(const Function& f, const RpiTable& rpi) : Lineage(f, &rpi.by_name()) {}
 
-Lineage::Lineage(const Function& f,
-                 const std::unordered_map<std::string, ReturnParams>* rpi_by_name)
+Lineage::Lineage(const Function& f, const std::unordered_map<std::string, ReturnParams>* rpi_by_name)
     : rpi_(rpi_by_name) {
   for (size_t i = 0; i < f.params.size(); ++i) params_.emplace(f.params[i].name, i);
   walk_statements(f.body, [&](const Stmt& s) {
@@ -136,9 +134,7 @@ RpiTable::RpiTable(const Program& p) {
   std::unordered_map<std::string, const Function*> fn;
   for (const Function& f : p.functions) fn.emplace(f.name, &f);
 
-  auto compute = [&](const Function& f) {
-    by_name_.emplace(f.name, compute_rpi(f, &by_name_));
-  };
+  auto compute = [&](const Function& f) { by_name_.emplace(f.name, compute_rpi(f, &by_name_)); };
 
   // Callees first, by an explicit-stack DFS over graph bodies. A callee still on the stack
   // (a call cycle) has no entry yet, so lineage through it is untraceable.

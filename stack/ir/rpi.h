@@ -60,7 +60,7 @@ class Lineage {
 
  private:
   const std::unordered_map<std::string, ReturnParams>* rpi_;
-  std::unordered_map<std::string, size_t> params_;    // name -> param index
+  std::unordered_map<std::string, size_t> params_;     // name -> param index
   std::unordered_map<std::string, const Stmt*> defs_;  // name -> first defining Assign
 };
 

@@ -30,7 +30,8 @@ Program parse(const std::string& text) {
 ReturnParams graph_rpi(const std::string& body, const std::string& results = "tensor<i32>[8]") {
   Program p = parse(std::string(kKernels) +
                     "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], o: InOut "
-                    "tensor<i32>[8], n: In i64) -> (" + results + ") {\n" + body + "}\n");
+                    "tensor<i32>[8], n: In i64) -> (" +
+                    results + ") {\n" + body + "}\n");
   for (const Function& f : p.functions) {
     if (f.name == "g") return returned_param_indices(p, f);
   }
@@ -54,24 +55,18 @@ TEST(Rpi, kernel_named_params) {
   EXPECT_EQ(returned_param_indices(p, fn(p, "knone")), ReturnParams{});
 }
 
-TEST(Rpi, graph_param_returned_directly) {
-  EXPECT_EQ(graph_rpi("  return c\n"), (ReturnParams{1}));
-}
+TEST(Rpi, graph_param_returned_directly) { EXPECT_EQ(graph_rpi("  return c\n"), (ReturnParams{1})); }
 
-TEST(Rpi, graph_writeback) {
-  EXPECT_EQ(graph_rpi("  c1 = call kacc(x, c)\n  return c1\n"), (ReturnParams{1}));
-}
+TEST(Rpi, graph_writeback) { EXPECT_EQ(graph_rpi("  c1 = call kacc(x, c)\n  return c1\n"), (ReturnParams{1})); }
 
 TEST(Rpi, graph_alias_and_tuple_element_by_rpi) {
   // k2 returns (o2, o1): r.0 is the third argument (c), r.1 the second (o).
-  EXPECT_EQ(graph_rpi("  r = call k2(x, o, c)\n  y = r.0\n  z = y\n  return z\n"),
-            (ReturnParams{1}));
+  EXPECT_EQ(graph_rpi("  r = call k2(x, o, c)\n  y = r.0\n  z = y\n  return z\n"), (ReturnParams{1}));
   EXPECT_EQ(graph_rpi("  r = call k2(x, o, c)\n  y = r.1\n  return y\n"), (ReturnParams{2}));
 }
 
 TEST(Rpi, graph_assemble_reaches_its_target) {
-  EXPECT_EQ(graph_rpi("  s = slice(x, [0], [8])\n  c1 = assemble(c, s, [0])\n  return c1\n"),
-            (ReturnParams{1}));
+  EXPECT_EQ(graph_rpi("  s = slice(x, [0], [8])\n  c1 = assemble(c, s, [0])\n  return c1\n"), (ReturnParams{1}));
 }
 
 TEST(Rpi, submit_tuple_and_task_id) {
@@ -86,8 +81,7 @@ TEST(Rpi, submit_tuple_and_task_id) {
 
 TEST(Rpi, slice_create_and_extra_untraceable) {
   EXPECT_EQ(graph_rpi("  v = slice(c, [0], [8])\n  return v\n"), (ReturnParams{std::nullopt}));
-  EXPECT_EQ(graph_rpi("  t = create [8]\n  t1 = call kacc(x, t)\n  return t1\n"),
-            (ReturnParams{std::nullopt}));
+  EXPECT_EQ(graph_rpi("  t = create [8]\n  t1 = call kacc(x, t)\n  return t1\n"), (ReturnParams{std::nullopt}));
   // A kernel without returns yields nothing: its "result" is no param.
   EXPECT_EQ(graph_rpi("  u = call knone(x, c)\n  return u\n"), (ReturnParams{std::nullopt}));
 }
@@ -143,8 +137,7 @@ TEST(Rpi, ill_formed_cycles_do_not_hang) {
 }
 
 TEST(Rpi, deep_alias_chain_is_iterative) {
-  Function g = build::graph("g", {build::param("c", Dir::InOut, Type::tensor({8}))},
-                            {Type::tensor({8})}, {});
+  Function g = build::graph("g", {build::param("c", Dir::InOut, Type::tensor({8}))}, {Type::tensor({8})}, {});
   std::string prev = "c";
   for (int i = 0; i < 50000; ++i) {
     std::string name = "v" + std::to_string(i);

@@ -27,8 +27,7 @@ inline const char* kFixtureKernels =
 // The fixture with `body` (lines, each ending in "\n") as g's body before `return c`.
 inline std::string fixture(const std::string& body) {
   return std::string(kFixtureKernels) +
-         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n" +
-         body +
+         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n" + body +
          "  return c\n}\n"
          "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n"
          "  for i in range(0, 2, 1) {\n    call g(a, b, i)\n  }\n}\n";
@@ -40,9 +39,7 @@ inline ir::Program parse_or_fail(const std::string& text) {
   return r.ok() ? r.program() : ir::Program{};
 }
 
-inline std::string canonical(const std::string& text) {
-  return ir::print_program(parse_or_fail(text));
-}
+inline std::string canonical(const std::string& text) { return ir::print_program(parse_or_fail(text)); }
 
 inline std::string diagnostics_text(const verify::Diagnostics& ds) {
   std::string s;
@@ -74,12 +71,10 @@ inline void expect_same_meaning(const ir::Program& before, const ir::Program& af
 using Transform = std::function<ir::Program(const ir::Program&)>;
 
 // print(pass(parse(before))) == print(parse(expected)), plus the contracts above.
-inline void expect_golden(const Transform& pass, const std::string& before,
-                          const std::string& expected) {
+inline void expect_golden(const Transform& pass, const std::string& before, const std::string& expected) {
   const ir::Program in = parse_or_fail(before);
-  ASSERT_TRUE(verify::check_well_formed(in).empty())
-      << "the Before program must be WellFormed:\n" << diagnostics_text(verify::check_well_formed(in))
-      << before;
+  ASSERT_TRUE(verify::check_well_formed(in).empty()) << "the Before program must be WellFormed:\n"
+                                                     << diagnostics_text(verify::check_well_formed(in)) << before;
   const ir::Program out = pass(in);
   EXPECT_EQ(ir::print_program(out), canonical(expected));
   EXPECT_TRUE(verify::check_well_formed(out).empty()) << diagnostics_text(verify::check_well_formed(out));

@@ -11,12 +11,9 @@ namespace stackcheck::passes {
 
 const char* hoist_kind_name(HoistKind k) {
   switch (k) {
-    case HoistKind::Create:
-      return "create";
-    case HoistKind::View:
-      return "view";
-    case HoistKind::Scalar:
-      return "scalar";
+    case HoistKind::Create: return "create";
+    case HoistKind::View: return "view";
+    case HoistKind::Scalar: return "scalar";
   }
   return "?";
 }
@@ -39,14 +36,12 @@ void sort_diagnostics(const ir::Program& p, verify::Diagnostics& ds) {
     }
     return p.functions.size();
   };
-  std::stable_sort(ds.begin(), ds.end(),
-                   [&](const verify::Diagnostic& a, const verify::Diagnostic& b) {
-                     const size_t fa = index(a.location.function), fb = index(b.location.function);
-                     if (fa != fb) return fa < fb;
-                     if (a.location.line != b.location.line)
-                       return a.location.line < b.location.line;
-                     return a.location.column < b.location.column;
-                   });
+  std::stable_sort(ds.begin(), ds.end(), [&](const verify::Diagnostic& a, const verify::Diagnostic& b) {
+    const size_t fa = index(a.location.function), fb = index(b.location.function);
+    if (fa != fb) return fa < fb;
+    if (a.location.line != b.location.line) return a.location.line < b.location.line;
+    return a.location.column < b.location.column;
+  });
 }
 
 PassResult reject(const ir::Program& p, verify::Diagnostics diags) {
@@ -59,8 +54,7 @@ PassResult reject(const ir::Program& p, verify::Diagnostics diags) {
 
 }  // namespace
 
-PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& options,
-                                   LgbReport* report) {
+PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& options, LgbReport* report) {
   LgbReport local_report;
   LgbReport& rep = report != nullptr ? *report : local_report;
   rep.graphs.clear();
@@ -88,8 +82,7 @@ PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& o
       out.functions[i] = lgb::rewrite_graph(g, lg.collected);
       for (size_t idx : lg.collected.param_order) {
         const lgb::Hoist& h = lg.collected.hoists[idx];
-        gr.appended.push_back(
-            AppendedParam{h.def->name, h.def->loc, h.kind, h.depth, h.dir, h.type});
+        gr.appended.push_back(AppendedParam{h.def->name, h.def->loc, h.kind, h.depth, h.dir, h.type});
       }
       legal.emplace(g.name, std::move(lg));
     }

@@ -44,8 +44,7 @@ std::optional<std::vector<size_t>> sort_kernel_returns(Function& k) {
   }
   std::vector<size_t> order(n);  // new position -> old position
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return key[a] < key[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
   bool identity = true;
   for (size_t j = 0; j < n; ++j) identity = identity && order[j] == j;
   if (identity) return std::nullopt;
@@ -62,8 +61,7 @@ std::optional<std::vector<size_t>> sort_kernel_returns(Function& k) {
 // B on one function body: remap tuple elements of calls/submits of permuted kernels.
 class TupleRemapper {
  public:
-  explicit TupleRemapper(const std::unordered_map<std::string, std::vector<size_t>>& perms)
-      : perms_(perms) {}
+  explicit TupleRemapper(const std::unordered_map<std::string, std::vector<size_t>>& perms) : perms_(perms) {}
 
   void run(Function& f) {
     tuple_callee_.clear();
@@ -91,8 +89,7 @@ class TupleRemapper {
           if (callee != tuple_callee_.end()) {
             auto perm = perms_.find(callee->second);
             // Indices past the returns (the submit task id) keep their position.
-            if (perm != perms_.end() && t->index >= 0 &&
-                static_cast<uint64_t>(t->index) < perm->second.size()) {
+            if (perm != perms_.end() && t->index >= 0 && static_cast<uint64_t>(t->index) < perm->second.size()) {
               t->index = static_cast<int64_t>(perm->second[static_cast<size_t>(t->index)]);
             }
           }

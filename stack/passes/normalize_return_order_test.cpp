@@ -31,8 +31,7 @@ std::string sorted_k2(std::string text) {
 // The fixture with g's whole body given (including its return).
 std::string with_g(const std::string& body) {
   return std::string(kFixtureKernels) +
-         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n" +
-         body +
+         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n" + body +
          "}\norchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n"
          "  for i in range(0, 2, 1) {\n    call g(a, b, i)\n  }\n}\n";
 }
@@ -64,11 +63,11 @@ TEST(NormalizeReturnOrder, tuple_remapped) {
   const std::string head = std::string(kFixtureKernels) +
                            "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8], "
                            "c: InOut tensor<i32>[8]) {\n  r = call k2(a, b, c)\n";
-  const std::string tail = "  p1 = call kacc(a, p)\n  q1 = call kacc(p, q)\n"
-                           "  s = submit k2(a, b, c)\n";
+  const std::string tail =
+      "  p1 = call kacc(a, p)\n  q1 = call kacc(p, q)\n"
+      "  s = submit k2(a, b, c)\n";
   golden(head + "  p = r.0\n  q = r.1\n" + tail + "  t = s.2\n  u = s.0\n  u1 = call kacc(a, u)\n}\n",
-         sorted_k2(head + "  p = r.1\n  q = r.0\n" + tail +
-                   "  t = s.2\n  u = s.1\n  u1 = call kacc(a, u)\n}\n"));
+         sorted_k2(head + "  p = r.1\n  q = r.0\n" + tail + "  t = s.2\n  u = s.1\n  u1 = call kacc(a, u)\n}\n"));
 }
 
 TEST(NormalizeReturnOrder, tuple_remapped_three_way) {
@@ -80,15 +79,16 @@ TEST(NormalizeReturnOrder, tuple_remapped_three_way) {
       " = builtin acc\n"
       "orchestration main(x: In tensor<i32>[8], p: InOut tensor<i32>[8], q: InOut tensor<i32>[8], "
       "s: InOut tensor<i32>[8]) {\n  r = submit k3(x, p, q, s)\n";
-  golden(k3 + "(c, a, b)" + rest + "  v0 = r.0\n  v1 = r.1\n  v2 = r.2\n  id = r.3\n"
-                                   "  w = call k3(x, v0, v1, v2)\n}\n",
-         k3 + "(a, b, c)" + rest + "  v0 = r.2\n  v1 = r.0\n  v2 = r.1\n  id = r.3\n"
-                                   "  w = call k3(x, v0, v1, v2)\n}\n");
+  golden(k3 + "(c, a, b)" + rest +
+             "  v0 = r.0\n  v1 = r.1\n  v2 = r.2\n  id = r.3\n"
+             "  w = call k3(x, v0, v1, v2)\n}\n",
+         k3 + "(a, b, c)" + rest +
+             "  v0 = r.2\n  v1 = r.0\n  v2 = r.1\n  id = r.3\n"
+             "  w = call k3(x, v0, v1, v2)\n}\n");
 }
 
 TEST(NormalizeReturnOrder, graph_lineage_writeback) {
-  golden(with_g("  c1 = call kacc(x, c)\n  return c1\n"),
-         sorted_k2(with_g("  c1 = call kacc(x, c)\n  return c\n")));
+  golden(with_g("  c1 = call kacc(x, c)\n  return c1\n"), sorted_k2(with_g("  c1 = call kacc(x, c)\n  return c\n")));
 }
 
 TEST(NormalizeReturnOrder, graph_lineage_tuple_alias) {
@@ -104,8 +104,8 @@ TEST(NormalizeReturnOrder, graph_lineage_assemble) {
 }
 
 TEST(NormalizeReturnOrder, untraceable_unchanged) {
-  for (const char* body : {"  t = create [8]\n  t1 = call kacc(x, t)\n  return t1\n",
-                           "  v = slice(c, [0], [8])\n  return v\n"}) {
+  for (const char* body :
+       {"  t = create [8]\n  t1 = call kacc(x, t)\n  return t1\n", "  v = slice(c, [0], [8])\n  return v\n"}) {
     golden(with_g(body), sorted_k2(with_g(body)));
     const ir::Program out = nro(parse_or_fail(with_g(body)));
     EXPECT_EQ(ir::returned_param_indices(out, fn(out, "g")), (ir::ReturnParams{std::nullopt}));
@@ -129,8 +129,9 @@ TEST(NormalizeReturnOrder, not_reordered) {
 }
 
 TEST(NormalizeReturnOrder, rpi_preserved_for_every_function) {
-  const std::string before = with_g("  o = create [8]\n  r = call k2(x, o, c)\n  y = r.0\n"
-                                    "  return y\n");
+  const std::string before = with_g(
+      "  o = create [8]\n  r = call k2(x, o, c)\n  y = r.0\n"
+      "  return y\n");
   const ir::Program in = parse_or_fail(before), out = nro(in);
   // Graph rpi unchanged; kernel rpi permuted as a set of returned params.
   EXPECT_EQ(ir::returned_param_indices(in, fn(in, "g")), ir::returned_param_indices(out, fn(out, "g")));

@@ -23,9 +23,9 @@ using PropertySet = uint32_t;
 std::string property_name(Property p);
 
 struct PassResult {
-  bool ok = false;                   // false: input rejected, see diagnostics
-  ir::Program program;               // valid when ok
-  verify::Diagnostics diagnostics;   // why the input was rejected
+  bool ok = false;                  // false: input rejected, see diagnostics
+  ir::Program program;              // valid when ok
+  verify::Diagnostics diagnostics;  // why the input was rejected
 };
 
 class Pass {

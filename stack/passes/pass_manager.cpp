@@ -18,10 +18,8 @@ VerifierRegistry& mutable_default_verifiers() {
   static VerifierRegistry registry = [] {
     VerifierRegistry r;
     r.set(kWellFormed, [](const ir::Program& p) { return verify::check_well_formed(p); });
-    r.set(kReturnParamsExplicit,
-          [](const ir::Program& p) { return verify::check_return_params_explicit(p); });
-    r.set(kGraphBoundaryLegalized,
-          [](const ir::Program& p) { return verify::check_graph_boundary_legalized(p); });
+    r.set(kReturnParamsExplicit, [](const ir::Program& p) { return verify::check_return_params_explicit(p); });
+    r.set(kGraphBoundaryLegalized, [](const ir::Program& p) { return verify::check_graph_boundary_legalized(p); });
     return r;
   }();
   return registry;
@@ -122,15 +120,15 @@ PipelineResult PassManager::run(const ir::Program& input, PropertySet held) {
         if (produced_by_pass) {
           res.outcome = Outcome::PassBug;
           res.pass = c->second;
-          res.message = fmt::format(
-              "bug in pass {}: {} claimed by it no longer holds before {} (last pass run: {}): {}",
-              c->second, property_name(p), name,
-              res.passes_run.empty() ? "-" : res.passes_run.back(), first_finding(res.diagnostics));
+          res.message =
+              fmt::format("bug in pass {}: {} claimed by it no longer holds before {} (last pass run: {}): {}",
+                          c->second, property_name(p), name, res.passes_run.empty() ? "-" : res.passes_run.back(),
+                          first_finding(res.diagnostics));
         } else {
           res.outcome = Outcome::InputRejected;
           res.pass = name;
-          res.message = fmt::format("input rejected by {}: required property {} does not hold: {}",
-                                    name, property_name(p), first_finding(res.diagnostics));
+          res.message = fmt::format("input rejected by {}: required property {} does not hold: {}", name,
+                                    property_name(p), first_finding(res.diagnostics));
         }
         return res;
       }
@@ -162,8 +160,8 @@ PipelineResult PassManager::run(const ir::Program& input, PropertySet held) {
         res.outcome = Outcome::PassBug;
         res.pass = name;
         res.diagnostics = std::move(found);
-        res.message = fmt::format("bug in pass {}: its output violates {}: {}", name,
-                                  property_name(p), first_finding(res.diagnostics));
+        res.message = fmt::format("bug in pass {}: its output violates {}: {}", name, property_name(p),
+                                  first_finding(res.diagnostics));
         res.program = std::move(accepted);
         return res;
       }

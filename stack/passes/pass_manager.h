@@ -56,13 +56,13 @@ const char* outcome_name(Outcome o);
 
 struct PipelineResult {
   Outcome outcome = Outcome::Ok;
-  ir::Program program;            // Ok: the final program; else the last program that
-                                  // was accepted (the input of the failing step)
-  std::string pass;               // the pass rejected or blamed ("" when Ok)
-  std::string message;            // one line: what failed, where and whose fault
-  verify::Diagnostics diagnostics;  // the rejection or the failing verifier's findings
-  PropertySet held = 0;           // properties held at the end
-  PropertySet unverified = 0;     // properties trusted because no verifier was registered
+  ir::Program program;                  // Ok: the final program; else the last program that
+                                        // was accepted (the input of the failing step)
+  std::string pass;                     // the pass rejected or blamed ("" when Ok)
+  std::string message;                  // one line: what failed, where and whose fault
+  verify::Diagnostics diagnostics;      // the rejection or the failing verifier's findings
+  PropertySet held = 0;                 // properties held at the end
+  PropertySet unverified = 0;           // properties trusted because no verifier was registered
   std::vector<std::string> passes_run;  // passes that ran to completion, in order
 
   bool ok() const { return outcome == Outcome::Ok; }
@@ -77,8 +77,7 @@ struct PassManagerOptions {
 
 class PassManager {
  public:
-  explicit PassManager(PassManagerOptions options = {},
-                       VerifierRegistry verifiers = default_verifiers());
+  explicit PassManager(PassManagerOptions options = {}, VerifierRegistry verifiers = default_verifiers());
 
   PassManager& add(std::unique_ptr<Pass> pass);
   const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
@@ -99,8 +98,7 @@ struct PipelineOptions {
 };
 
 // Simplify, NormalizeReturnOrder, LegalizeGraphBoundary (COMPILER.md §5).
-PassManager default_pipeline(const PipelineOptions& pipeline = {},
-                             PassManagerOptions options = {});
+PassManager default_pipeline(const PipelineOptions& pipeline = {}, PassManagerOptions options = {});
 
 // A print-after-all sink appending to `out` (which must outlive the manager's runs).
 std::function<void(std::string_view)> string_sink(std::string& out);

@@ -62,8 +62,9 @@ std::unique_ptr<Pass> fake(std::string name, PropertySet req, PropertySet prod, 
 TEST(PassManager, ok_tracks_held_properties) {
   PassManager pm;
   pm.add(fake("A", kWellFormed, 0, kGraphBoundaryLegalized, same))
-      .add(fake("B", kWellFormed, kReturnParamsExplicit, 0,
-                [](const ir::Program& p) { return PassResult{true, normalize_return_order(p), {}}; }));
+      .add(fake("B", kWellFormed, kReturnParamsExplicit, 0, [](const ir::Program& p) {
+        return PassResult{true, normalize_return_order(p), {}};
+      }));
   PipelineResult r = pm.run(parse_or_fail(fixture("")), kGraphBoundaryLegalized);
   ASSERT_TRUE(r.ok()) << r.message;
   // GBL claimed by the caller, invalidated by A; WF verified; RPE produced by B.
@@ -177,8 +178,7 @@ TEST(PassManager, print_after_all) {
   PipelineResult r = pm.run(in);
   ASSERT_TRUE(r.ok()) << r.message;
   const ir::Program simplified = simplify(in);
-  EXPECT_EQ(out, "# after Simplify\n" + ir::print_program(simplified) +
-                     "# after NormalizeReturnOrder\n" +
+  EXPECT_EQ(out, "# after Simplify\n" + ir::print_program(simplified) + "# after NormalizeReturnOrder\n" +
                      ir::print_program(normalize_return_order(simplified)));
   // Off by default: nothing written.
   std::string quiet;
@@ -221,8 +221,7 @@ TEST(PassManager, register_verifier_wires_the_default_registry) {
 
 TEST(PassManager, names) {
   EXPECT_EQ(property_name(kWellFormed), "WellFormed");
-  EXPECT_EQ(property_set_name(kWellFormed | kGraphBoundaryLegalized),
-            "WellFormed|GraphBoundaryLegalized");
+  EXPECT_EQ(property_set_name(kWellFormed | kGraphBoundaryLegalized), "WellFormed|GraphBoundaryLegalized");
   EXPECT_EQ(property_set_name(0), "-");
   EXPECT_STREQ(outcome_name(Outcome::PassBug), "pass bug");
 }

@@ -30,8 +30,7 @@ void count_definitions(const std::vector<Stmt>& body, std::unordered_map<std::st
 // One forward sweep over a function; `changed` says whether another sweep is needed.
 class Sweep {
  public:
-  Sweep(const ir::Program& program, const ir::RpiTable& rpi, Function& f)
-      : program_(program), rpi_(rpi), f_(f) {
+  Sweep(const ir::Program& program, const ir::RpiTable& rpi, Function& f) : program_(program), rpi_(rpi), f_(f) {
     for (const ir::Param& p : f.params) {
       ++defs_[p.name];
     }
@@ -55,8 +54,7 @@ class Sweep {
   // Folds e in place, bottom-up.
   void expr(Expr& e) {
     switch (e.kind) {
-      case Expr::Kind::Int:
-        return;
+      case Expr::Kind::Int: return;
       case Expr::Kind::Var: {
         auto c = consts_.find(e.name);
         if (c != consts_.end()) replace_with_literal(e, c->second);
@@ -64,8 +62,7 @@ class Sweep {
       }
       case Expr::Kind::Binary: {
         for (Expr& a : e.args) expr(a);
-        if (e.args.size() == 2 && e.args[0].kind == Expr::Kind::Int &&
-            e.args[1].kind == Expr::Kind::Int) {
+        if (e.args.size() == 2 && e.args[0].kind == Expr::Kind::Int && e.args[1].kind == Expr::Kind::Int) {
           std::optional<int64_t> v = ir::apply_binop(e.op, e.args[0].value, e.args[1].value);
           if (v) replace_with_literal(e, *v);  // a zero divisor stays as written
         }
@@ -73,8 +70,7 @@ class Sweep {
       }
       case Expr::Kind::Dim: {
         auto s = shapes_.find(e.name);
-        if (s != shapes_.end() && e.value >= 0 &&
-            static_cast<uint64_t>(e.value) < s->second.size()) {
+        if (s != shapes_.end() && e.value >= 0 && static_cast<uint64_t>(e.value) < s->second.size()) {
           replace_with_literal(e, s->second[static_cast<size_t>(e.value)]);
         }
         return;
@@ -185,9 +181,7 @@ class Sweep {
           exprs(s.invoke.args);
           out.push_back(std::move(s));
           break;
-        case Stmt::Kind::Return:
-          out.push_back(std::move(s));
-          break;
+        case Stmt::Kind::Return: out.push_back(std::move(s)); break;
         case Stmt::Kind::If:
           expr(s.lo);
           expr(s.hi);
@@ -200,8 +194,7 @@ class Sweep {
           expr(s.hi);
           expr(s.step);
           std::optional<uint64_t> trips;
-          if (s.lo.kind == Expr::Kind::Int && s.hi.kind == Expr::Kind::Int &&
-              s.step.kind == Expr::Kind::Int) {
+          if (s.lo.kind == Expr::Kind::Int && s.hi.kind == Expr::Kind::Int && s.step.kind == Expr::Kind::Int) {
             trips = ir::trip_count(s.lo.value, s.hi.value, s.step.value);  // step 0: none
           }
           if (trips && *trips == 0) {

@@ -52,20 +52,18 @@ const Builtin* find_builtin(std::string_view name) {
 
 const Builtin& builtin(BuiltinKind kind) { return kBuiltins[static_cast<size_t>(kind)]; }
 
-std::optional<std::string> shape_rule_violation(const Builtin& b,
-                                                std::span<const std::vector<int64_t>> dims) {
+std::optional<std::string> shape_rule_violation(const Builtin& b, std::span<const std::vector<int64_t>> dims) {
   size_t tensors = 0;
   for (const BuiltinParam& p : b.params) tensors += p.tensor ? 1 : 0;
   if (dims.size() != tensors) {
-    return fmt::format("builtin '{}' has {} tensor params, {} shapes given", b.name, tensors,
-                       dims.size());
+    return fmt::format("builtin '{}' has {} tensor params, {} shapes given", b.name, tensors, dims.size());
   }
   switch (b.shape_rule) {
     case ShapeRule::Equal:
       for (size_t i = 1; i < dims.size(); ++i) {
         if (dims[i] != dims[0]) {
-          return fmt::format("builtin '{}' needs equal shapes, found {} and {}", b.name,
-                             dims_text(dims[0]), dims_text(dims[i]));
+          return fmt::format("builtin '{}' needs equal shapes, found {} and {}", b.name, dims_text(dims[0]),
+                             dims_text(dims[i]));
         }
       }
       return std::nullopt;
@@ -77,16 +75,15 @@ std::optional<std::string> shape_rule_violation(const Builtin& b,
       }
       const auto &a = dims[0], &bb = dims[1], &out = dims[2];
       if (a[1] != bb[0] || out[0] != a[0] || out[1] != bb[1]) {
-        return fmt::format("builtin 'matmul' needs [m, k], [k, n] -> [m, n], found {}, {} -> {}",
-                           dims_text(a), dims_text(bb), dims_text(out));
+        return fmt::format("builtin 'matmul' needs [m, k], [k, n] -> [m, n], found {}, {} -> {}", dims_text(a),
+                           dims_text(bb), dims_text(out));
       }
       return std::nullopt;
     }
     case ShapeRule::Rowsum: {
       const auto &x = dims[0], &out = dims[1];
       if (x.size() != 2 || out.size() != 2 || out[0] != x[0] || out[1] != 1) {
-        return fmt::format("builtin 'rowsum' needs [m, n] -> [m, 1], found {} -> {}",
-                           dims_text(x), dims_text(out));
+        return fmt::format("builtin 'rowsum' needs [m, n] -> [m, 1], found {} -> {}", dims_text(x), dims_text(out));
       }
       return std::nullopt;
     }
@@ -106,15 +103,15 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
     const BuiltinParam& bp = b.params[i];
     const ir::Param& p = k.params[i];
     if (p.type.is_tensor() != bp.tensor) {
-      out.push_back({i, fmt::format("param '{}' of kernel '{}' must be {} to bind param '{}' of builtin '{}'",
-                                    p.name, k.name, bp.tensor ? "a tensor" : "an i64 scalar", bp.name, b.name)});
+      out.push_back({i, fmt::format("param '{}' of kernel '{}' must be {} to bind param '{}' of builtin '{}'", p.name,
+                                    k.name, bp.tensor ? "a tensor" : "an i64 scalar", bp.name, b.name)});
       shapes_known = false;
       continue;
     }
     if (!bp.tensor) continue;
     if (p.dir != bp.dir) {
-      out.push_back({i, fmt::format("param '{}' of kernel '{}' is {}; param '{}' of builtin '{}' is {}", p.name,
-                                    k.name, ir::dir_name(p.dir), bp.name, b.name, ir::dir_name(bp.dir))});
+      out.push_back({i, fmt::format("param '{}' of kernel '{}' is {}; param '{}' of builtin '{}' is {}", p.name, k.name,
+                                    ir::dir_name(p.dir), bp.name, b.name, ir::dir_name(bp.dir))});
     }
     shapes_known = shapes_known && shape_like(p.type);
     dims.push_back(p.type.dims);
@@ -142,7 +139,8 @@ std::vector<KernelMismatch> kernel_return_mismatches(const ir::Function& k) {
       out.push_back({std::nullopt, fmt::format("kernel '{}' returns '{}', which is not one of its params", k.name, r)});
     } else if (!p->type.is_tensor() || p->dir == ir::Dir::In) {
       out.push_back({std::nullopt, fmt::format("kernel '{}' returns '{}', which is not an Out or InOut tensor "
-                                               "param", k.name, r)});
+                                               "param",
+                                               k.name, r)});
     } else if (!returned.insert(r).second) {
       out.push_back({std::nullopt, fmt::format("kernel '{}' returns '{}' twice", k.name, r)});
     }

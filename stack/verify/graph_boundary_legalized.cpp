@@ -64,8 +64,8 @@ class Program {
 const ir::Type* result_of(const ir::Function& f, size_t j) {
   if (f.kind == ir::Function::Kind::Graph) return j < f.results.size() ? &f.results[j] : nullptr;
   if (f.kind != ir::Function::Kind::Kernel || j >= f.kernel_returns.size()) return nullptr;
-  auto it = std::find_if(f.params.begin(), f.params.end(),
-                         [&](const ir::Param& p) { return p.name == f.kernel_returns[j]; });
+  auto it =
+      std::find_if(f.params.begin(), f.params.end(), [&](const ir::Param& p) { return p.name == f.kernel_returns[j]; });
   return it == f.params.end() ? nullptr : &it->type;
 }
 
@@ -150,8 +150,7 @@ class Names {
           using R = std::decay_t<decltype(r)>;
           if constexpr (std::is_same_v<R, ir::ExprRhs>) {
             if (r.expr.kind == ir::Expr::Kind::Var) {
-              if (const NameInfo* src = find(r.expr.name);
-                  src != nullptr && src->kind != NameInfo::Kind::Scalar) {
+              if (const NameInfo* src = find(r.expr.name); src != nullptr && src->kind != NameInfo::Kind::Scalar) {
                 NameInfo copy = *src;
                 copy.param = false;
                 return copy;
@@ -174,8 +173,7 @@ class Names {
             return std::nullopt;
           } else if constexpr (std::is_same_v<R, ir::TupleGetRhs>) {
             const NameInfo* t = find(r.tuple);
-            if (t == nullptr || t->kind != NameInfo::Kind::Tuple || r.index < 0)
-              return std::nullopt;
+            if (t == nullptr || t->kind != NameInfo::Kind::Tuple || r.index < 0) return std::nullopt;
             const size_t j = static_cast<size_t>(r.index);
             if (t->callee == nullptr || j >= results_of(*t->callee)) return NameInfo{};  // task id
             return result(t->callee, j);
@@ -213,8 +211,7 @@ class Names {
 uint64_t nodes_in(const Program& prog, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims) {
   uint64_t launches = 0, creates = 0, nested = 0;
   for (const ir::Stmt& s : body) {
-    if (const ir::Invoke* inv = invocation(s); inv != nullptr && prog.kernel(inv->callee))
-      ++launches;
+    if (const ir::Invoke* inv = invocation(s); inv != nullptr && prog.kernel(inv->callee)) ++launches;
     if (s.kind == ir::Stmt::Kind::Assign) {
       if (std::holds_alternative<ir::AssembleRhs>(s.rhs)) ++launches;
       if (std::holds_alternative<ir::CreateRhs>(s.rhs)) ++creates;
@@ -259,9 +256,7 @@ void find_reads(const ir::Expr& e, std::vector<const ir::Expr*>& out) {
   for (const ir::Expr& a : e.args) find_reads(a, out);
 }
 
-ir::Loc loc_or(ir::Loc a, ir::Loc b) {
-  return a.line != 0 ? a : b;
-}
+ir::Loc loc_or(ir::Loc a, ir::Loc b) { return a.line != 0 ? a : b; }
 
 // Checks one graph; diagnostics go to `out`.
 class GraphCheck {
@@ -275,17 +270,14 @@ class GraphCheck {
     returns();
     const uint64_t nodes = nodes_in(prog_, g_.body, names_.dims_of());
     if (nodes == 0 || nodes > kNodeLimit) {
-      report(
-          216, g_.loc,
-          fmt::format("graph '{}' has {} nodes; a graph needs 1..{}", g_.name, nodes, kNodeLimit));
+      report(216, g_.loc, fmt::format("graph '{}' has {} nodes; a graph needs 1..{}", g_.name, nodes, kNodeLimit));
     }
     return nodes;
   }
 
  private:
   void report(int code, ir::Loc loc, std::string msg) {
-    out_.push_back(
-        Diagnostic{kRule, code, Location{g_.name, loc.line, loc.column}, std::move(msg)});
+    out_.push_back(Diagnostic{kRule, code, Location{g_.name, loc.line, loc.column}, std::move(msg)});
   }
 
   void params() {
@@ -293,12 +285,10 @@ class GraphCheck {
     for (const ir::Param& p : g_.params) {
       if (p.type.is_tensor()) {
         ++tensors;
-        if (p.dir == ir::Dir::Out)
-          report(202, p.loc, fmt::format("tensor param '{}' is Out", p.name));
+        if (p.dir == ir::Dir::Out) report(202, p.loc, fmt::format("tensor param '{}' is Out", p.name));
       } else {
         ++scalars;
-        if (p.dir != ir::Dir::In)
-          report(201, p.loc, fmt::format("scalar param '{}' is not In", p.name));
+        if (p.dir != ir::Dir::In) report(201, p.loc, fmt::format("scalar param '{}' is not In", p.name));
       }
     }
     if (tensors == 0) report(203, g_.loc, "no tensor param: the boundary is empty");
@@ -314,30 +304,24 @@ class GraphCheck {
   bool invariant(const ir::Expr& e) const {
     switch (e.kind) {
       case ir::Expr::Kind::Int:
-      case ir::Expr::Kind::Dim:
-        return true;
-      case ir::Expr::Kind::Read:
-        return false;
+      case ir::Expr::Kind::Dim: return true;
+      case ir::Expr::Kind::Read: return false;
       case ir::Expr::Kind::Var: {
         auto it = invariant_.find(e.name);
         return it != invariant_.end() && it->second;
       }
-      case ir::Expr::Kind::Binary:
-        return e.args.size() == 2 && invariant(e.args[0]) && invariant(e.args[1]);
+      case ir::Expr::Kind::Binary: return e.args.size() == 2 && invariant(e.args[0]) && invariant(e.args[1]);
     }
     return false;
   }
 
-  bool holds_nodes(const std::vector<ir::Stmt>& b) const {
-    return nodes_in(prog_, b, names_.dims_of()) > 0;
-  }
+  bool holds_nodes(const std::vector<ir::Stmt>& b) const { return nodes_in(prog_, b, names_.dims_of()) > 0; }
 
   void launch(const ir::Stmt& s, const ir::Invoke& inv) {
     const ir::Function* callee = prog_.find(inv.callee);
     if (callee == nullptr) return;
     if (callee->kind == ir::Function::Kind::Graph) {
-      report(208, loc_or(inv.loc, s.loc),
-             fmt::format("graph '{}' calls graph '{}'", g_.name, inv.callee));
+      report(208, loc_or(inv.loc, s.loc), fmt::format("graph '{}' calls graph '{}'", g_.name, inv.callee));
       return;
     }
     if (callee->kind != ir::Function::Kind::Kernel) return;
@@ -348,8 +332,8 @@ class GraphCheck {
       if (a.kind == ir::Expr::Kind::Var && names_.scalar_param(a.name)) continue;
       if (invariant(a)) continue;
       report(213, loc_or(a.loc, s.loc),
-             fmt::format("scalar argument '{}' of '{}' is neither a scalar param nor invariant",
-                         ir::print_expr(a), inv.callee));
+             fmt::format("scalar argument '{}' of '{}' is neither a scalar param nor invariant", ir::print_expr(a),
+                         inv.callee));
     }
   }
 
@@ -357,8 +341,7 @@ class GraphCheck {
     for (const ir::Expr& o : offs) {
       if (invariant(o)) continue;
       report(code, s.loc,
-             fmt::format("{} '{}' has offset '{}' that is not replay-invariant", what, s.name,
-                         ir::print_expr(o)));
+             fmt::format("{} '{}' has offset '{}' that is not replay-invariant", what, s.name, ir::print_expr(o)));
       return;
     }
   }
@@ -374,9 +357,7 @@ class GraphCheck {
       }
       if (const ir::Invoke* inv = invocation(s)) launch(s, *inv);
       switch (s.kind) {
-        case ir::Stmt::Kind::Assign:
-          assign(s);
-          break;
+        case ir::Stmt::Kind::Assign: assign(s); break;
         case ir::Stmt::Kind::For:
           if (!ir::constant_trips(s, names_.dims_of()) && holds_nodes(s.body)) {
             report(214, s.loc, fmt::format("loop '{}' holds nodes without constant trips", s.name));
@@ -390,8 +371,7 @@ class GraphCheck {
           body(s.else_body);
           break;
         case ir::Stmt::Kind::Invoke:
-        case ir::Stmt::Kind::Return:
-          break;
+        case ir::Stmt::Kind::Return: break;
       }
     }
   }
@@ -402,8 +382,7 @@ class GraphCheck {
     } else if (std::holds_alternative<ir::FullRhs>(s.rhs)) {
       report(206, s.loc, fmt::format("full '{}' in a graph", s.name));
     } else if (const auto* c = std::get_if<ir::CreateRhs>(&s.rhs)) {
-      if (!std::all_of(c->shape.begin(), c->shape.end(),
-                       [](const ir::Expr& x) { return ir::is_literal(x); })) {
+      if (!std::all_of(c->shape.begin(), c->shape.end(), [](const ir::Expr& x) { return ir::is_literal(x); })) {
         report(207, s.loc, fmt::format("create '{}' has a shape that is not literal", s.name));
       }
     } else if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) {
@@ -443,8 +422,8 @@ void check_calls(const Program& prog, const ir::Function& f, Diagnostics& out) {
   auto call = [&](const ir::Stmt& s, const ir::Invoke& inv, const ir::Function& g) {
     const ir::Loc loc = loc_or(inv.loc, s.loc);
     if (inv.args.size() != g.params.size()) {
-      report(loc, fmt::format("'{}' takes {} params but the call passes {} arguments", g.name,
-                              g.params.size(), inv.args.size()));
+      report(loc, fmt::format("'{}' takes {} params but the call passes {} arguments", g.name, g.params.size(),
+                              inv.args.size()));
       return;
     }
     if (!names) names.emplace(prog, f);
@@ -458,8 +437,8 @@ void check_calls(const Program& prog, const ir::Function& f, Diagnostics& out) {
         ok = n != nullptr && n->dims && *n->dims == p.type.dims;
       }
       if (!ok) {
-        report(loc, fmt::format("argument '{}' does not match param '{}: {}' of '{}'",
-                                ir::print_expr(a), p.name, ir::print_type(p.type), g.name));
+        report(loc, fmt::format("argument '{}' does not match param '{}: {}' of '{}'", ir::print_expr(a), p.name,
+                                ir::print_type(p.type), g.name));
       }
     }
   };

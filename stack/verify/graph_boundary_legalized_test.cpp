@@ -58,9 +58,7 @@ void expect_codes(const ir::Program& p, const std::vector<int>& expected) {
   for (const Diagnostic& d : ds) EXPECT_EQ(d.rule, "GraphBoundaryLegalized");
   EXPECT_EQ(codes(ds), expected) << dump(ds);
 }
-void expect_codes(const std::string& text, const std::vector<int>& expected) {
-  expect_codes(parse(text), expected);
-}
+void expect_codes(const std::string& text, const std::vector<int>& expected) { expect_codes(parse(text), expected); }
 
 const char* kL = "l1 = call kacc(x, c)\n";
 
@@ -89,8 +87,7 @@ TEST(GraphBoundaryLegalized, legalized_example_passes) {
 }
 
 TEST(GraphBoundaryLegalized, unlegalized_example_fails) {
-  const ir::Program p =
-      parse(R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
+  const ir::Program p = parse(R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
 graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
   v = slice(x, [n * 8], [8])
   t = create [8]
@@ -124,24 +121,21 @@ TEST(GraphBoundaryLegalized, code201_scalar_param_not_in) {
   // WellFormed 8 rejects this first; only a direct call reaches 201.
   const ir::Type t8 = ir::Type::tensor({8});
   ir::Program p;
-  p.functions.push_back(b::kernel(
-      "kacc", {b::param("x", ir::Dir::In, t8), b::param("a", ir::Dir::InOut, t8)}, {"a"}, "acc"));
+  p.functions.push_back(
+      b::kernel("kacc", {b::param("x", ir::Dir::In, t8), b::param("a", ir::Dir::InOut, t8)}, {"a"}, "acc"));
   p.functions.push_back(b::graph("g",
                                  {b::param("x", ir::Dir::In, t8), b::param("c", ir::Dir::InOut, t8),
                                   b::param("n", ir::Dir::InOut, ir::Type::i64())},
-                                 {t8},
-                                 {b::call_to("c1", "kacc", b::names({"x", "c"})), b::ret({"c"})}));
-  p.functions.push_back(
-      b::orchestration("main", {b::param("a", ir::Dir::In, t8), b::param("b", ir::Dir::InOut, t8)},
-                       {b::call("g", {b::var("a"), b::var("b"), b::lit(1)})}));
+                                 {t8}, {b::call_to("c1", "kacc", b::names({"x", "c"})), b::ret({"c"})}));
+  p.functions.push_back(b::orchestration("main", {b::param("a", ir::Dir::In, t8), b::param("b", ir::Dir::InOut, t8)},
+                                         {b::call("g", {b::var("a"), b::var("b"), b::lit(1)})}));
   expect_codes(p, {201});
   p.functions[1].params[2].dir = ir::Dir::In;
   expect_codes(p, {});
 }
 
 TEST(GraphBoundaryLegalized, code202_tensor_param_out) {
-  const std::string src =
-      kKernels + R"(graph h(x: In tensor<i32>[8], o: DIR tensor<i32>[8]) -> (tensor<i32>[8]) {
+  const std::string src = kKernels + R"(graph h(x: In tensor<i32>[8], o: DIR tensor<i32>[8]) -> (tensor<i32>[8]) {
   o1 = call ksc(x, o, 2)
   return o
 }
@@ -184,8 +178,7 @@ std::string many_params(int tensors, int scalars) {
     body += fmt::format("  c{} = call ksc(x0, c, n{})\n", k, k);
   }
   return kKernels + "graph h(" + params + ") {\n" + body + "  l1 = call kacc(x0, c)\n}\n" +
-         "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n  call h(" + args +
-         ")\n}\n";
+         "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n  call h(" + args + ")\n}\n";
 }
 
 TEST(GraphBoundaryLegalized, code204_too_many_tensor_params) {
@@ -198,9 +191,7 @@ TEST(GraphBoundaryLegalized, code205_too_many_scalar_params) {
   expect_codes(many_params(1, 65), {205});
 }
 
-TEST(GraphBoundaryLegalized, code206_full) {
-  expect_codes(graph("f = full [8], 1\n" + std::string(kL)), {206});
-}
+TEST(GraphBoundaryLegalized, code206_full) { expect_codes(graph("f = full [8], 1\n" + std::string(kL)), {206}); }
 
 TEST(GraphBoundaryLegalized, code207_create_shape_not_literal) {
   expect_codes(graph("s = 8\nt = create [s]\n" + std::string(kL)), {207});
@@ -227,29 +218,23 @@ TEST(GraphBoundaryLegalized, code209_return_not_traceable) {
 }
 
 TEST(GraphBoundaryLegalized, code210_call_site_args_differ_from_params) {
-  const std::string g =
-      kKernels +
-      "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64, v: In tensor<i32>[4]) {\n"
-      "  c1 = call kacc(x, c)\n}\n"
-      "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n";
+  const std::string g = kKernels +
+                        "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64, v: In tensor<i32>[4]) {\n"
+                        "  c1 = call kacc(x, c)\n}\n"
+                        "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n";
   expect_codes(g + "  v = slice(a, [0], [4])\n  call g(a, b, 1, v)\n}\n", {});
-  expect_codes(g + "  call g(a, b, 1)\n}\n", {210});     // too few
-  expect_codes(g + "  call g(a, b, 1, a)\n}\n", {210});  // wrong shape
-  expect_codes(g + "  v = slice(a, [0], [4])\n  call g(a, b, v, v)\n}\n",
-               {210});                                   // tensor for scalar
-  expect_codes(g + "  call g(a, b, 1, 2)\n}\n", {210});  // scalar for tensor
+  expect_codes(g + "  call g(a, b, 1)\n}\n", {210});                               // too few
+  expect_codes(g + "  call g(a, b, 1, a)\n}\n", {210});                            // wrong shape
+  expect_codes(g + "  v = slice(a, [0], [4])\n  call g(a, b, v, v)\n}\n", {210});  // tensor for scalar
+  expect_codes(g + "  call g(a, b, 1, 2)\n}\n", {210});                            // scalar for tensor
 }
 
 TEST(GraphBoundaryLegalized, code211_view_offsets_not_invariant) {
   expect_codes(graph("v = slice(x, [n], [4])\n" + std::string(kL)), {211});
   expect_codes(graph("v = slice(x, [4], [4])\n" + std::string(kL)), {});
   // Loop vars of constant-trip loops are invariant; of other loops not.
-  expect_codes(
-      graph(
-          "for j in range(0, 2, 1) {\no = j * 4\nv = slice(c, [o], [4])\nv1 = call kacc4(v, v)\n}"),
-      {});
-  expect_codes(graph("for j in range(0, n, 1) {\nv = slice(c, [j], [4])\n}\n" + std::string(kL)),
-               {211});
+  expect_codes(graph("for j in range(0, 2, 1) {\no = j * 4\nv = slice(c, [o], [4])\nv1 = call kacc4(v, v)\n}"), {});
+  expect_codes(graph("for j in range(0, n, 1) {\nv = slice(c, [j], [4])\n}\n" + std::string(kL)), {211});
 }
 
 TEST(GraphBoundaryLegalized, code211_view_of_writeback) {
@@ -285,9 +270,7 @@ TEST(GraphBoundaryLegalized, code215_if_with_nodes) {
 }
 
 TEST(GraphBoundaryLegalized, code216_node_count) {
-  auto loop = [](const char* hi) {
-    return graph(fmt::format("for j in range(0, {}, 1) {{\n{}}}", hi, kL));
-  };
+  auto loop = [](const char* hi) { return graph(fmt::format("for j in range(0, {}, 1) {{\n{}}}", hi, kL)); };
   expect_codes(loop("1024"), {});
   expect_codes(loop("1025"), {216});
   expect_codes(graph(""), {216});
@@ -303,27 +286,19 @@ TEST(GraphBoundaryLegalized, code217_read) {
 TEST(GraphBoundaryLegalized, node_counts) {
   std::string creates;
   for (int k = 0; k < 20; ++k) creates += fmt::format("t{} = create [8]\n", k);
-  EXPECT_EQ(
-      graph_node_counts(parse(graph("for j in range(0, 2, 1) {\n" + creates + kL + "}"))).at("g"),
-      6u);
+  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, 2, 1) {\n" + creates + kL + "}"))).at("g"), 6u);
   std::string top;
   for (int k = 0; k < 80; ++k) top += fmt::format("u{} = create [8]\n", k);
-  EXPECT_EQ(
-      graph_node_counts(parse(graph(top + "for j in range(0, 1020, 1) {\n" + kL + "}"))).at("g"),
-      1025u);
-  const ir::Program big =
-      parse(graph("for j in range(-9223372036854775808, 9223372036854775807, 1) {\n" +
-                  std::string(kL) + "l2 = call kacc(x, c)\n}"));
+  EXPECT_EQ(graph_node_counts(parse(graph(top + "for j in range(0, 1020, 1) {\n" + kL + "}"))).at("g"), 1025u);
+  const ir::Program big = parse(graph("for j in range(-9223372036854775808, 9223372036854775807, 1) {\n" +
+                                      std::string(kL) + "l2 = call kacc(x, c)\n}"));
   EXPECT_EQ(graph_node_counts(big).at("g"), UINT64_MAX);  // (2^64-1) x 2 saturates
   expect_codes(big, {216});
   // A non-constant loop counts its body once; an if counts both branches.
-  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, n, 1) {\n" + std::string(kL) + "}")))
-                .at("g"),
-            1u);
-  EXPECT_EQ(graph_node_counts(parse(graph("if n > 0 {\n" + std::string(kL) +
-                                          "} else {\nl2 = call kacc(x, c)\n}")))
-                .at("g"),
-            2u);
+  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, n, 1) {\n" + std::string(kL) + "}"))).at("g"), 1u);
+  EXPECT_EQ(
+      graph_node_counts(parse(graph("if n > 0 {\n" + std::string(kL) + "} else {\nl2 = call kacc(x, c)\n}"))).at("g"),
+      2u);
 }
 
 TEST(GraphBoundaryLegalized, diagnostics_in_program_order) {
@@ -338,13 +313,12 @@ TEST(GraphBoundaryLegalized, never_crashes_on_malformed_programs) {
   ir::Expr bad;  // a Binary without operands
   bad.kind = ir::Expr::Kind::Binary;
   ir::Program p;
-  p.functions.push_back(b::graph(
-      "g", {b::param("x", ir::Dir::In, t8)}, {t8},
-      {b::slice("v", "nowhere", {bad}, {4}), b::call_to("r", "unknown", {bad}),
-       b::tuple_get("y", "r", 5), b::tuple_get("z", "x", -1), b::assemble("w", "q", "v", {}),
-       b::create("t", {bad}), b::for_("j", bad, b::lit(4), b::lit(0), {b::call("g", {})}),
-       b::if_(bad, ir::CmpOp::Eq, b::read("x", {bad}), {b::call("unknown", {})}),
-       b::ret({"zz", "x"})}));
+  p.functions.push_back(
+      b::graph("g", {b::param("x", ir::Dir::In, t8)}, {t8},
+               {b::slice("v", "nowhere", {bad}, {4}), b::call_to("r", "unknown", {bad}), b::tuple_get("y", "r", 5),
+                b::tuple_get("z", "x", -1), b::assemble("w", "q", "v", {}), b::create("t", {bad}),
+                b::for_("j", bad, b::lit(4), b::lit(0), {b::call("g", {})}),
+                b::if_(bad, ir::CmpOp::Eq, b::read("x", {bad}), {b::call("unknown", {})}), b::ret({"zz", "x"})}));
   p.functions.push_back(b::orchestration("main", {}, {b::call("g", {}), b::call("g", {bad, bad})}));
   const Diagnostics ds = check_graph_boundary_legalized(p);
   EXPECT_FALSE(ds.empty());

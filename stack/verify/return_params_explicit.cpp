@@ -9,9 +9,7 @@
 namespace stackcheck::verify {
 namespace {
 
-Location where(const ir::Function& f, const ir::Loc& loc) {
-  return Location{f.name, loc.line, loc.column};
-}
+Location where(const ir::Function& f, const ir::Loc& loc) { return Location{f.name, loc.line, loc.column}; }
 
 void check_kernel(const ir::Function& f, Diagnostics& out) {
   // Compare each resolvable return with the previous resolvable one.
@@ -24,11 +22,10 @@ void check_kernel(const ir::Function& f, Diagnostics& out) {
     }
     if (!idx) continue;  // not a param: WellFormed 10
     if (prev && *idx <= *prev) {
-      out.push_back(Diagnostic{
-          kReturnParamsExplicitRule, 101, where(f, f.loc),
-          fmt::format("kernel '{}' returns '{}' (param {}) after '{}' (param {}): returns must be "
-                      "strictly increasing by param index",
-                      f.name, r, *idx, prev_name, *prev)});
+      out.push_back(Diagnostic{kReturnParamsExplicitRule, 101, where(f, f.loc),
+                               fmt::format("kernel '{}' returns '{}' (param {}) after '{}' (param {}): returns must be "
+                                           "strictly increasing by param index",
+                                           f.name, r, *idx, prev_name, *prev)});
     }
     prev = idx;
     prev_name = r;
@@ -45,10 +42,9 @@ void check_graph(const ir::Function& f, const ir::RpiTable& table, Diagnostics& 
       const std::string& r = s.returns[j];
       std::optional<size_t> p = lineage.param_of(r);
       if (!p || *p >= f.params.size() || f.params[*p].name == r) continue;
-      out.push_back(Diagnostic{
-          kReturnParamsExplicitRule, 102, where(f, s.loc),
-          fmt::format("graph '{}' return {} '{}' is param '{}' (by lineage) but does not name it",
-                      f.name, j, r, f.params[*p].name)});
+      out.push_back(Diagnostic{kReturnParamsExplicitRule, 102, where(f, s.loc),
+                               fmt::format("graph '{}' return {} '{}' is param '{}' (by lineage) but does not name it",
+                                           f.name, j, r, f.params[*p].name)});
     }
   }
 }

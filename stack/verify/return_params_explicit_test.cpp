@@ -11,8 +11,7 @@
 namespace stackcheck::verify {
 namespace {
 
-const char* kKernels =
-    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n";
+const char* kKernels = "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n";
 
 Diagnostics check(const std::string& text) {
   ir::ParseResult r = ir::parse_program(text);
@@ -21,14 +20,14 @@ Diagnostics check(const std::string& text) {
 }
 
 std::string graph(const std::string& body) {
-  return std::string(kKernels) +
-         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n" + body +
-         "}\n";
+  return std::string(kKernels) + "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n" +
+         body + "}\n";
 }
 
 TEST(ReturnParamsExplicit, k2_unsorted_101) {
-  const std::string k2 = "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], "
-                         "o2: InOut tensor<i32>[8]) -> ";
+  const std::string k2 =
+      "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], "
+      "o2: InOut tensor<i32>[8]) -> ";
   Diagnostics d = check(k2 + "(o2, o1) = builtin copy\n");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].code, 101);

@@ -12,9 +12,9 @@
 #include "stack/ir/rpi.h"
 #include "stack/verify/builtins.h"
 
+#include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
-#include <fmt/format.h>
 
 #include <optional>
 #include <string>
@@ -33,20 +33,20 @@ using ir::Stmt;
 using ir::Type;
 
 enum Code : int {
-  kFunctions = 1,     // duplicate function, not exactly one orchestration
-  kRedefined = 2,     // name defined twice
-  kUndefined = 3,     // undefined, out-of-scope or early use
-  kCallee = 4,        // unknown callee/builtin, entry called, call cycle
-  kArity = 5,         // argument count != param count
-  kKind = 6,          // argument kind/type/shape != param; tensor as scalar or reverse
-  kNotWritable = 7,   // Out/InOut argument or assemble target rooted at an In param
-  kDirection = 8,     // scalar param not In, entry Out param
-  kBadType = 9,       // bad type, create/full shape
-  kKernel = 10,       // kernel vs builtin, kernel returns
-  kView = 11,         // slice/assemble/dim/read rank, size, static bounds
-  kTuple = 12,        // tuple, task id or no-result call misused
-  kZero = 13,         // static zero divisor, literal zero step
-  kReturn = 14,       // return not last or != declared
+  kFunctions = 1,    // duplicate function, not exactly one orchestration
+  kRedefined = 2,    // name defined twice
+  kUndefined = 3,    // undefined, out-of-scope or early use
+  kCallee = 4,       // unknown callee/builtin, entry called, call cycle
+  kArity = 5,        // argument count != param count
+  kKind = 6,         // argument kind/type/shape != param; tensor as scalar or reverse
+  kNotWritable = 7,  // Out/InOut argument or assemble target rooted at an In param
+  kDirection = 8,    // scalar param not In, entry Out param
+  kBadType = 9,      // bad type, create/full shape
+  kKernel = 10,      // kernel vs builtin, kernel returns
+  kView = 11,        // slice/assemble/dim/read rank, size, static bounds
+  kTuple = 12,       // tuple, task id or no-result call misused
+  kZero = 13,        // static zero divisor, literal zero step
+  kReturn = 14,      // return not last or != declared
 };
 
 constexpr int64_t kMaxElements = 65536;
@@ -136,19 +136,29 @@ struct TensorVal {
 enum class NameKind : uint8_t { Scalar, Tensor, Tuple, TaskId, Poison };
 
 struct Binding {
-  NameKind kind = NameKind::Poison;  // Poison: its definition was reported; uses are silent
-  std::optional<int64_t> value;      // Scalar: its static value
-  TensorVal tensor;                  // Tensor
+  NameKind kind = NameKind::Poison;             // Poison: its definition was reported; uses are silent
+  std::optional<int64_t> value;                 // Scalar: its static value
+  TensorVal tensor;                             // Tensor
   std::vector<std::optional<TensorVal>> elems;  // Tuple: element k (nullopt: the task id)
 
-  static Binding scalar(std::optional<int64_t> v) { Binding b; b.kind = NameKind::Scalar; b.value = v; return b; }
-  static Binding of_tensor(TensorVal t) { Binding b; b.kind = NameKind::Tensor; b.tensor = std::move(t); return b; }
+  static Binding scalar(std::optional<int64_t> v) {
+    Binding b;
+    b.kind = NameKind::Scalar;
+    b.value = v;
+    return b;
+  }
+  static Binding of_tensor(TensorVal t) {
+    Binding b;
+    b.kind = NameKind::Tensor;
+    b.tensor = std::move(t);
+    return b;
+  }
 };
 
 struct ExprResult {
-  bool ok = true;                 // nothing in the expression was reported or poisoned
-  std::optional<int64_t> value;   // static value (set only when ok)
-  bool literal = true;            // no names other than dim's tensor (COMPILER.md §3)
+  bool ok = true;                // nothing in the expression was reported or poisoned
+  std::optional<int64_t> value;  // static value (set only when ok)
+  bool literal = true;           // no names other than dim's tensor (COMPILER.md §3)
 };
 
 const char* kind_text(Function::Kind k) {
@@ -191,9 +201,9 @@ class FunctionChecker {
     // A missing final return is reported where the graph ends: at its last statement.
     const bool ends_with_return = !f_.body.empty() && f_.body.back().kind == Stmt::Kind::Return;
     if (f_.kind == Function::Kind::Graph && !f_.results.empty() && !ends_with_return) {
-      report(kReturn, f_.body.empty() ? f_.loc : f_.body.back().loc,
-             fmt::format("graph '{}' declares {} result(s) but does not end with `return`", f_.name,
-                         f_.results.size()));
+      report(
+          kReturn, f_.body.empty() ? f_.loc : f_.body.back().loc,
+          fmt::format("graph '{}' declares {} result(s) but does not end with `return`", f_.name, f_.results.size()));
     }
   }
 
@@ -206,8 +216,8 @@ class FunctionChecker {
 
   void define(const std::string& name, Binding b, Loc loc) {
     if (!defined_.insert(name).second) {
-      report(kRedefined, loc, fmt::format("'{}' is defined twice in '{}' (names are defined once per function)",
-                                          name, f_.name));
+      report(kRedefined, loc,
+             fmt::format("'{}' is defined twice in '{}' (names are defined once per function)", name, f_.name));
       if (visible_.count(name) != 0) return;  // keep the first, visible definition
     }
     visible_[name] = std::move(b);
@@ -303,8 +313,8 @@ class FunctionChecker {
     }
     for (size_t k = 0; k < n; ++k) {
       if (idx[k].value && (*idx[k].value < 0 || *idx[k].value >= dims[k])) {
-        report(kView, e.args[k].loc, fmt::format("read of '{}': index {} is {}, outside 0..{}", e.name, k,
-                                                 *idx[k].value, dims[k] - 1));
+        report(kView, e.args[k].loc,
+               fmt::format("read of '{}': index {} is {}, outside 0..{}", e.name, k, *idx[k].value, dims[k] - 1));
         r.ok = false;
       }
     }
@@ -373,12 +383,13 @@ class FunctionChecker {
       const auto why = type_problem(p.type);
       if (why) report(kBadType, p.loc, fmt::format("param '{}' of '{}' has a bad type: {}", p.name, f_.name, *why));
       if (!p.type.is_tensor() && p.dir != ir::Dir::In) {
-        report(kDirection, p.loc, fmt::format("scalar param '{}' of '{}' is {}; scalar params are In",
-                                              p.name, f_.name, ir::dir_name(p.dir)));
+        report(
+            kDirection, p.loc,
+            fmt::format("scalar param '{}' of '{}' is {}; scalar params are In", p.name, f_.name, ir::dir_name(p.dir)));
       }
       if (entry && p.type.is_tensor() && p.dir == ir::Dir::Out) {
-        report(kDirection, p.loc, fmt::format("entry param '{}' of '{}' is Out; entry tensors are In or InOut",
-                                              p.name, f_.name));
+        report(kDirection, p.loc,
+               fmt::format("entry param '{}' of '{}' is Out; entry tensors are In or InOut", p.name, f_.name));
       }
       Binding b = p.type.is_tensor()
                       ? Binding::of_tensor(TensorVal{why ? std::nullopt : std::optional<Type>(p.type), i})
@@ -449,8 +460,9 @@ class FunctionChecker {
       return;
     }
     if (s.returns.size() != f_.results.size()) {
-      report(kReturn, s.loc, fmt::format("graph '{}' declares {} result(s) but returns {}", f_.name,
-                                         f_.results.size(), s.returns.size()));
+      report(
+          kReturn, s.loc,
+          fmt::format("graph '{}' declares {} result(s) but returns {}", f_.name, f_.results.size(), s.returns.size()));
     }
     for (size_t j = 0; j < s.returns.size(); ++j) {
       const std::string& n = s.returns[j];
@@ -458,12 +470,14 @@ class FunctionChecker {
       if (b == nullptr || misused_tuple(*b, n, s.loc) || j >= f_.results.size()) continue;
       const Type& declared = f_.results[j];
       if (b->kind == NameKind::Scalar) {
-        report(kReturn, s.loc, fmt::format("graph '{}' returns scalar '{}' as result {} of type {}", f_.name, n, j,
-                                           ir::print_type(declared)));
+        report(kReturn, s.loc,
+               fmt::format("graph '{}' returns scalar '{}' as result {} of type {}", f_.name, n, j,
+                           ir::print_type(declared)));
       } else if (b->kind == NameKind::Tensor && b->tensor.type && !type_problem(declared) &&
                  !same_type(*b->tensor.type, declared)) {
-        report(kReturn, s.loc, fmt::format("graph '{}' returns '{}' of type {} as result {}, declared {}", f_.name,
-                                           n, ir::print_type(*b->tensor.type), j, ir::print_type(declared)));
+        report(kReturn, s.loc,
+               fmt::format("graph '{}' returns '{}' of type {} as result {}, declared {}", f_.name, n,
+                           ir::print_type(*b->tensor.type), j, ir::print_type(declared)));
       }
     }
   }
@@ -497,8 +511,9 @@ class FunctionChecker {
       for (const TensorVal& t : *results) b.elems.emplace_back(t);
       b.elems.emplace_back(std::nullopt);  // the task id
     } else if (results && results->empty()) {
-      report(kTuple, s.loc, fmt::format("call of '{}' returns nothing; its result cannot be bound to '{}'",
-                                        rhs.invoke.callee, s.name));
+      report(
+          kTuple, s.loc,
+          fmt::format("call of '{}' returns nothing; its result cannot be bound to '{}'", rhs.invoke.callee, s.name));
     } else if (results && results->size() == 1) {
       b = Binding::of_tensor((*results)[0]);
     } else if (results) {
@@ -515,8 +530,8 @@ class FunctionChecker {
       if (t->kind != NameKind::Tuple) {
         report(kTuple, s.loc, fmt::format("'{}.{}': '{}' is not a tuple", rhs.tuple, rhs.index, rhs.tuple));
       } else if (rhs.index < 0 || static_cast<uint64_t>(rhs.index) >= t->elems.size()) {
-        report(kTuple, s.loc, fmt::format("'{}.{}': tuple '{}' has {} elements", rhs.tuple, rhs.index, rhs.tuple,
-                                          t->elems.size()));
+        report(kTuple, s.loc,
+               fmt::format("'{}.{}': tuple '{}' has {} elements", rhs.tuple, rhs.index, rhs.tuple, t->elems.size()));
       } else if (const auto& el = t->elems[static_cast<size_t>(rhs.index)]) {
         b = Binding::of_tensor(*el);
       } else {
@@ -581,19 +596,22 @@ class FunctionChecker {
       const auto& dims = src->type->dims;
       const size_t rank = dims.size();
       if (rhs.offsets.size() != rank || rhs.sizes.size() != rank) {
-        report(kView, s.loc, fmt::format("slice of '{}' (rank {}) has {} offsets and {} sizes", rhs.source, rank,
-                                         rhs.offsets.size(), rhs.sizes.size()));
+        report(kView, s.loc,
+               fmt::format("slice of '{}' (rank {}) has {} offsets and {} sizes", rhs.source, rank, rhs.offsets.size(),
+                           rhs.sizes.size()));
         ok = false;
       } else {
         for (size_t k = 0; k < rank; ++k) {
           const int64_t size = rhs.sizes[k];
           if (size < 1 || size > dims[k]) {
-            report(kView, s.loc, fmt::format("slice of '{}': size {} on axis {} is outside 1..{}", rhs.source,
-                                             size, k, dims[k]));
+            report(kView, s.loc,
+                   fmt::format("slice of '{}': size {} on axis {} is outside 1..{}", rhs.source, size, k, dims[k]));
             ok = false;
           } else if (offs[k] && (*offs[k] < 0 || *offs[k] > dims[k] - size)) {
-            report(kView, rhs.offsets[k].loc, fmt::format("slice of '{}': offset {} + size {} on axis {} is "
-                                                          "outside 0..{}", rhs.source, *offs[k], size, k, dims[k]));
+            report(kView, rhs.offsets[k].loc,
+                   fmt::format("slice of '{}': offset {} + size {} on axis {} is "
+                               "outside 0..{}",
+                               rhs.source, *offs[k], size, k, dims[k]));
             ok = false;
           }
         }
@@ -614,22 +632,25 @@ class FunctionChecker {
     if (tgt->type) {
       const auto& td = tgt->type->dims;
       if (rhs.offsets.size() != td.size()) {
-        report(kView, s.loc, fmt::format("assemble into '{}' (rank {}) has {} offsets", rhs.target, td.size(),
-                                         rhs.offsets.size()));
+        report(kView, s.loc,
+               fmt::format("assemble into '{}' (rank {}) has {} offsets", rhs.target, td.size(), rhs.offsets.size()));
       } else if (src != nullptr && src->type) {
         const auto& sd = src->type->dims;
         if (sd.size() != td.size()) {
-          report(kView, s.loc, fmt::format("assemble of '{}' (rank {}) into '{}' (rank {})", rhs.source, sd.size(),
-                                           rhs.target, td.size()));
+          report(kView, s.loc,
+                 fmt::format("assemble of '{}' (rank {}) into '{}' (rank {})", rhs.source, sd.size(), rhs.target,
+                             td.size()));
         } else {
           for (size_t k = 0; k < td.size(); ++k) {
             if (sd[k] > td[k]) {
-              report(kView, s.loc, fmt::format("assemble of '{}' into '{}': size {} on axis {} exceeds {}",
-                                               rhs.source, rhs.target, sd[k], k, td[k]));
+              report(kView, s.loc,
+                     fmt::format("assemble of '{}' into '{}': size {} on axis {} exceeds {}", rhs.source, rhs.target,
+                                 sd[k], k, td[k]));
             } else if (offs[k] && (*offs[k] < 0 || *offs[k] > td[k] - sd[k])) {
-              report(kView, rhs.offsets[k].loc, fmt::format("assemble into '{}': offset {} + size {} on axis {} "
-                                                            "is outside 0..{}", rhs.target, *offs[k], sd[k], k,
-                                                            td[k]));
+              report(kView, rhs.offsets[k].loc,
+                     fmt::format("assemble into '{}': offset {} + size {} on axis {} "
+                                 "is outside 0..{}",
+                                 rhs.target, *offs[k], sd[k], k, td[k]));
             }
           }
         }
@@ -674,8 +695,8 @@ class FunctionChecker {
     }
     std::vector<std::optional<TensorVal>> arg_vals(inv.args.size());
     if (inv.args.size() != g->params.size()) {
-      report(kArity, inv.loc, fmt::format("'{}' takes {} argument(s), {} given", inv.callee, g->params.size(),
-                                          inv.args.size()));
+      report(kArity, inv.loc,
+             fmt::format("'{}' takes {} argument(s), {} given", inv.callee, g->params.size(), inv.args.size()));
       loose_args(inv);
     } else {
       for (size_t i = 0; i < inv.args.size(); ++i) arg_vals[i] = argument(inv, *g, i);
@@ -711,12 +732,14 @@ class FunctionChecker {
     const TensorVal* t = tensor_use(a.name, a.loc, role);
     if (t == nullptr) return std::nullopt;
     if (t->type && !type_problem(p.type) && !same_type(*t->type, p.type)) {
-      report(kKind, a.loc, fmt::format("'{}' of type {} is passed for param '{}: {}' of '{}'", a.name,
-                                       ir::print_type(*t->type), p.name, ir::print_type(p.type), g.name));
+      report(kKind, a.loc,
+             fmt::format("'{}' of type {} is passed for param '{}: {}' of '{}'", a.name, ir::print_type(*t->type),
+                         p.name, ir::print_type(p.type), g.name));
     }
     if (p.dir != ir::Dir::In && !writable(*t)) {
-      report(kNotWritable, a.loc, fmt::format("'{}' is passed for {} param '{}' of '{}' but is not writable: {}",
-                                              a.name, ir::dir_name(p.dir), p.name, g.name, root_text(*t)));
+      report(kNotWritable, a.loc,
+             fmt::format("'{}' is passed for {} param '{}' of '{}' but is not writable: {}", a.name,
+                         ir::dir_name(p.dir), p.name, g.name, root_text(*t)));
     }
     return *t;
   }
@@ -739,8 +762,8 @@ Diagnostics check_well_formed(const ir::Program& p) {
   size_t entries = 0;
   for (const Function& f : p.functions) entries += f.kind == Function::Kind::Orchestration ? 1 : 0;
   if (entries == 0) {
-    out.push_back(Diagnostic{"WellFormed", kFunctions, Location{},
-                             "the program has no orchestration (entry) function"});
+    out.push_back(
+        Diagnostic{"WellFormed", kFunctions, Location{}, "the program has no orchestration (entry) function"});
   }
   std::unordered_set<std::string> names;
   const Function* entry = nullptr;
@@ -748,15 +771,15 @@ Diagnostics check_well_formed(const ir::Program& p) {
     const Function& f = p.functions[i];
     const Location loc{f.name, f.loc.line, f.loc.column};
     if (!names.insert(f.name).second) {
-      out.push_back(Diagnostic{"WellFormed", kFunctions, loc,
-                               fmt::format("{} '{}': a function of that name is already defined", kind_text(f.kind),
-                                           f.name)});
+      out.push_back(
+          Diagnostic{"WellFormed", kFunctions, loc,
+                     fmt::format("{} '{}': a function of that name is already defined", kind_text(f.kind), f.name)});
     }
     if (f.kind == Function::Kind::Orchestration) {
       if (entry != nullptr) {
-        out.push_back(Diagnostic{"WellFormed", kFunctions, loc,
-                                 fmt::format("second orchestration '{}': the program's entry is already '{}'",
-                                             f.name, entry->name)});
+        out.push_back(Diagnostic{
+            "WellFormed", kFunctions, loc,
+            fmt::format("second orchestration '{}': the program's entry is already '{}'", f.name, entry->name)});
       } else {
         entry = &f;
       }

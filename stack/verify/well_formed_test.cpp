@@ -36,16 +36,16 @@ std::string dump(const Diagnostics& ds) {
   return out;
 }
 
-#define EXPECT_CODES(text, ...)                                     \
-  do {                                                              \
-    const Diagnostics ds_ = check(text);                            \
-    for (const Diagnostic& d_ : ds_) EXPECT_EQ(d_.rule, "WellFormed"); \
+#define EXPECT_CODES(text, ...)                                          \
+  do {                                                                   \
+    const Diagnostics ds_ = check(text);                                 \
+    for (const Diagnostic& d_ : ds_) EXPECT_EQ(d_.rule, "WellFormed");   \
     EXPECT_EQ(codes(ds_), (std::vector<int>{__VA_ARGS__})) << dump(ds_); \
   } while (0)
-#define EXPECT_CLEAN(text)                          \
-  do {                                              \
-    const Diagnostics ds_ = check(text);            \
-    EXPECT_TRUE(ds_.empty()) << dump(ds_);          \
+#define EXPECT_CLEAN(text)                 \
+  do {                                     \
+    const Diagnostics ds_ = check(text);   \
+    EXPECT_TRUE(ds_.empty()) << dump(ds_); \
   } while (0)
 
 // The §5 fixture's kernels, prepended to most cases.
@@ -58,8 +58,7 @@ const std::string kKernels =
 
 // An entry over a: In T, b: InOut T, n: In i64 with `body` (lines, two-space indented).
 std::string entry(const std::string& body) {
-  return kKernels + "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8], n: In i64) {\n" + body +
-         "}\n";
+  return kKernels + "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8], n: In i64) {\n" + body + "}\n";
 }
 
 const char* kExample = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
@@ -80,24 +79,24 @@ orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
 TEST(WellFormed, example_is_accepted) { EXPECT_CLEAN(kExample); }
 
 TEST(WellFormed, fixture_entry_is_accepted) {
-  EXPECT_CLEAN(entry(
-      "  t = create [8]\n"
-      "  t1 = call kacc(a, t)\n"
-      "  r = submit k2(t1, t, b)\n"
-      "  p = r.0\n"
-      "  q = r.1\n"
-      "  id = r.2\n"
-      "  u = call ksc(p, q, n % 3 + dim(a, 0))\n"
-      "  s = read(a, [7])\n"
-      "  if s < 0 {\n"
-      "    f = full [2, 4], s\n"
-      "  } else {\n"
-      "    call kfill(b, -1)\n"
-      "  }\n"
-      "  w = slice(b, [4], [4])\n"
-      "  w1 = call kacc4(w, w)\n"
-      "  b1 = assemble(b, w1, [0])\n"
-      "  return\n"));
+  EXPECT_CLEAN(
+      entry("  t = create [8]\n"
+            "  t1 = call kacc(a, t)\n"
+            "  r = submit k2(t1, t, b)\n"
+            "  p = r.0\n"
+            "  q = r.1\n"
+            "  id = r.2\n"
+            "  u = call ksc(p, q, n % 3 + dim(a, 0))\n"
+            "  s = read(a, [7])\n"
+            "  if s < 0 {\n"
+            "    f = full [2, 4], s\n"
+            "  } else {\n"
+            "    call kfill(b, -1)\n"
+            "  }\n"
+            "  w = slice(b, [4], [4])\n"
+            "  w1 = call kacc4(w, w)\n"
+            "  b1 = assemble(b, w1, [0])\n"
+            "  return\n"));
 }
 
 // ---- 1: duplicate function, not exactly one orchestration ------------------------------
@@ -119,8 +118,9 @@ TEST(WellFormed, code01_two_orchestrations) {
 }
 
 TEST(WellFormed, code01_duplicate_function) {
-  EXPECT_CODES(kKernels + "kernel kacc(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n"
-                          "orchestration main() {\n}\n",
+  EXPECT_CODES(kKernels +
+                   "kernel kacc(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n"
+                   "orchestration main() {\n}\n",
                1);
   EXPECT_CODES("graph g() {\n}\ngraph g() {\n}\norchestration main() {\n}\n", 1);
 }
@@ -143,8 +143,9 @@ TEST(WellFormed, code02_loop_var_and_sibling_blocks) {
 }
 
 TEST(WellFormed, code02_negative_distinct_names) {
-  EXPECT_CLEAN(entry("  if n < 1 {\n    s = 1\n  } else {\n    s2 = 2\n  }\n"
-                     "  for i in range(0, 2, 1) {\n  }\n  for j in range(0, 2, 1) {\n  }\n"));
+  EXPECT_CLEAN(
+      entry("  if n < 1 {\n    s = 1\n  } else {\n    s2 = 2\n  }\n"
+            "  for i in range(0, 2, 1) {\n  }\n  for j in range(0, 2, 1) {\n  }\n"));
 }
 
 // ---- 3: undefined, out-of-scope or early use ------------------------------------------
@@ -171,8 +172,9 @@ TEST(WellFormed, code03_early_use) {
 }
 
 TEST(WellFormed, code03_negative_visible) {
-  EXPECT_CLEAN(entry("  s = 1\n  for i in range(0, 2, 1) {\n    u = s + i\n    if u > 1 {\n      w = u\n"
-                     "    }\n  }\n  v = s\n"));
+  EXPECT_CLEAN(
+      entry("  s = 1\n  for i in range(0, 2, 1) {\n    u = s + i\n    if u > 1 {\n      w = u\n"
+            "    }\n  }\n  v = s\n"));
 }
 
 // ---- 4: unknown callee/builtin, entry called, call cycle ------------------------------
@@ -190,15 +192,17 @@ TEST(WellFormed, code04_entry_called) {
 
 TEST(WellFormed, code04_call_cycle) {
   EXPECT_CODES("graph g(n: In i64) {\n  call g(n)\n}\norchestration main() {\n}\n", 4);
-  EXPECT_CODES("graph g(n: In i64) {\n  call h(n)\n}\ngraph h(n: In i64) {\n  call g(n)\n}\n"
-               "orchestration main(n: In i64) {\n  call g(n)\n}\n",
-               4, 4);
+  EXPECT_CODES(
+      "graph g(n: In i64) {\n  call h(n)\n}\ngraph h(n: In i64) {\n  call g(n)\n}\n"
+      "orchestration main(n: In i64) {\n  call g(n)\n}\n",
+      4, 4);
 }
 
 TEST(WellFormed, code04_negative_graph_calls_graph) {
-  EXPECT_CLEAN(kKernels + "graph h(c: InOut tensor<i32>[8]) {\n  t = create [8]\n  c1 = call kacc(t, c)\n}\n"
-                          "graph g(c: InOut tensor<i32>[8]) {\n  call h(c)\n  call h(c)\n}\n"
-                          "orchestration main(c: InOut tensor<i32>[8]) {\n  call g(c)\n  call h(c)\n}\n");
+  EXPECT_CLEAN(kKernels +
+               "graph h(c: InOut tensor<i32>[8]) {\n  t = create [8]\n  c1 = call kacc(t, c)\n}\n"
+               "graph g(c: InOut tensor<i32>[8]) {\n  call h(c)\n  call h(c)\n}\n"
+               "orchestration main(c: InOut tensor<i32>[8]) {\n  call g(c)\n  call h(c)\n}\n");
 }
 
 // ---- 5: arity ---------------------------------------------------------------------------
@@ -259,8 +263,9 @@ TEST(WellFormed, code07_through_graph_result) {
 
 TEST(WellFormed, code07_through_tuple_element) {
   // k2 returns (o2, o1): r.0 is a window of argument 2 (b), r.1 of argument 1 (a local).
-  EXPECT_CLEAN(entry("  t = create [8]\n  r = call k2(a, t, b)\n  p = r.0\n  q = r.1\n"
-                     "  p1 = call kacc(a, p)\n  q1 = call kacc(a, q)\n"));
+  EXPECT_CLEAN(
+      entry("  t = create [8]\n  r = call k2(a, t, b)\n  p = r.0\n  q = r.1\n"
+            "  p1 = call kacc(a, p)\n  q1 = call kacc(a, q)\n"));
   const std::string g =
       "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8], tensor<i32>[8]) {\n"
       "  return c, x\n}\n";
@@ -268,8 +273,9 @@ TEST(WellFormed, code07_through_tuple_element) {
 }
 
 TEST(WellFormed, code07_negative_writable) {
-  EXPECT_CLEAN(entry("  t = create [8]\n  t1 = call kacc(a, t)\n  t2 = call kacc(t1, b)\n"
-                     "  v = slice(t2, [0], [4])\n  b1 = assemble(b, v, [4])\n"));
+  EXPECT_CLEAN(
+      entry("  t = create [8]\n  t1 = call kacc(a, t)\n  t2 = call kacc(t1, b)\n"
+            "  v = slice(t2, [0], [4])\n  b1 = assemble(b, v, [4])\n"));
 }
 
 // ---- 8: scalar param not In, entry Out param ------------------------------------------
@@ -287,8 +293,9 @@ TEST(WellFormed, code08_entry_out_param) {
 }
 
 TEST(WellFormed, code08_negative) {
-  EXPECT_CLEAN("graph g(o: Out tensor<i32>[8], n: In i64) {\n}\n"
-               "orchestration main(x: InOut tensor<i32>[8], y: In tensor<i32>[8], n: In i64) {\n}\n");
+  EXPECT_CLEAN(
+      "graph g(o: Out tensor<i32>[8], n: In i64) {\n}\n"
+      "orchestration main(x: InOut tensor<i32>[8], y: In tensor<i32>[8], n: In i64) {\n}\n");
 }
 
 // ---- 9: bad type or create/full shape -------------------------------------------------
@@ -311,8 +318,9 @@ TEST(WellFormed, code09_bad_param_and_result_types) {
 }
 
 TEST(WellFormed, code09_negative_static_shapes) {
-  EXPECT_CLEAN(entry("  s = 4 * 2\n  m = s - 7\n  t = create [s, m, dim(a, 0)]\n  u = full [256, 256], n\n"
-                     "  w = create [65536]\n"));
+  EXPECT_CLEAN(
+      entry("  s = 4 * 2\n  m = s - 7\n  t = create [s, m, dim(a, 0)]\n  u = full [256, 256], n\n"
+            "  w = create [65536]\n"));
 }
 
 // ---- 10: kernel vs builtin, kernel returns --------------------------------------------
@@ -323,9 +331,11 @@ TEST(WellFormed, code10_kernel_vs_builtin) {
   EXPECT_CODES("kernel k(x: In tensor<i32>[8], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n" + m, 10);
   EXPECT_CODES("kernel k(x: In tensor<i32>[8]) -> () = builtin copy\n" + m, 10);
   EXPECT_CODES("kernel k(s: In i64, o: Out tensor<i32>[8]) -> (o) = builtin fill\n" + m, 10, 10);
-  EXPECT_CODES("kernel k(a: In tensor<i32>[2, 3], b: In tensor<i32>[4, 4], o: Out tensor<i32>[2, 4]) -> (o) "
-               "= builtin matmul\n" + m,
-               10);
+  EXPECT_CODES(
+      "kernel k(a: In tensor<i32>[2, 3], b: In tensor<i32>[4, 4], o: Out tensor<i32>[2, 4]) -> (o) "
+      "= builtin matmul\n" +
+          m,
+      10);
   EXPECT_CODES("kernel k(x: In tensor<i32>[4, 8], o: Out tensor<i32>[4, 2]) -> (o) = builtin rowsum\n" + m, 10);
 }
 
@@ -371,9 +381,10 @@ TEST(WellFormed, code11_dim_read) {
 }
 
 TEST(WellFormed, code11_negative) {
-  EXPECT_CLEAN(entry("  v = slice(a, [4], [4])\n  w = slice(b, [n], [4])\n  t = create [4]\n"
-                     "  b1 = assemble(b, t, [4])\n  b2 = assemble(b, t, [n * 100])\n"
-                     "  s = dim(a, 0) + read(a, [7]) + read(a, [n])\n"));
+  EXPECT_CLEAN(
+      entry("  v = slice(a, [4], [4])\n  w = slice(b, [n], [4])\n  t = create [4]\n"
+            "  b1 = assemble(b, t, [4])\n  b2 = assemble(b, t, [n * 100])\n"
+            "  s = dim(a, 0) + read(a, [7]) + read(a, [n])\n"));
 }
 
 // ---- 12: tuple misuse -----------------------------------------------------------------
@@ -395,8 +406,9 @@ TEST(WellFormed, code12_task_id_used) {
 TEST(WellFormed, code12_no_result_call_used) { EXPECT_CODES(entry("  r = call kfill(b, 3)\n"), 12); }
 
 TEST(WellFormed, code12_negative) {
-  EXPECT_CLEAN(entry("  r = submit kacc(a, b)\n  u = r.0\n  id = r.1\n  w = call kacc(a, u)\n"
-                     "  q = submit kfill(b, 3)\n  qid = q.0\n  call kfill(b, 3)\n"));
+  EXPECT_CLEAN(
+      entry("  r = submit kacc(a, b)\n  u = r.0\n  id = r.1\n  w = call kacc(a, u)\n"
+            "  q = submit kfill(b, 3)\n  qid = q.0\n  call kfill(b, 3)\n"));
 }
 
 // ---- 13: static zero divisor, literal zero step ---------------------------------------
@@ -437,8 +449,9 @@ TEST(WellFormed, code14_graph_return_mismatch) {
 TEST(WellFormed, code14_entry_returns_value) { EXPECT_CODES(entry("  return b\n"), 14); }
 
 TEST(WellFormed, code14_negative) {
-  EXPECT_CLEAN("graph g(c: InOut tensor<i32>[8], d: InOut tensor<i32>[4]) -> (tensor<i32>[4], tensor<i32>[8]) {\n"
-               "  return d, c\n}\ngraph h() {\n  return\n}\ngraph h2() {\n}\norchestration main() {\n  return\n}\n");
+  EXPECT_CLEAN(
+      "graph g(c: InOut tensor<i32>[8], d: InOut tensor<i32>[4]) -> (tensor<i32>[4], tensor<i32>[8]) {\n"
+      "  return d, c\n}\ngraph h() {\n  return\n}\ngraph h2() {\n}\norchestration main() {\n  return\n}\n");
 }
 
 // ---- order, builtins, robustness ------------------------------------------------------
@@ -446,16 +459,16 @@ TEST(WellFormed, code14_negative) {
 TEST(WellFormed, several_errors_in_program_order) {
   const Diagnostics ds = check(
       "kernel k(x: In tensor<i32>[8], a: Out tensor<i32>[8]) -> (a) = builtin acc\n"  // 10 @1
-      "graph g(n: Out i64) {\n"                                                        // 8 @2
-      "  s = m\n"                                                                      // 3 @3
-      "  s = 1\n"                                                                      // 2 @4
+      "graph g(n: Out i64) {\n"                                                       // 8 @2
+      "  s = m\n"                                                                     // 3 @3
+      "  s = 1\n"                                                                     // 2 @4
       "}\n"
       "orchestration main(x: In tensor<i32>[8]) {\n"
-      "  call k(x, x)\n"                                                               // 7 @7
-      "  u = 1 / 0\n"                                                                  // 13 @8
-      "  call nope()\n"                                                                // 4 @9
+      "  call k(x, x)\n"  // 7 @7
+      "  u = 1 / 0\n"     // 13 @8
+      "  call nope()\n"   // 4 @9
       "}\n"
-      "graph g() {\n}\n");                                                             // 1 @11
+      "graph g() {\n}\n");  // 1 @11
   EXPECT_EQ(codes(ds), (std::vector<int>{10, 8, 3, 2, 7, 13, 4, 1})) << dump(ds);
   std::vector<uint32_t> lines;
   for (const Diagnostic& d : ds) lines.push_back(d.location.line);
@@ -465,8 +478,7 @@ TEST(WellFormed, several_errors_in_program_order) {
 
 TEST(WellFormed, one_mistake_is_reported_once) {
   // The poisoned names (unknown callee result, bad create) are not reported again.
-  EXPECT_CODES(entry("  r = call nope(a)\n  u = r.0\n  w = u + 1\n  t = create [n]\n  t1 = call kacc(a, t)\n"),
-               4, 9);
+  EXPECT_CODES(entry("  r = call nope(a)\n  u = r.0\n  w = u + 1\n  t = create [n]\n  t1 = call kacc(a, t)\n"), 4, 9);
 }
 
 TEST(Builtins, table_and_shape_rules) {
@@ -544,10 +556,10 @@ TEST(WellFormed, built_programs_do_not_crash) {
   bad.dtype = "f32";
   ir::Type scalar_with_dims = ir::Type::i64();
   scalar_with_dims.dims = {3};
-  p.functions.push_back(b::orchestration(
-      "main", {b::param("x", ir::Dir::In, bad), b::param("n", ir::Dir::In, scalar_with_dims)},
-      {b::let("s", broken), b::slice("v", "x", {b::lit(0)}, {-5}), b::tuple_get("w", "nope", -1),
-       b::call("main", {})}));
+  p.functions.push_back(
+      b::orchestration("main", {b::param("x", ir::Dir::In, bad), b::param("n", ir::Dir::In, scalar_with_dims)},
+                       {b::let("s", broken), b::slice("v", "x", {b::lit(0)}, {-5}), b::tuple_get("w", "nope", -1),
+                        b::call("main", {})}));
   p.functions[0].results.push_back(ir::Type::i64());
   const Diagnostics ds = check_well_formed(p);
   EXPECT_FALSE(ds.empty());

@@ -29,8 +29,7 @@ void walk(const std::vector<ir::Stmt>& body, F&& f) {
 
 }  // namespace
 
-uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body,
-                     const ir::DimsOf& dims_of) {
+uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims_of) {
   uint64_t nodes = 0;
   uint64_t creates = 0;
   for (const ir::Stmt& s : body) {
@@ -55,8 +54,7 @@ uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body,
         nodes = ir::sat_add(nodes, count_nodes(ctx, s.body, dims_of));
         nodes = ir::sat_add(nodes, count_nodes(ctx, s.else_body, dims_of));
         break;
-      case ir::Stmt::Kind::Return:
-        break;
+      case ir::Stmt::Kind::Return: break;
     }
   }
   return ir::sat_add(nodes, (creates + kCreatesPerNode - 1) / kCreatesPerNode);
@@ -76,9 +74,8 @@ void check_params(const ir::Function& g, verify::Diagnostics& out) {
     } else {
       ++scalars;
       if (p.dir != ir::Dir::In) {
-        out.push_back(make_diag(
-            201, g, p.loc,
-            fmt::format("graph scalar param '{}' is {}, not In", p.name, ir::dir_name(p.dir))));
+        out.push_back(make_diag(201, g, p.loc,
+                                fmt::format("graph scalar param '{}' is {}, not In", p.name, ir::dir_name(p.dir))));
       }
     }
   }
@@ -86,14 +83,12 @@ void check_params(const ir::Function& g, verify::Diagnostics& out) {
     out.push_back(make_diag(203, g, g.loc, "graph has no tensor param (empty boundary)"));
   }
   if (tensors > kMaxTensorParams) {
-    out.push_back(make_diag(
-        204, g, g.loc,
-        fmt::format("graph has {} tensor params (at most {})", tensors, kMaxTensorParams)));
+    out.push_back(
+        make_diag(204, g, g.loc, fmt::format("graph has {} tensor params (at most {})", tensors, kMaxTensorParams)));
   }
   if (scalars > kMaxScalarParams) {
-    out.push_back(make_diag(
-        205, g, g.loc,
-        fmt::format("graph has {} scalar params (at most {})", scalars, kMaxScalarParams)));
+    out.push_back(
+        make_diag(205, g, g.loc, fmt::format("graph has {} scalar params (at most {})", scalars, kMaxScalarParams)));
   }
 }
 
@@ -102,15 +97,13 @@ void check_original(const Context& ctx, const ir::Function& g, verify::Diagnosti
   walk(g.body, [&](const ir::Stmt& s) {
     if (s.kind == ir::Stmt::Kind::Assign) {
       if (std::holds_alternative<ir::FullRhs>(s.rhs)) {
-        out.push_back(
-            make_diag(206, g, s.loc, fmt::format("'full' in graph region ('{}')", s.name)));
+        out.push_back(make_diag(206, g, s.loc, fmt::format("'full' in graph region ('{}')", s.name)));
       }
       if (const auto* c = std::get_if<ir::CreateRhs>(&s.rhs)) {
         for (const ir::Expr& e : c->shape) {
           if (!ir::is_literal(e)) {
-            out.push_back(make_diag(207, g, s.loc,
-                                    fmt::format("create '{}' has a non-literal extent '{}'", s.name,
-                                                ir::print_expr(e))));
+            out.push_back(make_diag(
+                207, g, s.loc, fmt::format("create '{}' has a non-literal extent '{}'", s.name, ir::print_expr(e))));
             break;
           }
         }
@@ -125,8 +118,8 @@ void check_original(const Context& ctx, const ir::Function& g, verify::Diagnosti
     for_each_expr_shallow(s, [&](const ir::Expr& top) {
       for_each_subexpr(top, [&](const ir::Expr& e) {
         if (e.kind == ir::Expr::Kind::Read) {
-          out.push_back(make_diag(217, g, e.loc.line != 0 ? e.loc : s.loc,
-                                  fmt::format("'read' of '{}' in a graph", e.name)));
+          out.push_back(
+              make_diag(217, g, e.loc.line != 0 ? e.loc : s.loc, fmt::format("'read' of '{}' in a graph", e.name)));
         }
       });
     });
@@ -138,8 +131,7 @@ void check_original(const Context& ctx, const ir::Function& g, verify::Diagnosti
     if (r.kind != ir::Stmt::Kind::Return) continue;
     for (size_t j = 0; j < r.returns.size() && j < rpi.size(); ++j) {
       if (!rpi[j]) {
-        out.push_back(make_diag(
-            209, g, r.loc, fmt::format("return '{}' is not traceable to a param", r.returns[j])));
+        out.push_back(make_diag(209, g, r.loc, fmt::format("return '{}' is not traceable to a param", r.returns[j])));
       }
     }
     break;
@@ -156,8 +148,7 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
     if (!p.type.is_tensor()) scalar_params.insert(p.name);
   }
   walk(g.body, [&](const ir::Stmt& s) {
-    if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs);
-        sl != nullptr && s.kind == ir::Stmt::Kind::Assign) {
+    if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs); sl != nullptr && s.kind == ir::Stmt::Kind::Assign) {
       for (const ir::Expr& o : sl->offsets) {
         if (!inv.expr(o)) {
           out.push_back(make_diag(211, g, s.loc,
@@ -168,8 +159,7 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
         }
       }
     }
-    if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs);
-        as != nullptr && s.kind == ir::Stmt::Kind::Assign) {
+    if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs); as != nullptr && s.kind == ir::Stmt::Kind::Assign) {
       for (const ir::Expr& o : as->offsets) {
         if (!inv.expr(o)) {
           out.push_back(make_diag(212, g, s.loc,
@@ -196,22 +186,20 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
         }
       }
     }
-    if (s.kind == ir::Stmt::Kind::For && !ir::constant_trips(s, dims_of) &&
-        count_nodes(ctx, s.body, dims_of) > 0) {
+    if (s.kind == ir::Stmt::Kind::For && !ir::constant_trips(s, dims_of) && count_nodes(ctx, s.body, dims_of) > 0) {
       out.push_back(make_diag(214, g, s.loc,
                               fmt::format("loop over '{}' holds nodes but has no constant "
                                           "trip count",
                                           s.name)));
     }
-    if (s.kind == ir::Stmt::Kind::If && ir::sat_add(count_nodes(ctx, s.body, dims_of),
-                                                    count_nodes(ctx, s.else_body, dims_of)) > 0) {
+    if (s.kind == ir::Stmt::Kind::If &&
+        ir::sat_add(count_nodes(ctx, s.body, dims_of), count_nodes(ctx, s.else_body, dims_of)) > 0) {
       out.push_back(make_diag(215, g, s.loc, "'if' in a graph holds nodes"));
     }
   });
   const uint64_t nodes = count_nodes(ctx, g.body, dims_of);
   if (nodes < 1 || nodes > kMaxNodes) {
-    out.push_back(make_diag(216, g, g.loc,
-                            fmt::format("graph has {} nodes (must be 1..{})", nodes, kMaxNodes)));
+    out.push_back(make_diag(216, g, g.loc, fmt::format("graph has {} nodes (must be 1..{})", nodes, kMaxNodes)));
   }
   return nodes;
 }
@@ -226,9 +214,9 @@ void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnos
       if (!types) types = infer_types(ctx, caller);
       const ir::Loc loc = inv->loc.line != 0 ? inv->loc : s.loc;
       if (inv->args.size() != g.params.size()) {
-        out.push_back(make_diag(210, caller, loc,
-                                fmt::format("call of '{}' passes {} arguments for {} params",
-                                            g.name, inv->args.size(), g.params.size())));
+        out.push_back(make_diag(
+            210, caller, loc,
+            fmt::format("call of '{}' passes {} arguments for {} params", g.name, inv->args.size(), g.params.size())));
         return;
       }
       for (size_t i = 0; i < g.params.size(); ++i) {
@@ -243,9 +231,9 @@ void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnos
           why = "is a tensor for a scalar param";
         }
         if (!why.empty()) {
-          out.push_back(make_diag(210, caller, loc,
-                                  fmt::format("argument {} '{}' of '{}' {} '{}'", i,
-                                              ir::print_expr(a), g.name, why, p.name)));
+          out.push_back(
+              make_diag(210, caller, loc,
+                        fmt::format("argument {} '{}' of '{}' {} '{}'", i, ir::print_expr(a), g.name, why, p.name)));
         }
       }
     });

@@ -33,8 +33,7 @@ struct Where {
 
 class Collector {
  public:
-  Collector(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
-            const LgbOptions& options)
+  Collector(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options)
       : ctx_(ctx), g_(g), types_(types), options_(options), inv_(g, types.dims_of()) {}
 
   Collected run() {
@@ -59,9 +58,7 @@ class Collector {
   void walk(const std::vector<ir::Stmt>& body, Where where) {
     for (const ir::Stmt& s : body) {
       switch (s.kind) {
-        case ir::Stmt::Kind::Assign:
-          assign(s, where);
-          break;
+        case ir::Stmt::Kind::Assign: assign(s, where); break;
         case ir::Stmt::Kind::For: {
           loop_vars_.insert(s.name);
           const auto trips = ir::constant_trips(s, types_.dims_of());
@@ -73,8 +70,7 @@ class Collector {
           walk(s.else_body, Where{where.depth, true});
           break;
         case ir::Stmt::Kind::Invoke:
-        case ir::Stmt::Kind::Return:
-          break;
+        case ir::Stmt::Kind::Return: break;
       }
     }
   }
@@ -87,11 +83,8 @@ class Collector {
     bool ok = true;
     for_each_subexpr(e, [&](const ir::Expr& x) {
       switch (x.kind) {
-        case ir::Expr::Kind::Int:
-          break;
-        case ir::Expr::Kind::Read:
-          ok = false;
-          break;
+        case ir::Expr::Kind::Int: break;
+        case ir::Expr::Kind::Read: ok = false; break;
         case ir::Expr::Kind::Var:
           if (loop_vars_.count(x.name) != 0 || scalars_.count(x.name) == 0) ok = false;
           break;
@@ -140,8 +133,7 @@ class Collector {
     if (e.kind == ir::Expr::Kind::Var) {
       auto w = scalars_.find(e.name);
       if (w != scalars_.end() && loop_vars_.count(e.name) == 0) {
-        const std::string param =
-            w->second == ScalarKind::Alias ? out_.alias_param.at(e.name) : e.name;
+        const std::string param = w->second == ScalarKind::Alias ? out_.alias_param.at(e.name) : e.name;
         out_.alias_param[s.name] = param;
         scalars_[s.name] = ScalarKind::Alias;
         out_.deleted.insert(&s);
@@ -237,8 +229,7 @@ class Collector {
 
 }  // namespace
 
-Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
-                  const LgbOptions& options) {
+Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options) {
   return Collector(ctx, g, types, options).run();
 }
 

@@ -101,8 +101,7 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
 // Step 5: 210 at every call site of g in the rewritten program.
 void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnostics& out);
 // §4 node count of a statement list of a graph (saturating).
-uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body,
-                     const ir::DimsOf& dims_of);
+uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims_of);
 
 // ---- step 2 (collect.cpp) -------------------------------------------------------------
 struct Hoist {
@@ -124,13 +123,12 @@ struct Step {
 struct Collected {
   std::vector<Hoist> hoists;  // definition order
   std::vector<AliasDef> aliases;
-  std::vector<Step> order;  // hoists and aliases together, definition order
+  std::vector<Step> order;                                   // hoists and aliases together, definition order
   std::unordered_map<std::string, std::string> alias_param;  // alias -> the chain's param
   std::unordered_set<const ir::Stmt*> deleted;
   std::vector<size_t> param_order;  // hoist indices: creates, views, scalars
 };
-Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
-                  const LgbOptions& options);
+Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options);
 
 // ---- steps 3 and 4 (rewrite.cpp) ------------------------------------------------------
 // The rewritten graph (hoisted and alias definitions deleted, aliases substituted, params
@@ -146,8 +144,7 @@ struct LegalizedGraph {
 // are the caller's original types. Rejects (into out) a hoisted definition that would
 // give the caller a static error (a zero divisor: 13; a view out of bounds: 11).
 void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
-                        const std::unordered_map<std::string, LegalizedGraph>& graphs,
-                        verify::Diagnostics& out);
+                        const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& out);
 
 // ---- template definitions ------------------------------------------------------------
 template <typename F>
@@ -177,11 +174,8 @@ void for_each_expr_shallow(const ir::Stmt& s, F&& f) {
           },
           s.rhs);
       return;
-    case ir::Stmt::Kind::Invoke:
-      invoke_args(s.invoke);
-      return;
-    case ir::Stmt::Kind::Return:
-      return;
+    case ir::Stmt::Kind::Invoke: invoke_args(s.invoke); return;
+    case ir::Stmt::Kind::Return: return;
     case ir::Stmt::Kind::For:
       f(s.lo);
       f(s.hi);

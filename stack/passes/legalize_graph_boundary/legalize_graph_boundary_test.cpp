@@ -75,31 +75,25 @@ TEST(LegalizeGraphBoundary, no_graph_unchanged) {
 // ---- A: scalars ----------------------------------------------------------------------
 
 TEST(LegalizeGraphBoundary, A_derived) {
-  const LgbRun r = expect_rewrite(Fx{.body = "s = n * 2\nc1 = call ksc(x, c, s)"},
-                                  Fx{.body = "c1 = call ksc(x, c, s)",
-                                     .params = ", s: In i64",
-                                     .site = "s__graph_arg0 = i * 2",
-                                     .args = ", s__graph_arg0"});
+  const LgbRun r = expect_rewrite(Fx{.body = "s = n * 2\nc1 = call ksc(x, c, s)"}, Fx{.body = "c1 = call ksc(x, c, s)",
+                                                                                      .params = ", s: In i64",
+                                                                                      .site = "s__graph_arg0 = i * 2",
+                                                                                      .args = ", s__graph_arg0"});
   EXPECT_EQ(nodes(r), 1u);
   ASSERT_EQ(r.report.find("g")->appended.size(), 1u);
   EXPECT_EQ(r.report.find("g")->appended[0].kind, HoistKind::Scalar);
 }
 
-TEST(LegalizeGraphBoundary, A_args_param_name) {
-  expect_unchanged(Fx{.body = "c1 = call ksc(x, c, n)"});
-}
+TEST(LegalizeGraphBoundary, A_args_param_name) { expect_unchanged(Fx{.body = "c1 = call ksc(x, c, n)"}); }
 
-TEST(LegalizeGraphBoundary, A_args_literal) {
-  expect_unchanged(Fx{.body = "c1 = call ksc(x, c, 3)"});
-}
+TEST(LegalizeGraphBoundary, A_args_literal) { expect_unchanged(Fx{.body = "c1 = call ksc(x, c, 3)"}); }
 
 TEST(LegalizeGraphBoundary, A_args_expression_213) {
   expect_codes(text(Fx{.body = "c1 = call ksc(x, c, n + 1)"}), {213});
 }
 
 TEST(LegalizeGraphBoundary, A_args_loop_var_scalar) {
-  const LgbRun r = expect_unchanged(
-      Fx{.body = "for j in range(0, 2, 1) {\ns = j * 3\nc1 = call ksc(x, c, s)\n}"});
+  const LgbRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\ns = j * 3\nc1 = call ksc(x, c, s)\n}"});
   EXPECT_EQ(nodes(r), 2u);
 }
 
@@ -112,8 +106,7 @@ TEST(LegalizeGraphBoundary, A_multi_level) {
 }
 
 TEST(LegalizeGraphBoundary, A_alias) {
-  const LgbRun r = expect_rewrite(Fx{.body = "m = n\nc1 = call ksc(x, c, m)"},
-                                  Fx{.body = "c1 = call ksc(x, c, n)"});
+  const LgbRun r = expect_rewrite(Fx{.body = "m = n\nc1 = call ksc(x, c, m)"}, Fx{.body = "c1 = call ksc(x, c, n)"});
   EXPECT_EQ(ir::print_program(r.result.program).find("m__graph_arg"), std::string::npos);
   EXPECT_TRUE(r.report.find("g")->appended.empty());
 }
@@ -128,12 +121,11 @@ TEST(LegalizeGraphBoundary, A_alias_with_hoist) {
 
 TEST(LegalizeGraphBoundary, A_alias_chains_and_hoisted_targets) {
   // m -> n, q -> m -> n; r uses the chain; w aliases the hoisted r.
-  expect_rewrite(
-      Fx{.body = "m = n\nq = m\nr = q * 2\nw = r\nc1 = call ksc(x, c, w)\nc2 = call ksc(x, c, q)"},
-      Fx{.body = "c1 = call ksc(x, c, r)\nc2 = call ksc(x, c, n)",
-         .params = ", r: In i64",
-         .site = "r__graph_arg0 = i * 2",
-         .args = ", r__graph_arg0"});
+  expect_rewrite(Fx{.body = "m = n\nq = m\nr = q * 2\nw = r\nc1 = call ksc(x, c, w)\nc2 = call ksc(x, c, q)"},
+                 Fx{.body = "c1 = call ksc(x, c, r)\nc2 = call ksc(x, c, n)",
+                    .params = ", r: In i64",
+                    .site = "r__graph_arg0 = i * 2",
+                    .args = ", r__graph_arg0"});
 }
 
 TEST(LegalizeGraphBoundary, A_invariant_scalar_stays) {
@@ -142,11 +134,10 @@ TEST(LegalizeGraphBoundary, A_invariant_scalar_stays) {
 }
 
 TEST(LegalizeGraphBoundary, A_dim_emitted_as_literal) {
-  expect_rewrite(Fx{.body = "s = n * dim(x, 0)\nc1 = call ksc(x, c, s)"},
-                 Fx{.body = "c1 = call ksc(x, c, s)",
-                    .params = ", s: In i64",
-                    .site = "s__graph_arg0 = i * 8",
-                    .args = ", s__graph_arg0"});
+  expect_rewrite(Fx{.body = "s = n * dim(x, 0)\nc1 = call ksc(x, c, s)"}, Fx{.body = "c1 = call ksc(x, c, s)",
+                                                                             .params = ", s: In i64",
+                                                                             .site = "s__graph_arg0 = i * 8",
+                                                                             .args = ", s__graph_arg0"});
 }
 
 TEST(LegalizeGraphBoundary, A_call_site_expression_mapped_with_parentheses) {
@@ -161,13 +152,12 @@ TEST(LegalizeGraphBoundary, A_call_site_expression_mapped_with_parentheses) {
 // ---- the conditional clause of "derivable" (§3) ---------------------------------------
 
 TEST(LegalizeGraphBoundary, A_conditional_division_by_nonzero_literal_hoisted) {
-  const LgbRun r = expect_rewrite(
-      Fx{.body =
-             "for j in range(0, n, 1) {\ns = n / 2\nv = slice(c, [4], [4])\n}\n" + std::string(kL)},
-      Fx{.body = "for j in range(0, n, 1) {\n}\n" + std::string(kL),
-         .params = ", v: InOut T4, s: In i64",
-         .site = "s__graph_arg0 = i / 2\nv__graph_arg1 = slice(b, [4], [4])",
-         .args = ", v__graph_arg1, s__graph_arg0"});
+  const LgbRun r =
+      expect_rewrite(Fx{.body = "for j in range(0, n, 1) {\ns = n / 2\nv = slice(c, [4], [4])\n}\n" + std::string(kL)},
+                     Fx{.body = "for j in range(0, n, 1) {\n}\n" + std::string(kL),
+                        .params = ", v: InOut T4, s: In i64",
+                        .site = "s__graph_arg0 = i / 2\nv__graph_arg1 = slice(b, [4], [4])",
+                        .args = ", v__graph_arg1, s__graph_arg0"});
   EXPECT_EQ(r.report.find("g")->appended[0].depth, 1u);
 }
 
@@ -194,20 +184,18 @@ TEST(LegalizeGraphBoundary, B_conditional_view_needs_literal_offsets) {
                     .params = ", v: In T4",
                     .site = "v__graph_arg0 = slice(a, [4], [4])",
                     .args = ", v__graph_arg0"});
-  expect_codes(text(Fx{.body = "if n > 0 {\nv = slice(x, [n], [4])\n}\n" + std::string(kL)}),
-               {211});
+  expect_codes(text(Fx{.body = "if n > 0 {\nv = slice(x, [n], [4])\n}\n" + std::string(kL)}), {211});
 }
 
 // ---- B: views ------------------------------------------------------------------------
 
 TEST(LegalizeGraphBoundary, B_views) {
-  const LgbRun r = expect_rewrite(
-      Fx{.body = "m = n\ny = x\nv = slice(y, [m], [4])\nu = slice(c, [4], [4])\n"
-                 "u1 = call kacc4(v, u)"},
-      Fx{.body = "y = x\nu1 = call kacc4(v, u)",
-         .params = ", v: In T4, u: InOut T4",
-         .site = "v__graph_arg0 = slice(a, [i], [4])\nu__graph_arg1 = slice(b, [4], [4])",
-         .args = ", v__graph_arg0, u__graph_arg1"});
+  const LgbRun r = expect_rewrite(Fx{.body = "m = n\ny = x\nv = slice(y, [m], [4])\nu = slice(c, [4], [4])\n"
+                                             "u1 = call kacc4(v, u)"},
+                                  Fx{.body = "y = x\nu1 = call kacc4(v, u)",
+                                     .params = ", v: In T4, u: InOut T4",
+                                     .site = "v__graph_arg0 = slice(a, [i], [4])\nu__graph_arg1 = slice(b, [4], [4])",
+                                     .args = ", v__graph_arg0, u__graph_arg1"});
   const GraphReport* g = r.report.find("g");
   ASSERT_EQ(g->appended.size(), 2u);
   EXPECT_EQ(g->appended[0].dir, ir::Dir::In);
@@ -216,22 +204,20 @@ TEST(LegalizeGraphBoundary, B_views) {
 }
 
 TEST(LegalizeGraphBoundary, B_view_of_view) {
-  expect_rewrite(
-      Fx{.body = "v = slice(x, [n], [6])\nw = slice(v, [1], [4])\n" + std::string(kL)},
-      Fx{.body = kL,
-         .params = ", v: In tensor<i32>[6], w: In T4",
-         .site =
-             "v__graph_arg0 = slice(a, [i], [6])\nw__graph_arg1 = slice(v__graph_arg0, [1], [4])",
-         .args = ", v__graph_arg0, w__graph_arg1"});
+  expect_rewrite(Fx{.body = "v = slice(x, [n], [6])\nw = slice(v, [1], [4])\n" + std::string(kL)},
+                 Fx{.body = kL,
+                    .params = ", v: In tensor<i32>[6], w: In T4",
+                    .site = "v__graph_arg0 = slice(a, [i], [6])\nw__graph_arg1 = slice(v__graph_arg0, [1], [4])",
+                    .args = ", v__graph_arg0, w__graph_arg1"});
 }
 
 TEST(LegalizeGraphBoundary, B_of_create) {
-  const LgbRun r = expect_rewrite(
-      Fx{.body = "t = create [16]\nv = slice(t, [n], [4])\n" + std::string(kL)},
-      Fx{.body = kL,
-         .params = ", t: InOut tensor<i32>[16], v: InOut T4",
-         .site = "t__graph_arg0 = create [16]\nv__graph_arg1 = slice(t__graph_arg0, [i], [4])",
-         .args = ", t__graph_arg0, v__graph_arg1"});
+  const LgbRun r =
+      expect_rewrite(Fx{.body = "t = create [16]\nv = slice(t, [n], [4])\n" + std::string(kL)},
+                     Fx{.body = kL,
+                        .params = ", t: InOut tensor<i32>[16], v: InOut T4",
+                        .site = "t__graph_arg0 = create [16]\nv__graph_arg1 = slice(t__graph_arg0, [i], [4])",
+                        .args = ", t__graph_arg0, v__graph_arg1"});
   EXPECT_EQ(r.report.find("g")->appended[1].dir, ir::Dir::InOut);
 }
 
@@ -265,11 +251,9 @@ std::string loop_var_body(const std::string& off) {
 TEST(LegalizeGraphBoundary, B_loop_var) {
   std::string after = loop_var_body("o");
   after.erase(0, after.find('\n') + 1);  // p's definition moves to the call site
-  const LgbRun r =
-      expect_rewrite(Fx{.body = loop_var_body("o")}, Fx{.body = after,
-                                                        .params = ", p: In i64",
-                                                        .site = "p__graph_arg0 = i * 4",
-                                                        .args = ", p__graph_arg0"});
+  const LgbRun r = expect_rewrite(
+      Fx{.body = loop_var_body("o")},
+      Fx{.body = after, .params = ", p: In i64", .site = "p__graph_arg0 = i * 4", .args = ", p__graph_arg0"});
   EXPECT_EQ(nodes(r), 3u);
 }
 
@@ -300,12 +284,11 @@ TEST(LegalizeGraphBoundary, B_rebound_submit_tuple) {
 }
 
 TEST(LegalizeGraphBoundary, B_rebound_assemble_result) {
-  expect_rewrite(
-      Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])\nv = slice(c1, [n], [4])"},
-      Fx{.body = "c1 = assemble(c, u, [4])",
-         .params = ", u: In T4, v: InOut T4",
-         .site = "u__graph_arg0 = slice(a, [0], [4])\nv__graph_arg1 = slice(b, [i], [4])",
-         .args = ", u__graph_arg0, v__graph_arg1"});
+  expect_rewrite(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])\nv = slice(c1, [n], [4])"},
+                 Fx{.body = "c1 = assemble(c, u, [4])",
+                    .params = ", u: In T4, v: InOut T4",
+                    .site = "u__graph_arg0 = slice(a, [0], [4])\nv__graph_arg1 = slice(b, [i], [4])",
+                    .args = ", u__graph_arg0, v__graph_arg1"});
 }
 
 TEST(LegalizeGraphBoundary, B_view_of_non_whole_rooted_stays_when_invariant) {
@@ -336,17 +319,15 @@ TEST(LegalizeGraphBoundary, B_local_view_non_invariant_211) {
 const char* kCreateBody = "t = create [8]\nt1 = call kacc(x, t)\nc1 = call kacc(t1, c)";
 
 TEST(LegalizeGraphBoundary, C_create) {
-  const LgbRun r = expect_rewrite(Fx{.body = kCreateBody},
-                                  Fx{.body = "t1 = call kacc(x, t)\nc1 = call kacc(t1, c)",
-                                     .params = ", t: InOut T",
-                                     .site = "t__graph_arg0 = create [8]",
-                                     .args = ", t__graph_arg0"});
+  const LgbRun r = expect_rewrite(Fx{.body = kCreateBody}, Fx{.body = "t1 = call kacc(x, t)\nc1 = call kacc(t1, c)",
+                                                              .params = ", t: InOut T",
+                                                              .site = "t__graph_arg0 = create [8]",
+                                                              .args = ", t__graph_arg0"});
   EXPECT_EQ(nodes(r), 2u);
 }
 
 TEST(LegalizeGraphBoundary, C_create_in_loop_stays) {
-  const LgbRun r = expect_unchanged(
-      Fx{.body = "for j in range(0, 2, 1) {\n" + std::string(kCreateBody) + "\n}"});
+  const LgbRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\n" + std::string(kCreateBody) + "\n}"});
   EXPECT_EQ(nodes(r), 6u);
   EXPECT_TRUE(r.report.find("g")->appended.empty());
 }
@@ -359,12 +340,11 @@ TEST(LegalizeGraphBoundary, C_create_in_if_hoisted) {
                                      .args = ", t__graph_arg0"});
   EXPECT_EQ(r.report.find("g")->appended[0].depth, 0u);
   // A view of it at literal offsets inside the if goes too.
-  expect_rewrite(
-      Fx{.body = "if n > 0 {\nt = create [8]\nv = slice(t, [4], [4])\n}\n" + std::string(kL)},
-      Fx{.body = "if n > 0 {\n}\n" + std::string(kL),
-         .params = ", t: InOut T, v: InOut T4",
-         .site = "t__graph_arg0 = create [8]\nv__graph_arg1 = slice(t__graph_arg0, [4], [4])",
-         .args = ", t__graph_arg0, v__graph_arg1"});
+  expect_rewrite(Fx{.body = "if n > 0 {\nt = create [8]\nv = slice(t, [4], [4])\n}\n" + std::string(kL)},
+                 Fx{.body = "if n > 0 {\n}\n" + std::string(kL),
+                    .params = ", t: InOut T, v: InOut T4",
+                    .site = "t__graph_arg0 = create [8]\nv__graph_arg1 = slice(t__graph_arg0, [4], [4])",
+                    .args = ", t__graph_arg0, v__graph_arg1"});
 }
 
 TEST(LegalizeGraphBoundary, C_create_dim_shape_emitted_as_literal) {
@@ -384,11 +364,10 @@ TEST(LegalizeGraphBoundary, C_shape_hoisted_after_simplify) {
   const ir::Program simplified = simplify(in);
   const PassResult r = legalize_graph_boundary(simplified);
   ASSERT_TRUE(r.ok) << dump(r.diagnostics);
-  EXPECT_EQ(ir::print_program(r.program),
-            ir::print_program(parse(text(Fx{.body = "s = 8\n" + std::string(kL),
-                                            .params = ", t: InOut T",
-                                            .site = "t__graph_arg0 = create [8]",
-                                            .args = ", t__graph_arg0"}))));
+  EXPECT_EQ(ir::print_program(r.program), ir::print_program(parse(text(Fx{.body = "s = 8\n" + std::string(kL),
+                                                                          .params = ", t: InOut T",
+                                                                          .site = "t__graph_arg0 = create [8]",
+                                                                          .args = ", t__graph_arg0"}))));
 }
 
 TEST(LegalizeGraphBoundary, C_full_206) {
@@ -401,8 +380,7 @@ TEST(LegalizeGraphBoundary, C_step_c_off) {
   const LgbRun r = expect_unchanged(Fx{.body = kCreateBody}, off);
   EXPECT_EQ(nodes(r), 3u);
   // A view of one at non-invariant offsets then gives 211.
-  expect_codes(text(Fx{.body = "t = create [16]\nv = slice(t, [n], [4])\n" + std::string(kL)}),
-               {211}, off);
+  expect_codes(text(Fx{.body = "t = create [16]\nv = slice(t, [n], [4])\n" + std::string(kL)}), {211}, off);
   // In an if it is a node under an if: 215.
   expect_codes(text(Fx{.body = "if n > 0 {\nt = create [8]\n}\n" + std::string(kL)}), {215}, off);
 }

@@ -87,8 +87,7 @@ TEST(LegalizeGraphBoundary, D_limits) {
 
 TEST(LegalizeGraphBoundary, D_control) {
   expect_codes(text(loop_of_launches("0, n, 1")), {214});
-  expect_codes(text(Fx{.body = "for j in range(0, n, 1) {\nt = create [8]\n}\n" + std::string(kL)}),
-               {214});
+  expect_codes(text(Fx{.body = "for j in range(0, n, 1) {\nt = create [8]\n}\n" + std::string(kL)}), {214});
   expect_codes(text(Fx{.body = "if n > 0 {\n" + std::string(kL) + "\n}"}), {215});
   expect_unchanged(Fx{.body = "for j in range(0, n, 1) {\ns = j * 2\n}\n" + std::string(kL)});
   expect_codes(text(Fx{.body = "s = read(x, [0])\n" + std::string(kL)}), {217});
@@ -210,25 +209,21 @@ orchestration main(a: In T, b: InOut T) {
 TEST(LegalizeGraphBoundary, sites_static_zero_divisor_rejected_13) {
   // Hoisting `s = 8 / n` to `call g(a, b, 0)` would give the caller `8 / 0`, a static
   // zero divisor (WellFormed 13); the original fails only when run, so the pass rejects.
-  expect_codes(text(Fx{.body = "s = 8 / n\nc1 = call ksc(x, c, s)", .call = "call g(a, b, 0"}),
-               {13});
+  expect_codes(text(Fx{.body = "s = 8 / n\nc1 = call ksc(x, c, s)", .call = "call g(a, b, 0"}), {13});
 }
 
 TEST(LegalizeGraphBoundary, sites_static_view_out_of_bounds_rejected_11) {
-  expect_codes(
-      text(Fx{.body = "v = slice(x, [n], [4])\n" + std::string(kL), .call = "call g(a, b, 6"}),
-      {11});
+  expect_codes(text(Fx{.body = "v = slice(x, [n], [4])\n" + std::string(kL), .call = "call g(a, b, 6"}), {11});
 }
 
 TEST(LegalizeGraphBoundary, report_depth_of_hoists_in_constant_loops) {
-  const LgbRun r = expect_rewrite(
-      Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\ns = n + 1\n"
-                 "v = slice(c, [s], [4])\nv1 = call kacc4(v, v)\n}\n}"},
-      Fx{.body =
-             "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\nv1 = call kacc4(v, v)\n}\n}",
-         .params = ", v: InOut T4, s: In i64",
-         .site = "s__graph_arg0 = i + 1\nv__graph_arg1 = slice(b, [s__graph_arg0], [4])",
-         .args = ", v__graph_arg1, s__graph_arg0"});
+  const LgbRun r =
+      expect_rewrite(Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\ns = n + 1\n"
+                                "v = slice(c, [s], [4])\nv1 = call kacc4(v, v)\n}\n}"},
+                     Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\nv1 = call kacc4(v, v)\n}\n}",
+                        .params = ", v: InOut T4, s: In i64",
+                        .site = "s__graph_arg0 = i + 1\nv__graph_arg1 = slice(b, [s__graph_arg0], [4])",
+                        .args = ", v__graph_arg1, s__graph_arg0"});
   const GraphReport* g = r.report.find("g");
   ASSERT_EQ(g->appended.size(), 2u);
   EXPECT_EQ(g->appended[0].depth, 2u);
@@ -247,8 +242,7 @@ TEST(LegalizeGraphBoundary, step1_rejection_stops_before_step5) {
 TEST(LegalizeGraphBoundary, ill_formed_call_site_rejected_not_crashing) {
   // The pass requires WellFormed; run directly on a call passing a scalar for a tensor
   // param it still answers with a diagnostic instead of aborting.
-  const ir::Program p = parse(
-      text(Fx{.body = "v = slice(x, [n], [4])\n" + std::string(kL), .call = "call g(1, b, i"}));
+  const ir::Program p = parse(text(Fx{.body = "v = slice(x, [n], [4])\n" + std::string(kL), .call = "call g(1, b, i"}));
   const PassResult r = legalize_graph_boundary(p);
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.diagnostics.empty());
@@ -261,17 +255,14 @@ TEST(LegalizeGraphBoundary, never_crashes_on_malformed_programs) {
   ir::Expr bad;  // a Binary without operands
   bad.kind = ir::Expr::Kind::Binary;
   ir::Program p;
-  p.functions.push_back(b::graph(
-      "g", {b::param("x", ir::Dir::In, t8), b::param("n", ir::Dir::In, ir::Type::i64())}, {t8},
-      {b::let("s", bad), b::let("m", b::var("n")), b::slice("v", "nowhere", {bad}, {4}),
-       b::slice("w", "x", {b::var("m")}, {4}), b::call_to("r", "unknown", {bad}),
-       b::tuple_get("y", "r", 5), b::assemble("q", "zz", "v", {}), b::create("t", {bad}),
-       b::create("u", {b::lit(8)}),
-       b::for_("j", bad, b::lit(4), b::lit(0), {b::create("t2", {b::lit(2)})}),
-       b::ret({"zz", "x"})}));
+  p.functions.push_back(
+      b::graph("g", {b::param("x", ir::Dir::In, t8), b::param("n", ir::Dir::In, ir::Type::i64())}, {t8},
+               {b::let("s", bad), b::let("m", b::var("n")), b::slice("v", "nowhere", {bad}, {4}),
+                b::slice("w", "x", {b::var("m")}, {4}), b::call_to("r", "unknown", {bad}), b::tuple_get("y", "r", 5),
+                b::assemble("q", "zz", "v", {}), b::create("t", {bad}), b::create("u", {b::lit(8)}),
+                b::for_("j", bad, b::lit(4), b::lit(0), {b::create("t2", {b::lit(2)})}), b::ret({"zz", "x"})}));
   p.functions.push_back(b::orchestration(
-      "main", {},
-      {b::call("g", {}), b::call("g", {bad, bad}), b::call("g", {b::var("x"), b::lit(1)})}));
+      "main", {}, {b::call("g", {}), b::call("g", {bad, bad}), b::call("g", {b::var("x"), b::lit(1)})}));
   const PassResult r = legalize_graph_boundary(p);
   EXPECT_FALSE(r.ok);
   // Without the step-1 findings (return, create) the later steps see the rest.

@@ -34,18 +34,14 @@ void for_each_expr_mut(ir::Stmt& s, F&& f) {
             } else if constexpr (std::is_same_v<R, ir::FullRhs>) {
               for (ir::Expr& e : r.shape) f(e);
               f(r.value);
-            } else if constexpr (std::is_same_v<R, ir::SliceRhs> ||
-                                 std::is_same_v<R, ir::AssembleRhs>) {
+            } else if constexpr (std::is_same_v<R, ir::SliceRhs> || std::is_same_v<R, ir::AssembleRhs>) {
               for (ir::Expr& e : r.offsets) f(e);
             }
           },
           s.rhs);
       return;
-    case ir::Stmt::Kind::Invoke:
-      args(s.invoke);
-      return;
-    case ir::Stmt::Kind::Return:
-      return;
+    case ir::Stmt::Kind::Invoke: args(s.invoke); return;
+    case ir::Stmt::Kind::Return: return;
     case ir::Stmt::Kind::For:
       f(s.lo);
       f(s.hi);
@@ -95,8 +91,7 @@ void collect_names(const ir::Function& f, std::unordered_set<std::string>& used)
   struct Walk {
     std::unordered_set<std::string>& used;
     void expr(const ir::Expr& e) {
-      if (e.kind == ir::Expr::Kind::Var || e.kind == ir::Expr::Kind::Dim ||
-          e.kind == ir::Expr::Kind::Read) {
+      if (e.kind == ir::Expr::Kind::Var || e.kind == ir::Expr::Kind::Dim || e.kind == ir::Expr::Kind::Read) {
         used.insert(e.name);
       }
       for (const ir::Expr& a : e.args) expr(a);
@@ -124,13 +119,8 @@ void collect_names(const ir::Function& f, std::unordered_set<std::string>& used)
 class SiteRewriter {
  public:
   SiteRewriter(ir::Function& caller, const FunctionTypes& caller_types,
-               const std::unordered_map<std::string, LegalizedGraph>& graphs,
-               verify::Diagnostics& diags)
-      : caller_(caller),
-        caller_types_(caller_types),
-        statics_(caller_types.statics),
-        graphs_(graphs),
-        diags_(diags) {
+               const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& diags)
+      : caller_(caller), caller_types_(caller_types), statics_(caller_types.statics), graphs_(graphs), diags_(diags) {
     collect_names(caller, used_);
   }
 
@@ -175,8 +165,8 @@ class SiteRewriter {
   }
 
   // e with G's names replaced by the call site's values and `dim` by its literal value.
-  ir::Expr map_expr(const ir::Expr& e, const std::unordered_map<std::string, ir::Expr>& m,
-                    const FunctionTypes& gtypes, ir::Loc loc) const {
+  ir::Expr map_expr(const ir::Expr& e, const std::unordered_map<std::string, ir::Expr>& m, const FunctionTypes& gtypes,
+                    ir::Loc loc) const {
     switch (e.kind) {
       case ir::Expr::Kind::Var:
         if (auto it = m.find(e.name); it != m.end()) return it->second;
@@ -188,8 +178,7 @@ class SiteRewriter {
           return lit;
         }
         break;
-      default:
-        break;
+      default: break;
     }
     ir::Expr out = e;
     out.loc = loc;
@@ -211,19 +200,17 @@ class SiteRewriter {
     return zero;
   }
 
-  void reject(int code, const ir::Stmt& call, const LegalizedGraph& lg, const ir::Stmt& def,
-              const std::string& what) {
+  void reject(int code, const ir::Stmt& call, const LegalizedGraph& lg, const ir::Stmt& def, const std::string& what) {
     verify::Diagnostic d;
     d.rule = kRule;
     d.code = code;
     d.location = verify::Location{caller_.name, call.loc.line, call.loc.column};
-    d.message = fmt::format("hoisting '{}' (line {}) of graph '{}' to this call gives {}", def.name,
-                            def.loc.line, lg.original->name, what);
+    d.message = fmt::format("hoisting '{}' (line {}) of graph '{}' to this call gives {}", def.name, def.loc.line,
+                            lg.original->name, what);
     diags_.push_back(std::move(d));
   }
 
-  void site(const ir::Stmt& call, ir::Invoke& inv, const LegalizedGraph& lg,
-            std::vector<ir::Stmt>& out) {
+  void site(const ir::Stmt& call, ir::Invoke& inv, const LegalizedGraph& lg, std::vector<ir::Stmt>& out) {
     const Collected& c = lg.collected;
     if (c.hoists.empty()) return;
     const ir::Function& g = *lg.original;
@@ -245,8 +232,7 @@ class SiteRewriter {
       ir::Stmt e;
       if (h.kind == HoistKind::Scalar) {
         ir::Expr v = map_expr(std::get<ir::ExprRhs>(def.rhs).expr, m, lg.types, call.loc);
-        if (zero_divisor(v))
-          reject(13, call, lg, def, "a static zero divisor: " + ir::print_expr(v));
+        if (zero_divisor(v)) reject(13, call, lg, def, "a static zero divisor: " + ir::print_expr(v));
         const ir::EvalResult r = ir::evaluate(v, caller_types_.dims_of(), static_value());
         if (r.ok()) statics_.emplace(name, r.value);
         e = ir::build::let(name, std::move(v));
@@ -274,8 +260,7 @@ class SiteRewriter {
           } else if (r.ok() && dims != nullptr && i < dims->size() && i < sl.sizes.size() &&
                      (r.value < 0 || r.value > (*dims)[i] - sl.sizes[i])) {
             reject(11, call, lg, def,
-                   fmt::format("a view out of bounds: offset {} of extent {} in {}", r.value,
-                               sl.sizes[i], (*dims)[i]));
+                   fmt::format("a view out of bounds: offset {} of extent {} in {}", r.value, sl.sizes[i], (*dims)[i]));
           }
           offs.push_back(std::move(o));
         }
@@ -325,8 +310,7 @@ ir::Function rewrite_graph(const ir::Function& g, const Collected& c) {
 }
 
 void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
-                        const std::unordered_map<std::string, LegalizedGraph>& graphs,
-                        verify::Diagnostics& out) {
+                        const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& out) {
   SiteRewriter(caller, caller_types, graphs, out).run();
 }
 

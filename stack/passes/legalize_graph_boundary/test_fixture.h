@@ -25,12 +25,10 @@ namespace stackcheck::passes::lgb_test {
 inline std::string expand(const std::string& in) {
   std::string out;
   for (size_t i = 0; i < in.size();) {
-    const bool word_start =
-        i == 0 || !(std::isalnum(static_cast<unsigned char>(in[i - 1])) || in[i - 1] == '_');
+    const bool word_start = i == 0 || !(std::isalnum(static_cast<unsigned char>(in[i - 1])) || in[i - 1] == '_');
     auto word_is = [&](const char* w, size_t n) {
       return in.compare(i, n, w) == 0 &&
-             (i + n == in.size() ||
-              !(std::isalnum(static_cast<unsigned char>(in[i + n])) || in[i + n] == '_'));
+             (i + n == in.size() || !(std::isalnum(static_cast<unsigned char>(in[i + n])) || in[i + n] == '_'));
     };
     if (word_start && word_is("T4", 2)) {
       out += "tensor<i32>[4]";
@@ -66,8 +64,8 @@ struct Fx {
 };
 
 inline std::string text(const Fx& f) {
-  return expand(kKernels + f.graphs + "graph g(x: In T, c: InOut T, n: In i64" + f.params +
-                ") -> (T) {\n" + f.body + "\nreturn " + f.ret +
+  return expand(kKernels + f.graphs + "graph g(x: In T, c: InOut T, n: In i64" + f.params + ") -> (T) {\n" + f.body +
+                "\nreturn " + f.ret +
                 "\n}\norchestration main(a: In T, b: InOut T) {\n"
                 "for i in range(0, 2, 1) {\n" +
                 f.site + "\n" + f.call + f.args + ")\n}\n}\n");
@@ -133,8 +131,7 @@ inline LgbRun run(const std::string& src, LgbOptions options = {}) {
       EXPECT_EQ(ir::print_program(again.program), printed) << "not idempotent";
     }
   } else {
-    for (const verify::Diagnostic& d : r.result.diagnostics)
-      EXPECT_EQ(d.rule, "LegalizeGraphBoundary");
+    for (const verify::Diagnostic& d : r.result.diagnostics) EXPECT_EQ(d.rule, "LegalizeGraphBoundary");
   }
   return r;
 }
@@ -159,14 +156,12 @@ inline LgbRun expect_unchanged(const Fx& before, LgbOptions options = {}) {
   return expect_rewrite(before, before, options);
 }
 
-inline void expect_codes(const std::string& src, const std::vector<int>& expected,
-                         LgbOptions options = {}) {
+inline void expect_codes(const std::string& src, const std::vector<int>& expected, LgbOptions options = {}) {
   const LgbRun r = run(src, options);
   EXPECT_FALSE(r.result.ok) << src;
   EXPECT_EQ(codes(r.result.diagnostics), expected) << dump(r.result.diagnostics) << src;
 }
 
-inline const char* const kL =
-    "l1 = call kacc(x, c)";  // L: a launch, appended to sketches with none
+inline const char* const kL = "l1 = call kacc(x, c)";  // L: a launch, appended to sketches with none
 
 }  // namespace stackcheck::passes::lgb_test

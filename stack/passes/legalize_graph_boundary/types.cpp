@@ -33,9 +33,7 @@ const ir::Invoke* invoke_of(const ir::Stmt& s) {
   return nullptr;
 }
 
-ir::Invoke* invoke_of(ir::Stmt& s) {
-  return const_cast<ir::Invoke*>(invoke_of(static_cast<const ir::Stmt&>(s)));
-}
+ir::Invoke* invoke_of(ir::Stmt& s) { return const_cast<ir::Invoke*>(invoke_of(static_cast<const ir::Stmt&>(s))); }
 
 verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message) {
   verify::Diagnostic d;
@@ -48,12 +46,9 @@ verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::
 
 size_t result_count(const ir::Function& callee) {
   switch (callee.kind) {
-    case ir::Function::Kind::Kernel:
-      return callee.kernel_returns.size();
-    case ir::Function::Kind::Graph:
-      return callee.results.size();
-    case ir::Function::Kind::Orchestration:
-      return 0;
+    case ir::Function::Kind::Kernel: return callee.kernel_returns.size();
+    case ir::Function::Kind::Graph: return callee.results.size();
+    case ir::Function::Kind::Orchestration: return 0;
   }
   return 0;
 }
@@ -213,14 +208,10 @@ bool Invariance::name(const std::string& n) const {
 bool Invariance::expr(const ir::Expr& e) const {
   switch (e.kind) {
     case ir::Expr::Kind::Int:
-    case ir::Expr::Kind::Dim:
-      return true;
-    case ir::Expr::Kind::Var:
-      return name(e.name);
-    case ir::Expr::Kind::Read:
-      return false;
-    case ir::Expr::Kind::Binary:
-      return e.args.size() == 2 && expr(e.args[0]) && expr(e.args[1]);
+    case ir::Expr::Kind::Dim: return true;
+    case ir::Expr::Kind::Var: return name(e.name);
+    case ir::Expr::Kind::Read: return false;
+    case ir::Expr::Kind::Binary: return e.args.size() == 2 && expr(e.args[0]) && expr(e.args[1]);
   }
   return false;
 }

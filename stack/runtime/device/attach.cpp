@@ -83,43 +83,39 @@ std::optional<AttachError> Attacher::check_headers() {
     return AttachError{AttachErrorClass::kBadMagic, "runtime header magic/version"};
   img = rt.image;
   // The image header can only be judged once it is readable.
-  if (!dev.mapped(img, sizeof(ImageHeader)))
-    return AttachError{AttachErrorClass::kTooLarge, "image header not mapped"};
+  if (!dev.mapped(img, sizeof(ImageHeader))) return AttachError{AttachErrorClass::kTooLarge, "image header not mapped"};
   h = dev.load<ImageHeader>(img);
   if (std::memcmp(h.magic, kImageMagic, 8) != 0 || h.version != kImageVersion)
     return AttachError{AttachErrorClass::kBadMagic, "image header magic/version"};
 
   if (!LayoutPlanner::valid_W(h.W) || h.W != rt.W)
-    return AttachError{AttachErrorClass::kBadPitch,
-                       fmt::format("W={} invalid or != runtime W={}", h.W, rt.W)};
+    return AttachError{AttachErrorClass::kBadPitch, fmt::format("W={} invalid or != runtime W={}", h.W, rt.W)};
   if (h.pitch == 0 || h.pitch > h.W || h.pitch != std::max<uint32_t>(h.n, 1))
-    return AttachError{AttachErrorClass::kBadPitch,
-                       fmt::format("pitch {} with n={} W={}", h.pitch, h.n, h.W)};
+    return AttachError{AttachErrorClass::kBadPitch, fmt::format("pitch {} with n={} W={}", h.pitch, h.n, h.W)};
 
   const uint64_t flag_end = LayoutPlanner::plan(h.pitch, PoolCounts{}).seg_end(kSegFlag);
   if (h.image_bytes < flag_end)
     return AttachError{AttachErrorClass::kTruncated,
                        fmt::format("image_bytes {} < flag segment end {}", h.image_bytes, flag_end)};
   if (rt.image_bytes != h.image_bytes)
-    return AttachError{AttachErrorClass::kTruncated,
-                       fmt::format("runtime header says {} image bytes, image header {}",
-                                   rt.image_bytes, h.image_bytes)};
+    return AttachError{AttachErrorClass::kTruncated, fmt::format("runtime header says {} image bytes, image header {}",
+                                                                 rt.image_bytes, h.image_bytes)};
 
   if (h.image_bytes > kInt32Max)
     return AttachError{AttachErrorClass::kTooLarge, fmt::format("image {} B > INT32_MAX", h.image_bytes)};
   const uint64_t rb = rt.region.raw(), re = rb + rt.region_bytes;
-  if (re < rb || !dev.mapped(rt.region, rt.region_bytes) || img.raw() < rb ||
-      img.raw() > re || h.image_bytes > re - img.raw())
+  if (re < rb || !dev.mapped(rt.region, rt.region_bytes) || img.raw() < rb || img.raw() > re ||
+      h.image_bytes > re - img.raw())
     return AttachError{AttachErrorClass::kTooLarge, "image past the region (or region unmapped)"};
   // The scheduler writes SchedControl and the Q-entry ring into the device-only zone, which
   // precedes the copied zone inside the region.
   const uint64_t db = rt.device_only.raw(), de = db + rt.device_only_bytes;
-  if (de < db || db < rb || de > rt_addr.raw() ||
-      rt.device_only_bytes < sizeof(SchedControl) + 8 * uint64_t{rt.Q} || rt.Q == 0)
+  if (de < db || db < rb || de > rt_addr.raw() || rt.device_only_bytes < sizeof(SchedControl) + 8 * uint64_t{rt.Q} ||
+      rt.Q == 0)
     return AttachError{AttachErrorClass::kTooLarge,
                        fmt::format("device-only zone [{:#x}, +{}) cannot hold SchedControl and a "
-                                   "ring of Q={} before the runtime header", db,
-                                   rt.device_only_bytes, rt.Q)};
+                                   "ring of Q={} before the runtime header",
+                                   db, rt.device_only_bytes, rt.Q)};
 
   L = LayoutPlanner::plan(h.pitch, PoolCounts{h.tensor_count, h.scalar_count, h.fanin_count});
   for (uint32_t s = 0; s < kSegCount; ++s)
@@ -131,9 +127,9 @@ std::optional<AttachError> Attacher::check_headers() {
                        fmt::format("image_bytes {} > planned {}", h.image_bytes, L.total_bytes)};
   for (Segment s : {kSegTensor, kSegScalar, kSegFanin})
     if (L.seg_end(s) > h.image_bytes)
-      return AttachError{AttachErrorClass::kPoolOutOfImage,
-                         fmt::format("pool segment {} ends at {} past image_bytes {}", int(s),
-                                     L.seg_end(s), h.image_bytes)};
+      return AttachError{
+          AttachErrorClass::kPoolOutOfImage,
+          fmt::format("pool segment {} ends at {} past image_bytes {}", int(s), L.seg_end(s), h.image_bytes)};
   return std::nullopt;
 }
 
@@ -141,8 +137,7 @@ std::optional<AttachError> Attacher::check_headers() {
 // [seg start, seg_end) of `s` with room for one element.
 std::optional<uint64_t> Attacher::target_in(uint64_t field, int32_t d, Segment s, uint64_t elem) const {
   std::optional<uint64_t> t = resolve_offset(field, d);
-  if (!t || *t >= h.image_bytes || *t < L.off[s] || *t >= L.seg_end(s) || elem > L.seg_end(s) - *t)
-    return std::nullopt;
+  if (!t || *t >= h.image_bytes || *t < L.off[s] || *t >= L.seg_end(s) || elem > L.seg_end(s) - *t) return std::nullopt;
   return t;
 }
 
@@ -153,14 +148,12 @@ std::optional<AttachError> Attacher::check_deltas_in_image() {
     if (!target_in(L.slot_at(i) + kSlotDescField, sl.desc, kSegDesc, sizeof(TaskDescriptor)))
       return AttachError{C::kDeltaOutOfImage, fmt::format("slot {} desc delta {} outside desc[]", i, sl.desc)};
     if (!target_in(L.slot_at(i) + kSlotPayloadField, sl.payload, kSegPayload, sizeof(TaskPayload)))
-      return AttachError{C::kDeltaOutOfImage,
-                         fmt::format("slot {} payload delta {} outside payload[]", i, sl.payload)};
+      return AttachError{C::kDeltaOutOfImage, fmt::format("slot {} payload delta {} outside payload[]", i, sl.payload)};
     const TaskPayload p = payload(i);
     for (const PoolRef& r : kPools) {
       int32_t d = pool_delta(p, r.seg);
       if (d != 0 && !target_in(L.payload_at(i) + r.field, d, r.seg, r.elem))
-        return AttachError{C::kDeltaOutOfImage,
-                           fmt::format("task {} {} delta {} outside its pool", i, r.name, d)};
+        return AttachError{C::kDeltaOutOfImage, fmt::format("task {} {} delta {} outside its pool", i, r.name, d)};
     }
   }
   return std::nullopt;
@@ -184,9 +177,8 @@ std::optional<AttachError> Attacher::check_deltas_aligned() {
       if (r.seg == kSegScalar && idx % kScalarLine != 0)
         return AttachError{C::kDeltaMisaligned, fmt::format("task {} scalar region at {} not 8-aligned", i, idx)};
       if (pool_region(p, r.seg) > count - idx)
-        return AttachError{C::kDeltaMisaligned,
-                           fmt::format("task {} {} region [{}, {}) past the count {}", i, r.name, idx,
-                                       idx + pool_region(p, r.seg), count)};
+        return AttachError{C::kDeltaMisaligned, fmt::format("task {} {} region [{}, {}) past the count {}", i, r.name,
+                                                            idx, idx + pool_region(p, r.seg), count)};
     }
   }
   return std::nullopt;
@@ -208,8 +200,7 @@ std::optional<AttachError> Attacher::check_counts() {
                                             : d.kernel_id == kGraphKernelId;
     if (!kernel_ok)
       return AttachError{C::kCountMismatch, fmt::format("task {} kernel id {} for kind {}", i, d.kernel_id, d.kind)};
-    if (d.heap_begin > d.heap_end)
-      return AttachError{C::kCountMismatch, fmt::format("task {} heap block reversed", i)};
+    if (d.heap_begin > d.heap_end) return AttachError{C::kCountMismatch, fmt::format("task {} heap block reversed", i)};
     if (d.kind == kKindGraph ? (p.n_nodes < 1 || p.n_nodes > 1024 || p.n_tensors != 0 || p.n_scalars != 0)
                              : p.n_nodes != 0)
       return AttachError{C::kCountMismatch, fmt::format("task {} n_nodes {} wrong for kind {}", i, p.n_nodes, d.kind)};
@@ -217,9 +208,8 @@ std::optional<AttachError> Attacher::check_counts() {
       const PoolRef& r = kPools[k];
       int32_t delta = pool_delta(p, r.seg);
       if ((delta != 0) != (pool_count(p, r.seg) > 0))
-        return AttachError{C::kCountMismatch,
-                           fmt::format("task {} {}: bound={} but count={}", i, r.name, delta != 0,
-                                       pool_count(p, r.seg))};
+        return AttachError{C::kCountMismatch, fmt::format("task {} {}: bound={} but count={}", i, r.name, delta != 0,
+                                                          pool_count(p, r.seg))};
       if (delta == 0) continue;
       uint64_t idx = (*resolve_offset(L.payload_at(i) + r.field, delta) - L.off[r.seg]) / r.elem;
       if (idx != next[k])
@@ -230,20 +220,19 @@ std::optional<AttachError> Attacher::check_counts() {
     if (sl.state != kSlotPending && sl.state != kSlotCompleted)
       return AttachError{C::kCountMismatch, fmt::format("slot {} state {}", i, sl.state)};
     if (sl.fanin_cursor != static_cast<int32_t>(p.n_fanin))
-      return AttachError{C::kCountMismatch, fmt::format("slot {} fanin_cursor {} != n_fanin {}", i,
-                                                        sl.fanin_cursor, p.n_fanin)};
+      return AttachError{C::kCountMismatch,
+                         fmt::format("slot {} fanin_cursor {} != n_fanin {}", i, sl.fanin_cursor, p.n_fanin)};
   }
   if (next[0] != h.tensor_count || next[1] != h.scalar_count || next[2] != h.fanin_count)
     return AttachError{C::kCountMismatch,
-                       fmt::format("pool counts ({}, {}, {}) != sums of regions ({}, {}, {})",
-                                   h.tensor_count, h.scalar_count, h.fanin_count, next[0], next[1], next[2])};
+                       fmt::format("pool counts ({}, {}, {}) != sums of regions ({}, {}, {})", h.tensor_count,
+                                   h.scalar_count, h.fanin_count, next[0], next[1], next[2])};
   return std::nullopt;
 }
 
 std::optional<AttachError> Attacher::check_padding() {
   using C = AttachErrorClass;
-  if (h.reserved != 0 || rt.reserved != 0)
-    return AttachError{C::kDirtyPadding, "header reserved field nonzero"};
+  if (h.reserved != 0 || rt.reserved != 0) return AttachError{C::kDirtyPadding, "header reserved field nonzero"};
   if (!zero_bytes(img + sizeof(ImageHeader), L.off[0] - sizeof(ImageHeader)))
     return AttachError{C::kDirtyPadding, "padding after the header"};
   for (uint32_t s = 0; s < kSegCount; ++s) {
@@ -253,8 +242,7 @@ std::optional<AttachError> Attacher::check_padding() {
   }
   if (h.n == 0) {  // the one unused record of each per-task segment
     if (!zero_bytes(img + L.desc_at(0), sizeof(TaskDescriptor)) ||
-        !zero_bytes(img + L.payload_at(0), sizeof(TaskPayload)) ||
-        !zero_bytes(img + L.slot_at(0), sizeof(SlotState)))
+        !zero_bytes(img + L.payload_at(0), sizeof(TaskPayload)) || !zero_bytes(img + L.slot_at(0), sizeof(SlotState)))
       return AttachError{C::kDirtyPadding, "unused n=0 slot not zero"};
     return std::nullopt;
   }
@@ -267,8 +255,7 @@ std::optional<AttachError> Attacher::check_padding() {
     if (sl.wake_head != kWakeOpen || sl.wake_next != 0 || sl.wake_count != 0)
       return AttachError{C::kDirtyPadding, fmt::format("slot {} wake fields not zero", i)};
     if (p.n_scalars > 0) {
-      uint64_t idx = (*resolve_offset(L.payload_at(i) + kPayloadScalarsField, p.scalars) -
-                      L.off[kSegScalar]) / 8;
+      uint64_t idx = (*resolve_offset(L.payload_at(i) + kPayloadScalarsField, p.scalars) - L.off[kSegScalar]) / 8;
       uint64_t pad = scalar_region_entries(p.n_scalars) - p.n_scalars;
       if (pad > 0 && !zero_bytes(img + L.scalar_at(idx + p.n_scalars), pad * 8))
         return AttachError{C::kDirtyPadding, fmt::format("task {} scalar pad entries not zero", i)};
@@ -280,10 +267,9 @@ std::optional<AttachError> Attacher::check_padding() {
 std::optional<AttachError> Attacher::check_latched() {
   if (h.orch_error != 0 || h.sched_error != 0 || h.sched_error_thread != 0 || h.sched_error_bitmap != 0)
     return AttachError{AttachErrorClass::kLatchedError,
-                       fmt::format("error words orch={} sched={} thread={} bitmap={:#x}", h.orch_error,
-                                   h.sched_error, h.sched_error_thread, h.sched_error_bitmap)};
-  if (h.orch_done != 1)
-    return AttachError{AttachErrorClass::kLatchedError, fmt::format("orch_done={}", h.orch_done)};
+                       fmt::format("error words orch={} sched={} thread={} bitmap={:#x}", h.orch_error, h.sched_error,
+                                   h.sched_error_thread, h.sched_error_bitmap)};
+  if (h.orch_done != 1) return AttachError{AttachErrorClass::kLatchedError, fmt::format("orch_done={}", h.orch_done)};
   return std::nullopt;
 }
 

@@ -47,8 +47,8 @@ struct AttachError {
 // Everything the scheduler needs, as device addresses (no host pointers).
 struct DevImageView {
   DevAddr runtime_header;
-  RuntimeHeader rt;      // by value
-  DevAddr image;         // ImageHeader at image + 0
+  RuntimeHeader rt;  // by value
+  DevAddr image;     // ImageHeader at image + 0
   uint32_t W = 0;
   uint32_t n = 0;
   SegmentLayout layout;  // pitch, counts (= header pool counts), offsets, total_bytes

@@ -16,8 +16,7 @@ std::optional<AttachError> Attacher::check_graph_contexts() {
   const uint64_t zb = rt.submissions.raw(), ze = zb + rt.submissions_bytes;
   const uint64_t rb = rt.region.raw(), re = rb + rt.region_bytes;
   bool zone_ok = rt.submissions_bytes == 0 ||
-                 (ze >= zb && zb >= rb && ze <= re && zb % 64 == 0 &&
-                  dev.mapped(rt.submissions, rt.submissions_bytes));
+                 (ze >= zb && zb >= rb && ze <= re && zb % 64 == 0 && dev.mapped(rt.submissions, rt.submissions_bytes));
   uint64_t cursor = zb;
   uint64_t graphs = 0;
   for (uint64_t i = 0; i < h.n; ++i) {
@@ -30,8 +29,7 @@ std::optional<AttachError> Attacher::check_graph_contexts() {
     ++graphs;
     if (!zone_ok) return bad("submissions zone outside the region or unmapped");
     if (p.graph_ctx.raw() != cursor)
-      return bad(fmt::format("task {} graph_ctx {:#x} is not its record at {:#x}", i,
-                             p.graph_ctx.raw(), cursor));
+      return bad(fmt::format("task {} graph_ctx {:#x} is not its record at {:#x}", i, p.graph_ctx.raw(), cursor));
     if (cursor < zb || cursor > ze || ze - cursor < sizeof(GraphSubmission))
       return bad(fmt::format("task {} submission record past the zone", i));
     const auto s = dev.load<GraphSubmission>(DevAddr(cursor));
@@ -52,13 +50,12 @@ std::optional<AttachError> Attacher::check_graph_contexts() {
     if (vh.hash != s.definition_hash) return bad(fmt::format("task {} definition hash mismatch", i));
     if (vh.n_nodes != p.n_nodes || vh.n_boundary_tensors != s.n_bt || vh.n_boundary_scalars != s.n_bs)
       return bad(fmt::format("task {} submission/payload counts differ from the definition", i));
-    const uint64_t need = vh.required_heap + graph_args_bytes(vh.n_tensor_args, vh.n_scalar_args) +
-                          vh.storage_bytes;
+    const uint64_t need = vh.required_heap + graph_args_bytes(vh.n_tensor_args, vh.n_scalar_args) + vh.storage_bytes;
     const uint64_t gb = rt.graph_heap.raw(), ge = gb + rt.graph_heap_bytes;
     const uint64_t bb = s.block_base.raw();
     if (s.block_bytes < need || bb % 64 != 0 || bb < gb || bb > ge || s.block_bytes > ge - bb)
-      return bad(fmt::format("task {} graph-heap block [{:#x}, +{}) needs {} inside the graph heap",
-                             i, bb, s.block_bytes, need));
+      return bad(fmt::format("task {} graph-heap block [{:#x}, +{}) needs {} inside the graph heap", i, bb,
+                             s.block_bytes, need));
     cursor = align64(cursor + s.record_bytes);
   }
   if (graphs != rt.graph_count)

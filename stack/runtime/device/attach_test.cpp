@@ -93,8 +93,7 @@ struct Staged {
       std::memcpy(stage.data() + sub_off + 48 + 64, &slot0, 8);
       m.put(m.layout.seg.payload_at(3) + offsetof(TaskPayload, graph_ctx), subs);  // step 7
     }
-    auto r = compact_live_image(m.bytes, m.layout, m.cursors, m.n,
-                                std::span(stage).subspan(img_off, plan.total_bytes));
+    auto r = compact_live_image(m.bytes, m.layout, m.cursors, m.n, std::span(stage).subspan(img_off, plan.total_bytes));
     EXPECT_TRUE(r.has_value());
     std::memset(stage.data() + img_off + plan.total_bytes, 0, sub_off - img_off - plan.total_bytes);
 
@@ -119,9 +118,13 @@ struct Staged {
   }
 
   template <class T>
-  void poke(DevAddr a, T v) { dev.store<T>(a, v); }
+  void poke(DevAddr a, T v) {
+    dev.store<T>(a, v);
+  }
   template <class T>
-  T peek(DevAddr a) { return dev.load<T>(a); }
+  T peek(DevAddr a) {
+    return dev.load<T>(a);
+  }
   DevAddr hdr(size_t field) { return image + field; }
 
   std::string attach() {

@@ -21,8 +21,7 @@ class Window {
   // Validates the shape (KernelError) and that the whole bounding range of the window lies
   // in [base, base+buffer_bytes) (DeviceFault kSpan, with `op` the intended access).
   static std::optional<KernelError> make(const TensorArg& a, size_t index, DeviceOp op, Window& out) {
-    if (a.rank < 1 || a.rank > 4)
-      return KernelError{fmt::format("tensor {} has rank {} (1..4)", index, a.rank)};
+    if (a.rank < 1 || a.rank > 4) return KernelError{fmt::format("tensor {} has rank {} (1..4)", index, a.rank)};
     out.span_ = DevSpan{a.base, a.buffer_bytes};
     out.rank_ = a.rank;
     __int128 lo = static_cast<__int128>(a.offset_bytes), hi = lo + kElem;
@@ -38,7 +37,8 @@ class Window {
     if (lo < 0 || hi > static_cast<__int128>(a.buffer_bytes)) {
       const __int128 n = hi - lo;
       throw DeviceFault(op, a.base + static_cast<uint64_t>(lo),
-                        n > static_cast<__int128>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(n), FaultKind::kSpan);
+                        n > static_cast<__int128>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(n),
+                        FaultKind::kSpan);
     }
     // Distinct elements cannot outnumber the buffer's; a window that claims more (stride 0
     // broadcasting) is refused rather than looped over.
@@ -124,9 +124,14 @@ std::string shape_text(const Window& w) {
 // Input (read) and output (write) directions, per kernel, for the fault's op.
 bool is_output(int32_t kernel, size_t k) {
   switch (kernel) {
-    case kKernelFill: case kKernelZero: return true;
-    case kKernelCopy: case kKernelAcc: case kKernelScale: case kKernelRowsum: return k == 1;
-    case kKernelAdd: case kKernelMatmul: return k == 2;
+    case kKernelFill:
+    case kKernelZero: return true;
+    case kKernelCopy:
+    case kKernelAcc:
+    case kKernelScale:
+    case kKernelRowsum: return k == 1;
+    case kKernelAdd:
+    case kKernelMatmul: return k == 2;
     default: return false;
   }
 }
@@ -150,8 +155,8 @@ std::optional<KernelError> run_kernel(DeviceAccess& dev, int32_t kernel, std::sp
   const char* name = builtin_kernel_name(kernel);
   if (kernel == kKernelZero) {
     if (tensors.empty() || tensors.size() > 32 || !scalars.empty())
-      return KernelError{fmt::format("zero takes 1..32 tensors and no scalars, got {} and {}", tensors.size(),
-                                     scalars.size())};
+      return KernelError{
+          fmt::format("zero takes 1..32 tensors and no scalars, got {} and {}", tensors.size(), scalars.size())};
   } else if (tensors.size() != kArity[kernel].tensors || scalars.size() != kArity[kernel].scalars) {
     return KernelError{fmt::format("{} takes {} tensors and {} scalars, got {} and {}", name, kArity[kernel].tensors,
                                    kArity[kernel].scalars, tensors.size(), scalars.size())};
@@ -166,9 +171,7 @@ std::optional<KernelError> run_kernel(DeviceAccess& dev, int32_t kernel, std::sp
     case kKernelZero:
       for (const Window& t : w) t.write(dev, std::vector<uint32_t>(t.count(), 0));
       return std::nullopt;
-    case kKernelFill:
-      w[0].write(dev, std::vector<uint32_t>(w[0].count(), s));
-      return std::nullopt;
+    case kKernelFill: w[0].write(dev, std::vector<uint32_t>(w[0].count(), s)); return std::nullopt;
     case kKernelMatmul: {
       const Window &a = w[0], &b = w[1], &o = w[2];
       if (a.rank() != 2 || b.rank() != 2 || o.rank() != 2 || a.dim(1) != b.dim(0) || o.dim(0) != a.dim(0) ||
@@ -197,17 +200,14 @@ std::optional<KernelError> run_kernel(DeviceAccess& dev, int32_t kernel, std::sp
       o.write(dev, out);
       return std::nullopt;
     }
-    default:
-      break;
+    default: break;
   }
   // Elementwise kernels: equal shapes.
   for (size_t k = 1; k < w.size(); ++k)
     if (!w[0].same_shape(w[k]))
       return KernelError{fmt::format("{} needs equal shapes, got {} and {}", name, shape_text(w[0]), shape_text(w[k]))};
   switch (kernel) {
-    case kKernelCopy:
-      w[1].write(dev, w[0].read(dev));
-      break;
+    case kKernelCopy: w[1].write(dev, w[0].read(dev)); break;
     case kKernelAdd: {
       const std::vector<uint32_t> a = w[0].read(dev), b = w[1].read(dev);
       std::vector<uint32_t> out(a.size());
@@ -228,8 +228,7 @@ std::optional<KernelError> run_kernel(DeviceAccess& dev, int32_t kernel, std::sp
       w[1].write(dev, x);
       break;
     }
-    default:
-      break;
+    default: break;
   }
   return std::nullopt;
 }

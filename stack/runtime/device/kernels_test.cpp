@@ -117,7 +117,8 @@ void check_case(KernelBench& b, int32_t id, const std::vector<Win>& wins, std::v
   std::vector<interp::Operand> ops;
   size_t t = 0, s = 0;
   for (const verify::BuiltinParam& p : bi.params)
-    ops.push_back(p.tensor ? interp::Operand{&refs[t++], 0} : interp::Operand{nullptr, static_cast<int64_t>(scalars[s++])});
+    ops.push_back(p.tensor ? interp::Operand{&refs[t++], 0}
+                           : interp::Operand{nullptr, static_cast<int64_t>(scalars[s++])});
   ASSERT_FALSE(interp::check_operands(bi, ops).has_value());
   interp::run_builtin(bi, ops);
   const std::optional<KernelError> e = run_kernel(b.dev(), id, args, scalars);
@@ -194,7 +195,8 @@ TEST(Kernels, kernel_i32_wrap) {
   ASSERT_FALSE(run_kernel(b.dev(), kKernelAdd, {{x.arg(), y.arg(), o.arg(kTagOutput)}}, {}).has_value());
   EXPECT_EQ(get(o), (std::vector<uint32_t>{0x80000000u, 0u}));  // INT32_MAX + 1 = INT32_MIN; -1 + 1 = 0
   // scale: i32(s) is the low 32 bits of s; the product wraps.
-  ASSERT_FALSE(run_kernel(b.dev(), kKernelScale, {{x.arg(), o.arg(kTagOutput)}}, {{(uint64_t{5} << 32) | 3u}}).has_value());
+  ASSERT_FALSE(
+      run_kernel(b.dev(), kKernelScale, {{x.arg(), o.arg(kTagOutput)}}, {{(uint64_t{5} << 32) | 3u}}).has_value());
   EXPECT_EQ(get(o), (std::vector<uint32_t>{0x7FFFFFFDu, 0xFFFFFFFDu}));  // 3 * INT32_MAX, 3 * -1
   ASSERT_FALSE(run_kernel(b.dev(), kKernelFill, {{o.arg(kTagOutput)}}, {{0xFFFFFFFF80000000ull}}).has_value());
   EXPECT_EQ(get(o), (std::vector<uint32_t>{0x80000000u, 0x80000000u}));
@@ -270,8 +272,8 @@ TEST(Kernels, kernel_bad_arguments_are_errors) {
   std::mt19937_64 rng(9);
   KernelBench b;
   const Win a{&b.buffer({4}, rng), {0}, {4}}, c{&b.buffer({3}, rng), {0}, {3}};
-  EXPECT_TRUE(run_kernel(b.dev(), kKernelCopy, {{a.arg()}}, {}).has_value());                    // arity
-  EXPECT_TRUE(run_kernel(b.dev(), kKernelCopy, {{a.arg(), c.arg()}}, {}).has_value());           // shapes
+  EXPECT_TRUE(run_kernel(b.dev(), kKernelCopy, {{a.arg()}}, {}).has_value());                      // arity
+  EXPECT_TRUE(run_kernel(b.dev(), kKernelCopy, {{a.arg(), c.arg()}}, {}).has_value());             // shapes
   EXPECT_TRUE(run_kernel(b.dev(), kKernelMatmul, {{a.arg(), a.arg(), a.arg()}}, {}).has_value());  // ranks
   EXPECT_TRUE(run_kernel(b.dev(), 8, {{a.arg()}}, {}).has_value());
   EXPECT_TRUE(run_kernel(b.dev(), kKernelZero, {}, {}).has_value());

@@ -175,9 +175,7 @@ std::optional<uint64_t> Core::pop_policy() {
       if (pos != head) dev_.store<uint64_t>(ring_at(pos), dev_.load<uint64_t>(ring_at(head)));
       break;
     }
-    default:
-      e = dev_.load<uint64_t>(ring_at(head));
-      break;
+    default: e = dev_.load<uint64_t>(ring_at(head)); break;
   }
   dev_.store<uint64_t>(ctl_ + kHead, head + 1);
   return e;

@@ -49,13 +49,13 @@ struct BadRecord : std::runtime_error {
 
 // Everything a GRAPH task's execution needs, loaded from its submission and definition.
 struct GraphCtx {
-  DevAddr sub;           // GraphSubmission record (graph_ctx)
+  DevAddr sub;  // GraphSubmission record (graph_ctx)
   GraphSubmission s{};
-  DevAddr def;           // GraphDefinition
+  DevAddr def;  // GraphDefinition
   GraphDefHeader dh{};
-  DevSpan block;         // the whole graph-heap block
-  DevAddr arg_area;      // block_base + required_heap: TensorArg[T] then u64[K]
-  DevSpan storage;       // GraphExecution + GraphNodeStorage[n], exact span
+  DevSpan block;     // the whole graph-heap block
+  DevAddr arg_area;  // block_base + required_heap: TensorArg[T] then u64[K]
+  DevSpan storage;   // GraphExecution + GraphNodeStorage[n], exact span
   DevAddr node(uint64_t j) const { return storage.addr + graph_node_offset(j); }
 };
 

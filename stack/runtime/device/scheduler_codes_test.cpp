@@ -12,10 +12,10 @@
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/devmem/host_link.h"
 #include "stack/runtime/host/bind.h"
-#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/test_support.h"
+#include "stack/runtime/plan/parser.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -287,8 +287,9 @@ TEST(SchedulerCodes, sched_code_103) {
 }
 
 TEST(SchedulerCodes, sched_code_104) {
-  const char* plan = "config W=16 ready_capacity={}\nsubmit fill(output a: [8], scalar 1)\n"
-                     "submit fill(output b: [8], scalar 2)\nsubmit add(input a, input b, output c: [8])\n";
+  const char* plan =
+      "config W=16 ready_capacity={}\nsubmit fill(output a: [8], scalar 1)\n"
+      "submit fill(output b: [8], scalar 2)\nsubmit add(input a, input b, output c: [8])\n";
   for (Mode m : {Mode::kNewest, Mode::kOldest, Mode::kRandom}) {
     SCOPED_TRACE(schedule_mode_name(m));
     const BindResult r = bind_plan(parse(fmt::format(fmt::runtime(plan), 1)), options(m));
@@ -303,8 +304,9 @@ TEST(SchedulerCodes, sched_code_104) {
 // A DeviceFault stops the run (no code) and becomes the detail: a kernel's output base
 // rewritten (via `mutate`, byte 5 of the TensorArg's base) to an address never reserved.
 TEST(SchedulerCodes, sched_device_fault_stops) {
-  const std::string plan = "config W=16\ntensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\n"
-                           "submit scale(input c, output_existing c, scalar 3)\n";
+  const std::string plan =
+      "config W=16\ntensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\n"
+      "submit scale(input c, output_existing c, scalar 3)\n";
   const uint64_t tensors = segment_offset(plan, kSegTensor);
   for (Mode m : {Mode::kThreaded, Mode::kOldest}) {
     SCOPED_TRACE(schedule_mode_name(m));
@@ -312,7 +314,7 @@ TEST(SchedulerCodes, sched_device_fault_stops) {
     EXPECT_EQ(r.status, -1) << r.detail;
     EXPECT_NE(r.detail.find("task 0 (fill): DeviceFault(write"), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("kind=unmapped"), std::string::npos) << r.detail;
-    EXPECT_EQ(r.trace, (std::vector<TraceEntry>{{0, -1}}));  // task 1 never ran
+    EXPECT_EQ(r.trace, (std::vector<TraceEntry>{{0, -1}}));    // task 1 never ran
     const BindResult ok = bind_plan(parse(plan), options(m));  // control
     EXPECT_EQ(ok.status, 0) << ok.detail;
   }

@@ -131,15 +131,16 @@ void Core::start_graph(uint32_t task, unsigned tid) {
     ns.slot.payload = delta(e + kNodeSlot + kSlotPayloadField, e + kNodePayload);
     ns.slot.last_consumer = -1;
     if (nd.n_fanout > 0)
-      ns.slot.last_consumer = dev_.load<uint16_t>(g.def + dh.fanout_off + 2 * (uint64_t{nd.fanout_begin} + nd.n_fanout - 1));
+      ns.slot.last_consumer =
+          dev_.load<uint16_t>(g.def + dh.fanout_off + 2 * (uint64_t{nd.fanout_begin} + nd.n_fanout - 1));
     ns.payload.n_tensors = nd.n_tensors;
     ns.payload.n_scalars = nd.n_scalars;
     if (nd.n_tensors > 0)
-      ns.payload.tensors = delta(e + kNodePayload + kPayloadTensorsField,
-                                 g.arg_area + uint64_t{nd.tensor_begin} * sizeof(TensorArg));
+      ns.payload.tensors =
+          delta(e + kNodePayload + kPayloadTensorsField, g.arg_area + uint64_t{nd.tensor_begin} * sizeof(TensorArg));
     if (nd.n_scalars > 0)
-      ns.payload.scalars = delta(e + kNodePayload + kPayloadScalarsField,
-                                 g.block.addr + scalar_area + 8 * uint64_t{nd.scalar_begin});
+      ns.payload.scalars =
+          delta(e + kNodePayload + kPayloadScalarsField, g.block.addr + scalar_area + 8 * uint64_t{nd.scalar_begin});
     ns.fanin_remaining = nd.n_fanin;
     g.storage.store(dev_, graph_node_offset(j), ns);
     if (nd.n_fanin == 0) roots.push_back(j);
@@ -156,7 +157,8 @@ void Core::start_graph(uint32_t task, unsigned tid) {
 
 void Core::run_node(uint32_t task, uint32_t j, unsigned tid) {
   const GraphCtx g = graph_ctx(task);
-  if (j >= g.dh.n_nodes) throw BadRecord(fmt::format("ring names node {} of task {} ({} nodes)", j, task, g.dh.n_nodes));
+  if (j >= g.dh.n_nodes)
+    throw BadRecord(fmt::format("ring names node {} of task {} ({} nodes)", j, task, g.dh.n_nodes));
   const std::string unit = fmt::format("task {} node {}", task, j);
   const uint64_t off = graph_node_offset(j);
   if (!transition(g.storage.at(off + kNodeState, 4, DeviceOp::kCas), kSlotReady, kSlotRunning, tid, unit)) return;
@@ -179,7 +181,8 @@ void Core::run_node(uint32_t task, uint32_t j, unsigned tid) {
   if (p.n_scalars > 0) {
     const std::optional<DevAddr> base = resolve(*pa + kPayloadScalarsField, p.scalars);
     if (!base) throw BadRecord(unit + ": unbound scalars delta");
-    for (uint64_t k = 0; k < p.n_scalars; ++k) scalars[k] = g.block.load<uint64_t>(dev_, (*base - g.block.addr) + 8 * k);
+    for (uint64_t k = 0; k < p.n_scalars; ++k)
+      scalars[k] = g.block.load<uint64_t>(dev_, (*base - g.block.addr) + 8 * k);
   }
   if (!call_kernel(d.kernel_id, tensors, scalars, unit)) return;
   complete_node(g, task, j, tid);
@@ -194,16 +197,15 @@ void Core::complete_node(const GraphCtx& g, uint32_t task, uint32_t j, unsigned 
   for (uint32_t f = 0; f < nd.n_fanout && !stopped(); ++f) {
     const auto c = dev_.load<uint16_t>(g.def + g.dh.fanout_off + 2 * (uint64_t{nd.fanout_begin} + f));
     if (c <= j || c >= g.dh.n_nodes) throw BadRecord(fmt::format("{}: fanout names node {}", unit, c));
-    const auto old = dev_.fetch_add<int32_t>(
-        g.storage.at(graph_node_offset(c) + kNodeFaninRemaining, 4, DeviceOp::kFetchAdd), -1);
+    const auto old =
+        dev_.fetch_add<int32_t>(g.storage.at(graph_node_offset(c) + kNodeFaninRemaining, 4, DeviceOp::kFetchAdd), -1);
     if (old == 1) {
-      if (!transition(g.storage.at(graph_node_offset(c) + kNodeState, 4, DeviceOp::kCas), kSlotPending, kSlotReady,
-                      tid, fmt::format("task {} node {}", task, c)))
+      if (!transition(g.storage.at(graph_node_offset(c) + kNodeState, 4, DeviceOp::kCas), kSlotPending, kSlotReady, tid,
+                      fmt::format("task {} node {}", task, c)))
         return;
       push(task, c, tid);
     } else if (old <= 0) {
-      latch(code_value(ErrorCode::kCompletionInvalid), tid,
-            fmt::format("{} released node {} past its fanin", unit, c));
+      latch(code_value(ErrorCode::kCompletionInvalid), tid, fmt::format("{} released node {} past its fanin", unit, c));
       return;
     }
   }

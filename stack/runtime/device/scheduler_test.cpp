@@ -18,10 +18,10 @@
 
 #include "stack/codegen/sequential_plan_test_util.h"
 #include "stack/runtime/host/bind.h"
-#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/image/self_relative.h"
+#include "stack/runtime/plan/parser.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -36,8 +36,8 @@ OrchProgram parse(std::string_view text) {
 }
 
 std::string corpus(const char* name) {
-  const auto path = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
-                    "corpus" / "plans" / name;
+  const auto path = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "corpus" /
+                    "plans" / name;
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << path;
   std::stringstream s;
@@ -173,8 +173,8 @@ TEST(Scheduler, sched_policies_vs_reference) {
       std::vector<BindOptions> runs = {options(Mode::kNewest), options(Mode::kOldest)};
       for (uint64_t s = 0; s < 8; ++s) runs.push_back(options(Mode::kRandom, s));
       for (BindOptions o : runs) {
-        SCOPED_TRACE(fmt::format("{} seed={} inputs={}", schedule_mode_name(o.schedule.mode), o.schedule.seed,
-                                 input_seed));
+        SCOPED_TRACE(
+            fmt::format("{} seed={} inputs={}", schedule_mode_name(o.schedule.mode), o.schedule.seed, input_seed));
         o.seed = input_seed;
         const BindResult r = bind_plan(p, o);
         ASSERT_EQ(r.status, 0) << r.detail;
@@ -289,11 +289,14 @@ submit acc(input c, inout d)
 
 // Position of each unit; true when (1,-1) < nodes of 1 < (2,-1) < nodes of 2 < (3,-1).
 bool outer_after_nodes(const std::vector<TraceEntry>& trace, std::string* why) {
-  auto at = [&](int32_t t, int32_t n) { return std::find(trace.begin(), trace.end(), TraceEntry{t, n}) - trace.begin(); };
+  auto at = [&](int32_t t, int32_t n) {
+    return std::find(trace.begin(), trace.end(), TraceEntry{t, n}) - trace.begin();
+  };
   const auto end = static_cast<ptrdiff_t>(trace.size());
   for (int32_t g : {1, 2}) {
     for (int32_t j = 0; j < 4; ++j) {
-      if (at(g, j) == end || at(g, -1) > at(g, j)) return *why = fmt::format("node {}/{} before its outer", g, j), false;
+      if (at(g, j) == end || at(g, -1) > at(g, j))
+        return *why = fmt::format("node {}/{} before its outer", g, j), false;
       if (at(g + 1, -1) < at(g, j)) return *why = fmt::format("task {} before node {}/{}", g + 1, g, j), false;
     }
   }

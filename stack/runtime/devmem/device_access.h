@@ -21,8 +21,7 @@ class DeviceAccess {
   void read(DevAddr src, void* dst, uint64_t n, std::memory_order o = std::memory_order_relaxed) {
     mem_->read(src, dst, n, o);
   }
-  void write(DevAddr dst, const void* src, uint64_t n,
-             std::memory_order o = std::memory_order_relaxed) {
+  void write(DevAddr dst, const void* src, uint64_t n, std::memory_order o = std::memory_order_relaxed) {
     mem_->write(dst, src, n, o);
   }
   template <class T>
@@ -74,8 +73,7 @@ struct DevSpan {
     return dev.load<T>(at(off, sizeof(T), DeviceOp::kLoad), o);
   }
   template <class T>
-  void store(DeviceAccess& dev, uint64_t off, const T& v,
-             std::memory_order o = std::memory_order_relaxed) const {
+  void store(DeviceAccess& dev, uint64_t off, const T& v, std::memory_order o = std::memory_order_relaxed) const {
     dev.store<T>(at(off, sizeof(T), DeviceOp::kStore), v, o);
   }
   void read(DeviceAccess& dev, uint64_t off, void* dst, uint64_t n) const {

@@ -202,9 +202,8 @@ void DeviceMemory::copy_to_host(void* dst, DevAddr src, uint64_t n) {
   std::shared_lock lock(mu_);
   Reservation& r = locate(DeviceOp::kCopyToHost, src, n);
   auto* d = static_cast<uint8_t*>(dst);
-  for_pages(r, src.raw() - r.base, n, [&](Page& p, uint64_t po, uint64_t len, uint64_t done) {
-    std::memcpy(d + done, p.data + po, len);
-  });
+  for_pages(r, src.raw() - r.base, n,
+            [&](Page& p, uint64_t po, uint64_t len, uint64_t done) { std::memcpy(d + done, p.data + po, len); });
   d2h_calls_.fetch_add(1);
   d2h_bytes_.fetch_add(n);
 }
@@ -219,9 +218,7 @@ void DeviceMemory::write(DevAddr dst, const void* src, uint64_t n, std::memory_o
 namespace {
 // One atomic op for an aligned 1/2/4/8-byte range, so ordered flags and counters are plain
 // atomics (and TSan sees them as such).
-bool single_word(uint64_t addr, uint64_t n) {
-  return (n == 1 || n == 2 || n == 4 || n == 8) && addr % n == 0;
-}
+bool single_word(uint64_t addr, uint64_t n) { return (n == 1 || n == 2 || n == 4 || n == 8) && addr % n == 0; }
 template <class U>
 U atomic_load_n(uint8_t* p, std::memory_order o) {
   return std::atomic_ref<U>(*reinterpret_cast<U*>(p)).load(o);
@@ -232,8 +229,7 @@ void atomic_store_n(uint8_t* p, U v, std::memory_order o) {
 }
 }  // namespace
 
-void DeviceMemory::read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n,
-                            std::memory_order order) {
+void DeviceMemory::read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n, std::memory_order order) {
   std::shared_lock lock(mu_);
   Reservation& r = locate(op, src, n);
   const uint64_t off = src.raw() - r.base;
@@ -254,14 +250,29 @@ void DeviceMemory::read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n,
     uint8_t* s = p.data + po;
     if (one) {
       switch (n) {
-        case 1: { auto v = atomic_load_n<uint8_t>(s, order); std::memcpy(d, &v, 1); break; }
-        case 2: { auto v = atomic_load_n<uint16_t>(s, order); std::memcpy(d, &v, 2); break; }
-        case 4: { auto v = atomic_load_n<uint32_t>(s, order); std::memcpy(d, &v, 4); break; }
-        default: { auto v = atomic_load_n<uint64_t>(s, order); std::memcpy(d, &v, 8); break; }
+        case 1: {
+          auto v = atomic_load_n<uint8_t>(s, order);
+          std::memcpy(d, &v, 1);
+          break;
+        }
+        case 2: {
+          auto v = atomic_load_n<uint16_t>(s, order);
+          std::memcpy(d, &v, 2);
+          break;
+        }
+        case 4: {
+          auto v = atomic_load_n<uint32_t>(s, order);
+          std::memcpy(d, &v, 4);
+          break;
+        }
+        default: {
+          auto v = atomic_load_n<uint64_t>(s, order);
+          std::memcpy(d, &v, 8);
+          break;
+        }
       }
     } else {
-      for (uint64_t i = 0; i < len; ++i)
-        d[done + i] = std::atomic_ref<uint8_t>(s[i]).load(std::memory_order_relaxed);
+      for (uint64_t i = 0; i < len; ++i) d[done + i] = std::atomic_ref<uint8_t>(s[i]).load(std::memory_order_relaxed);
     }
     for_words(po, len, [&](uint64_t w, uint64_t m) {
       std::atomic_ref<uint64_t> rb(p.read_bits[w]);
@@ -274,8 +285,7 @@ void DeviceMemory::read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n,
   if (uninit) uninit_reads_.fetch_add(uninit, std::memory_order_relaxed);
 }
 
-void DeviceMemory::write_raw(DeviceOp op, DevAddr dst, const void* src, uint64_t n,
-                             std::memory_order order) {
+void DeviceMemory::write_raw(DeviceOp op, DevAddr dst, const void* src, uint64_t n, std::memory_order order) {
   std::shared_lock lock(mu_);
   Reservation& r = locate(op, dst, n);
   const uint64_t off = dst.raw() - r.base;
@@ -286,14 +296,33 @@ void DeviceMemory::write_raw(DeviceOp op, DevAddr dst, const void* src, uint64_t
     uint8_t* d = p.data + po;
     if (one) {
       switch (n) {
-        case 1: { uint8_t v; std::memcpy(&v, s, 1); atomic_store_n(d, v, order); break; }
-        case 2: { uint16_t v; std::memcpy(&v, s, 2); atomic_store_n(d, v, order); break; }
-        case 4: { uint32_t v; std::memcpy(&v, s, 4); atomic_store_n(d, v, order); break; }
-        default: { uint64_t v; std::memcpy(&v, s, 8); atomic_store_n(d, v, order); break; }
+        case 1: {
+          uint8_t v;
+          std::memcpy(&v, s, 1);
+          atomic_store_n(d, v, order);
+          break;
+        }
+        case 2: {
+          uint16_t v;
+          std::memcpy(&v, s, 2);
+          atomic_store_n(d, v, order);
+          break;
+        }
+        case 4: {
+          uint32_t v;
+          std::memcpy(&v, s, 4);
+          atomic_store_n(d, v, order);
+          break;
+        }
+        default: {
+          uint64_t v;
+          std::memcpy(&v, s, 8);
+          atomic_store_n(d, v, order);
+          break;
+        }
       }
     } else {
-      for (uint64_t i = 0; i < len; ++i)
-        std::atomic_ref<uint8_t>(d[i]).store(s[done + i], std::memory_order_relaxed);
+      for (uint64_t i = 0; i < len; ++i) std::atomic_ref<uint8_t>(d[i]).store(s[done + i], std::memory_order_relaxed);
     }
     for_words(po, len, [&](uint64_t w, uint64_t m) {
       std::atomic_ref<uint64_t> wb(p.written_bits[w]);
@@ -302,8 +331,8 @@ void DeviceMemory::write_raw(DeviceOp op, DevAddr dst, const void* src, uint64_t
   });
 }
 
-uint64_t DeviceMemory::rmw(DeviceOp op, DevAddr a, unsigned size, uint64_t operand,
-                           uint64_t expected, bool* cas_ok, std::memory_order order) {
+uint64_t DeviceMemory::rmw(DeviceOp op, DevAddr a, unsigned size, uint64_t operand, uint64_t expected, bool* cas_ok,
+                           std::memory_order order) {
   STACK_CHECK(size == 4 || size == 8, "device atomics are 32 or 64 bit");
   std::shared_lock lock(mu_);
   Reservation& r = locate(op, a, size);
@@ -338,7 +367,10 @@ uint64_t DeviceMemory::rmw(DeviceOp op, DevAddr a, unsigned size, uint64_t opera
       default: STACK_CHECK(false, "rmw op");
     }
   };
-  if (size == 4) run(uint32_t{}); else run(uint64_t{});
+  if (size == 4)
+    run(uint32_t{});
+  else
+    run(uint64_t{});
   std::atomic_ref<uint64_t>(p.read_bits[w]).fetch_or(m, std::memory_order_relaxed);
   if (wrote) std::atomic_ref<uint64_t>(p.written_bits[w]).fetch_or(m, std::memory_order_relaxed);
   return old;

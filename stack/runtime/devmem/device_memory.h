@@ -48,14 +48,14 @@ struct ReservationInfo {
 };
 
 template <class T>
-concept DeviceAtomicWord = std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> ||
-                           std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>;
+concept DeviceAtomicWord = std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, int64_t> ||
+    std::is_same_v<T, uint64_t>;
 
 class DeviceMemory {
  public:
   static constexpr uint64_t kFirstBase = 0x1000'0000'0000ull;
   static constexpr uint64_t kPageBytes = 64 * 1024;
-  static constexpr uint64_t kGapBytes = 64 * 1024;  // minimum gap between reservations
+  static constexpr uint64_t kGapBytes = 64 * 1024;              // minimum gap between reservations
   static constexpr uint64_t kMaxReservationBytes = 1ull << 40;  // bad sizes fault, not OOM
   static constexpr uint64_t kMaxAlign = 1ull << 30;
 
@@ -80,8 +80,7 @@ class DeviceMemory {
   // `order` other than relaxed: acquire for reads, release for writes (fences around the
   // per-byte moves, or one atomic for an aligned 1/2/4/8-byte range).
   void read(DevAddr src, void* dst, uint64_t n, std::memory_order order = std::memory_order_relaxed);
-  void write(DevAddr dst, const void* src, uint64_t n,
-             std::memory_order order = std::memory_order_relaxed);
+  void write(DevAddr dst, const void* src, uint64_t n, std::memory_order order = std::memory_order_relaxed);
 
   template <class T>
   T load(DevAddr a, std::memory_order order = std::memory_order_relaxed) {
@@ -108,13 +107,11 @@ class DeviceMemory {
   }
   template <DeviceAtomicWord T>
   T fetch_add(DevAddr a, T v, std::memory_order order = std::memory_order_acq_rel) {
-    return static_cast<T>(rmw(DeviceOp::kFetchAdd, a, sizeof(T), static_cast<uint64_t>(v), 0,
-                              nullptr, order));
+    return static_cast<T>(rmw(DeviceOp::kFetchAdd, a, sizeof(T), static_cast<uint64_t>(v), 0, nullptr, order));
   }
   template <DeviceAtomicWord T>
   T exchange(DevAddr a, T v, std::memory_order order = std::memory_order_acq_rel) {
-    return static_cast<T>(rmw(DeviceOp::kExchange, a, sizeof(T), static_cast<uint64_t>(v), 0,
-                              nullptr, order));
+    return static_cast<T>(rmw(DeviceOp::kExchange, a, sizeof(T), static_cast<uint64_t>(v), 0, nullptr, order));
   }
 
   // True iff [a, a+n) is non-empty, does not wrap, and lies in one live reservation.
@@ -134,16 +131,16 @@ class DeviceMemory {
   uint8_t fill_byte() const { return cfg_.fill_byte; }
   CopyCounters counters() const;
   void reset_counters();
-  uint64_t resident_pages() const;  // pages backed right now, all reservations
-  std::vector<ReservationInfo> reservations() const;  // every reservation ever made
+  uint64_t resident_pages() const;                                 // pages backed right now, all reservations
+  std::vector<ReservationInfo> reservations() const;               // every reservation ever made
   std::optional<ReservationInfo> reservation_of(DevAddr a) const;  // containing one, if any
   uint64_t live_reserved_bytes() const;
 
   // Raw entry points behind the templates (also used by the views).
   void read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n, std::memory_order order);
   void write_raw(DeviceOp op, DevAddr dst, const void* src, uint64_t n, std::memory_order order);
-  uint64_t rmw(DeviceOp op, DevAddr a, unsigned size, uint64_t operand, uint64_t expected,
-               bool* cas_ok, std::memory_order order);
+  uint64_t rmw(DeviceOp op, DevAddr a, unsigned size, uint64_t operand, uint64_t expected, bool* cas_ok,
+               std::memory_order order);
 
  private:
   struct Page;

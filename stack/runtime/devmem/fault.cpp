@@ -35,8 +35,11 @@ const char* fault_kind_name(FaultKind k) {
 }
 
 DeviceFault::DeviceFault(DeviceOp op, DevAddr addr, uint64_t n, FaultKind kind)
-    : op_(op), addr_(addr), n_(n), kind_(kind),
-      text_(fmt::format("DeviceFault({} addr={:#x} n={} kind={})", op_name(op), addr.raw(), n,
-                        fault_kind_name(kind))) {}
+    : op_(op),
+      addr_(addr),
+      n_(n),
+      kind_(kind),
+      text_(fmt::format("DeviceFault({} addr={:#x} n={} kind={})", op_name(op), addr.raw(), n, fault_kind_name(kind))) {
+}
 
 }  // namespace stackcheck::runtime

@@ -13,8 +13,17 @@
 namespace stackcheck::runtime {
 
 enum class DeviceOp : uint8_t {
-  kReserve, kRelease, kCopyToDevice, kCopyToHost,           // host (HostLink)
-  kRead, kWrite, kLoad, kStore, kCas, kFetchAdd, kExchange,  // device (DeviceAccess)
+  kReserve,
+  kRelease,
+  kCopyToDevice,
+  kCopyToHost,  // host (HostLink)
+  kRead,
+  kWrite,
+  kLoad,
+  kStore,
+  kCas,
+  kFetchAdd,
+  kExchange,  // device (DeviceAccess)
 };
 
 enum class FaultKind : uint8_t {

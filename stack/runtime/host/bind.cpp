@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "stack/runtime/devmem/device_memory.h"
-#include "stack/runtime/plan/check.h"
 #include "stack/runtime/host/runtime.h"
+#include "stack/runtime/plan/check.h"
 
 namespace stackcheck::runtime {
 

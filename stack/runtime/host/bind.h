@@ -30,9 +30,9 @@
 namespace stackcheck::runtime {
 
 struct BindOptions {
-  uint64_t seed = 0;                    // entry-tensor inputs (COMPILER.md §7)
-  std::optional<uint8_t> fill_byte;     // device memory fill; overrides config fill_byte
-  bool strict_uninit = false;           // device reads of never-written bytes fault
+  uint64_t seed = 0;                     // entry-tensor inputs (COMPILER.md §7)
+  std::optional<uint8_t> fill_byte;      // device memory fill; overrides config fill_byte
+  bool strict_uninit = false;            // device reads of never-written bytes fault
   uint64_t max_statements = 10'000'000;  // orchestration budget (loops included)
   // Step 9's scheduler: mode, Random seed; workers / progress_timeout_ms 0 = the
   // RuntimeConfig's (`config workers=`, `progress_timeout_ms=`).
@@ -50,10 +50,10 @@ struct EntryResult {
 
 struct BindResult {
   int status = kStatusOk;
-  std::string detail;                 // why, for every nonzero status
+  std::string detail;  // why, for every nonzero status
   BindStats stats;
-  std::vector<EntryResult> entries;   // on status 0 only, in declaration order
-  std::vector<TraceEntry> trace;      // units in dispatch order (empty if nothing ran)
+  std::vector<EntryResult> entries;  // on status 0 only, in declaration order
+  std::vector<TraceEntry> trace;     // units in dispatch order (empty if nothing ran)
 };
 
 // Binds `p` on a fresh DeviceMemory + Runtime configured by p.config (and opts.fill_byte).

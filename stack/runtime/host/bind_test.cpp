@@ -11,12 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/device/attach.h"
-#include "stack/runtime/plan/parser.h"
-#include "stack/runtime/plan/printer.h"
+#include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/host/splitmix.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -146,15 +146,17 @@ const FatalCase kFatalCases[] = {
     {1, "tensor x: In [8]\nscope_begin\nsubmit fill(output o: [8], scalar 1)\n"},
     {2, "config task_heap=1024\nalloc a: [128]\nalloc b: [128]\n"},
     {3, "config W=4\nfor i = 0, 5, 1 {\n  submit fill(output o: [8], scalar i)\n}\n"},
-    {4, "config W=256\ntensor x: InOut [2048]\nalloc y: [2048]\nfor i = 0, 128, 1 {\n"
-        "  view v = x[i * 16:16]\n  submit fill(output_existing v, scalar i)\n}\nsubmit acc(input x, inout y)\n"},
+    {4,
+     "config W=256\ntensor x: InOut [2048]\nalloc y: [2048]\nfor i = 0, 128, 1 {\n"
+     "  view v = x[i * 16:16]\n  submit fill(output_existing v, scalar i)\n}\nsubmit acc(input x, inout y)\n"},
     {5, "tensor x: In [8]\nsubmit acc(input x, input x)\n"},
     {7, "tensor x: In [8]\nsync_start 25\n"},
     {8, "tensor x: In [8]\nwait_tensor x\n"},
     {9, "tensor x: In [8]\nfatal\nset a = 1 / 0\n"},
     {10, "config scope_tasks_capacity=2\nfor i = 0, 3, 1 {\n  submit fill(output o: [8], scalar i)\n}\n"},
-    {11, "config tensormap_capacity=8\ntensor x: In [64]\nfor i = 0, 8, 1 {\n  view v = x[i * 8:8]\n"
-         "  submit copy(input v, output o: [8])\n}\n"},
+    {11,
+     "config tensormap_capacity=8\ntensor x: In [64]\nfor i = 0, 8, 1 {\n  view v = x[i * 8:8]\n"
+     "  submit copy(input v, output o: [8])\n}\n"},
 };
 
 void expect_refused(const FatalCase& c) {
@@ -298,8 +300,9 @@ TEST(Bind, rejected_config_is_unsupported) {
 // A definition is uploaded (its own reservation, one def_h2d) by the first bind that submits
 // it and stays resident: binding again on the same Runtime replays it with no upload.
 TEST(Bind, bind_defs_once) {
-  const OrchProgram p = parse("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar $0)\n}\n"
-                              "for i = 0, 3, 1 {\n  submit_graph g(inout c, scalar i)\n}\n");
+  const OrchProgram p = parse(
+      "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar $0)\n}\n"
+      "for i = 0, 3, 1 {\n  submit_graph g(inout c, scalar i)\n}\n");
   Bench b(p);
   const BindResult r1 = b.rt->bind(p);
   ASSERT_EQ(r1.status, 0) << r1.detail;
@@ -321,8 +324,9 @@ TEST(Bind, bind_defs_once) {
   for (const ReservationInfo& i : b.mem.reservations()) defs += i.name.rfind("graph_def:", 0) == 0 ? 1 : 0;
   EXPECT_EQ(defs, 1);
   // Another program's graph in the same position is another function: a new definition.
-  const OrchProgram q = parse("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 7)\n}\n"
-                              "submit_graph g(inout c)\n");
+  const OrchProgram q = parse(
+      "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 7)\n}\n"
+      "submit_graph g(inout c)\n");
   const BindResult r3 = b.rt->bind(q);
   ASSERT_EQ(r3.status, 0) << r3.detail;
   EXPECT_EQ(r3.stats.def_h2d, 1u);

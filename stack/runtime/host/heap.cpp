@@ -24,8 +24,8 @@ std::optional<DevAddr> TaskHeap::alloc(uint64_t bytes, uint64_t align) {
   const auto start = round_up(top_, align, capacity_);
   const auto size = round_up(bytes, 64, capacity_);
   if (!start || !size || *size > capacity_ - *start) {
-    latch_->latch(ErrorCode::kHeapExhausted,
-                  fmt::format("task heap: {} B at align {} does not fit ({} of {} B in use)", bytes, align, top_, capacity_));
+    latch_->latch(ErrorCode::kHeapExhausted, fmt::format("task heap: {} B at align {} does not fit ({} of {} B in use)",
+                                                         bytes, align, top_, capacity_));
     return std::nullopt;
   }
   if (*size == 0) return base_ + *start;  // aliases the top; the top does not move

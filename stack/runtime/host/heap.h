@@ -19,8 +19,7 @@ namespace stackcheck::runtime {
 
 class TaskHeap {
  public:
-  TaskHeap(DevAddr base, uint64_t capacity, ErrorLatch& latch)
-      : base_(base), capacity_(capacity), latch_(&latch) {}
+  TaskHeap(DevAddr base, uint64_t capacity, ErrorLatch& latch) : base_(base), capacity_(capacity), latch_(&latch) {}
 
   // nullopt (and latch 2) when [aligned top, + round64(bytes)) does not fit.
   std::optional<DevAddr> alloc(uint64_t bytes, uint64_t align);
@@ -31,7 +30,7 @@ class TaskHeap {
 
   DevAddr base() const { return base_; }
   uint64_t capacity() const { return capacity_; }
-  uint64_t top() const { return top_; }            // bytes in use from base
+  uint64_t top() const { return top_; }  // bytes in use from base
   uint64_t high_water() const { return high_water_; }
 
  private:
@@ -44,8 +43,7 @@ class TaskHeap {
 
 class GraphHeap {
  public:
-  GraphHeap(DevAddr base, uint64_t capacity, ErrorLatch& latch)
-      : base_(base), capacity_(capacity), latch_(&latch) {}
+  GraphHeap(DevAddr base, uint64_t capacity, ErrorLatch& latch) : base_(base), capacity_(capacity), latch_(&latch) {}
 
   // One 64-aligned block of round64(bytes); nullopt (and latch 2) when it does not fit.
   std::optional<DevAddr> alloc(uint64_t bytes);

@@ -11,12 +11,12 @@ constexpr DevAddr kBase{0x1000'0000'0000ull};
 TEST(Heap, heap_align_64_1024) {
   ErrorLatch latch;
   TaskHeap h(kBase, 64 * 1024, latch);
-  EXPECT_EQ(h.alloc(10, 64), kBase + 0);        // 10 rounds to 64
+  EXPECT_EQ(h.alloc(10, 64), kBase + 0);  // 10 rounds to 64
   EXPECT_EQ(h.top(), 64u);
   EXPECT_EQ(h.alloc(100, 1024), kBase + 1024);  // tensors align to 1024; 100 rounds to 128
   EXPECT_EQ(h.top(), 1152u);
   EXPECT_EQ(h.alloc(1, 64), kBase + 1152);
-  EXPECT_EQ(h.alloc(65, 64), kBase + 1216);     // 65 rounds to 128
+  EXPECT_EQ(h.alloc(65, 64), kBase + 1216);  // 65 rounds to 128
   EXPECT_EQ(h.top(), 1344u);
   EXPECT_EQ(h.high_water(), 1344u);
   EXPECT_FALSE(latch.latched());
@@ -28,8 +28,8 @@ TEST(Heap, heap_zero_aliases) {
   ASSERT_TRUE(h.alloc(64, 64));
   auto z = h.alloc(0, 1024);
   ASSERT_TRUE(z);
-  EXPECT_EQ(*z, kBase + 1024);  // the aligned top ...
-  EXPECT_EQ(h.top(), 64u);      // ... without moving it
+  EXPECT_EQ(*z, kBase + 1024);      // the aligned top ...
+  EXPECT_EQ(h.top(), 64u);          // ... without moving it
   EXPECT_EQ(h.alloc(64, 1024), z);  // the next allocation starts there
   // At the very end a size-0 request still succeeds (an empty range at the top).
   TaskHeap full(kBase, 1024, latch);
@@ -99,7 +99,7 @@ TEST(Heap, heap_exhausted_2) {
 TEST(Heap, heap_graph_hw) {
   ErrorLatch latch;
   GraphHeap g(kBase, 1024, latch);
-  EXPECT_EQ(g.alloc(100), kBase);       // 64-aligned blocks, sizes rounded to 64
+  EXPECT_EQ(g.alloc(100), kBase);  // 64-aligned blocks, sizes rounded to 64
   EXPECT_EQ(g.alloc(64), kBase + 128);
   EXPECT_EQ(g.high_water(), 192u);
   EXPECT_EQ(g.alloc(832), kBase + 192);  // exactly fills it

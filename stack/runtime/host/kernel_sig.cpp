@@ -72,8 +72,8 @@ std::optional<std::string> check_kernel_args(int32_t kernel_id, std::span<const 
     return fmt::format("kernel id {} cannot be submitted (0..{})", kernel_id, kMaxSubmitKernelId);
   const Signature& sig = kSignatures[kernel_id];
   if (t.size() != sig.n_tensors || n_scalars != sig.n_scalars)
-    return fmt::format("{} takes {} tensors and {} scalars, got {} and {}", sig.name, sig.n_tensors,
-                       sig.n_scalars, t.size(), n_scalars);
+    return fmt::format("{} takes {} tensors and {} scalars, got {} and {}", sig.name, sig.n_tensors, sig.n_scalars,
+                       t.size(), n_scalars);
   for (uint32_t i = 0; i < sig.n_tensors; ++i)
     if (!accepts(sig.params[i], t[i].tag))
       return fmt::format("{} argument {} is {} but its parameter is {}", sig.name, i, tag_text(t[i].tag),

@@ -2,8 +2,8 @@
 // host mirror.
 #include "stack/runtime/host/orchestrator.h"
 
-#include <cstring>
 #include <fmt/format.h>
+#include <cstring>
 #include <limits>
 
 #include "stack/runtime/host/kernel_sig.h"
@@ -59,7 +59,7 @@ bool Shape::valid() const {
   for (uint32_t i = rank; i-- > 0;) {
     if (dims[i] < 1 || dims[i] > kInt32Max) return false;
     if (stride > static_cast<uint64_t>(kInt32Max)) return false;  // stride i as an i32
-    stride *= static_cast<uint64_t>(dims[i]);                      // <= 2^31 * 2^31: no wrap
+    stride *= static_cast<uint64_t>(dims[i]);                     // <= 2^31 * 2^31: no wrap
     if (stride > kMaxTensorElements) return false;
   }
   return true;
@@ -77,8 +77,7 @@ Shape TensorRef::shape() const { return Shape::of(std::span<const int64_t>(shape
 
 uint64_t TensorRef::extent_bytes() const {
   uint64_t last = 0;  // element offset of the window's last element
-  for (uint32_t i = 0; i < rank_; ++i)
-    last += static_cast<uint64_t>(shape_[i] - 1) * static_cast<uint64_t>(stride_[i]);
+  for (uint32_t i = 0; i < rank_; ++i) last += static_cast<uint64_t>(shape_[i] - 1) * static_cast<uint64_t>(stride_[i]);
   return (last + 1) * kElemBytes;
 }
 
@@ -206,8 +205,7 @@ void Orchestrator::bind_delta(uint64_t field_off, uint64_t target_off) {
 }
 
 void Orchestrator::finish() {
-  if (!scopes_.empty())
-    latch_.latch(ErrorCode::kScopeDeadlock, fmt::format("{} scope(s) left open", scopes_.size()));
+  if (!scopes_.empty()) latch_.latch(ErrorCode::kScopeDeadlock, fmt::format("{} scope(s) left open", scopes_.size()));
   ImageHeader h{};
   std::memcpy(h.magic, kImageMagic, sizeof h.magic);
   h.version = kImageVersion;
@@ -270,8 +268,8 @@ bool Orchestrator::valid_ref(const TensorRef& t, std::string* why, uint64_t doma
       return false;
     }
   if (t.offset_bytes_ > t.buffer_bytes_ || t.extent_bytes() > t.buffer_bytes_ - t.offset_bytes_) {
-    *why = fmt::format("window [{}, +{}) outside its {}-byte buffer", t.offset_bytes_, t.extent_bytes(),
-                       t.buffer_bytes_);
+    *why =
+        fmt::format("window [{}, +{}) outside its {}-byte buffer", t.offset_bytes_, t.extent_bytes(), t.buffer_bytes_);
     return false;
   }
   return true;
@@ -344,7 +342,7 @@ bool Orchestrator::fanin_and_register(const Claim& c, const std::vector<TensorAr
   for (const TensorArg& a : args) tensormap_.collect(window_lo(a), window_hi(a), access_of(a.tag), fanin_);
   if (!fanin_.finish(latch_)) return false;  // latched 4
   for (const TensorArg& a : args) tensormap_.record(window_lo(a), window_hi(a), access_of(a.tag), c.id);
-  return !latched();                          // latched 11
+  return !latched();  // latched 11
 }
 
 // Step 5: descriptor, payload, pools, slot PENDING, flag 0; producers' last_consumer raised.
@@ -374,7 +372,8 @@ void Orchestrator::publish(const Claim& c, const Published& p) {
   for (size_t k = 0; k < p.tensors.size(); ++k) put(L.tensor_at(c.tensors + k), p.tensors[k]);
   // Whole 64-byte lines: the pad entries are written as zeros (attach reads them).
   const uint64_t region = scalar_region_entries(p.scalars.size());
-  for (uint64_t k = 0; k < region; ++k) put(L.scalar_at(c.scalars + k), k < p.scalars.size() ? p.scalars[k] : uint64_t{0});
+  for (uint64_t k = 0; k < region; ++k)
+    put(L.scalar_at(c.scalars + k), k < p.scalars.size() ? p.scalars[k] : uint64_t{0});
   for (size_t k = 0; k < fanin.size(); ++k) put(L.fanin_at(c.fanin + k), fanin[k]);
   cursors_.fanin += fanin.size();
 

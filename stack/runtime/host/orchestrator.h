@@ -40,7 +40,7 @@ namespace stackcheck::runtime {
 
 using TaskId = int32_t;
 inline constexpr TaskId kNoTask = -1;
-inline constexpr TaskId kGraphInlined = -2;  // submit_graph ran fn inline (cache full)
+inline constexpr TaskId kGraphInlined = -2;      // submit_graph ran fn inline (cache full)
 inline constexpr uint32_t kMaxTaskTensors = 32;  // kernel tasks, ALLOC tasks, graph nodes
 inline constexpr uint32_t kMaxTaskScalars = 16;
 inline constexpr uint32_t kMaxAllocBuffers = 16;
@@ -140,9 +140,9 @@ class Args {
   friend class GraphRecorder;
   struct Tensor {
     uint32_t tag = kTagInvalid;
-    TensorRef ref;            // all tags but output
+    TensorRef ref;             // all tags but output
     TensorRef* out = nullptr;  // output
-    Shape shape;              // output
+    Shape shape;               // output
   };
   Args& add_tensor(uint32_t tag, const TensorRef& t);
   bool accepting_tensor();

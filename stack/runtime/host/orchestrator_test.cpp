@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
-#include "stack/runtime/plan/arith.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/self_relative.h"
+#include "stack/runtime/plan/arith.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -307,9 +307,9 @@ TEST(Orchestrator, kernel_signatures_5) {
       {6, {{0, {3, 5}}, {2, {3}}}, 0, false},
       {3, {{3, {8}}, {3, {8}}}, 0, true},  // no_dep fits every direction
       {3, {{0, {8}}, {2, {8}}}, 0, false},
-      {0, {{2, {8}}}, 0, false},           // fill needs its scalar
+      {0, {{2, {8}}}, 0, false},  // fill needs its scalar
       {1, {{0, {8}}, {2, {8}}, {2, {8}}}, 0, false},
-      {7, {{2, {8}}}, 0, false},           // zero is the ALLOC task's, not submittable
+      {7, {{2, {8}}}, 0, false},  // zero is the ALLOC task's, not submittable
   };
   for (const Case& c : cases) {
     Fixture f;

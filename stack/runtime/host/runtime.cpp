@@ -1,19 +1,19 @@
 // Runtime creation and bind steps 1-9 (runtime.h, RUNTIME.md §10).
 #include "stack/runtime/host/runtime.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fmt/format.h>
 
-#include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/device/scheduler.h"
+#include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/graph/cache.h"
-#include "stack/runtime/plan/check.h"
-#include "stack/runtime/plan/interpreter.h"
 #include "stack/runtime/host/splitmix.h"
 #include "stack/runtime/image/compact.h"
+#include "stack/runtime/plan/check.h"
+#include "stack/runtime/plan/interpreter.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -155,8 +155,8 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
     orch_->reset();
     std::vector<EntryView> views;
     for (size_t i = 0; i < p.tensors.size(); ++i)
-      views.push_back(EntryView{p.tensors[i].name, orch_->external(bases[i], Shape::of(p.tensors[i].shape)),
-                                host[i], p.tensors[i].inout});
+      views.push_back(EntryView{p.tensors[i].name, orch_->external(bases[i], Shape::of(p.tensors[i].shape)), host[i],
+                                p.tensors[i].inout});
     orch_->scope_begin();
     const InterpretResult ir = run_plan(p, *orch_, views, opts.max_statements, graph_ids_for(p));
     st.tasks = orch_->submitted();
@@ -178,8 +178,9 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
     // Step 3: a latched code refuses the upload; nothing is planned, reserved or copied.
     if (orch_->latched()) {
       r.status = to_status(orch_->error());
-      r.detail = orch_->error_detail().empty() ? code_name(orch_->error())
-                                               : fmt::format("{}: {}", code_name(orch_->error()), orch_->error_detail());
+      r.detail = orch_->error_detail().empty()
+                     ? code_name(orch_->error())
+                     : fmt::format("{}: {}", code_name(orch_->error()), orch_->error_detail());
       return r;
     }
     ship(p, r, bases, host, opts.schedule);
@@ -220,8 +221,11 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     region_bytes_ = bytes;
   }
   const DevAddr copied = region_ + copied_off;
-  plan_ = RegionPlan{copied, copied + sizeof(RuntimeHeader), img.total_bytes, region_, dev_bytes, Q, shipped,
-                     subs.empty() ? DevAddr() : copied + sub_off, sub_bytes};
+  plan_ = RegionPlan{copied,          copied + sizeof(RuntimeHeader),
+                     img.total_bytes, region_,
+                     dev_bytes,       Q,
+                     shipped,         subs.empty() ? DevAddr() : copied + sub_off,
+                     sub_bytes};
 
   // Step 6: each definition this bind submits that is not resident yet: its own reservation
   // and copy; resident from now on for the Runtime's life.

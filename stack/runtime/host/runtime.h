@@ -36,7 +36,7 @@ struct RegionPlan {
   DevAddr device_only;
   uint64_t device_only_bytes = 0;
   uint64_t Q = 0;
-  uint64_t shipped = 0;  // [RuntimeHeader][image][submissions]
+  uint64_t shipped = 0;            // [RuntimeHeader][image][submissions]
   DevAddr submissions;             // first GraphSubmission record (null when none)
   uint64_t submissions_bytes = 0;  // the submissions zone (end of the last record)
 };
@@ -79,7 +79,7 @@ class Runtime {
   DevAddr region_;
   uint64_t region_bytes_ = 0;
   RegionPlan plan_;
-  std::vector<DevAddr> entries_;  // the last bind's entry reservations
+  std::vector<DevAddr> entries_;         // the last bind's entry reservations
   std::vector<PlanGraph> known_graphs_;  // index = function id
   std::vector<std::byte> mirror_;
   std::unique_ptr<Orchestrator> orch_;

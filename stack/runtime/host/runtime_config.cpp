@@ -1,15 +1,15 @@
 // RuntimeConfig keys, application of `config` lines and validation (RUNTIME.md §4, §13 -2).
 #include "stack/runtime/host/runtime_config.h"
 
-#include <array>
 #include <fmt/format.h>
+#include <array>
 
 namespace stackcheck::runtime {
 namespace {
 
 constexpr std::array<std::string_view, 10> kKeys = {
-    "W",       "task_heap", "graph_heap",          "ready_capacity", "tensormap_capacity",
-    "scope_tasks_capacity", "workers", "progress_timeout_ms", "clusters", "fill_byte"};
+    "W",       "task_heap",           "graph_heap", "ready_capacity", "tensormap_capacity", "scope_tasks_capacity",
+    "workers", "progress_timeout_ms", "clusters",   "fill_byte"};
 
 uint64_t* field(RuntimeConfig& c, std::string_view key) {
   if (key == "W") return &c.W;
@@ -57,18 +57,15 @@ std::optional<std::string> validate_config(const RuntimeConfig& c) {
     return fmt::format("config task_heap={} is not in [1024, 2^40]", c.task_heap);
   if (c.graph_heap < 64 || c.graph_heap > kMaxHeap)
     return fmt::format("config graph_heap={} is not in [64, 2^40]", c.graph_heap);
-  if (c.ready_capacity > kMaxCapacity)
-    return fmt::format("config ready_capacity={} exceeds 2^32", c.ready_capacity);
+  if (c.ready_capacity > kMaxCapacity) return fmt::format("config ready_capacity={} exceeds 2^32", c.ready_capacity);
   if (c.tensormap_capacity < 1 || c.tensormap_capacity > kMaxCapacity)
     return fmt::format("config tensormap_capacity={} is not in [1, 2^32]", c.tensormap_capacity);
   if (c.scope_tasks_capacity > kMaxCapacity)
     return fmt::format("config scope_tasks_capacity={} exceeds 2^32", c.scope_tasks_capacity);
-  if (c.workers < 1 || c.workers > 256)
-    return fmt::format("config workers={} is not in [1, 256]", c.workers);
+  if (c.workers < 1 || c.workers > 256) return fmt::format("config workers={} is not in [1, 256]", c.workers);
   if (c.progress_timeout_ms < 1 || c.progress_timeout_ms > kMaxCapacity)
     return fmt::format("config progress_timeout_ms={} is not in [1, 2^32]", c.progress_timeout_ms);
-  if (c.clusters < 1 || c.clusters > 65536)
-    return fmt::format("config clusters={} is not in [1, 65536]", c.clusters);
+  if (c.clusters < 1 || c.clusters > 65536) return fmt::format("config clusters={} is not in [1, 65536]", c.clusters);
   if (c.fill_byte > 255) return fmt::format("config fill_byte={} is not a byte", c.fill_byte);
   return std::nullopt;
 }

@@ -15,20 +15,18 @@
 namespace stackcheck::runtime {
 
 struct RuntimeConfig {
-  uint64_t W = 16384;                        // task window (mirror pitch), power of two
-  uint64_t task_heap = 256ull << 20;         // bytes, >= 1024
-  uint64_t graph_heap = 64ull << 20;         // bytes
-  uint64_t ready_capacity = 0;               // 0: derived (§5)
-  uint64_t tensormap_capacity = 65536;       // ranges + reader records
-  uint64_t scope_tasks_capacity = 0;         // 0: W (the spec's default)
+  uint64_t W = 16384;                   // task window (mirror pitch), power of two
+  uint64_t task_heap = 256ull << 20;    // bytes, >= 1024
+  uint64_t graph_heap = 64ull << 20;    // bytes
+  uint64_t ready_capacity = 0;          // 0: derived (§5)
+  uint64_t tensormap_capacity = 65536;  // ranges + reader records
+  uint64_t scope_tasks_capacity = 0;    // 0: W (the spec's default)
   uint64_t workers = 4;
   uint64_t progress_timeout_ms = 10000;
   uint64_t clusters = 24;
-  uint64_t fill_byte = 0x00;                 // DeviceMemory's lazy fill (tests: 0xAA)
+  uint64_t fill_byte = 0x00;  // DeviceMemory's lazy fill (tests: 0xAA)
 
-  uint64_t effective_scope_tasks_capacity() const {
-    return scope_tasks_capacity == 0 ? W : scope_tasks_capacity;
-  }
+  uint64_t effective_scope_tasks_capacity() const { return scope_tasks_capacity == 0 ? W : scope_tasks_capacity; }
 };
 
 // The `config` keys, in RuntimeConfig's field order.

@@ -1,8 +1,8 @@
 // Tensormap and fanin (tensormap.h).
 #include "stack/runtime/host/tensormap.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "stack/support/check.h"
 
@@ -57,7 +57,7 @@ void TensorMap::split_at(uint64_t x) {
   if (it == map_.begin()) return;
   --it;
   if (it->first >= x || it->second.hi <= x) return;  // starts at x, or ends at/before x
-  Entry right = it->second;                           // same writer and readers
+  Entry right = it->second;                          // same writer and readers
   it->second.hi = x;
   readers_ += right.readers.size();
   map_.emplace(x, std::move(right));
@@ -97,8 +97,8 @@ void TensorMap::record(uint64_t lo, uint64_t hi, Access a, int32_t task) {
     map_.emplace(lo, Entry{hi, task, {}});
   }
   if (size() > capacity_)
-    latch_->latch(ErrorCode::kTensormapOverflow,
-                  fmt::format("tensormap holds {} ranges + {} reader records (> {})", map_.size(), readers_, capacity_));
+    latch_->latch(ErrorCode::kTensormapOverflow, fmt::format("tensormap holds {} ranges + {} reader records (> {})",
+                                                             map_.size(), readers_, capacity_));
 }
 
 }  // namespace stackcheck::runtime

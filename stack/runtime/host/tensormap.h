@@ -59,8 +59,8 @@ class TensorMap {
 
   struct Entry {
     uint64_t hi = 0;
-    int32_t writer = -1;            // -1: no writer since the map was reset
-    std::vector<int32_t> readers;   // since that write
+    int32_t writer = -1;           // -1: no writer since the map was reset
+    std::vector<int32_t> readers;  // since that write
   };
   const std::map<uint64_t, Entry>& entries() const { return map_; }  // lo -> entry (tests)
 

@@ -48,11 +48,11 @@ TEST(Tensormap, tm_waw) {
 
 TEST(Tensormap, tm_war) {
   Harness h;
-  h.task({{0, 64, Access::Read}});   // 0: reads never-written memory (an entry tensor)
-  h.task({{0, 64, Access::Read}});   // 1
-  EXPECT_EQ(h.task({{16, 32, Access::Write}}), (Ids{0, 1}));  // 2: WAR on both readers
+  h.task({{0, 64, Access::Read}});                                  // 0: reads never-written memory (an entry tensor)
+  h.task({{0, 64, Access::Read}});                                  // 1
+  EXPECT_EQ(h.task({{16, 32, Access::Write}}), (Ids{0, 1}));        // 2: WAR on both readers
   EXPECT_EQ(h.task({{0, 64, Access::ReadWrite}}), (Ids{0, 1, 2}));  // inout: writers and readers
-  EXPECT_EQ(h.task({{0, 64, Access::Read}}), Ids{3});        // the old readers are gone
+  EXPECT_EQ(h.task({{0, 64, Access::Read}}), Ids{3});               // the old readers are gone
 }
 
 TEST(Tensormap, tm_reuse_after_scope) {
@@ -103,7 +103,7 @@ TEST(Tensormap, tm_capacity_11) {
   tm.record(0, 64, Access::Read, 1);   // + 1 reader = 2
   tm.record(0, 64, Access::Read, 2);   // 3: at capacity, fine
   EXPECT_FALSE(latch.latched());
-  tm.record(0, 64, Access::Read, 3);   // 4 > 3
+  tm.record(0, 64, Access::Read, 3);  // 4 > 3
   EXPECT_EQ(latch.code(), 11);
   EXPECT_EQ(code_name(latch.code()), "TENSORMAP_OVERFLOW");
   const uint64_t frozen = tm.size();

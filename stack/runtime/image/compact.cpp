@@ -33,7 +33,7 @@ struct PoolField {
   const char* name;
   uint64_t field;  // offset of the delta inside TaskPayload
   Segment seg;
-  uint64_t elem;   // element bytes
+  uint64_t elem;  // element bytes
 };
 constexpr PoolField kPoolFields[3] = {
     {"tensors", kPayloadTensorsField, kSegTensor, sizeof(TensorArg)},
@@ -54,31 +54,28 @@ uint64_t region_entries(const TaskPayload& p, Segment s) {
 
 }  // namespace
 
-Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mirror,
-                                                  const MirrorLayout& layout,
-                                                  PoolCounts cursors, uint64_t n,
-                                                  std::span<std::byte> out) {
+Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mirror, const MirrorLayout& layout,
+                                                  PoolCounts cursors, uint64_t n, std::span<std::byte> out) {
   // ---- preconditions: all before the first read of the mirror ----
   const uint64_t W = layout.W();
   const PoolCounts cap = layout.seg.counts;
   if (n > W) return fail(CompactErrorKind::kNGreaterThanW, fmt::format("n={} > W={}", n, W));
   if (cursors.tensors > cap.tensors || cursors.scalars > cap.scalars || cursors.fanin > cap.fanin)
     return fail(CompactErrorKind::kCursorOverCapacity,
-                fmt::format("cursors ({}, {}, {}) exceed capacities ({}, {}, {})", cursors.tensors,
-                            cursors.scalars, cursors.fanin, cap.tensors, cap.scalars, cap.fanin));
+                fmt::format("cursors ({}, {}, {}) exceed capacities ({}, {}, {})", cursors.tensors, cursors.scalars,
+                            cursors.fanin, cap.tensors, cap.scalars, cap.fanin));
   if (layout.payload_stride != sizeof(TaskPayload))
     return fail(CompactErrorKind::kPayloadStride,
-                fmt::format("payload_stride {} != sizeof(TaskPayload) {}", layout.payload_stride,
-                            sizeof(TaskPayload)));
+                fmt::format("payload_stride {} != sizeof(TaskPayload) {}", layout.payload_stride, sizeof(TaskPayload)));
   if (!LayoutPlanner::valid_W(W) || !(layout.seg == LayoutPlanner::mirror(W).seg) ||
       mirror.size() < layout.seg.total_bytes)
     return fail(CompactErrorKind::kMirrorLayout,
                 fmt::format("mirror layout for W={} is not the planner's or the mirror ({} B) is "
-                            "shorter than it ({} B)", W, mirror.size(), layout.seg.total_bytes));
+                            "shorter than it ({} B)",
+                            W, mirror.size(), layout.seg.total_bytes));
   const SegmentLayout plan = LayoutPlanner::image(n, cursors);
   if (out.size() != plan.total_bytes)
-    return fail(CompactErrorKind::kOutSize,
-                fmt::format("out has {} bytes, the plan {}", out.size(), plan.total_bytes));
+    return fail(CompactErrorKind::kOutSize, fmt::format("out has {} bytes, the plan {}", out.size(), plan.total_bytes));
 
   const SegmentLayout& ml = layout.seg;
   const std::byte* src = mirror.data();
@@ -109,10 +106,9 @@ Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mir
   covered += sizeof h;
 
   // ---- one memcpy per live segment prefix; unused records and padding zeroed ----
-  const uint64_t live[kSegCount] = {n * sizeof(TaskDescriptor), n * sizeof(TaskPayload),
-                                    n * sizeof(SlotState),      n,
-                                    cursors.tensors * sizeof(TensorArg), cursors.scalars * 8,
-                                    cursors.fanin * 4};
+  const uint64_t live[kSegCount] = {
+      n * sizeof(TaskDescriptor),          n * sizeof(TaskPayload), n * sizeof(SlotState), n,
+      cursors.tensors * sizeof(TensorArg), cursors.scalars * 8,     cursors.fanin * 4};
   std::memset(dst + sizeof h, 0, plan.off[0] - sizeof h);  // header padding (none today)
   covered += plan.off[0] - sizeof h;
   for (uint32_t s = 0; s < kSegCount; ++s) {
@@ -148,17 +144,15 @@ Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mir
       std::optional<uint64_t> t = resolve_offset(field_off, d);
       if (!t || *t < pool || (*t - pool) % f.elem != 0)
         return fail(CompactErrorKind::kBadPoolRef,
-                    fmt::format("task {} {} delta {} does not point at a {} pool element", i,
-                                f.name, d, f.name));
+                    fmt::format("task {} {} delta {} does not point at a {} pool element", i, f.name, d, f.name));
       const uint64_t idx = (*t - pool) / f.elem;
       const uint64_t region = region_entries(p, f.seg);
       if (f.seg == kSegScalar && idx % kScalarLine != 0)
         return fail(CompactErrorKind::kBadPoolRef,
                     fmt::format("task {} scalars region at entry {} is not 8-aligned", i, idx));
       if (idx >= cursor || region > cursor - idx)
-        return fail(CompactErrorKind::kBadPoolRef,
-                    fmt::format("task {} {} region [{}, {}) is past the cursor {}", i, f.name,
-                                idx, idx + region, cursor));
+        return fail(CompactErrorKind::kBadPoolRef, fmt::format("task {} {} region [{}, {}) is past the cursor {}", i,
+                                                               f.name, idx, idx + region, cursor));
       const uint64_t target = plan.off[f.seg] + idx * f.elem;
       if (!set_at(dst, plan.payload_at(i) + f.field, target))
         return fail(CompactErrorKind::kBadPoolRef,

@@ -42,9 +42,7 @@ struct CompactError {
 };
 
 // Returns the number of bytes written (== out.size()).
-Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mirror,
-                                                  const MirrorLayout& layout,
-                                                  PoolCounts cursors, uint64_t n,
-                                                  std::span<std::byte> out);
+Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mirror, const MirrorLayout& layout,
+                                                  PoolCounts cursors, uint64_t n, std::span<std::byte> out);
 
 }  // namespace stackcheck::runtime

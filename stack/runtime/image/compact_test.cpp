@@ -35,8 +35,8 @@ std::vector<std::byte> compact_ok(const TestMirror& m) {
   return out;
 }
 
-CompactErrorKind compact_err(std::span<const std::byte> mirror, const MirrorLayout& l,
-                             PoolCounts c, uint64_t n, std::span<std::byte> out) {
+CompactErrorKind compact_err(std::span<const std::byte> mirror, const MirrorLayout& l, PoolCounts c, uint64_t n,
+                             std::span<std::byte> out) {
   auto r = compact_live_image(mirror, l, c, n, out);
   EXPECT_FALSE(r.has_value());
   return r ? CompactErrorKind::kOutSize : r.error().kind;
@@ -217,13 +217,13 @@ TEST(Compaction, compact_bad_pool_ref) {
     uint64_t off = m.layout.seg.payload_at(task) + field;
     m.put<int32_t>(off, m.get<int32_t>(off) + by);
   };
-  EXPECT_EQ(with([](TestMirror&) {}), "ok");  // positive control
-  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadTensorsField, 8); }), "BadPoolRef");  // off-element
-  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadScalarsField, 8); }), "BadPoolRef");  // not 8-aligned
-  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadTensorsField, 64); }), "BadPoolRef");  // past cursor
+  EXPECT_EQ(with([](TestMirror&) {}), "ok");                                                     // positive control
+  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadTensorsField, 8); }), "BadPoolRef");    // off-element
+  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadScalarsField, 8); }), "BadPoolRef");    // not 8-aligned
+  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadTensorsField, 64); }), "BadPoolRef");   // past cursor
   EXPECT_EQ(with([&](TestMirror& m) { bump(m, 0, kPayloadTensorsField, -64); }), "BadPoolRef");  // before pool
-  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadFaninField, 4); }), "BadPoolRef");  // region past cursor
-  EXPECT_EQ(with([&](TestMirror& m) { m.cursors.fanin = 0; }), "BadPoolRef");  // bound, cursor 0
+  EXPECT_EQ(with([&](TestMirror& m) { bump(m, 1, kPayloadFaninField, 4); }), "BadPoolRef");      // region past cursor
+  EXPECT_EQ(with([&](TestMirror& m) { m.cursors.fanin = 0; }), "BadPoolRef");                    // bound, cursor 0
   // A region ending exactly at the cursor is fine; one entry more is not.
   EXPECT_EQ(with([&](TestMirror& m) { m.put<uint16_t>(m.layout.seg.payload_at(1) + 0, 2); }), "BadPoolRef");
 }

@@ -94,11 +94,8 @@ std::vector<std::byte> encode_graph_def(const GraphDefSpec& spec) {
   return out;
 }
 
-std::optional<std::string> validate_graph_def_bytes(std::span<const std::byte> bytes,
-                                                    GraphDefHeader* header_out) {
-  auto read = [&](uint64_t off, void* dst, uint64_t n) {
-    std::memcpy(dst, bytes.data() + off, n);
-  };
+std::optional<std::string> validate_graph_def_bytes(std::span<const std::byte> bytes, GraphDefHeader* header_out) {
+  auto read = [&](uint64_t off, void* dst, uint64_t n) { std::memcpy(dst, bytes.data() + off, n); };
   return validate_graph_def(read, bytes.size(), header_out);
 }
 

@@ -128,7 +128,7 @@ struct GraphNodeSpec {
   int32_t kernel_id = 0;
   std::vector<GraphTensorArgDef> tensors;  // reserved fields are zeroed by the encoder
   std::vector<GraphScalarArgDef> scalars;
-  std::vector<uint16_t> fanin;             // producer node indices (sorted, deduped by encoder)
+  std::vector<uint16_t> fanin;  // producer node indices (sorted, deduped by encoder)
 };
 struct GraphDefSpec {
   uint32_t fn_id = 0;
@@ -148,8 +148,7 @@ uint64_t graph_def_hash(std::span<const std::byte> bytes);
 // validate_graph_def never reads past `available`). Returns nullopt when valid (and fills
 // *header), else the first problem found.
 template <class Reader>
-std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available,
-                                              GraphDefHeader* header_out);
+std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available, GraphDefHeader* header_out);
 std::optional<std::string> validate_graph_def_bytes(std::span<const std::byte> bytes,
                                                     GraphDefHeader* header_out = nullptr);
 

@@ -29,11 +29,11 @@ GraphDefSpec example() {
                      {targ(kSrcBoundary, 0, kTagInput), targ(kSrcInternal, 0, kTagOutputExisting)},
                      {GraphScalarArgDef{kScalarSlot, 0, 0}},
                      {0}});
-  s.nodes.push_back({2,
-                     {targ(kSrcInternal, 0, kTagInput), targ(kSrcBoundary, 0, kTagInput),
-                      targ(kSrcBoundary, 1, kTagInout)},
-                     {GraphScalarArgDef{kScalarLiteral, 0, 77}},
-                     {1, 0, 1}});
+  s.nodes.push_back(
+      {2,
+       {targ(kSrcInternal, 0, kTagInput), targ(kSrcBoundary, 0, kTagInput), targ(kSrcBoundary, 1, kTagInout)},
+       {GraphScalarArgDef{kScalarLiteral, 0, 77}},
+       {1, 0, 1}});
   return s;
 }
 
@@ -85,14 +85,21 @@ std::optional<std::string> mutated(Mutate m) {
 }
 
 TEST(GraphDef, structure_rejected) {
-  auto node_field = [](std::vector<std::byte>& b, const GraphDefHeader& h, uint32_t i, size_t field,
-                       uint16_t v) { std::memcpy(b.data() + h.nodes_off + i * sizeof(NodeDef) + field, &v, 2); };
+  auto node_field = [](std::vector<std::byte>& b, const GraphDefHeader& h, uint32_t i, size_t field, uint16_t v) {
+    std::memcpy(b.data() + h.nodes_off + i * sizeof(NodeDef) + field, &v, 2);
+  };
   EXPECT_FALSE(mutated([](auto&, auto&) {}).has_value());  // positive control
   EXPECT_TRUE(mutated([](auto& b, auto&) { b[0] = std::byte{'X'}; }).has_value());
   // fanin entry of node 1 (== 0) made 1: not below the node
-  EXPECT_TRUE(mutated([](auto& b, auto& h) { uint16_t v = 1; std::memcpy(b.data() + h.fanin_off, &v, 2); }));
+  EXPECT_TRUE(mutated([](auto& b, auto& h) {
+    uint16_t v = 1;
+    std::memcpy(b.data() + h.fanin_off, &v, 2);
+  }));
   // fanout of node 0 lists 2 twice: not ascending
-  EXPECT_TRUE(mutated([](auto& b, auto& h) { uint16_t v = 2; std::memcpy(b.data() + h.fanout_off, &v, 2); }));
+  EXPECT_TRUE(mutated([](auto& b, auto& h) {
+    uint16_t v = 2;
+    std::memcpy(b.data() + h.fanout_off, &v, 2);
+  }));
   // kernel id out of range
   EXPECT_TRUE(mutated([&](auto& b, auto& h) { node_field(b, h, 1, 0, 99); }));
   // node n_tensors changed: ranges no longer consecutive

@@ -22,8 +22,7 @@ T read_rec(Reader& read, uint64_t off) {
 }  // namespace graph_def_detail
 
 template <class Reader>
-std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available,
-                                              GraphDefHeader* header_out) {
+std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available, GraphDefHeader* header_out) {
   using graph_def_detail::read_rec;
   if (available < sizeof(GraphDefHeader)) return std::string("definition shorter than its header");
   const auto h = read_rec<GraphDefHeader>(read, 0);
@@ -53,16 +52,14 @@ std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available,
       h.n_scalar_args > uint64_t{h.n_nodes} * kGraphMaxNodeScalars)
     return std::string("definition argument totals over limit");
   if (h.n_edges > uint64_t{h.n_nodes} * h.n_nodes) return std::string("definition edge count");
-  const GraphDefLayout l = plan_graph_def(GraphDefCounts{h.n_nodes, h.n_tensor_args,
-                                                         h.n_scalar_args, h.n_edges, h.n_internal});
-  if (l.total_bytes != h.total_bytes || l.nodes_off != h.nodes_off ||
-      l.tensor_args_off != h.tensor_args_off || l.scalar_args_off != h.scalar_args_off ||
-      l.fanin_off != h.fanin_off || l.fanout_off != h.fanout_off ||
+  const GraphDefLayout l =
+      plan_graph_def(GraphDefCounts{h.n_nodes, h.n_tensor_args, h.n_scalar_args, h.n_edges, h.n_internal});
+  if (l.total_bytes != h.total_bytes || l.nodes_off != h.nodes_off || l.tensor_args_off != h.tensor_args_off ||
+      l.scalar_args_off != h.scalar_args_off || l.fanin_off != h.fanin_off || l.fanout_off != h.fanout_off ||
       l.internal_off_off != h.internal_off_off)
     return std::string("definition section offsets differ from the plan");
   if (h.storage_bytes != graph_storage_bytes(h.n_nodes))
-    return fmt::format("definition storage_bytes {} != {}", h.storage_bytes,
-                       graph_storage_bytes(h.n_nodes));
+    return fmt::format("definition storage_bytes {} != {}", h.storage_bytes, graph_storage_bytes(h.n_nodes));
   // internal_off: ALIGN64 prefix sums from 0 ending at required_heap.
   uint64_t prev = 0;
   for (uint64_t k = 0; k <= h.n_internal; ++k) {
@@ -93,28 +90,23 @@ std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available,
     s_next += nd.n_scalars;
     in_next += nd.n_fanin;
     out_next += nd.n_fanout;
-    if (t_next > h.n_tensor_args || s_next > h.n_scalar_args || in_next > h.n_edges ||
-        out_next > h.n_edges)
+    if (t_next > h.n_tensor_args || s_next > h.n_scalar_args || in_next > h.n_edges || out_next > h.n_edges)
       return fmt::format("node {} ranges past the totals", i);
     for (uint32_t a = 0; a < nd.n_tensors; ++a) {
       const auto ta = read_rec<GraphTensorArgDef>(
           read, h.tensor_args_off + (uint64_t{nd.tensor_begin} + a) * sizeof(GraphTensorArgDef));
       bool src_ok = (ta.source == kSrcBoundary && ta.index < h.n_boundary_tensors) ||
                     (ta.source == kSrcInternal && ta.index < h.n_internal);
-      if (!src_ok || ta.tag < kTagInput || ta.tag > kTagNoDep || ta.rank < 1 || ta.rank > 4 ||
-          ta.reserved != 0)
+      if (!src_ok || ta.tag < kTagInput || ta.tag > kTagNoDep || ta.rank < 1 || ta.rank > 4 || ta.reserved != 0)
         return fmt::format("node {} tensor arg {} malformed", i, a);
     }
     for (uint32_t a = 0; a < nd.n_scalars; ++a) {
       const auto sa = read_rec<GraphScalarArgDef>(
           read, h.scalar_args_off + (uint64_t{nd.scalar_begin} + a) * sizeof(GraphScalarArgDef));
-      bool ok = (sa.source == kScalarSlot && sa.value < h.n_boundary_scalars) ||
-                sa.source == kScalarLiteral;
+      bool ok = (sa.source == kScalarSlot && sa.value < h.n_boundary_scalars) || sa.source == kScalarLiteral;
       if (!ok || sa.reserved != 0) return fmt::format("node {} scalar arg {} malformed", i, a);
     }
-    auto edge = [&](uint64_t base, uint64_t k) {
-      return read_rec<uint16_t>(read, base + 2 * k);
-    };
+    auto edge = [&](uint64_t base, uint64_t k) { return read_rec<uint16_t>(read, base + 2 * k); };
     int64_t last = -1;
     for (uint32_t e = 0; e < nd.n_fanin; ++e) {
       uint16_t p = edge(h.fanin_off, uint64_t{nd.fanin_begin} + e);
@@ -125,8 +117,7 @@ std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available,
       const auto pd = read_rec<NodeDef>(read, h.nodes_off + uint64_t{p} * sizeof(NodeDef));
       bool found = false;
       for (uint32_t f = 0; f < pd.n_fanout && !found; ++f)
-        found = uint64_t{pd.fanout_begin} + f < h.n_edges &&
-                edge(h.fanout_off, uint64_t{pd.fanout_begin} + f) == i;
+        found = uint64_t{pd.fanout_begin} + f < h.n_edges && edge(h.fanout_off, uint64_t{pd.fanout_begin} + f) == i;
       if (!found) return fmt::format("edge {}->{} missing from the fanout CSR", p, i);
     }
     last = i;
@@ -137,8 +128,7 @@ std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available,
       last = c;
     }
   }
-  if (t_next != h.n_tensor_args || s_next != h.n_scalar_args || in_next != h.n_edges ||
-      out_next != h.n_edges)
+  if (t_next != h.n_tensor_args || s_next != h.n_scalar_args || in_next != h.n_edges || out_next != h.n_edges)
     return std::string("node ranges do not cover the argument and edge totals");
   // Every fanin edge is in a fanout list and both have n_edges entries, and fanout lists are
   // duplicate-free: the CSRs are transposes.

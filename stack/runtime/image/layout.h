@@ -25,9 +25,9 @@ struct PoolCounts {
 
 struct SegmentLayout {
   uint64_t pitch = 0;
-  PoolCounts counts;               // pool capacities (mirror) or cursors (image)
-  uint64_t off[kSegCount] = {};    // start of each segment (Segment enum), header at 0
-  uint64_t total_bytes = 0;        // end of the fanin pool
+  PoolCounts counts;             // pool capacities (mirror) or cursors (image)
+  uint64_t off[kSegCount] = {};  // start of each segment (Segment enum), header at 0
+  uint64_t total_bytes = 0;      // end of the fanin pool
 
   // End of segment s (start + its record bytes), before padding.
   constexpr uint64_t seg_end(Segment s) const { return off[s] + seg_bytes(s); }
@@ -45,9 +45,7 @@ struct SegmentLayout {
   }
   // Start of the segment after s (or total_bytes after the fanin pool); padding is
   // [seg_end(s), next_start(s)).
-  constexpr uint64_t next_start(Segment s) const {
-    return s + 1 < kSegCount ? off[s + 1] : total_bytes;
-  }
+  constexpr uint64_t next_start(Segment s) const { return s + 1 < kSegCount ? off[s + 1] : total_bytes; }
   constexpr uint64_t desc_at(uint64_t i) const { return off[kSegDesc] + i * sizeof(TaskDescriptor); }
   constexpr uint64_t payload_at(uint64_t i) const { return off[kSegPayload] + i * sizeof(TaskPayload); }
   constexpr uint64_t slot_at(uint64_t i) const { return off[kSegSlot] + i * sizeof(SlotState); }
@@ -96,9 +94,7 @@ class LayoutPlanner {
     return l;
   }
 
-  static constexpr bool valid_W(uint64_t W) {
-    return W >= kMinW && W <= kMaxW && (W & (W - 1)) == 0;
-  }
+  static constexpr bool valid_W(uint64_t W) { return W >= kMinW && W <= kMaxW && (W & (W - 1)) == 0; }
   static constexpr PoolCounts mirror_capacity(uint64_t W) {
     return PoolCounts{kTensorsPerTask * W, kScalarsPerTask * W, kFaninPerTask * W};
   }
@@ -111,9 +107,7 @@ class LayoutPlanner {
     return mirror(W).seg.total_bytes <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
   }
   // Image of n submitted tasks: pitch max(n, 1), pool counts = the cursors.
-  static constexpr SegmentLayout image(uint64_t n, PoolCounts cursors) {
-    return plan(n == 0 ? 1 : n, cursors);
-  }
+  static constexpr SegmentLayout image(uint64_t n, PoolCounts cursors) { return plan(n == 0 ? 1 : n, cursors); }
 };
 
 static_assert(LayoutPlanner::mirror(16384).seg.total_bytes == 45'629'568);

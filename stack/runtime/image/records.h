@@ -56,74 +56,80 @@ inline constexpr uint32_t kImageVersion = 1;
 
 // Segment indices of ImageHeader::seg_off (header is at offset 0 and not listed).
 enum Segment : uint32_t {
-  kSegDesc = 0, kSegPayload = 1, kSegSlot = 2, kSegFlag = 3,
-  kSegTensor = 4, kSegScalar = 5, kSegFanin = 6, kSegCount = 7,
+  kSegDesc = 0,
+  kSegPayload = 1,
+  kSegSlot = 2,
+  kSegFlag = 3,
+  kSegTensor = 4,
+  kSegScalar = 5,
+  kSegFanin = 6,
+  kSegCount = 7,
 };
 
 struct ImageHeader {
-  uint8_t magic[8];              // @0  "STKIMG\0\1"
-  uint32_t version;              // @8  1
-  uint32_t W;                    // @12 mirror pitch (task window), power of two in [4, 2^30]
-  uint32_t pitch;                // @16 image pitch = max(n, 1)
-  uint32_t n;                    // @20 submitted tasks
-  uint32_t orch_done;            // @24 1 once the orchestration finished
-  int32_t orch_error;            // @28 latched orchestrator code (0 none)
-  int32_t sched_error;           // @32 scheduler code, CAS'd from 0 on device
-  int32_t sched_error_thread;    // @36 worker id that latched sched_error
-  uint64_t sched_error_bitmap;   // @40 one bit per worker that tried to latch
-  uint64_t image_bytes;          // @48 end of the fanin pool
-  uint64_t seg_off[kSegCount];   // @56 desc, payload, slot, flag, tensor, scalar, fanin
-  uint32_t tensor_count;         // @112 TensorArg entries in the tensor pool
-  uint32_t scalar_count;         // @116 u64 entries in the scalar pool (multiple of 8)
-  uint32_t fanin_count;          // @120 i32 entries in the fanin pool
-  uint32_t reserved;             // @124 0
+  uint8_t magic[8];             // @0  "STKIMG\0\1"
+  uint32_t version;             // @8  1
+  uint32_t W;                   // @12 mirror pitch (task window), power of two in [4, 2^30]
+  uint32_t pitch;               // @16 image pitch = max(n, 1)
+  uint32_t n;                   // @20 submitted tasks
+  uint32_t orch_done;           // @24 1 once the orchestration finished
+  int32_t orch_error;           // @28 latched orchestrator code (0 none)
+  int32_t sched_error;          // @32 scheduler code, CAS'd from 0 on device
+  int32_t sched_error_thread;   // @36 worker id that latched sched_error
+  uint64_t sched_error_bitmap;  // @40 one bit per worker that tried to latch
+  uint64_t image_bytes;         // @48 end of the fanin pool
+  uint64_t seg_off[kSegCount];  // @56 desc, payload, slot, flag, tensor, scalar, fanin
+  uint32_t tensor_count;        // @112 TensorArg entries in the tensor pool
+  uint32_t scalar_count;        // @116 u64 entries in the scalar pool (multiple of 8)
+  uint32_t fanin_count;         // @120 i32 entries in the fanin pool
+  uint32_t reserved;            // @124 0
 };
 
 // ---- TaskDescriptor (32 B) ----
 struct TaskDescriptor {
-  int32_t task_id;      // @0  == its index
-  int32_t kernel_id;    // @4  KERNEL/GRAPH_NODE: builtin 0..7; ALLOC: 7; GRAPH: -1
-  uint32_t kind;        // @8  TaskKind
-  uint32_t reserved;    // @12 0
-  DevAddr heap_begin;   // @16 packed task-heap block of its outputs (0,0 when none)
-  DevAddr heap_end;     // @24
+  int32_t task_id;     // @0  == its index
+  int32_t kernel_id;   // @4  KERNEL/GRAPH_NODE: builtin 0..7; ALLOC: 7; GRAPH: -1
+  uint32_t kind;       // @8  TaskKind
+  uint32_t reserved;   // @12 0
+  DevAddr heap_begin;  // @16 packed task-heap block of its outputs (0,0 when none)
+  DevAddr heap_end;    // @24
 };
 
 // ---- TaskPayload (32 B) ----
 struct TaskPayload {
-  uint16_t n_tensors;   // @0
-  uint16_t n_scalars;   // @2
-  uint16_t n_fanin;     // @4
-  uint16_t n_nodes;     // @6  GRAPH: the definition's n; other kinds 0
-  int32_t tensors;      // @8  delta -> TensorArg[n_tensors] in the tensor pool (bound <=> n>0)
-  int32_t scalars;      // @12 delta -> u64[n_scalars] in the scalar pool (8-entry aligned)
-  int32_t fanin;        // @16 delta -> i32[n_fanin] producer ids, ascending
-  uint32_t reserved;    // @20 0
-  DevAddr graph_ctx;    // @24 GRAPH: its GraphSubmission record; else 0
+  uint16_t n_tensors;  // @0
+  uint16_t n_scalars;  // @2
+  uint16_t n_fanin;    // @4
+  uint16_t n_nodes;    // @6  GRAPH: the definition's n; other kinds 0
+  int32_t tensors;     // @8  delta -> TensorArg[n_tensors] in the tensor pool (bound <=> n>0)
+  int32_t scalars;     // @12 delta -> u64[n_scalars] in the scalar pool (8-entry aligned)
+  int32_t fanin;       // @16 delta -> i32[n_fanin] producer ids, ascending
+  uint32_t reserved;   // @20 0
+  DevAddr graph_ctx;   // @24 GRAPH: its GraphSubmission record; else 0
 };
 
 // ---- SlotState (32 B) ----
 struct SlotState {
-  uint32_t state;          // @0  SlotStateValue
-  int32_t desc;            // @4  delta -> desc[i] (same index)
-  int32_t payload;         // @8  delta -> payload[i]
-  int32_t wake_head;       // @12 0 open, -1 closed, k+1 = first waiter k
-  int32_t wake_next;       // @16 next waiter in the list this task waits in (k+1, 0 end)
-  uint16_t wake_count;     // @20 waiters registered
-  uint16_t reserved;       // @22 0
-  int32_t last_consumer;   // @24 highest consumer id (host-computed)
-  int32_t fanin_cursor;    // @28 == n_fanin at upload; scan position on device
+  uint32_t state;         // @0  SlotStateValue
+  int32_t desc;           // @4  delta -> desc[i] (same index)
+  int32_t payload;        // @8  delta -> payload[i]
+  int32_t wake_head;      // @12 0 open, -1 closed, k+1 = first waiter k
+  int32_t wake_next;      // @16 next waiter in the list this task waits in (k+1, 0 end)
+  uint16_t wake_count;    // @20 waiters registered
+  uint16_t reserved;      // @22 0
+  int32_t last_consumer;  // @24 highest consumer id (host-computed)
+  int32_t fanin_cursor;   // @28 == n_fanin at upload; scan position on device
 };
 
 // ---- TensorArg (64 B) ----
 struct TensorArg {
-  DevAddr base;            // @0  buffer base
-  uint64_t buffer_bytes;   // @8  the kernel's span is [base, base+buffer_bytes)
-  uint64_t offset_bytes;   // @16 window start inside the buffer
-  uint32_t tag;            // @24 TensorTag
-  uint32_t rank;           // @28 1..4
-  int32_t shape[4];        // @32 elements; unused dims 0
-  int32_t stride[4];       // @48 elements (i32); unused dims 0
+  DevAddr base;           // @0  buffer base
+  uint64_t buffer_bytes;  // @8  the kernel's span is [base, base+buffer_bytes)
+  uint64_t offset_bytes;  // @16 window start inside the buffer
+  uint32_t tag;           // @24 TensorTag
+  uint32_t rank;          // @28 1..4
+  int32_t shape[4];       // @32 elements; unused dims 0
+  int32_t stride[4];      // @48 elements (i32); unused dims 0
 };
 
 // ---- RuntimeHeader (128 B, start of the copied zone) ----
@@ -153,20 +159,18 @@ struct RuntimeHeader {
 
 // ---- SchedControl (64 B, start of the device-only zone; never shipped) ----
 struct SchedControl {
-  uint64_t ring_head;        // @0  next entry to pop (monotonic)
-  uint64_t ring_tail;        // @8  next entry to push (monotonic)
-  uint64_t ring_capacity;    // @16 Q
-  uint64_t units_remaining;  // @24 tasks + nodes not yet completed
-  uint64_t units_completed;  // @32
-  uint64_t units_dispatched; // @40
-  int32_t fault;             // @48 nonzero: a worker hit a DeviceFault, all stop
-  uint32_t workers;          // @52 worker threads running
-  uint64_t reserved;         // @56
+  uint64_t ring_head;         // @0  next entry to pop (monotonic)
+  uint64_t ring_tail;         // @8  next entry to push (monotonic)
+  uint64_t ring_capacity;     // @16 Q
+  uint64_t units_remaining;   // @24 tasks + nodes not yet completed
+  uint64_t units_completed;   // @32
+  uint64_t units_dispatched;  // @40
+  int32_t fault;              // @48 nonzero: a worker hit a DeviceFault, all stop
+  uint32_t workers;           // @52 worker threads running
+  uint64_t reserved;          // @56
 };
 // Ring entry: (task << 16) | (node + 1); node + 1 == 0 for a plain task.
-constexpr uint64_t ring_entry(uint64_t task, int64_t node) {
-  return (task << 16) | static_cast<uint64_t>(node + 1);
-}
+constexpr uint64_t ring_entry(uint64_t task, int64_t node) { return (task << 16) | static_cast<uint64_t>(node + 1); }
 
 // ---- GraphSubmission (48 B header + TensorArg[n_bt] + u64[n_bs], 64-aligned, task order) --
 struct GraphSubmission {
@@ -209,13 +213,11 @@ inline constexpr uint64_t kGraphNodeStride = 128;
 constexpr uint64_t graph_storage_bytes(uint64_t n) {
   return sizeof(GraphExecution) + kGraphNodeStride * (n - 1) + sizeof(GraphNodeStorage);
 }
-constexpr uint64_t graph_node_offset(uint64_t i) {
-  return sizeof(GraphExecution) + kGraphNodeStride * i;
-}
+constexpr uint64_t graph_node_offset(uint64_t i) { return sizeof(GraphExecution) + kGraphNodeStride * i; }
 
 // ---- pinned layouts ----
-#define STK_RECORD(T, size)                                                          \
-  static_assert(sizeof(T) == (size), #T " size");                                   \
+#define STK_RECORD(T, size)                       \
+  static_assert(sizeof(T) == (size), #T " size"); \
   static_assert(std::is_trivially_copyable_v<T> && std::is_standard_layout_v<T>, #T)
 STK_RECORD(ImageHeader, 128);
 STK_RECORD(TaskDescriptor, 32);

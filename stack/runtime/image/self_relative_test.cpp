@@ -63,7 +63,7 @@ TEST(SelfRelativePtr, srp_reach_2pow31_unbound) {
   EXPECT_FALSE(p.bound());
   EXPECT_EQ(p.get(), nullptr);
   EXPECT_FALSE(delta_for(100, 100 + kMax + 1).has_value());
-  EXPECT_FALSE(delta_for(0, 1ull << 32).has_value());  // would truncate to 0
+  EXPECT_FALSE(delta_for(0, 1ull << 32).has_value());        // would truncate to 0
   EXPECT_FALSE(delta_for(0, (1ull << 32) + 8).has_value());  // would truncate to 8
   std::vector<std::byte> b(16, std::byte{0xAA});
   EXPECT_FALSE(set_at(b.data(), 4, 4 + (1ull << 31)));
@@ -180,7 +180,7 @@ TEST(Planner, plan_padding_zero) {
   expect_well_formed(l);
   EXPECT_EQ(l.pitch, 3u);
   EXPECT_EQ(l.off[kSegDesc], 128u);
-  EXPECT_EQ(l.off[kSegPayload], 128u + 128u);   // 96 B of descriptors + 32 B padding
+  EXPECT_EQ(l.off[kSegPayload], 128u + 128u);              // 96 B of descriptors + 32 B padding
   EXPECT_EQ(l.seg_end(kSegFlag) + 61, l.off[kSegTensor]);  // 3 flag bytes + 61 padding
   EXPECT_EQ(l.next_start(kSegFanin), l.total_bytes);
   EXPECT_EQ(l.total_bytes, l.off[kSegFanin] + 20);  // the image ends at the fanin end

@@ -19,8 +19,13 @@ namespace stackcheck::runtime::testing {
 struct TaskSpec {
   TaskSpec(uint32_t kind_, int32_t kernel_id_, uint16_t n_tensors_, uint16_t n_scalars_,
            std::vector<int32_t> fanin_ = {}, uint16_t n_nodes_ = 0, DevAddr graph_ctx_ = {})
-      : kind(kind_), kernel_id(kernel_id_), n_tensors(n_tensors_), n_scalars(n_scalars_),
-        fanin(std::move(fanin_)), n_nodes(n_nodes_), graph_ctx(graph_ctx_) {}
+      : kind(kind_),
+        kernel_id(kernel_id_),
+        n_tensors(n_tensors_),
+        n_scalars(n_scalars_),
+        fanin(std::move(fanin_)),
+        n_nodes(n_nodes_),
+        graph_ctx(graph_ctx_) {}
   uint32_t kind;
   int32_t kernel_id;
   uint16_t n_tensors;

@@ -59,8 +59,7 @@ inline bool orch_cmp(PlanCmp c, int64_t a, int64_t b) {
 // Trips of Python's range(a, b, s) as u64; nullopt for a zero step.
 inline std::optional<uint64_t> orch_trip_count(int64_t a, int64_t b, int64_t s) {
   if (s == 0) return std::nullopt;
-  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b),
-                 us = static_cast<uint64_t>(s);
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b), us = static_cast<uint64_t>(s);
   if (s > 0 && b > a) return (ub - ua - 1) / us + 1;
   if (s < 0 && a > b) return (ua - ub - 1) / (0 - us) + 1;
   return 0;

@@ -3,8 +3,8 @@
 // checked before descending, so hand-built programs of any depth are rejected safely.
 #include "stack/runtime/plan/check.h"
 
-#include <array>
 #include <fmt/format.h>
+#include <array>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -15,10 +15,10 @@ namespace stackcheck::runtime {
 namespace {
 
 constexpr std::array<std::string_view, 26> kKeywords = {
-    "config",  "tensor",     "In",         "InOut",        "graph",  "scope_begin", "scope_end",
-    "fatal",   "wait_tensor", "sync_start", "alloc",       "view",   "set",         "read",
-    "submit",  "submit_graph", "for",       "if",           "else",   "input",       "inout",
-    "output",  "output_existing", "no_dep", "scalar",       "mutate"};
+    "config", "tensor",          "In",         "InOut",  "graph", "scope_begin", "scope_end",
+    "fatal",  "wait_tensor",     "sync_start", "alloc",  "view",  "set",         "read",
+    "submit", "submit_graph",    "for",        "if",     "else",  "input",       "inout",
+    "output", "output_existing", "no_dep",     "scalar", "mutate"};
 
 struct NameInfo {
   bool tensor = false;
@@ -45,8 +45,7 @@ class Checker {
     std::unordered_set<std::string> graph_names;
     for (const PlanGraph& g : p_.graphs) {
       if (!is_plan_name(g.name)) return fail(g.loc, fmt::format("bad graph name '{}'", g.name)), err_;
-      if (!graph_names.insert(g.name).second)
-        return fail(g.loc, fmt::format("graph '{}' defined twice", g.name)), err_;
+      if (!graph_names.insert(g.name).second) return fail(g.loc, fmt::format("graph '{}' defined twice", g.name)), err_;
     }
     graphs_ = &graph_names;
     for (const PlanGraph& g : p_.graphs) {
@@ -62,8 +61,7 @@ class Checker {
     visible_ = std::move(root_visible);
     if (!block(p_.body, 0, {})) return err_;
     for (const Mutation& m : p_.mutations)
-      if (m.offset > static_cast<uint64_t>(INT64_MAX))
-        return fail(m.loc, "mutate offset exceeds 2^63-1"), err_;
+      if (m.offset > static_cast<uint64_t>(INT64_MAX)) return fail(m.loc, "mutate offset exceeds 2^63-1"), err_;
     return err_;
   }
 
@@ -75,8 +73,7 @@ class Checker {
 
   bool bind(const std::string& name, NameInfo info, PlanLoc loc) {
     if (!is_plan_name(name)) return fail(loc, fmt::format("bad name '{}'", name));
-    if (!bound_.insert(name).second)
-      return fail(loc, fmt::format("name '{}' bound twice in one body", name));
+    if (!bound_.insert(name).second) return fail(loc, fmt::format("name '{}' bound twice in one body", name));
     visible_[name] = info;
     if (!scopes_.empty()) scopes_.back().push_back(name);
     return true;
@@ -102,19 +99,16 @@ class Checker {
       if (d < 1) return fail(loc, fmt::format("{} dimension {} is not >= 1", what, d));
       const uint64_t ud = static_cast<uint64_t>(d);
       elems = (elems > max_elems / ud) ? max_elems + 1 : elems * ud;
-      if (elems > max_elems)
-        return fail(loc, fmt::format("{} has more than {} elements", what, max_elems));
+      if (elems > max_elems) return fail(loc, fmt::format("{} has more than {} elements", what, max_elems));
     }
     return true;
   }
 
   bool expr(const PlanExpr& e, unsigned depth, PlanLoc at) {
     const PlanLoc loc = e.loc.line != 0 ? e.loc : at;
-    if (depth > lim_.max_expr_depth)
-      return fail(loc, fmt::format("expression deeper than {}", lim_.max_expr_depth));
+    if (depth > lim_.max_expr_depth) return fail(loc, fmt::format("expression deeper than {}", lim_.max_expr_depth));
     const bool leaf = e.kind != PlanExpr::Kind::Binary;
-    if (leaf != e.args.empty() || (!leaf && e.args.size() != 2))
-      return fail(loc, "malformed expression node");
+    if (leaf != e.args.empty() || (!leaf && e.args.size() != 2)) return fail(loc, "malformed expression node");
     switch (e.kind) {
       case PlanExpr::Kind::Int:
         if (!e.name.empty()) return fail(loc, "malformed expression node");
@@ -167,8 +161,7 @@ class Checker {
     for (const PlanArg& a : as)
       if (!arg_uses(a, loc)) return false;
     for (const PlanArg& a : as)
-      if (a.tag == PlanTag::Output && !bind(a.out_name, NameInfo{true, false}, a.loc.line ? a.loc : loc))
-        return false;
+      if (a.tag == PlanTag::Output && !bind(a.out_name, NameInfo{true, false}, a.loc.line ? a.loc : loc)) return false;
     return true;
   }
 
@@ -195,8 +188,7 @@ class Checker {
           } else if constexpr (std::is_same_v<T, AllocStmt>) {
             if (n.buffers.empty()) return fail(loc, "alloc without buffers");
             for (const PlanBuffer& b : n.buffers)
-              if (!shape(b.shape, lim_.max_tensor_elements, loc, "alloc") ||
-                  !bind(b.name, NameInfo{true, false}, loc))
+              if (!shape(b.shape, lim_.max_tensor_elements, loc, "alloc") || !bind(b.name, NameInfo{true, false}, loc))
                 return false;
             return true;
           } else if constexpr (std::is_same_v<T, ViewStmt>) {
@@ -208,8 +200,7 @@ class Checker {
             if (!use_tensor(n.tensor, loc)) return false;
             if (!lookup(n.tensor)->root_entry_in)
               return fail(loc, fmt::format("read of '{}', whose root is not an entry In tensor", n.tensor));
-            if (n.index.empty() || n.index.size() > lim_.max_rank)
-              return fail(loc, "read index rank is not in 1..4");
+            if (n.index.empty() || n.index.size() > lim_.max_rank) return fail(loc, "read index rank is not in 1..4");
             for (const PlanExpr& e : n.index)
               if (!expr(e, 1, loc)) return false;
             return bind(n.name, NameInfo{}, loc);

@@ -30,13 +30,13 @@ struct PlanError {
 };
 
 struct PlanLimits {
-  size_t max_bytes = 8u << 20;           // parser: larger inputs are rejected up front
-  unsigned max_nesting = 256;            // open ( [ { together; also block depth
-  unsigned max_expr_depth = 1024;        // expression tree depth (left chains included)
-  uint64_t max_entry_elements = 1u << 20;  // an entry tensor is filled on the host
+  size_t max_bytes = 8u << 20;                // parser: larger inputs are rejected up front
+  unsigned max_nesting = 256;                 // open ( [ { together; also block depth
+  unsigned max_expr_depth = 1024;             // expression tree depth (left chains included)
+  uint64_t max_entry_elements = 1u << 20;     // an entry tensor is filled on the host
   uint64_t max_tensor_elements = 1ull << 40;  // alloc/output shapes (bytes fit in u64)
-  unsigned max_rank = 4;                 // TensorArg holds 4 dims
-  int64_t max_slot = 63;                 // a graph has at most 64 boundary scalars
+  unsigned max_rank = 4;                      // TensorArg holds 4 dims
+  int64_t max_slot = 63;                      // a graph has at most 64 boundary scalars
 };
 
 bool is_plan_keyword(std::string_view word);

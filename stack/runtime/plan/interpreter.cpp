@@ -134,8 +134,8 @@ class Interpreter {
     uint64_t elem = t.offset_bytes() / kElemBytes;
     for (uint32_t i = 0; i < t.rank(); ++i) {
       if (idx[i] < 0 || idx[i] >= t.dim(i)) {
-        o_.latch(ErrorCode::kInvalidArgs, fmt::format("{}: read index {} outside dimension {} of size {}",
-                                                      where(loc), idx[i], i, t.dim(i)));
+        o_.latch(ErrorCode::kInvalidArgs,
+                 fmt::format("{}: read index {} outside dimension {} of size {}", where(loc), idx[i], i, t.dim(i)));
         return;
       }
       elem += static_cast<uint64_t>(idx[i]) * static_cast<uint64_t>(t.stride(i));
@@ -192,7 +192,8 @@ class Interpreter {
     }
     size_t gi = 0;
     while (gi < p_.graphs.size() && p_.graphs[gi].name != s.graph) ++gi;
-    STACK_CHECK(gi < p_.graphs.size() && gi < graph_ids_.size(), "submit_graph of an undefined graph (validate_plan first)");
+    STACK_CHECK(gi < p_.graphs.size() && gi < graph_ids_.size(),
+                "submit_graph of an undefined graph (validate_plan first)");
     const PlanGraph& g = p_.graphs[gi];
     GraphArgs ga(o_);
     for (const PlanArg& a : s.args) {
@@ -223,7 +224,8 @@ class Interpreter {
     }
     const auto body = [&](GraphRecorder& r) {
       Interpreter child(o_, p_, graph_ids_, {}, budget_, result_, &r);
-      for (size_t i = 0; i < g.params.size(); ++i) child.bind(g.params[i], Value{true, 0, r.boundary(static_cast<uint32_t>(i))});
+      for (size_t i = 0; i < g.params.size(); ++i)
+        child.bind(g.params[i], Value{true, 0, r.boundary(static_cast<uint32_t>(i))});
       child.run(g.body);
       if (result_.outcome != InterpretResult::Outcome::kCompleted) r.cancel();  // nothing half-recorded
     };

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "stack/runtime/plan/program.h"
 #include "stack/runtime/host/orchestrator.h"
+#include "stack/runtime/plan/program.h"
 
 namespace stackcheck::runtime {
 

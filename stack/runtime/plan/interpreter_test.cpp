@@ -14,7 +14,8 @@ namespace {
 
 // An orchestrator over a poisoned mirror with entry tensors at fake device addresses.
 struct PlanRun {
-  explicit PlanRun(std::string_view text, std::vector<std::vector<int32_t>> host_values = {}, uint64_t budget = 1'000'000)
+  explicit PlanRun(std::string_view text, std::vector<std::vector<int32_t>> host_values = {},
+                   uint64_t budget = 1'000'000)
       : layout(LayoutPlanner::mirror(64)), mirror(layout.seg.total_bytes, std::byte{0xAA}) {
     PlanParseResult r = parse_plan(text);
     EXPECT_TRUE(r.ok()) << r.error().to_string();
@@ -91,9 +92,10 @@ for i = 3, -1, -2 {
 }
 
 TEST(PlanInterpreter, read_takes_the_host_copy) {
-  PlanRun r("tensor x: In [2, 3]\nview w = x[1:1, 1:2]\nread a = w[0, 1]\nread b = x[0, 0]\n"
-        "submit fill(output o: [4], scalar a * 1000 + b)\n",
-        {{7, 0, 0, 0, 0, -5}});
+  PlanRun r(
+      "tensor x: In [2, 3]\nview w = x[1:1, 1:2]\nread a = w[0, 1]\nread b = x[0, 0]\n"
+      "submit fill(output o: [4], scalar a * 1000 + b)\n",
+      {{7, 0, 0, 0, 0, -5}});
   ASSERT_FALSE(r.orch->latched()) << r.orch->error_detail();
   EXPECT_EQ(static_cast<int64_t>(r.scalar(0)), -5 * 1000 + 7);  // i32 elements sign-extend
 }
@@ -107,15 +109,15 @@ TEST(PlanInterpreter, read_outside_latches_5) {
 
 TEST(Orchestrator, orch_arith_zero_5) {
   for (const char* text : {"set a = 7\nset b = a / (a - 7)\n", "set b = 5 % 0\n", "for i = 0, 3, 0 {\n}\n",
-                           "set s = 0\nfor i = 0, 3, s {\n}\n",
-                           "tensor x: In [8]\nset z = 0\nview v = x[1 / z:2]\n"}) {
+                           "set s = 0\nfor i = 0, 3, s {\n}\n", "tensor x: In [8]\nset z = 0\nview v = x[1 / z:2]\n"}) {
     PlanRun r(text);
     EXPECT_EQ(r.orch->error(), 5) << text;
     EXPECT_EQ(r.result.outcome, InterpretResult::Outcome::kCompleted);
   }
   // Controls: INT64_MIN / -1 wraps, floor semantics; nothing latches.
-  PlanRun ok("set m = -9223372036854775808 / -1\nset q = -7 / 2\nset r = -7 % 2\nif m == -9223372036854775808 {\n"
-         "  submit fill(output o: [1], scalar q * 10 + r)\n}\n");
+  PlanRun ok(
+      "set m = -9223372036854775808 / -1\nset q = -7 / 2\nset r = -7 % 2\nif m == -9223372036854775808 {\n"
+      "  submit fill(output o: [1], scalar q * 10 + r)\n}\n");
   EXPECT_FALSE(ok.orch->latched()) << ok.orch->error_detail();
   EXPECT_EQ(static_cast<int64_t>(ok.scalar(0)), -4 * 10 + 1);
 }
@@ -134,9 +136,10 @@ TEST(PlanInterpreter, budget_bounds_every_loop) {
 }
 
 TEST(PlanInterpreter, submit_graph_records_then_replays) {
-  PlanRun r("tensor x: In [16]\ntensor c: InOut [8]\ngraph g(a, b) {\n  set o = $0 * 2\n  view v = a[o:8]\n"
-            "  submit scale(input v, output_existing b, scalar $0)\n  submit acc(input v, inout b)\n}\n"
-            "for i = 0, 3, 1 {\n  submit_graph g(input x, inout c, scalar i + 1)\n}\n");
+  PlanRun r(
+      "tensor x: In [16]\ntensor c: InOut [8]\ngraph g(a, b) {\n  set o = $0 * 2\n  view v = a[o:8]\n"
+      "  submit scale(input v, output_existing b, scalar $0)\n  submit acc(input v, inout b)\n}\n"
+      "for i = 0, 3, 1 {\n  submit_graph g(input x, inout c, scalar i + 1)\n}\n");
   ASSERT_EQ(r.result.outcome, InterpretResult::Outcome::kCompleted);
   ASSERT_FALSE(r.orch->latched()) << r.orch->error_detail();
   EXPECT_EQ(r.kernels(), (std::vector<int32_t>{-1, -1, -1}));
@@ -156,8 +159,10 @@ TEST(PlanInterpreter, submit_graph_records_then_replays) {
 }
 
 TEST(PlanInterpreter, graph_body_budget_records_nothing) {
-  PlanRun r("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n"
-            "  for i = 0, 9223372036854775807, 1 {\n  }\n}\nsubmit_graph g(inout c)\nfatal\n", {}, 1000);
+  PlanRun r(
+      "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n"
+      "  for i = 0, 9223372036854775807, 1 {\n  }\n}\nsubmit_graph g(inout c)\nfatal\n",
+      {}, 1000);
   EXPECT_EQ(r.result.outcome, InterpretResult::Outcome::kBudgetExhausted);
   EXPECT_EQ(r.orch->submitted(), 0u);
   EXPECT_EQ(r.orch->graph_cache().size(), 0u);  // cancelled: no half recording is cached
@@ -168,11 +173,12 @@ TEST(PlanInterpreter, submit_graph_arity_and_tags_5) {
   for (const char* call : {"submit_graph g(inout c, inout c)", "submit_graph g(output_existing c)",
                            "submit_graph g(no_dep c)", "submit_graph g(output o: [8])"}) {
     SCOPED_TRACE(call);
-    PlanRun r(std::string("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n}\n") +
-              call + "\n");
+    PlanRun r(std::string("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n}\n") + call +
+              "\n");
     EXPECT_EQ(r.orch->error(), 5) << r.orch->error_detail();
   }
-  PlanRun ok("tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n}\nsubmit_graph g(inout c)\n");
+  PlanRun ok(
+      "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 1)\n}\nsubmit_graph g(inout c)\n");
   EXPECT_EQ(ok.orch->error(), 0);
   EXPECT_EQ(ok.orch->submitted(), 1u);
 }

@@ -69,8 +69,10 @@ class Lexer {
       bool big = false;
       while (pos_ + n < s_.size() && is_digit(s_[pos_ + n])) {
         const uint64_t d = static_cast<uint64_t>(s_[pos_ + n] - '0');
-        if (v > (kTwoPow63 - d) / 10) big = true;  // v*10+d > 2^63
-        else v = v * 10 + d;
+        if (v > (kTwoPow63 - d) / 10)
+          big = true;  // v*10+d > 2^63
+        else
+          v = v * 10 + d;
         ++n;
       }
       if (big) throw Failure{{t.line, t.column, "integer literal too large"}};
@@ -84,18 +86,27 @@ class Lexer {
     const char d = pos_ + 1 < s_.size() ? s_[pos_ + 1] : '\0';
     size_t n = 0;
     switch (c) {
-      case '(': case ')': case '[': case ']': case '{': case '}': case ',': case ':':
-      case '$': case '+': case '-': case '*': case '/': case '%':
-        n = 1;
-        break;
-      case '=': case '<': case '>':
-        n = d == '=' ? 2 : 1;
-        break;
+      case '(':
+      case ')':
+      case '[':
+      case ']':
+      case '{':
+      case '}':
+      case ',':
+      case ':':
+      case '$':
+      case '+':
+      case '-':
+      case '*':
+      case '/':
+      case '%': n = 1; break;
+      case '=':
+      case '<':
+      case '>': n = d == '=' ? 2 : 1; break;
       case '!':
         if (d == '=') n = 2;
         break;
-      default:
-        break;
+      default: break;
     }
     if (n == 0) {
       const auto u = static_cast<unsigned char>(c);
@@ -158,15 +169,20 @@ class Parser {
       skip_newlines();
     }
     while (tok_.kind != Token::Kind::End && !is_word("mutate")) {
-      if (is_word("graph")) p.graphs.push_back(graph());
-      else if (is_word("tensor")) fail(tok_, "entry tensors must come before graphs and statements");
-      else if (is_word("config")) fail(tok_, "config must be the first line");
-      else p.body.push_back(stmt(false));
+      if (is_word("graph"))
+        p.graphs.push_back(graph());
+      else if (is_word("tensor"))
+        fail(tok_, "entry tensors must come before graphs and statements");
+      else if (is_word("config"))
+        fail(tok_, "config must be the first line");
+      else
+        p.body.push_back(stmt(false));
       end_line();
       skip_newlines();
     }
     while (tok_.kind != Token::Kind::End) {
-      if (!is_word("mutate")) fail(tok_, fmt::format("expected 'mutate' after a mutate line, found {}", describe(tok_)));
+      if (!is_word("mutate"))
+        fail(tok_, fmt::format("expected 'mutate' after a mutate line, found {}", describe(tok_)));
       Mutation m;
       m.loc = tok_.loc();
       next();
@@ -189,8 +205,7 @@ class Parser {
     if (tok_.kind == Token::Kind::Punct) {
       const char c = tok_.text[0];
       if (c == '(' || c == '[' || c == '{') {
-        if (++nesting_ > lim_.max_nesting)
-          fail(tok_, fmt::format("nesting deeper than {}", lim_.max_nesting));
+        if (++nesting_ > lim_.max_nesting) fail(tok_, fmt::format("nesting deeper than {}", lim_.max_nesting));
       } else if ((c == ')' || c == ']' || c == '}') && nesting_ > 0) {
         --nesting_;
       }
@@ -262,9 +277,12 @@ class Parser {
     next();
     t.name = name();
     expect_punct(":");
-    if (is_word("In")) t.inout = false;
-    else if (is_word("InOut")) t.inout = true;
-    else fail(tok_, fmt::format("expected 'In' or 'InOut', found {}", describe(tok_)));
+    if (is_word("In"))
+      t.inout = false;
+    else if (is_word("InOut"))
+      t.inout = true;
+    else
+      fail(tok_, fmt::format("expected 'In' or 'InOut', found {}", describe(tok_)));
     next();
     t.shape = shape();
     return t;
@@ -290,7 +308,8 @@ class Parser {
 
   PlanBlock block(bool in_graph) {
     expect_punct("{");
-    if (tok_.kind != Token::Kind::Newline) fail(tok_, fmt::format("expected end of line after '{{', found {}", describe(tok_)));
+    if (tok_.kind != Token::Kind::Newline)
+      fail(tok_, fmt::format("expected end of line after '{{', found {}", describe(tok_)));
     skip_newlines();
     PlanBlock b;
     while (!is_punct("}")) {
@@ -335,7 +354,8 @@ class Parser {
   }
   Built atom() {
     const Token t = tok_;
-    if (t.kind == Token::Kind::Int) return {PlanExpr::integer(static_cast<int64_t>(plain_int("an integer")), t.loc()), 1};
+    if (t.kind == Token::Kind::Int)
+      return {PlanExpr::integer(static_cast<int64_t>(plain_int("an integer")), t.loc()), 1};
     if (is_punct("-")) return {PlanExpr::integer(signed_int("an integer after '-'"), t.loc()), 1};
     if (is_punct("$")) {
       next();
@@ -353,9 +373,9 @@ class Parser {
   PlanExpr expr() { return expr_rec().e; }
 
   PlanCmp cmp() {
-    static constexpr std::pair<std::string_view, PlanCmp> kCmps[] = {
-        {"==", PlanCmp::Eq}, {"!=", PlanCmp::Ne}, {"<", PlanCmp::Lt},
-        {"<=", PlanCmp::Le}, {">", PlanCmp::Gt},  {">=", PlanCmp::Ge}};
+    static constexpr std::pair<std::string_view, PlanCmp> kCmps[] = {{"==", PlanCmp::Eq}, {"!=", PlanCmp::Ne},
+                                                                     {"<", PlanCmp::Lt},  {"<=", PlanCmp::Le},
+                                                                     {">", PlanCmp::Gt},  {">=", PlanCmp::Ge}};
     for (const auto& [s, c] : kCmps)
       if (is_punct(s)) {
         next();
@@ -388,13 +408,22 @@ class Parser {
     a.loc = tok_.loc();
     if (tok_.kind != Token::Kind::Id) fail(tok_, fmt::format("expected an argument tag, found {}", describe(tok_)));
     const std::string_view w = tok_.text;
-    if (w == "input") a.tag = PlanTag::Input;
-    else if (w == "inout") a.tag = PlanTag::Inout;
-    else if (w == "output") a.tag = PlanTag::Output;
-    else if (w == "output_existing") a.tag = PlanTag::OutputExisting;
-    else if (w == "no_dep") a.tag = PlanTag::NoDep;
-    else if (w == "scalar") a.tag = PlanTag::Scalar;
-    else fail(tok_, fmt::format("expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found {}", describe(tok_)));
+    if (w == "input")
+      a.tag = PlanTag::Input;
+    else if (w == "inout")
+      a.tag = PlanTag::Inout;
+    else if (w == "output")
+      a.tag = PlanTag::Output;
+    else if (w == "output_existing")
+      a.tag = PlanTag::OutputExisting;
+    else if (w == "no_dep")
+      a.tag = PlanTag::NoDep;
+    else if (w == "scalar")
+      a.tag = PlanTag::Scalar;
+    else
+      fail(tok_,
+           fmt::format("expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found {}",
+                       describe(tok_)));
     next();
     if (a.tag == PlanTag::Output) {
       a.out_name = name();
@@ -428,13 +457,24 @@ class Parser {
     const Token kw = tok_;
     if (kw.kind != Token::Kind::Id) fail(kw, fmt::format("expected a statement, found {}", describe(kw)));
     const std::string_view w = kw.text;
-    if (w == "graph") fail(kw, in_graph ? "graphs cannot be defined inside a block" : "graphs are defined at top level only");
-    if (w == "scope_begin") { next(); s.node = ScopeBeginStmt{}; }
-    else if (w == "scope_end") { next(); s.node = ScopeEndStmt{}; }
-    else if (w == "fatal") { next(); s.node = FatalStmt{}; }
-    else if (w == "wait_tensor") { next(); s.node = WaitTensorStmt{name("a tensor name")}; }
-    else if (w == "sync_start") { next(); s.node = SyncStartStmt{static_cast<int64_t>(plain_int("a block count"))}; }
-    else if (w == "alloc") {
+    if (w == "graph")
+      fail(kw, in_graph ? "graphs cannot be defined inside a block" : "graphs are defined at top level only");
+    if (w == "scope_begin") {
+      next();
+      s.node = ScopeBeginStmt{};
+    } else if (w == "scope_end") {
+      next();
+      s.node = ScopeEndStmt{};
+    } else if (w == "fatal") {
+      next();
+      s.node = FatalStmt{};
+    } else if (w == "wait_tensor") {
+      next();
+      s.node = WaitTensorStmt{name("a tensor name")};
+    } else if (w == "sync_start") {
+      next();
+      s.node = SyncStartStmt{static_cast<int64_t>(plain_int("a block count"))};
+    } else if (w == "alloc") {
       next();
       AllocStmt a;
       do {

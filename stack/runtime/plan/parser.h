@@ -30,8 +30,8 @@
 #include <string_view>
 #include <variant>
 
-#include "stack/runtime/plan/program.h"
 #include "stack/runtime/plan/check.h"
+#include "stack/runtime/plan/program.h"
 
 namespace stackcheck::runtime {
 

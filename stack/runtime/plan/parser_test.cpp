@@ -115,8 +115,9 @@ mutate 4096 0
 }
 
 TEST(PlanParser, canonical_parentheses_and_spacing) {
-  PlanParseResult r = parse_plan("set a = ((1+2))*3\nset b = 1-(2-3)\nset c = (1-2)-3\nset d = 1*(2*3)\n"
-                                 "set e = 1  +  2*3\n");
+  PlanParseResult r = parse_plan(
+      "set a = ((1+2))*3\nset b = 1-(2-3)\nset c = (1-2)-3\nset d = 1*(2*3)\n"
+      "set e = 1  +  2*3\n");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(print_plan(r.program()),
             "set a = (1 + 2) * 3\nset b = 1 - (2 - 3)\nset c = 1 - 2 - 3\nset d = 1 * (2 * 3)\n"
@@ -124,9 +125,10 @@ TEST(PlanParser, canonical_parentheses_and_spacing) {
 }
 
 TEST(PlanParser, comments_blank_lines_and_graph_between_statements) {
-  PlanParseResult r = parse_plan("\n# c\n\ntensor x: In [4]  # tail\n\nset a = 1\n"
-                                 "graph g(p) {\n\n  submit fill(output_existing p, scalar $3)\n}\n"
-                                 "submit_graph g(inout x, scalar a)\n");
+  PlanParseResult r = parse_plan(
+      "\n# c\n\ntensor x: In [4]  # tail\n\nset a = 1\n"
+      "graph g(p) {\n\n  submit fill(output_existing p, scalar $3)\n}\n"
+      "submit_graph g(inout x, scalar a)\n");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(print_plan(r.program()),
             "tensor x: In [4]\ngraph g(p) {\n  submit fill(output_existing p, scalar $3)\n}\n"
@@ -181,8 +183,7 @@ TEST(PlanParser, meaning_errors_have_locations) {
   EXPECT_EQ(error_of("for i = 0, 2, 1 {\n  set k = i\n}\nset k = 1\n"), "4:1: name 'k' bound twice in one body");
   EXPECT_EQ(error_of("set a = $0\n"), "1:9: '$' slot outside a graph body");
   EXPECT_EQ(error_of("graph g(p) {\n  set a = $64\n}\n"), "2:11: slot $64 is not in $0..$63");
-  EXPECT_EQ(error_of("tensor c: InOut [4]\nread r = c[0]\n"),
-            "2:1: read of 'c', whose root is not an entry In tensor");
+  EXPECT_EQ(error_of("tensor c: InOut [4]\nread r = c[0]\n"), "2:1: read of 'c', whose root is not an entry In tensor");
   EXPECT_EQ(error_of("tensor x: In [4]\nview v = x[1:2]\nread r = v[0]\n"), "ok");
   EXPECT_EQ(error_of("submit_graph h()\n"), "1:1: undefined graph 'h'");
   EXPECT_EQ(error_of("alloc t: [0]\n"), "1:1: alloc dimension 0 is not >= 1");
@@ -262,14 +263,16 @@ TEST(PlanCheck, rejects_hand_built_programs_that_would_not_round_trip) {
   a.out_name.clear();
   OrchProgram ok;
   ok.tensors.push_back(EntryTensor{"x", true, {8}, {}});
-  ok.body.push_back(PlanStmt{SubmitStmt{Builtin::Fill, {PlanArg::tensor(PlanTag::OutputExisting, PlanWindow{"x", {}, {}}),
-                                                      PlanArg::scalar_value(PlanExpr::integer(3))}},
+  ok.body.push_back(PlanStmt{SubmitStmt{Builtin::Fill,
+                                        {PlanArg::tensor(PlanTag::OutputExisting, PlanWindow{"x", {}, {}}),
+                                         PlanArg::scalar_value(PlanExpr::integer(3))}},
                              {}});
-  ok.body.push_back(PlanStmt{SubmitStmt{Builtin::Copy, {PlanArg::tensor(PlanTag::Input, PlanWindow{"x", {}, {}}),
-                                                      PlanArg::output("y", {8})}},
-                             {}});
-  EXPECT_EQ(print_plan(ok), "tensor x: InOut [8]\nsubmit fill(output_existing x, scalar 3)\n"
-                            "submit copy(input x, output y: [8])\n");
+  ok.body.push_back(PlanStmt{
+      SubmitStmt{Builtin::Copy, {PlanArg::tensor(PlanTag::Input, PlanWindow{"x", {}, {}}), PlanArg::output("y", {8})}},
+      {}});
+  EXPECT_EQ(print_plan(ok),
+            "tensor x: InOut [8]\nsubmit fill(output_existing x, scalar 3)\n"
+            "submit copy(input x, output y: [8])\n");
   EXPECT_FALSE(validate_plan(ok).has_value());
   PlanParseResult back = parse_plan(print_plan(ok));
   ASSERT_TRUE(back.ok());

@@ -80,11 +80,16 @@ std::string print_plan_stmt(const PlanStmt& s, int indent) {
   return std::visit(
       [&](const auto& n) -> std::string {
         using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ScopeBeginStmt>) return pad + "scope_begin\n";
-        else if constexpr (std::is_same_v<T, ScopeEndStmt>) return pad + "scope_end\n";
-        else if constexpr (std::is_same_v<T, FatalStmt>) return pad + "fatal\n";
-        else if constexpr (std::is_same_v<T, WaitTensorStmt>) return fmt::format("{}wait_tensor {}\n", pad, n.tensor);
-        else if constexpr (std::is_same_v<T, SyncStartStmt>) return fmt::format("{}sync_start {}\n", pad, n.block_num);
+        if constexpr (std::is_same_v<T, ScopeBeginStmt>)
+          return pad + "scope_begin\n";
+        else if constexpr (std::is_same_v<T, ScopeEndStmt>)
+          return pad + "scope_end\n";
+        else if constexpr (std::is_same_v<T, FatalStmt>)
+          return pad + "fatal\n";
+        else if constexpr (std::is_same_v<T, WaitTensorStmt>)
+          return fmt::format("{}wait_tensor {}\n", pad, n.tensor);
+        else if constexpr (std::is_same_v<T, SyncStartStmt>)
+          return fmt::format("{}sync_start {}\n", pad, n.block_num);
         else if constexpr (std::is_same_v<T, AllocStmt>) {
           std::string out = pad + "alloc ";
           for (size_t i = 0; i < n.buffers.size(); ++i)
@@ -109,8 +114,8 @@ std::string print_plan_stmt(const PlanStmt& s, int indent) {
           return out + pad + "}\n";
         } else {
           static_assert(std::is_same_v<T, IfStmt>);
-          std::string out = fmt::format("{}if {} {} {} {{\n", pad, print_plan_expr(n.lhs), cmp_name(n.cmp),
-                                        print_plan_expr(n.rhs));
+          std::string out =
+              fmt::format("{}if {} {} {} {{\n", pad, print_plan_expr(n.lhs), cmp_name(n.cmp), print_plan_expr(n.rhs));
           block_to(out, n.then_body, indent + 1);
           if (!n.else_body.empty()) {
             out += pad + "} else {\n";

@@ -125,9 +125,15 @@ struct PlanStmt;
 using PlanBlock = std::vector<PlanStmt>;
 
 // Statements (§17), one struct each.
-struct ScopeBeginStmt { bool operator==(const ScopeBeginStmt&) const = default; };
-struct ScopeEndStmt { bool operator==(const ScopeEndStmt&) const = default; };
-struct FatalStmt { bool operator==(const FatalStmt&) const = default; };
+struct ScopeBeginStmt {
+  bool operator==(const ScopeBeginStmt&) const = default;
+};
+struct ScopeEndStmt {
+  bool operator==(const ScopeEndStmt&) const = default;
+};
+struct FatalStmt {
+  bool operator==(const FatalStmt&) const = default;
+};
 struct WaitTensorStmt {  // wait_tensor NAME
   std::string tensor;
   bool operator==(const WaitTensorStmt&) const = default;
@@ -182,9 +188,8 @@ struct IfStmt {  // if LHS CMP RHS { ... } else { ... }   (empty else: no else)
 };
 
 struct PlanStmt {
-  using Node = std::variant<ScopeBeginStmt, ScopeEndStmt, FatalStmt, WaitTensorStmt,
-                            SyncStartStmt, AllocStmt, ViewStmt, SetStmt, ReadStmt, SubmitStmt,
-                            SubmitGraphStmt, ForStmt, IfStmt>;
+  using Node = std::variant<ScopeBeginStmt, ScopeEndStmt, FatalStmt, WaitTensorStmt, SyncStartStmt, AllocStmt, ViewStmt,
+                            SetStmt, ReadStmt, SubmitStmt, SubmitGraphStmt, ForStmt, IfStmt>;
   Node node;
   PlanLoc loc;
   bool operator==(const PlanStmt&) const = default;

@@ -15,9 +15,9 @@ std::string BindStats::to_line() const {
       "bind tasks={} nodes={} defs={} inlined={} h2d={} def_h2d={} tensor_h2d={} d2h={} "
       "shipped={} read={} ratio={} image={} image_read={} mirror={} task_hw={} graph_hw={} "
       "gint={} reserved=(dev={},cp={},img={},sub={},th={},gh={},def={},ent={})",
-      tasks, nodes, defs, inlined, h2d, def_h2d, tensor_h2d, d2h, shipped, read, ratio_text(),
-      image, image_read, mirror, task_hw, graph_hw, gint, reserved.dev, reserved.cp,
-      reserved.img, reserved.sub, reserved.th, reserved.gh, reserved.def, reserved.ent);
+      tasks, nodes, defs, inlined, h2d, def_h2d, tensor_h2d, d2h, shipped, read, ratio_text(), image, image_read,
+      mirror, task_hw, graph_hw, gint, reserved.dev, reserved.cp, reserved.img, reserved.sub, reserved.th, reserved.gh,
+      reserved.def, reserved.ent);
 }
 
 }  // namespace stackcheck::runtime

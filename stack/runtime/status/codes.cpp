@@ -40,8 +40,7 @@ constexpr std::array<int32_t, kCodes.size()> kCodeValues = [] {
 }();
 
 const CodeEntry* find(int code) {
-  auto it = std::find_if(kCodes.begin(), kCodes.end(),
-                         [code](const CodeEntry& e) { return e.code == code; });
+  auto it = std::find_if(kCodes.begin(), kCodes.end(), [code](const CodeEntry& e) { return e.code == code; });
   return it == kCodes.end() ? nullptr : &*it;
 }
 

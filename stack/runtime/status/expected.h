@@ -23,7 +23,7 @@ Unexpected<E> unexpected(E e) {
 template <class T, class E>
 class Expected {
  public:
-  Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
+  Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}            // NOLINT: implicit
   Expected(Unexpected<E> e) : v_(std::in_place_index<1>, std::move(e.error)) {}  // NOLINT
 
   bool has_value() const { return v_.index() == 0; }

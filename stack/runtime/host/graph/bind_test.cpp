@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/device/attach.h"
+#include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/graph/test_support.h"
 
 namespace stackcheck::runtime {
@@ -133,14 +133,13 @@ TEST(Graph, graph_stats_line) {
   EXPECT_EQ(r.stats.h2d, 1u);
   EXPECT_EQ(r.stats.def_h2d, 2u);
   EXPECT_EQ(r.stats.gint, 0u);
-  const uint64_t def_bytes = b.rt->orchestrator().graph_cache().at(0).bytes.size() +
-                             b.rt->orchestrator().graph_cache().at(1).bytes.size();
+  const uint64_t def_bytes =
+      b.rt->orchestrator().graph_cache().at(0).bytes.size() + b.rt->orchestrator().graph_cache().at(1).bytes.size();
   EXPECT_EQ(r.stats.reserved.def, def_bytes);
   EXPECT_EQ(b.reservations_named("graph_def:"), 2);
   const CopyCounters cc = b.mem.counters();
   EXPECT_EQ(cc.h2d_calls, r.stats.h2d + r.stats.def_h2d + r.stats.tensor_h2d);
-  EXPECT_NE(r.stats.to_line().find("nodes=5 defs=2 inlined=0 h2d=1 def_h2d=2"), std::string::npos)
-      << r.stats.to_line();
+  EXPECT_NE(r.stats.to_line().find("nodes=5 defs=2 inlined=0 h2d=1 def_h2d=2"), std::string::npos) << r.stats.to_line();
   // gint sums required_heap over submissions: two replays of 64 + 64 + 1024 B each.
   const OrchProgram q2 = parse_or_fail(R"(tensor c: InOut [8]
 graph g(a) {
@@ -189,7 +188,8 @@ TEST(Graph, graph_args_128_64_ok) {
 TEST(Graph, graph_inlined_through_bind) {
   // 17 graphs with distinct bodies: the 17th runs inline (stats), all attach.
   std::string text = "config W=64\ntensor c: InOut [4]\n";
-  for (int k = 0; k < 17; ++k) text += fmt::format("graph g{}(a) {{\n  submit fill(output_existing a, scalar {})\n}}\n", k, k);
+  for (int k = 0; k < 17; ++k)
+    text += fmt::format("graph g{}(a) {{\n  submit fill(output_existing a, scalar {})\n}}\n", k, k);
   for (int k = 0; k < 17; ++k) text += fmt::format("submit_graph g{}(inout c)\n", k);
   text += "submit_graph g0(inout c)\n";
   const OrchProgram p = parse_or_fail(text);

@@ -66,10 +66,10 @@ class GraphCache {
 
 // One replay (one outer GRAPH task) of the current bind.
 struct GraphSubmissionPlan {
-  int32_t outer = -1;       // the GRAPH task's id
-  uint32_t definition = 0;  // index in the GraphCache
-  DevAddr block;            // graph-heap block [required_heap][args][GraphExecution][nodes]
-  uint64_t block_bytes = 0; // required_heap + 64 T + 8 K + storage_bytes (exact)
+  int32_t outer = -1;               // the GRAPH task's id
+  uint32_t definition = 0;          // index in the GraphCache
+  DevAddr block;                    // graph-heap block [required_heap][args][GraphExecution][nodes]
+  uint64_t block_bytes = 0;         // required_heap + 64 T + 8 K + storage_bytes (exact)
   std::vector<TensorArg> boundary;  // this submission's real windows
   std::vector<uint64_t> slots;      // this submission's scalar values
 };

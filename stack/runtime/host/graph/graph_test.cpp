@@ -351,7 +351,14 @@ TEST(Graph, graph_body_restrictions_5) {
   GraphArgs gi(*full.orch);
   gi.add_input(full.entry(0, {4})).add_inout(full.entry(1, {4})).add_scalar(2);
   for (uint32_t k = 0; k < 16; ++k) ASSERT_GE(full.orch->submit_graph(k, scale_fn, gi), 0);
-  EXPECT_EQ(full.orch->submit_graph(16, [](GraphRecorder& r) { scale_fn(r); r.scope_begin(); }, gi), kNoTask);
+  EXPECT_EQ(full.orch->submit_graph(
+                16,
+                [](GraphRecorder& r) {
+                  scale_fn(r);
+                  r.scope_begin();
+                },
+                gi),
+            kNoTask);
   EXPECT_EQ(full.orch->error(), 5);
 }
 

@@ -186,8 +186,8 @@ TaskId GraphRecorder::add_node(int32_t kernel_id, std::vector<GraphTensorArgDef>
   for (const GraphTensorArgDef& a : tensors)
     if (a.source == kSrcBoundary && boundary_[a.index].tag == kTagInput && access_of(a.tag) != Access::Read &&
         access_of(a.tag) != Access::None) {
-      o_.latch(ErrorCode::kInvalidArgs, fmt::format("graph {} node {} writes input boundary tensor {}", fn_id_,
-                                                    node, a.index));
+      o_.latch(ErrorCode::kInvalidArgs,
+               fmt::format("graph {} node {} writes input boundary tensor {}", fn_id_, node, a.index));
       return kNoTask;
     }
   fanin_.begin(node, kGraphMaxNodes);
@@ -239,7 +239,8 @@ TaskId GraphRecorder::submit(int32_t kernel_id, const Args& args) {
     GraphScalarArgDef s{};
     const int32_t slot = k < args.slots_.size() ? args.slots_[k] : -1;
     if (slot >= 0 && static_cast<uint32_t>(slot) >= boundary_scalars()) {  // a hand-made ScalarSlot
-      o_.latch(ErrorCode::kInvalidArgs, fmt::format("graph {}: scalar slot ${} of {}", fn_id_, slot, boundary_scalars()));
+      o_.latch(ErrorCode::kInvalidArgs,
+               fmt::format("graph {}: scalar slot ${} of {}", fn_id_, slot, boundary_scalars()));
       return kNoTask;
     }
     s.source = slot >= 0 ? kScalarSlot : kScalarLiteral;
@@ -298,7 +299,8 @@ TaskId GraphRecorder::submit_graph(uint32_t fn_id, const GraphFn&, const GraphAr
 bool GraphRecorder::finish() {
   if (!active()) return false;
   if (nodes_ == 0)
-    return o_.latch_.latch(ErrorCode::kInvalidArgs, fmt::format("graph {} has no nodes (1..{})", fn_id_, kGraphMaxNodes));
+    return o_.latch_.latch(ErrorCode::kInvalidArgs,
+                           fmt::format("graph {} has no nodes (1..{})", fn_id_, kGraphMaxNodes));
   if (!recording()) return true;
   // required_heap + args + storage <= INT32_MAX (each internal is >= 64 B, ALIGN64).
   uint64_t need = 0, t = 0, k = 0;
@@ -309,9 +311,9 @@ bool GraphRecorder::finish() {
   }
   need += graph_args_bytes(t, k) + graph_storage_bytes(spec_.nodes.size());
   if (need > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
-    return o_.latch_.latch(ErrorCode::kInvalidArgs,
-                           fmt::format("graph {} needs {} B of graph heap (required_heap + args + storage > INT32_MAX)",
-                                       fn_id_, need));
+    return o_.latch_.latch(
+        ErrorCode::kInvalidArgs,
+        fmt::format("graph {} needs {} B of graph heap (required_heap + args + storage > INT32_MAX)", fn_id_, need));
   return true;
 }
 

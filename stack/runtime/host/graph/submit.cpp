@@ -4,8 +4,8 @@
 // fanin from the boundary and register it (input reads; inout reads and writes), publish
 // (kind 3, kernel -1, n_nodes = the definition's n, no tensor or scalar args, heap block =
 // the graph-heap block, graph_ctx 0 until staging), then the scope list and the task log.
-#include <cstring>
 #include <fmt/format.h>
+#include <cstring>
 
 #include "stack/runtime/host/graph/recorder.h"
 #include "stack/support/check.h"

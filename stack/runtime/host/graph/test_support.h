@@ -13,9 +13,9 @@
 
 #include "stack/runtime/devmem/device_memory.h"
 #include "stack/runtime/host/graph/recorder.h"
-#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/image/graph_def.h"
+#include "stack/runtime/plan/parser.h"
 
 namespace stackcheck::runtime::testing {
 
@@ -39,7 +39,8 @@ struct DefView {
   }
   std::vector<uint16_t> fanin(uint64_t i) const {
     std::vector<uint16_t> v;
-    for (uint32_t e = 0; e < node(i).n_fanin; ++e) v.push_back(at<uint16_t>(h.fanin_off + 2 * (node(i).fanin_begin + e)));
+    for (uint32_t e = 0; e < node(i).n_fanin; ++e)
+      v.push_back(at<uint16_t>(h.fanin_off + 2 * (node(i).fanin_begin + e)));
     return v;
   }
   std::vector<uint16_t> fanout(uint64_t i) const {
