@@ -33,6 +33,7 @@
 
 #include "stack/ir/ast.h"
 #include "stack/runtime/plan/program.h"
+#include "stack/support/limits.h"
 #include "stack/verify/diagnostic.h"
 
 namespace stackcheck::codegen {
@@ -51,10 +52,10 @@ enum Code : int {
 };
 
 // Limits of a submit_graph boundary (RUNTIME.md §9).
-inline constexpr size_t kMaxGraphTensors = 128;
-inline constexpr size_t kMaxGraphScalars = 64;
+inline constexpr size_t kMaxGraphTensors = support::kGraphMaxTensors;
+inline constexpr size_t kMaxGraphScalars = support::kGraphMaxScalars;
 // Buffers per `alloc` statement (one alloc_tensors call, RUNTIME.md §8).
-inline constexpr size_t kMaxAllocBuffers = 16;
+inline constexpr size_t kMaxAllocBuffers = support::kAllocMaxBuffers;
 
 struct CodegenResult {
   bool ok = false;

@@ -4,6 +4,7 @@
 
 #include "stack/codegen/codegen.h"
 #include "stack/codegen/lowering.h"
+#include "stack/support/limits.h"
 
 namespace stackcheck::codegen::detail {
 
@@ -16,7 +17,7 @@ namespace {
 // Deeper bodies would exceed the `.plan` nesting limit (the IR parser's is the same).
 constexpr unsigned kMaxDepth = 250;
 // COMPILER.md §1: a tensor has at most 65,536 elements.
-constexpr int64_t kMaxElements = 65536;
+constexpr int64_t kMaxElements = support::kTensorMaxElements;
 
 runtime::PlanCmp plan_cmp(ir::CmpOp c) {
   switch (c) {

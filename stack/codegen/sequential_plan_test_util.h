@@ -25,8 +25,9 @@
 #include "stack/interp/interp.h"
 #include "stack/interp/kernels.h"
 #include "stack/interp/memory.h"
-#include "stack/runtime/plan/arith.h"
 #include "stack/runtime/plan/program.h"
+#include "stack/support/splitmix.h"
+#include "stack/support/wrapping.h"
 #include "stack/verify/builtins.h"
 
 namespace stackcheck::codegen::testing {
@@ -44,7 +45,7 @@ class SequentialPlan {
   SequentialResult run(uint64_t seed) {
     SequentialResult r;
     try {
-      interp::SplitMix64 rng(seed);
+      support::SplitMix64 rng(seed);
       Env env;
       std::vector<interp::Window> entries;
       for (const runtime::EntryTensor& t : p_.tensors) {
@@ -114,7 +115,7 @@ class SequentialPlan {
         return (*slots)[static_cast<size_t>(e.value)];
       case runtime::PlanExpr::Kind::Binary: break;
     }
-    const auto v = runtime::orch_binop(e.op, eval(e.args[0], name_value, slots), eval(e.args[1], name_value, slots));
+    const auto v = support::apply(e.op, eval(e.args[0], name_value, slots), eval(e.args[1], name_value, slots));
     if (!v) fail("zero divisor");
     return *v;
   }
@@ -198,15 +199,15 @@ class SequentialPlan {
             submit_graph(n, env);
           } else if constexpr (std::is_same_v<T, runtime::ForStmt>) {
             const int64_t a = eval_root(n.start, env), b = eval_root(n.stop, env), st = eval_root(n.step, env);
-            const auto trips = runtime::orch_trip_count(a, b, st);
+            const auto trips = support::trip_count(a, b, st);
             if (!trips) fail("zero step");
             int64_t v = a;
-            for (uint64_t k = 0; k < *trips; ++k, v = runtime::orch_add(v, st)) {
+            for (uint64_t k = 0; k < *trips; ++k, v = support::wrap_add(v, st)) {
               env[n.var] = Val{false, {}, v};
               block(n.body, env);
             }
           } else if constexpr (std::is_same_v<T, runtime::IfStmt>) {
-            block(runtime::orch_cmp(n.cmp, eval_root(n.lhs, env), eval_root(n.rhs, env)) ? n.then_body : n.else_body,
+            block(support::compare(n.cmp, eval_root(n.lhs, env), eval_root(n.rhs, env)) ? n.then_body : n.else_body,
                   env);
           } else if constexpr (std::is_same_v<T, runtime::ScopeBeginStmt> || std::is_same_v<T, runtime::ScopeEndStmt>) {
           } else {
@@ -305,15 +306,15 @@ class SequentialPlan {
       } else if (const auto* f = std::get_if<runtime::ForStmt>(&st.node)) {
         const int64_t a = eval(f->start, value, &slots), e = eval(f->stop, value, &slots),
                       s = eval(f->step, value, &slots);
-        const auto trips = runtime::orch_trip_count(a, e, s);
+        const auto trips = support::trip_count(a, e, s);
         if (!trips) fail("zero step");
         int64_t v = a;
-        for (uint64_t k = 0; k < *trips; ++k, v = runtime::orch_add(v, s)) {
+        for (uint64_t k = 0; k < *trips; ++k, v = support::wrap_add(v, s)) {
           env[f->var] = SymVal{false, {}, v};
           record_block(f->body, env, rec, slots);
         }
       } else if (const auto* i = std::get_if<runtime::IfStmt>(&st.node)) {
-        const bool t = runtime::orch_cmp(i->cmp, eval(i->lhs, value, &slots), eval(i->rhs, value, &slots));
+        const bool t = support::compare(i->cmp, eval(i->lhs, value, &slots), eval(i->rhs, value, &slots));
         record_block(t ? i->then_body : i->else_body, env, rec, slots);
       } else {
         fail("statement not allowed in a graph body");

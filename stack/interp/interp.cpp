@@ -10,6 +10,9 @@
 #include "stack/interp/kernels.h"
 #include "stack/interp/memory.h"
 #include "stack/ir/arith.h"
+#include "stack/support/fnv1a.h"
+#include "stack/support/limits.h"
+#include "stack/support/splitmix.h"
 
 namespace stackcheck::interp {
 namespace {
@@ -18,7 +21,7 @@ using ir::Expr;
 using ir::Function;
 using ir::Stmt;
 
-constexpr size_t kMaxElements = 65536;
+constexpr size_t kMaxElements = support::kTensorMaxElements;
 
 struct Value {
   enum class Kind : uint8_t { Unset, Scalar, Tensor, Tuple, TaskId };
@@ -426,14 +429,6 @@ void append_le(std::vector<uint8_t>& out, uint32_t v) {
 
 }  // namespace
 
-uint64_t SplitMix64::next() {
-  state_ += 0x9E3779B97F4A7C15ull;
-  uint64_t z = state_;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 const char* error_kind_name(ErrorKind k) {
   switch (k) {
     case ErrorKind::ZeroDivisor: return "zero divisor";
@@ -451,7 +446,7 @@ std::string Error::render() const {
 }
 
 std::variant<std::vector<InputValue>, Error> generate_inputs(const Function& entry, uint64_t seed) {
-  SplitMix64 rng(seed);
+  support::SplitMix64 rng(seed);
   std::vector<InputValue> out;
   for (const ir::Param& p : entry.params) {
     InputValue in;
@@ -516,23 +511,11 @@ Result run(const ir::Program& p, uint64_t seed, const Options& options) {
   return Result{std::move(out)};
 }
 
-uint64_t fnv1a64(std::span<const uint8_t> bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : bytes) {
-    h ^= b;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+uint64_t fnv1a64(std::span<const uint8_t> bytes) { return support::fnv1a64(bytes); }
 
 uint64_t fnv1a64(const Outputs& outputs) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const TensorBytes& t : outputs.tensors) {
-    for (uint8_t b : t.bytes) {
-      h ^= b;
-      h *= 0x100000001b3ull;
-    }
-  }
+  uint64_t h = support::kFnvOffset;
+  for (const TensorBytes& t : outputs.tensors) h = support::fnv1a64(h, t.bytes.data(), t.bytes.size());
   return h;
 }
 

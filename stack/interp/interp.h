@@ -29,16 +29,6 @@ struct Options {
   unsigned max_call_depth = 64;  // graph calls nest at most 1 deep in WellFormed programs
 };
 
-// splitmix64 (Steele, Lea, Flood 2014): the input generator.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next();
-
- private:
-  uint64_t state_;
-};
-
 // One entry param's input value.
 struct InputValue {
   std::string name;

@@ -4,6 +4,7 @@
 #include "stack/interp/interp.h"
 
 #include "stack/ir/parser.h"
+#include "stack/support/splitmix.h"
 
 #include <gtest/gtest.h>
 
@@ -70,7 +71,7 @@ std::vector<std::vector<uint32_t>> inputs_of(const std::string& text, uint64_t s
 }
 
 TEST(Interp, splitmix64_reference_values) {
-  SplitMix64 r(0);
+  support::SplitMix64 r(0);
   EXPECT_EQ(r.next(), 0xE220A8397B1DCDAFull);
   EXPECT_EQ(r.next(), 0x6E789E6AA1B965F4ull);
   EXPECT_EQ(r.next(), 0x06C45D188009454Full);
@@ -82,7 +83,7 @@ TEST(Interp, inputs_drawn_per_element_then_scalar_mod_16) {
   ASSERT_EQ(o.tensors.size(), 2u);  // tensor params only, in order
   EXPECT_EQ(o.tensors[0].name, "x");
   EXPECT_EQ(o.tensors[0].bytes, (std::vector<uint8_t>{0xAF, 0xCD, 0x1D, 0x7B, 0xF4, 0x65, 0xB9, 0xA1}));
-  SplitMix64 r(0);
+  support::SplitMix64 r(0);
   r.next(), r.next();
   const uint64_t n = r.next() % 16;
   const uint32_t y = static_cast<uint32_t>(r.next());

@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "stack/support/wrapping.h"
+
 namespace stackcheck::ir {
 
 // 1-based line and byte column; 0:0 for nodes built in code.
@@ -30,8 +32,9 @@ struct Type {
   static Type tensor(std::vector<int64_t> d) { return Type{Kind::Tensor, "i32", std::move(d)}; }
 };
 
-enum class BinOp : uint8_t { Add, Sub, Mul, Div, Mod };
-enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+// Operators and comparisons: the support arithmetic's own enums (support/wrapping.h).
+using BinOp = support::ArithOp;
+using CmpOp = support::CompareOp;
 
 // Scalar expression. Int: value (a negative value is the `-INT` literal). Var: name.
 // Binary: op, args[0] op args[1]. Dim: dim(name, value). Read: read(name, args).

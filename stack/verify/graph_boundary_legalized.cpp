@@ -3,6 +3,7 @@
 #include "stack/ir/invariance.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/rpi.h"
+#include "stack/support/limits.h"
 
 #include <fmt/format.h>
 
@@ -19,9 +20,9 @@ namespace stackcheck::verify {
 namespace {
 
 constexpr const char* kRule = "GraphBoundaryLegalized";
-constexpr size_t kTensorParamLimit = 128;
-constexpr size_t kScalarParamLimit = 64;
-constexpr uint64_t kNodeLimit = 1024;
+constexpr size_t kTensorParamLimit = support::kGraphMaxTensors;
+constexpr size_t kScalarParamLimit = support::kGraphMaxScalars;
+constexpr uint64_t kNodeLimit = support::kGraphMaxNodes;
 
 using Dims = std::vector<int64_t>;
 
@@ -224,7 +225,8 @@ uint64_t nodes_in(const Program& prog, const std::vector<ir::Stmt>& body, const 
       nested = ir::sat_add(nested, nodes_in(prog, s.else_body, dims));
     }
   }
-  return ir::sat_add(ir::sat_add(launches, nested), creates / 16 + (creates % 16 != 0 ? 1 : 0));
+  return ir::sat_add(ir::sat_add(launches, nested),
+                     creates / support::kAllocMaxBuffers + (creates % support::kAllocMaxBuffers != 0 ? 1 : 0));
 }
 
 // Top-level expressions of one statement (not of nested bodies).

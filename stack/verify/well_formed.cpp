@@ -10,6 +10,7 @@
 #include "stack/ir/arith.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/rpi.h"
+#include "stack/support/limits.h"
 #include "stack/verify/builtins.h"
 
 #include <fmt/format.h>
@@ -49,7 +50,7 @@ enum Code : int {
   kReturn = 14,      // return not last or != declared
 };
 
-constexpr int64_t kMaxElements = 65536;
+constexpr int64_t kMaxElements = support::kTensorMaxElements;
 
 // Why `t` is not a valid type, or nullopt. Checks rank before dims and dims one by one
 // before their product, so huge dims can never overflow the element count.

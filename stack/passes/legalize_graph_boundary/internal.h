@@ -7,6 +7,7 @@
 #include "stack/ir/invariance.h"
 #include "stack/ir/rpi.h"
 #include "stack/passes/legalize_graph_boundary.h"
+#include "stack/support/limits.h"
 #include "stack/verify/diagnostic.h"
 
 #include <cstdint>
@@ -22,10 +23,10 @@ namespace stackcheck::passes::lgb {
 
 using Dims = std::vector<int64_t>;
 inline constexpr const char* kRule = "LegalizeGraphBoundary";
-inline constexpr size_t kMaxTensorParams = 128;
-inline constexpr size_t kMaxScalarParams = 64;
-inline constexpr uint64_t kMaxNodes = 1024;
-inline constexpr uint64_t kCreatesPerNode = 16;
+inline constexpr size_t kMaxTensorParams = support::kGraphMaxTensors;
+inline constexpr size_t kMaxScalarParams = support::kGraphMaxScalars;
+inline constexpr uint64_t kMaxNodes = support::kGraphMaxNodes;
+inline constexpr uint64_t kCreatesPerNode = support::kAllocMaxBuffers;
 
 // Program-level lookups: functions by name (the first of a name) and rpi.
 class Context {

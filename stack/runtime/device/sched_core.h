@@ -23,23 +23,9 @@
 
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/image/graph_def.h"
+#include "stack/support/splitmix.h"
 
 namespace stackcheck::runtime::sched_detail {
-
-// splitmix64 (the Random policy's stream); kept here, device code cannot include host/.
-class SplitMix {
- public:
-  explicit SplitMix(uint64_t seed) : s_(seed) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-
- private:
-  uint64_t s_;
-};
 
 // A record that cannot be followed (unbound delta, count or index that disagrees with what
 // attach validated): memory changed after attach. Stops the run like a DeviceFault.
@@ -115,7 +101,7 @@ class Core {
   DeviceAccess& dev_;
   const DevImageView& v_;
   Mode mode_;
-  SplitMix rng_;
+  support::SplitMix64 rng_;
   unsigned workers_;
   DevAddr ctl_, ring_;
   uint64_t q_ = 0;

@@ -14,9 +14,9 @@
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/runtime.h"
-#include "stack/runtime/host/splitmix.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
+#include "stack/support/splitmix.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -112,7 +112,7 @@ TEST(Bind, bind_entry_upload_readback) {
   // One splitmix64 draw per element, low 32 bits, x then c (seed 0: 0xE220A8397B1DCDAF, ...).
   EXPECT_EQ(r.entries[0].bytes[0], 0xAF);
   EXPECT_EQ(r.entries[0].bytes[3], 0x7B);
-  SplitMix64 rng(0);
+  support::SplitMix64 rng(0);
   std::vector<uint32_t> expect(24);
   for (uint32_t& v : expect) v = static_cast<uint32_t>(rng.next());
   ASSERT_EQ(r.entries[1].bytes.size(), 32u);

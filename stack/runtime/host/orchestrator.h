@@ -35,15 +35,16 @@
 #include "stack/runtime/host/tensormap.h"
 #include "stack/runtime/image/layout.h"
 #include "stack/runtime/image/records.h"
+#include "stack/support/limits.h"
 
 namespace stackcheck::runtime {
 
 using TaskId = int32_t;
 inline constexpr TaskId kNoTask = -1;
-inline constexpr TaskId kGraphInlined = -2;      // submit_graph ran fn inline (cache full)
-inline constexpr uint32_t kMaxTaskTensors = 32;  // kernel tasks, ALLOC tasks, graph nodes
-inline constexpr uint32_t kMaxTaskScalars = 16;
-inline constexpr uint32_t kMaxAllocBuffers = 16;
+inline constexpr TaskId kGraphInlined = -2;                            // submit_graph ran fn inline (cache full)
+inline constexpr uint32_t kMaxTaskTensors = support::kTaskMaxTensors;  // kernel tasks, ALLOC tasks, graph nodes
+inline constexpr uint32_t kMaxTaskScalars = support::kTaskMaxScalars;
+inline constexpr uint32_t kMaxAllocBuffers = support::kAllocMaxBuffers;
 inline constexpr uint32_t kMaxScopes = 64;  // open scopes, the root included
 inline constexpr uint64_t kElemBytes = 4;   // every tensor holds i32
 inline constexpr uint64_t kTensorAlign = 1024;

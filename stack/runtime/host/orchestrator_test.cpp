@@ -10,7 +10,6 @@
 
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/self_relative.h"
-#include "stack/runtime/plan/arith.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -184,23 +183,6 @@ TEST(Orchestrator, orch_window_outside_5) {
     EXPECT_TRUE(t.window(bad.first, bad.second).is_null());
     EXPECT_EQ(g.orch->error(), 5);
   }
-}
-
-TEST(OrchArith, floor_wrap_and_zero) {
-  EXPECT_EQ(orch_div(-7, 2), -4);
-  EXPECT_EQ(orch_mod(-7, 2), 1);
-  EXPECT_EQ(orch_mod(7, -2), -1);
-  EXPECT_EQ(orch_div(INT64_MIN, -1), INT64_MIN);
-  EXPECT_EQ(orch_mod(INT64_MIN, -1), 0);
-  EXPECT_EQ(orch_add(INT64_MAX, 1), INT64_MIN);
-  EXPECT_EQ(orch_mul(INT64_MIN, -1), INT64_MIN);
-  EXPECT_FALSE(orch_div(1, 0));
-  EXPECT_FALSE(orch_mod(1, 0));
-  EXPECT_FALSE(orch_trip_count(0, 4, 0));
-  EXPECT_EQ(orch_trip_count(0, 4, 1), 4u);
-  EXPECT_EQ(orch_trip_count(10, 0, -3), 4u);
-  EXPECT_EQ(orch_trip_count(0, 4, -1), 0u);
-  EXPECT_EQ(orch_trip_count(INT64_MIN, INT64_MAX, 1), ~uint64_t{0});
 }
 
 TEST(Orchestrator, orch_scalar_lines_zero_pad) {

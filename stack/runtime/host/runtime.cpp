@@ -10,10 +10,10 @@
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/graph/cache.h"
-#include "stack/runtime/host/splitmix.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/interpreter.h"
+#include "stack/support/splitmix.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -136,7 +136,7 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
   try {
     // Entry tensors, before step 1: one reservation and one upload each.
     release_entries();
-    SplitMix64 rng(opts.seed);
+    support::SplitMix64 rng(opts.seed);
     std::vector<std::vector<int32_t>> host(p.tensors.size());
     std::vector<DevAddr> bases;
     for (size_t i = 0; i < p.tensors.size(); ++i) {

@@ -19,13 +19,14 @@
 #include <vector>
 
 #include "stack/runtime/host/error_latch.h"
+#include "stack/support/limits.h"
 
 namespace stackcheck::runtime {
 
 // How an access uses its range (the tensormap's view of a tag).
 enum class Access : uint8_t { Read, Write, ReadWrite, None };
 
-inline constexpr uint32_t kMaxFanin = 128;
+inline constexpr uint32_t kMaxFanin = support::kTaskMaxFanin;
 
 class FaninBuilder {
  public:

@@ -4,16 +4,18 @@
 #include <algorithm>
 #include <cstring>
 
+#include "stack/support/fnv1a.h"
+
 namespace stackcheck::runtime {
 
 uint64_t graph_def_hash(std::span<const std::byte> bytes) {
-  uint64_t h = kFnvOffset;
+  uint64_t h = support::kFnvOffset;
   const uint64_t hash_at = offsetof(GraphDefHeader, hash);
   const uint64_t zero = 0;
-  if (bytes.size() < hash_at + 8) return fnv1a64(h, bytes.data(), bytes.size());
-  h = fnv1a64(h, bytes.data(), hash_at);
-  h = fnv1a64(h, &zero, 8);
-  return fnv1a64(h, bytes.data() + hash_at + 8, bytes.size() - hash_at - 8);
+  if (bytes.size() < hash_at + 8) return support::fnv1a64(h, bytes.data(), bytes.size());
+  h = support::fnv1a64(h, bytes.data(), hash_at);
+  h = support::fnv1a64(h, &zero, 8);
+  return support::fnv1a64(h, bytes.data() + hash_at + 8, bytes.size() - hash_at - 8);
 }
 
 std::vector<std::byte> encode_graph_def(const GraphDefSpec& spec) {

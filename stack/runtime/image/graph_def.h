@@ -22,15 +22,17 @@
 
 #include "stack/runtime/image/layout.h"
 #include "stack/runtime/image/records.h"
+#include "stack/support/fnv1a.h"
+#include "stack/support/limits.h"
 
 namespace stackcheck::runtime {
 
 inline constexpr uint8_t kGraphDefMagic[8] = {'S', 'T', 'K', 'G', 'D', 'E', 'F', '1'};
-inline constexpr uint32_t kGraphMaxNodes = 1024;
-inline constexpr uint32_t kGraphMaxBoundaryTensors = 128;
-inline constexpr uint32_t kGraphMaxBoundaryScalars = 64;
-inline constexpr uint32_t kGraphMaxNodeTensors = 32;
-inline constexpr uint32_t kGraphMaxNodeScalars = 16;
+inline constexpr uint32_t kGraphMaxNodes = support::kGraphMaxNodes;
+inline constexpr uint32_t kGraphMaxBoundaryTensors = support::kGraphMaxTensors;
+inline constexpr uint32_t kGraphMaxBoundaryScalars = support::kGraphMaxScalars;
+inline constexpr uint32_t kGraphMaxNodeTensors = support::kTaskMaxTensors;
+inline constexpr uint32_t kGraphMaxNodeScalars = support::kTaskMaxScalars;
 
 struct GraphDefHeader {
   uint8_t magic[8];             // @0   "STKGDEF1"
@@ -91,15 +93,6 @@ static_assert(sizeof(GraphDefHeader) == 128 && sizeof(NodeDef) == 32);
 static_assert(sizeof(GraphTensorArgDef) == 64 && sizeof(GraphScalarArgDef) == 16);
 static_assert(offsetof(GraphDefHeader, hash) == 8 && offsetof(GraphDefHeader, reserved) == 120);
 static_assert(std::is_trivially_copyable_v<GraphDefHeader> && std::is_trivially_copyable_v<NodeDef>);
-
-// ---- FNV-1a-64 ----
-inline constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
-inline constexpr uint64_t kFnvPrime = 0x100000001b3ull;
-inline uint64_t fnv1a64(uint64_t h, const void* data, size_t n) {
-  auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * kFnvPrime;
-  return h;
-}
 
 // ---- planning ----
 struct GraphDefCounts {

@@ -33,13 +33,13 @@ std::optional<std::string> validate_graph_def(Reader&& read, uint64_t available,
     return std::string("definition larger than INT32_MAX");
   // Hash first: a definition that is not the one recorded is rejected whatever it says.
   {
-    uint64_t hash = kFnvOffset;
+    uint64_t hash = support::kFnvOffset;
     unsigned char buf[4096];
     for (uint64_t off = 0; off < h.total_bytes; off += sizeof buf) {
       uint64_t n = std::min<uint64_t>(sizeof buf, h.total_bytes - off);
       read(off, buf, n);
       if (off == 0) std::memset(buf + offsetof(GraphDefHeader, hash), 0, 8);
-      hash = fnv1a64(hash, buf, n);
+      hash = support::fnv1a64(hash, buf, n);
     }
     if (hash != h.hash) return fmt::format("definition hash {:#x} != stored {:#x}", hash, h.hash);
   }

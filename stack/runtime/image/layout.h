@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "stack/runtime/image/records.h"
+#include "stack/support/limits.h"
 
 namespace stackcheck::runtime {
 
@@ -72,9 +73,9 @@ class LayoutPlanner {
   // Pool capacities per mirror window W: at most W tasks, each with <= 32 tensors, <= 16
   // scalars (= two whole 8-entry lines) and <= 128 fanin, so a claim within W never
   // overflows a pool.
-  static constexpr uint64_t kTensorsPerTask = 32;
-  static constexpr uint64_t kScalarsPerTask = 16;
-  static constexpr uint64_t kFaninPerTask = 128;
+  static constexpr uint64_t kTensorsPerTask = support::kTaskMaxTensors;
+  static constexpr uint64_t kScalarsPerTask = support::kTaskMaxScalars;
+  static constexpr uint64_t kFaninPerTask = support::kTaskMaxFanin;
   static constexpr uint64_t kMinW = 4;
   static constexpr uint64_t kMaxW = 1ull << 30;
   // Largest W whose mirror is <= INT32_MAX bytes (RuntimeConfig refuses larger).

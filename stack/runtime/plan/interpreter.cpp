@@ -6,9 +6,9 @@
 #include <unordered_map>
 
 #include "stack/runtime/host/graph/recorder.h"
-#include "stack/runtime/plan/arith.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/support/check.h"
+#include "stack/support/wrapping.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -77,7 +77,7 @@ class Interpreter {
     if (!a) return std::nullopt;
     const auto b = eval(e.args[1], at);
     if (!b) return std::nullopt;
-    const auto r = orch_binop(e.op, *a, *b);
+    const auto r = support::apply(e.op, *a, *b);
     if (!r)
       o_.latch(ErrorCode::kInvalidArgs,
                fmt::format("{}: zero divisor in {}", where(e.loc.line ? e.loc : at), print_plan_expr(e)));
@@ -236,7 +236,7 @@ class Interpreter {
     const auto a = eval(f.start, loc), b = a ? eval(f.stop, loc) : std::nullopt,
                s = b ? eval(f.step, loc) : std::nullopt;
     if (!s) return;
-    const auto trips = orch_trip_count(*a, *b, *s);
+    const auto trips = support::trip_count(*a, *b, *s);
     if (!trips) {
       o_.latch(ErrorCode::kInvalidArgs, fmt::format("{}: for loop with step 0", where(loc)));
       return;
@@ -247,7 +247,7 @@ class Interpreter {
       bind(f.var, Value{false, v, {}});
       block(f.body);
       if (!going()) return;
-      v = orch_add(v, *s);
+      v = support::wrap_add(v, *s);
     }
   }
 
@@ -288,7 +288,7 @@ class Interpreter {
             static_assert(std::is_same_v<T, IfStmt>);
             const auto l = eval(n.lhs, loc), r = l ? eval(n.rhs, loc) : std::nullopt;
             if (!r) return;
-            block(orch_cmp(n.cmp, *l, *r) ? n.then_body : n.else_body);
+            block(support::compare(n.cmp, *l, *r) ? n.then_body : n.else_body);
           }
         },
         st.node);

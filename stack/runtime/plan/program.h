@@ -20,6 +20,8 @@
 #include <variant>
 #include <vector>
 
+#include "stack/support/wrapping.h"
+
 namespace stackcheck::runtime {
 
 // 1-based line and byte column in `.plan` text; 0:0 for nodes built in code.
@@ -30,10 +32,11 @@ struct PlanLoc {
   friend bool operator==(const PlanLoc&, const PlanLoc&) { return true; }
 };
 
-enum class PlanBinOp : uint8_t { Add, Sub, Mul, Div, Mod };
-enum class PlanCmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+// Operators and comparisons: the support arithmetic's own enums (support/wrapping.h).
+using PlanBinOp = support::ArithOp;
+using PlanCmp = support::CompareOp;
 
-// An i64 scalar expression (COMPILER.md §1 arithmetic, plan/arith.h).
+// An i64 scalar expression (COMPILER.md §1 arithmetic, support/wrapping.h).
 //   Int:    `value` (a negative value prints as the `-INT` literal)
 //   Name:   `name`, a scalar bound by set/read/for
 //   Slot:   `$value`, scalar slot k of the enclosing graph body (graph bodies only)

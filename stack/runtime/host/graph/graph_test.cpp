@@ -6,6 +6,7 @@
 
 #include "stack/runtime/host/graph/recorder.h"
 #include "stack/runtime/host/graph/test_support.h"
+#include "stack/support/fnv1a.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -471,7 +472,7 @@ TEST(Graph, graph_hash_stable) {
   EXPECT_EQ(stored, a.header.hash);
   std::vector<std::byte> zeroed = a.bytes;
   std::memset(zeroed.data() + offsetof(GraphDefHeader, hash), 0, 8);
-  EXPECT_EQ(fnv1a64(kFnvOffset, zeroed.data(), zeroed.size()), a.header.hash);
+  EXPECT_EQ(support::fnv1a64(support::kFnvOffset, zeroed.data(), zeroed.size()), a.header.hash);
   EXPECT_NE(other.header.hash, a.header.hash);  // fn_id is hashed
   // Positive control: one flipped byte no longer validates.
   std::vector<std::byte> bad = a.bytes;
