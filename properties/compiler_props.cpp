@@ -1,6 +1,6 @@
 // Compiler properties (COMPILER.md §8, HARNESS.md §3) over generated legal programs, and the
 // positive controls of the compiler oracles (each must report a failure when it should).
-#include "properties/gen/program_gen.h"
+#include "properties/gen/arbitrary.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
@@ -31,14 +31,18 @@ oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LgbOpt
 // §8.1 + §8.6: every pass output passes WellFormed and its produced properties, and legal
 // generated programs are accepted.
 RC_GTEST_PROP(CompilerProps, pass_outputs_pass_their_verifiers, ()) {
-  const ir::Program p = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   pipeline_or_fail(p);
   pipeline_or_fail(p, passes::LgbOptions{false});
 }
 
 // §8.5: the interpreter gives the same bytes before and after every pass.
 RC_GTEST_PROP(CompilerProps, passes_preserve_semantics, ()) {
-  const ir::Program p = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   const oracles::PipelineRun run = pipeline_or_fail(p);
   for (const auto& st : run.stages) {
@@ -51,7 +55,9 @@ RC_GTEST_PROP(CompilerProps, passes_preserve_semantics, ()) {
 // §8.4: pass and verifier node counts agree; §8.2: hoisted creates come from depth 0 and are
 // InOut; §8.3: every graph-written tensor param is InOut.
 RC_GTEST_PROP(CompilerProps, boundary_invariants, ()) {
-  const ir::Program p = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   for (bool step_c : {true, false}) {
     const oracles::PipelineRun run = pipeline_or_fail(p, passes::LgbOptions{step_c});
     const ir::Program& legal = run.stages.back().program;
@@ -71,7 +77,9 @@ RC_GTEST_PROP(CompilerProps, boundary_invariants, ()) {
 RC_GTEST_PROP(CompilerProps, illegal_views_rejected_with_211, ()) {
   gen::ProgramKnobs knobs;
   knobs.illegal_view = true;
-  const ir::Program p = *gen::arbitrary_program(knobs);
+  const gen::GeneratedProgram g = *gen::arbitrary_program(knobs);
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   const oracles::PipelineRun run = oracles::run_pipeline(p);
   RC_ASSERT(run.verdict.kind == oracles::VerdictKind::Inconclusive);
   RC_ASSERT(run.verdict.message.find("LegalizeGraphBoundary rejected") != std::string::npos);
@@ -80,7 +88,9 @@ RC_GTEST_PROP(CompilerProps, illegal_views_rejected_with_211, ()) {
 
 // Passes are deterministic and idempotent.
 RC_GTEST_PROP(CompilerProps, passes_deterministic_idempotent, ()) {
-  const ir::Program p = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   const oracles::PipelineRun run = pipeline_or_fail(p);
   assert_verdict(oracles::check_deterministic_idempotent([] { return std::make_unique<passes::Simplify>(); }, p));
   const ir::Program& simplified = run.stages[0].program;

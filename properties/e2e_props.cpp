@@ -2,7 +2,7 @@
 // the reference interpreter byte for byte under the threaded scheduler and seeded adversarial
 // schedules, on every corpus program and on generated programs; every successful bind makes
 // exactly one image copy and reads every shipped image byte.
-#include "properties/gen/program_gen.h"
+#include "properties/gen/arbitrary.h"
 #include "properties/oracles/end_to_end.h"
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
@@ -54,7 +54,9 @@ TEST(EndToEnd, corpus_programs_under_every_schedule) {
 }
 
 RC_GTEST_PROP(EndToEnd, generated_programs_match_interpreter, ()) {
-  const ir::Program p = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   const auto all = schedules();
   const auto& sched = all[*rc::gen::inRange<size_t>(0, all.size())];

@@ -1,6 +1,6 @@
 // IR properties: the `.gir` text form round-trips for every generated program, and the
 // generator only produces well-formed programs (a generator test is a property too).
-#include "properties/gen/program_gen.h"
+#include "properties/gen/arbitrary.h"
 #include "properties/oracles/roundtrip.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/printer.h"
@@ -12,13 +12,17 @@
 using namespace stackcheck;
 
 RC_GTEST_PROP(IrProps, print_parse_roundtrip, ()) {
-  const ir::Program p = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   const oracles::Verdict v = oracles::check_print_roundtrip(p);
   RC_ASSERT(v.passed());
 }
 
 RC_GTEST_PROP(IrProps, generated_programs_are_well_formed, ()) {
-  const ir::Program p = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const ir::Program& p = g.program;
   const auto diags = verify::check_well_formed(p);
   if (!diags.empty()) RC_FAIL(diags.front().render("<generated>"));
   RC_SUCCEED();

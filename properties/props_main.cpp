@@ -1,8 +1,10 @@
 // main() of every property suite: prints the RapidCheck seed up front (stderr) and, for each
 // failed property, a one-line command that replays it with the same seed.
 #include <gtest/gtest.h>
+
 #include <rapidcheck.h>
 #include <rapidcheck/detail/Configuration.h>
+#include "properties/gen/arbitrary.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +15,10 @@ namespace {
 std::string g_argv0;
 
 class ReplayHint : public testing::EmptyTestEventListener {
+  void OnTestStart(const testing::TestInfo&) override { stackcheck::gen::feature_tally().reset(); }
   void OnTestEnd(const testing::TestInfo& info) override {
+    const std::string table = stackcheck::gen::feature_tally().table();
+    if (!table.empty()) std::fprintf(stderr, "%s", table.c_str());
     if (!info.result()->Failed()) return;
     const auto seed = rc::detail::configuration().testParams.seed;
     std::fprintf(stderr, "replay: RC_PARAMS=\"seed=%llu\" %s --gtest_filter='%s.%s'\n",

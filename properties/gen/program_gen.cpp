@@ -1,310 +1,601 @@
-// The builder behind arbitrary_program: keeps, per block, the tensors in scope (shape,
-// writability) and scalars, and only emits statements whose operands exist, so any
-// sequence of random choices yields a well-formed program.
-#include "properties/gen/program_gen.h"
-
-#include "stack/ir/builder.h"
-#include "stack/ir/printer.h"
-
-#include <ostream>
-
+// The program generator's common machinery (program_builder.h): the kernel catalog, windows
+// and their offsets, and launches with their results.
 #include <fmt/format.h>
+
+#include <algorithm>
+
+#include "properties/gen/program_builder.h"
 
 namespace stackcheck::gen {
 
-using namespace ir;
+namespace {
+constexpr const char* kFeatureNames[] = {
+    "graphs>=2",
+    "graph-multi-site",
+    "site-straight",
+    "site-in-loop",
+    "site-in-if",
+    "site-submit",
+    "arg-literal",
+    "arg-loop-derived",
+    "arg-read-derived",
+    "stepA-scalar",
+    "scalar-alias",
+    "view-derivable",
+    "view-invariant",
+    "create-depth0",
+    "create-in-loop",
+    "view-2d",
+    "column-window",
+    "view-of-offset-view",
+    "nested-loop",
+    "dynamic-trip-loop",
+    "assemble",
+    "if-entry",
+    "if-graph",
+    "submit-result-used",
+    "graph-result-used",
+    "inplace-rebind",
+    "kernel-extra-param",
+    "kernel-no-returns",
+    "kernel-returns-out-of-order",
+    "graph-returns-out-of-order",
+    "full",
+    "read",
+    "matmul",
+    "rowsum",
+    "noncommuting-write",
+    "overlap-exact",
+    "overlap-partial",
+    "overlap-single",
+    "alias-boundary-args",
+    "illegal-view",
+};
+static_assert(std::size(kFeatureNames) == static_cast<size_t>(Feature::kCount));
+}  // namespace
+
+const char* feature_name(Feature f) { return kFeatureNames[static_cast<unsigned>(f)]; }
+
+std::vector<std::string> FeatureSet::names() const {
+  std::vector<std::string> out;
+  for (unsigned i = 0; i < static_cast<unsigned>(Feature::kCount); ++i)
+    if (bits_.test(i)) out.emplace_back(kFeatureNames[i]);
+  return out;
+}
+
+GeneratedProgram generate_program(ChoiceSource& choices, const ProgramKnobs& knobs) {
+  return detail::Builder(choices, knobs).build();
+}
+
+namespace detail {
+
 using namespace ir::build;
+
+int64_t elements(const Dims& d) {
+  int64_t n = 1;
+  for (int64_t x : d) n *= x;
+  return n;
+}
+
+int64_t overlap_elements(const Dims& oa, const Dims& da, const Dims& ob, const Dims& db) {
+  if (oa.size() != ob.size()) return 0;
+  int64_t n = 1;
+  for (size_t i = 0; i < oa.size(); ++i) {
+    const int64_t lo = std::max(oa[i], ob[i]), hi = std::min(oa[i] + da[i], ob[i] + db[i]);
+    if (hi <= lo) return 0;
+    n *= hi - lo;
+  }
+  return n;
+}
 
 namespace {
 
-struct TensorName {
-  std::string name;
-  int64_t size;   // 1-D: 8 or 4 elements (16 for the entry input)
-  bool writable;  // root is not an In param
-};
+ir::Type tensor_type(const Dims& d) { return ir::Type::tensor(d); }
 
-struct Scope {
-  std::vector<TensorName> tensors;
-  std::vector<std::string> scalars;            // any scalar in scope
-  std::vector<std::string> invariant_scalars;  // replay-invariant (graph) scalars
-};
-
-int pick(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1); }  // inclusive, shrinks to lo
-bool chance(int percent) { return pick(0, 99) < percent; }
-
-const TensorName* pick_tensor(const Scope& s, int64_t size, bool need_writable) {
-  std::vector<const TensorName*> c;
-  for (const auto& t : s.tensors)
-    if (t.size == size && (!need_writable || t.writable)) c.push_back(&t);
-  if (c.empty()) return nullptr;
-  return c[static_cast<size_t>(pick(0, static_cast<int>(c.size()) - 1))];
+std::string dims_text(const Dims& d) {
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) s += fmt::format("{}{}", i ? "x" : "", d[i]);
+  return s;
 }
 
-Type T(int64_t n) { return Type::tensor({n}); }
-
-std::vector<Function> fixture_kernels() {
-  return {
-      kernel("kacc", {param("x", Dir::In, T(8)), param("a", Dir::InOut, T(8))}, {"a"}, "acc"),
-      kernel("kacc4", {param("x", Dir::In, T(4)), param("a", Dir::InOut, T(4))}, {"a"}, "acc"),
-      kernel("ksc", {param("x", Dir::In, T(8)), param("o", Dir::Out, T(8)), param("s", Dir::In, Type::i64())}, {"o"},
-             "scale"),
-      kernel("kadd", {param("a", Dir::In, T(8)), param("b", Dir::In, T(8)), param("o", Dir::Out, T(8))}, {"o"}, "add"),
-      kernel("k2", {param("x", Dir::In, T(8)), param("o1", Dir::Out, T(8)), param("o2", Dir::InOut, T(8))},
-             {"o2", "o1"}, "copy"),
-  };
-}
-
-class Builder {
- public:
-  explicit Builder(const ProgramKnobs& k) : k_(k) {}
-
-  Program build() {
-    Program p;
-    p.functions = fixture_kernels();
-    if (k_.graphs) p.functions.push_back(graph_fn());
-    p.functions.push_back(entry_fn());
-    return p;
-  }
-
- private:
-  const ProgramKnobs& k_;
-  int fresh_ = 0;
-
-  std::string fresh(const char* stem) { return fmt::format("{}{}", stem, fresh_++); }
-
-  // A scalar expression over `scalars` (or literals); `allow_div` adds floor / and %.
-  Expr scalar_expr(const std::vector<std::string>& scalars, int depth = 0) {
-    const int form = pick(0, depth >= 2 ? 1 : 4);
-    if (form == 0 || scalars.empty()) return lit(pick(-3, 9));
-    if (form == 1) return var(scalars[static_cast<size_t>(pick(0, static_cast<int>(scalars.size()) - 1))]);
-    static const BinOp ops[] = {BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Mod};
-    const BinOp op = ops[pick(0, 4)];
-    Expr rhs = (op == BinOp::Div || op == BinOp::Mod) ? lit(pick(1, 5)) : scalar_expr(scalars, depth + 1);
-    return bin(op, scalar_expr(scalars, depth + 1), std::move(rhs));
-  }
-
-  // An offset that keeps a window of `n` inside `size` elements for any scalar value.
-  Expr safe_offset(const std::vector<std::string>& scalars, int64_t size, int64_t n) {
-    const int64_t span = size - n + 1;  // valid offsets 0..span-1
-    if (scalars.empty() || chance(40)) return lit(pick(0, static_cast<int>(span - 1)));
-    return mod(scalar_expr(scalars), lit(span));  // floor mod: always in [0, span)
-  }
-
-  // One launch writing a writable tensor of `size`; returns false if none fits.
-  bool launch(std::vector<Stmt>& out, Scope& s, int64_t size, const std::vector<std::string>& launch_scalars) {
-    const TensorName* dst = pick_tensor(s, size, true);
-    const TensorName* src = pick_tensor(s, size, false);
-    if (!dst || !src) return false;
-    const std::string d = dst->name, x = src->name;
-    if (size == 4) {
-      rebind(out, s, d, fresh("w"), "kacc4", {var(x), var(d)});
-      return true;
-    }
-    switch (pick(0, k_.submits ? 3 : 2)) {
-      case 0: rebind(out, s, d, fresh("w"), "kacc", {var(x), var(d)}); break;
-      case 1: {
-        Expr sc = launch_scalars.empty() || chance(50)
-                      ? lit(pick(-2, 5))
-                      : var(launch_scalars[static_cast<size_t>(pick(0, static_cast<int>(launch_scalars.size()) - 1))]);
-        rebind(out, s, d, fresh("w"), "ksc", {var(x), var(d), std::move(sc)});
-        break;
-      }
-      case 2: {
-        const TensorName* y = pick_tensor(s, 8, false);
-        rebind(out, s, d, fresh("w"), "kadd", {var(x), var(y->name), var(d)});
-        break;
-      }
-      default: {
-        // k2 writes two buffers: needs a second writable tensor distinct from dst.
-        const TensorName* o1 = nullptr;
-        for (const auto& t : s.tensors)
-          if (t.size == 8 && t.writable && t.name != d) o1 = &t;
-        if (!o1) {
-          rebind(out, s, d, fresh("w"), "kacc", {var(x), var(d)});
-          break;
-        }
-        const std::string o1n = o1->name, r = fresh("r");
-        out.push_back(call_to(r, "k2", {var(x), var(o1n), var(d)}, true));
-        // Kernel returns (o2, o1): r.0 is o2's window (d), r.1 is o1's; r.2 the task id.
-        const std::string a = fresh("y"), b = fresh("y");
-        out.push_back(tuple_get(a, r, 0));
-        out.push_back(tuple_get(b, r, 1));
-        s.tensors.push_back({a, 8, true});
-        s.tensors.push_back({b, 8, true});
-        if (chance(30)) out.push_back(tuple_get(fresh("task"), r, 2));
-      }
-    }
-    return true;
-  }
-
-  void rebind(std::vector<Stmt>& out, Scope& s, const std::string& dst, std::string res, const char* k,
-              std::vector<Expr> args) {
-    const int64_t size = std::string(k) == "kacc4" ? 4 : 8;
-    if (chance(70)) {
-      out.push_back(call_to(res, k, std::move(args)));
-      s.tensors.push_back({std::move(res), size, true});  // writeback: same buffer as dst
-    } else {
-      out.push_back(call(k, std::move(args)));
-    }
-    (void)dst;
-  }
-
-  bool two_ = false;  // graph has the second InOut param d
-
-  Function graph_fn() {
-    two_ = k_.two_results && chance(40);
-    Scope s;
-    s.tensors = {{"x", 16, false}, {"c", 8, true}};
-    if (two_) s.tensors.push_back({"d", 8, true});
-    s.scalars = {"n"};
-    std::vector<Stmt> body;
-    std::vector<std::string> launch_scalars = {"n"};
-    const int n = pick(0, k_.max_graph_stmts);
-    for (int i = 0; i < n; ++i) {
-      switch (pick(0, 6)) {
-        case 0: {  // Step C candidate: depth-0 create
-          const std::string t = fresh("t");
-          body.push_back(create(t, lits({8})));
-          s.tensors.push_back({t, 8, true});
-          break;
-        }
-        case 1: {  // Step A: derivable scalar (hoisted), or an alias of n
-          const std::string v = fresh("s");
-          if (chance(25))
-            body.push_back(let(v, var("n")));
-          else
-            body.push_back(let(v, scalar_expr(s.scalars)));
-          s.scalars.push_back(v);
-          launch_scalars.push_back(v);
-          break;
-        }
-        case 2: {  // Step B: view of x (In) at a derivable or literal offset
-          if (!k_.views) break;
-          const std::string v = fresh("v");
-          body.push_back(slice(v, "x", {safe_offset(s.scalars, 16, 8)}, {8}));
-          s.tensors.push_back({v, 8, false});
-          break;
-        }
-        case 3: {  // view of a writable 8-tensor at a literal (invariant) offset, used by kacc4
-          if (!k_.views) break;
-          const TensorName* w = pick_tensor(s, 8, true);
-          if (!w) break;
-          const std::string u = fresh("u");
-          body.push_back(slice(u, w->name, {lit(pick(0, 4))}, {4}));
-          s.tensors.push_back({u, 4, true});
-          launch(body, s, 4, launch_scalars);
-          break;
-        }
-        case 4: {  // constant-trip loop: loop-nested creates stay; loop-var views are invariant
-          if (!k_.loop_creates) break;
-          Scope inner = s;
-          std::vector<Stmt> lb;
-          const std::string j = fresh("j");
-          if (chance(60)) {
-            const std::string t = fresh("t");
-            lb.push_back(create(t, lits({8})));
-            inner.tensors.push_back({t, 8, true});
-          }
-          if (k_.views && chance(50)) {
-            const std::string u = fresh("u");
-            lb.push_back(slice(u, "c", {mod(mul(var(j), lit(4)), lit(5))}, {4}));  // in [0, 4]
-            inner.tensors.push_back({u, 4, true});
-            launch(lb, inner, 4, {});
-          }
-          launch(lb, inner, 8, {j});
-          body.push_back(for_(j, lit(0), lit(pick(1, 3)), lit(1), std::move(lb)));
-          break;
-        }
-        default: launch(body, s, 8, launch_scalars); break;
-      }
-    }
-    launch(body, s, 8, launch_scalars);  // every graph has at least one launch
-    if (k_.illegal_view) {
-      // A view at an offset varying across the iterations of a non-constant-trip loop:
-      // neither derivable at the call site nor replay-invariant.
-      const std::string j = fresh("j"), v = fresh("v");
-      std::vector<Stmt> lb;
-      lb.push_back(slice(v, "x", {mod(var(j), lit(9))}, {8}));
-      body.push_back(for_(j, lit(0), mod(var("n"), lit(3)), lit(1), std::move(lb)));
-    }
-    std::vector<Param> params = {param("x", Dir::In, T(16)), param("c", Dir::InOut, T(8)),
-                                 param("n", Dir::In, Type::i64())};
-    if (two_) {
-      params.push_back(param("d", Dir::InOut, T(8)));
-      body.push_back(ret({"d", "c"}));  // out of param order: never reordered (§5.2)
-      return graph("g", std::move(params), {T(8), T(8)}, std::move(body));
-    }
-    body.push_back(ret({"c"}));
-    return graph("g", std::move(params), {T(8)}, std::move(body));
-  }
-
-  Function entry_fn() {
-    Scope s;
-    s.tensors = {{"x", 16, false}, {"c", 8, true}};
-    std::vector<Stmt> body;
-    std::vector<std::string> scalars;
-    const int pre = pick(0, k_.max_entry_stmts);
-    for (int i = 0; i < pre; ++i) {
-      switch (pick(0, 3)) {
-        case 0: {
-          const std::string t = fresh("e");
-          if (k_.entry_reads && chance(40))
-            body.push_back(full(t, lits({8}), lit(pick(-5, 5))));
-          else
-            body.push_back(create(t, lits({8})));
-          s.tensors.push_back({t, 8, true});
-          break;
-        }
-        case 1: {
-          const std::string v = fresh("q");
-          if (k_.entry_reads && chance(50))
-            body.push_back(let(v, read("x", {lit(pick(0, 15))})));
-          else
-            body.push_back(let(v, scalar_expr(scalars)));
-          scalars.push_back(v);
-          break;
-        }
-        case 2: {
-          const std::string v = fresh("ev");
-          body.push_back(slice(v, "x", {safe_offset(scalars, 16, 8)}, {8}));
-          s.tensors.push_back({v, 8, false});
-          break;
-        }
-        default: launch(body, s, 8, scalars); break;
-      }
-    }
-    if (k_.graphs) {
-      const std::string i = fresh("i");
-      std::vector<Stmt> lb;
-      std::vector<Expr> args = {var("x"), var("c"), var(i)};
-      if (two_) {
-        const std::string dd = fresh("dd");
-        lb.push_back(create(dd, lits({8})));
-        args.push_back(var(dd));
-      }
-      if (chance(50)) {
-        lb.push_back(call("g", std::move(args)));
-      } else {
-        const std::string r = fresh("gr");
-        lb.push_back(call_to(r, "g", std::move(args)));
-        if (two_) lb.push_back(tuple_get(fresh("gd"), r, 0));  // the window of d's buffer
-      }
-      body.push_back(for_(i, lit(0), lit(pick(1, k_.max_trips)), lit(1), std::move(lb)));
-    } else {
-      launch(body, s, 8, scalars);
-    }
-    return orchestration("main", {param("x", Dir::In, T(16)), param("c", Dir::InOut, T(8))}, std::move(body));
-  }
-};
+// Window extents the generator uses: powers of two, so windows of different shapes share
+// elements in many ways.
+constexpr int64_t kExtents[] = {1, 2, 4, 8, 16};
 
 }  // namespace
 
-rc::Gen<Program> arbitrary_program(const ProgramKnobs& knobs) {
-  return rc::gen::exec([knobs] { return Builder(knobs).build(); });
+GeneratedProgram Builder::build() {
+  // The rejection mode plants its view in a graph, so it needs one.
+  const int n_graphs =
+      static_cast<int>(c_.integer(k_.illegal_view ? 1 : 0, std::max(k_.max_graphs, k_.illegal_view ? 1 : 0)));
+  std::vector<ir::Function> graphs;
+  for (int g = 0; g < n_graphs; ++g) {
+    GraphSig sig;
+    sig.name = fmt::format("g{}", g);
+    graphs.push_back(graph_fn(sig));
+    graphs_.push_back(std::move(sig));
+  }
+  if (n_graphs >= 2) features_.add(Feature::kTwoPlusGraphs);
+  for (const GraphSig& g : graphs_) {
+    (void)g;
+    sites_left_.push_back(static_cast<int>(c_.integer(1, std::max(1, k_.max_sites))));
+    sites_done_.push_back(0);
+  }
+  ir::Function entry = entry_fn();
+  for (int done : sites_done_)
+    if (done >= 2) features_.add(Feature::kMultiSiteGraph);
+  GeneratedProgram out;
+  out.program.functions = std::move(kernel_decls_);
+  for (auto& g : graphs) out.program.functions.push_back(std::move(g));
+  out.program.functions.push_back(std::move(entry));
+  out.features = features_;
+  return out;
 }
 
-}  // namespace stackcheck::gen
+std::string Builder::fresh(const char* stem) { return fmt::format("{}{}", stem, fresh_++); }
 
-namespace stackcheck::ir {
-void showValue(const Program& p, std::ostream& os) { os << "\n" << print_program(p); }
-}  // namespace stackcheck::ir
+int Builder::new_buffer(const Dims& dims) {
+  bufs_.push_back(dims);
+  accesses_.emplace_back();
+  return static_cast<int>(bufs_.size()) - 1;
+}
+
+// The builtins' parameter lists (COMPILER.md §2), with `variant` 0: returns the written
+// param; 1: `-> ()`; 2: an extra InOut param (never touched by the builtin, but returnable)
+// returned before the written one, out of param order.
+const KernelInfo& Builder::kernel(const std::string& builtin, const std::vector<Dims>& td, int variant) {
+  std::string key = "k_" + builtin;
+  for (const Dims& d : td) key += "_" + dims_text(d);
+  if (variant == 1) key += "_n";
+  if (variant == 2) key += "_x";
+  auto it = kernels_.find(key);
+  if (it != kernels_.end()) return it->second;
+
+  std::vector<ir::Param> ps;
+  int written = -1;
+  auto in = [&](const char* n, const Dims& d) { ps.push_back(param(n, ir::Dir::In, tensor_type(d))); };
+  auto out = [&](const char* n, ir::Dir dir, const Dims& d) {
+    written = static_cast<int>(ps.size());
+    ps.push_back(param(n, dir, tensor_type(d)));
+  };
+  auto scalar = [&] { ps.push_back(param("s", ir::Dir::In, ir::Type::i64())); };
+  if (builtin == "fill") {
+    out("o", ir::Dir::Out, td[0]);
+    scalar();
+  } else if (builtin == "copy") {
+    in("x", td[0]);
+    out("o", ir::Dir::Out, td[0]);
+  } else if (builtin == "add") {
+    in("a", td[0]);
+    in("b", td[0]);
+    out("o", ir::Dir::Out, td[0]);
+  } else if (builtin == "acc") {
+    in("x", td[0]);
+    out("a", ir::Dir::InOut, td[0]);
+  } else if (builtin == "scale") {
+    in("x", td[0]);
+    out("o", ir::Dir::Out, td[0]);
+    scalar();
+  } else if (builtin == "matmul") {
+    in("a", td[0]);
+    in("b", td[1]);
+    out("o", ir::Dir::Out, td[2]);
+  } else {  // rowsum
+    in("x", td[0]);
+    out("o", ir::Dir::Out, td[1]);
+  }
+  KernelInfo info;
+  info.name = key;
+  info.written = written;
+  std::vector<std::string> returns;
+  if (variant == 0) {
+    returns = {ps[static_cast<size_t>(written)].name};
+    info.returns = {static_cast<size_t>(written)};
+  } else if (variant == 2) {
+    const size_t extra = ps.size();
+    ps.push_back(param("e", ir::Dir::InOut, ps[static_cast<size_t>(written)].type));
+    returns = {"e", ps[static_cast<size_t>(written)].name};
+    info.returns = {extra, static_cast<size_t>(written)};
+  }
+  info.n_params = ps.size();
+  kernel_decls_.push_back(ir::build::kernel(key, std::move(ps), std::move(returns), builtin));
+  return kernels_.emplace(key, std::move(info)).first->second;
+}
+
+// Window dims inside `base`: the base itself or smaller power-of-two extents per dim.
+Dims Builder::window_dims_within(const Dims& base) {
+  Dims w;
+  for (int64_t d : base) {
+    std::vector<int64_t> fit;
+    for (int64_t e : kExtents)
+      if (e <= d) fit.push_back(e);
+    // Choice 0 keeps the whole extent: the simplest window is the base itself.
+    const size_t k = c_.one_of(fit.size() + 1);
+    w.push_back(k == 0 ? d : fit[k - 1]);
+  }
+  return w;
+}
+
+std::vector<const Scalar*> Builder::pool(const Scope& s, ScalarClass cls) const {
+  std::vector<const Scalar*> out;
+  for (const Scalar& v : s.scalars)
+    if (v.cls == cls || cls == ScalarClass::Any) out.push_back(&v);
+  return out;
+}
+
+// A scalar expression over `pool` and literals. Division and remainder only by nonzero
+// literals, so it never fails (derivable in a conditional statement too).
+ir::Expr Builder::scalar_expr(const std::vector<const Scalar*>& pl, int depth, unsigned* sources) {
+  const size_t form = c_.one_of(depth >= 2 ? 2 : 4);
+  if (form == 0 || pl.empty()) return lit(c_.integer(-3, 9));
+  if (form == 1) {
+    const Scalar* v = c_.pick(pl);
+    if (sources) *sources |= v->sources;
+    return var(v->name);
+  }
+  static const ir::BinOp ops[] = {ir::BinOp::Add, ir::BinOp::Sub, ir::BinOp::Mul, ir::BinOp::Div, ir::BinOp::Mod};
+  const ir::BinOp op = ops[c_.one_of(5)];
+  ir::Expr lhs = scalar_expr(pl, depth + 1, sources);
+  ir::Expr rhs =
+      (op == ir::BinOp::Div || op == ir::BinOp::Mod) ? lit(c_.integer(1, 5)) : scalar_expr(pl, depth + 1, sources);
+  return bin(op, std::move(lhs), std::move(rhs));
+}
+
+// An offset in [0, span) for any value of the pool's scalars (floor mod by a literal).
+ir::Expr Builder::offset_expr(const std::vector<const Scalar*>& pl, int64_t span, unsigned* sources) {
+  if (span <= 1) return lit(0);
+  if (pl.empty() || c_.chance(35)) return lit(c_.integer(0, span - 1));
+  return mod(scalar_expr(pl, 1, sources), lit(span));
+}
+
+Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& w) {
+  const size_t rank = w.size();
+  Dims span(rank);
+  for (size_t d = 0; d < rank; ++d) span[d] = base.dims[d] - w[d] + 1;
+
+  // Which class of offsets this view may take (COMPILER.md §5.3 Step B): a view of a whole
+  // rooted name takes derivable offsets (it is hoisted; in a conditional statement only
+  // literal ones), any view takes replay-invariant ones; the entry takes anything.
+  ScalarClass cls = ScalarClass::Any;
+  if (in_graph_) {
+    const bool derivable_ok = base.whole && !base.local && !s.conditional;
+    const bool invariant_ok = !pool(s, ScalarClass::Invariant).empty();
+    if (derivable_ok && (!invariant_ok || c_.boolean()))
+      cls = ScalarClass::Derivable;
+    else
+      cls = ScalarClass::Invariant;
+  }
+  std::vector<const Scalar*> pl = pool(s, cls);
+
+  // Static placement against an earlier access of the same buffer (exact, partial, single
+  // element), when the base's own offsets are known.
+  std::optional<Dims> want;
+  const std::vector<Access>& acc = accesses_[static_cast<size_t>(base.buf)];
+  if (k_.overlaps && base.off && !acc.empty() && c_.chance(60)) {
+    const Access& a = acc[acc.size() - 1 - c_.one_of(std::min<size_t>(acc.size(), 4))];
+    if (a.off.size() == rank) {
+      Dims o(rank);
+      const size_t rel = c_.one_of(3);  // 0 exact, 1 partial, 2 single element
+      for (size_t d = 0; d < rank; ++d) {
+        if (rel == 0)
+          o[d] = a.off[d];
+        else if (rel == 1)
+          o[d] = c_.integer(a.off[d] - w[d] + 1, a.off[d] + a.dims[d] - 1);
+        else
+          o[d] = c_.boolean() ? a.off[d] - w[d] + 1 : a.off[d] + a.dims[d] - 1;
+      }
+      bool fits = true;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t local = o[d] - (*base.off)[d];
+        if (local < 0 || local >= span[d]) fits = false;
+        o[d] = local;
+      }
+      if (fits) want = o;
+    }
+  }
+
+  std::vector<ir::Expr> offs;
+  Dims local(rank, 0);
+  bool all_literal = true;
+  unsigned sources = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    if (want) {
+      offs.push_back(lit((*want)[d]));
+      local[d] = (*want)[d];
+      continue;
+    }
+    ir::Expr e = offset_expr(pl, span[d], &sources);
+    if (e.kind == ir::Expr::Kind::Int)
+      local[d] = e.value;
+    else
+      all_literal = false;
+    offs.push_back(std::move(e));
+  }
+
+  Tensor v;
+  v.name = fresh("v");
+  v.dims = w;
+  v.buf = base.buf;
+  if (base.off && all_literal) {
+    Dims o(rank);
+    for (size_t d = 0; d < rank; ++d) o[d] = (*base.off)[d] + local[d];
+    v.off = o;
+  }
+  v.writable = base.writable;
+  v.local = base.local;
+  // Hoisted (whole) when every offset is derivable: literals, or the derivable class.
+  v.whole = !in_graph_ || (base.whole && (all_literal || cls == ScalarClass::Derivable));
+  out.push_back(slice(v.name, base.name, std::move(offs), w));
+  if (in_graph_)
+    features_.add(cls == ScalarClass::Derivable || all_literal ? Feature::kDerivableView : Feature::kInvariantView);
+  if (rank == 2) features_.add(Feature::kView2D);
+  if (rank == 2 && w[1] == 1 && base.dims[1] > 1) features_.add(Feature::kColumnWindow);
+  if (base.off) {
+    bool nonzero = false;
+    for (int64_t x : *base.off) nonzero |= x != 0;
+    if (nonzero) features_.add(Feature::kViewOfOffsetView);
+  }
+  s.tensors.push_back(v);
+  return v;
+}
+
+Tensor Builder::fresh_buffer(Stmts& out, Scope& s, const Dims& w) {
+  Tensor t;
+  t.name = fresh("t");
+  t.dims = w;
+  t.buf = new_buffer(w);
+  t.off = Dims(w.size(), 0);
+  t.writable = true;
+  t.whole = !in_graph_;
+  t.local = in_graph_;
+  std::vector<ir::Expr> shape;
+  for (int64_t d : w) shape.push_back(lit(d));
+  if (!in_graph_ && k_.entry_reads && c_.chance(30)) {
+    out.push_back(full(t.name, std::move(shape), lit(c_.integer(-5, 9))));
+    features_.add(Feature::kFull);
+  } else {
+    out.push_back(create(t.name, std::move(shape)));
+    if (in_graph_) features_.add(s.loop_depth == 0 ? Feature::kDepth0Create : Feature::kLoopCreate);
+  }
+  s.tensors.push_back(t);
+  return t;
+}
+
+Tensor Builder::obtain_input(Stmts& out, Scope& s, const Dims& w) {
+  std::vector<const Tensor*> same, larger;
+  for (const Tensor& t : s.tensors) {
+    if (t.dims == w) same.push_back(&t);
+    if (t.dims.size() == w.size() && t.dims != w) {
+      bool fits = true;
+      for (size_t d = 0; d < w.size(); ++d) fits &= t.dims[d] >= w[d];
+      if (fits) larger.push_back(&t);
+    }
+  }
+  const size_t way = c_.one_of(3);
+  if (!same.empty() && (way == 0 || (larger.empty() && way == 1))) return *c_.pick(same);
+  if (k_.views && !larger.empty() && way <= 1) return make_view(out, s, *c_.pick(larger), w);
+  if (!same.empty() && way == 2) return *same.back();  // the latest: a read after a write
+  if (k_.views && !larger.empty()) return make_view(out, s, *c_.pick(larger), w);
+  return fresh_buffer(out, s, w);
+}
+
+std::optional<Tensor> Builder::obtain_output(Stmts& out, Scope& s, const Dims& w) {
+  std::vector<const Tensor*> same, larger;
+  for (const Tensor& t : s.tensors) {
+    if (!t.writable || t.dims.size() != w.size()) continue;
+    if (t.dims == w) same.push_back(&t);
+    bool fits = true;
+    for (size_t d = 0; d < w.size(); ++d) fits &= t.dims[d] >= w[d];
+    if (fits && t.dims != w) larger.push_back(&t);
+  }
+  if (!same.empty() && (larger.empty() || !k_.views || c_.boolean())) return *c_.pick(same);
+  if (k_.views && !larger.empty()) return make_view(out, s, *c_.pick(larger), w);
+  return std::nullopt;
+}
+
+std::optional<Tensor> Builder::pick_writable(const Scope& s) {
+  std::vector<const Tensor*> w;
+  for (const Tensor& t : s.tensors)
+    if (t.writable) w.push_back(&t);
+  if (w.empty()) return std::nullopt;
+  return *c_.pick(w);
+}
+
+// A launch's scalar argument. Graph: a literal, a scalar param or hoisted name, or a
+// replay-invariant expression (never an inline derivable expression: 213). Entry: anything.
+ir::Expr Builder::launch_scalar(Scope& s) {
+  if (!in_graph_) return c_.chance(30) ? lit(c_.integer(-3, 7)) : scalar_expr(pool(s, ScalarClass::Any), 1, nullptr);
+  const size_t form = c_.one_of(3);
+  const auto der = pool(s, ScalarClass::Derivable), inv = pool(s, ScalarClass::Invariant);
+  if (form == 1 && !der.empty()) return var(c_.pick(der)->name);
+  if (form == 2 && !inv.empty()) return scalar_expr(inv, 1, nullptr);
+  return lit(c_.integer(-3, 7));
+}
+
+void Builder::flow_locals(Stmts& out, Scope& s, int first_local) {
+  if (!k_.flow_locals) return;
+  std::vector<Tensor> locals;
+  for (const Tensor& t : s.tensors) {
+    if (t.buf < first_local || !t.off || t.dims != bufs_[static_cast<size_t>(t.buf)]) continue;
+    const auto& acc = accesses_[static_cast<size_t>(t.buf)];
+    const bool written = std::any_of(acc.begin(), acc.end(), [](const Access& a) { return a.wrote; });
+    const bool seen = std::any_of(locals.begin(), locals.end(), [&](const Tensor& l) { return l.buf == t.buf; });
+    if (written && !seen) locals.push_back(t);
+  }
+  for (const Tensor& local : locals) {
+    if (!c_.chance(80)) continue;
+    std::vector<const Tensor*> sinks;
+    for (const Tensor& t : s.tensors) {
+      if (!t.writable || t.buf >= first_local || t.dims.size() != local.dims.size()) continue;
+      bool fits = true;
+      for (size_t d = 0; d < t.dims.size(); ++d) fits &= t.dims[d] >= local.dims[d];
+      if (fits) sinks.push_back(&t);
+    }
+    if (sinks.empty()) continue;
+    const Tensor base = *c_.pick(sinks);
+    const Tensor sink = base.dims == local.dims ? base : make_view(out, s, base, local.dims);
+    const KernelInfo& k = kernel("acc", {local.dims}, 0);
+    record_access(local, false);
+    record_access(sink, true);
+    out.push_back(call(k.name, {var(local.name), var(sink.name)}));
+  }
+}
+
+void Builder::record_access(const Tensor& t, bool wrote) {
+  if (!t.off) return;
+  auto& acc = accesses_[static_cast<size_t>(t.buf)];
+  acc.push_back({*t.off, t.dims, wrote});
+  if (acc.size() > 8) acc.erase(acc.begin());
+}
+
+// A non-commuting write onto elements an earlier launch touched: the order of the two is
+// observable in the result, so a missing or misplaced dependency edge changes it.
+void Builder::note_write_overlaps(const Tensor& dst) {
+  if (!dst.off) return;
+  for (const Access& a : accesses_[static_cast<size_t>(dst.buf)]) {
+    const int64_t n = overlap_elements(a.off, a.dims, *dst.off, dst.dims);
+    if (n == 0) continue;
+    features_.add(Feature::kNonCommutingWrite);
+    if (a.off == *dst.off && a.dims == dst.dims)
+      features_.add(Feature::kOverlapExact);
+    else if (n == 1)
+      features_.add(Feature::kOverlapSingleElement);
+    else
+      features_.add(Feature::kOverlapPartial);
+  }
+}
+
+bool Builder::launch(Stmts& out, Scope& s) {
+  std::optional<Tensor> base = pick_writable(s);
+  if (!base) return false;
+  // The destination window first; the kernel's shapes follow from it.
+  Dims w = k_.views ? window_dims_within(base->dims) : base->dims;
+  std::vector<std::string> ops = {"fill", "copy", "add", "acc", "scale"};
+  if (k_.two_d && w.size() == 2) {
+    ops.push_back("matmul");
+    if (w[1] == 1) ops.push_back("rowsum");
+  }
+  const std::string op = c_.pick(ops);
+  std::optional<Tensor> dst = w == base->dims ? base : obtain_output(out, s, w);
+  if (!dst) return false;
+
+  std::vector<Tensor> args;
+  std::vector<Dims> td;
+  if (op == "fill") {
+    td = {w};
+  } else if (op == "matmul") {
+    const int64_t kk = kExtents[c_.one_of(3)];  // 1, 2 or 4
+    td = {{w[0], kk}, {kk, w[1]}, w};
+    args.push_back(obtain_input(out, s, td[0]));
+    args.push_back(obtain_input(out, s, td[1]));
+    features_.add(Feature::kMatmul);
+  } else if (op == "rowsum") {
+    const int64_t n = kExtents[1 + c_.one_of(2)];  // 2 or 4
+    td = {{w[0], n}, w};
+    args.push_back(obtain_input(out, s, td[0]));
+    features_.add(Feature::kRowsum);
+  } else {
+    td = {w};
+    args.push_back(obtain_input(out, s, w));
+    if (op == "add") args.push_back(obtain_input(out, s, w));
+  }
+  // obtain_input may have emitted views that invalidated nothing: dst is a value copy.
+  args.push_back(*dst);
+  const int variant = k_.kernel_variants ? static_cast<int>(c_.one_of(3)) : 0;
+  const KernelInfo& k = kernel(op, td, variant);
+  if (variant == 1) features_.add(Feature::kKernelNoReturns);
+  if (variant == 2) {
+    features_.add(Feature::kKernelExtraParam);
+    features_.add(Feature::kKernelReturnsOutOfOrder);
+  }
+  std::vector<ir::Expr> call_args;
+  for (const Tensor& a : args) call_args.push_back(var(a.name));
+  if (op == "fill" || op == "scale") call_args.push_back(launch_scalar(s));
+  if (variant == 2) {
+    // The extra InOut param: any writable tensor of the written param's dims.
+    std::optional<Tensor> extra = obtain_output(out, s, w);
+    const Tensor e = extra ? *extra : *dst;
+    call_args.push_back(var(e.name));
+    args.push_back(e);
+  }
+  // The write is judged against what earlier launches touched, before this launch's own
+  // reads are recorded (operands of one launch are read before it writes).
+  if (op != "acc") note_write_overlaps(*dst);
+  for (const Tensor& a : args)
+    if (&a != &args.back() || variant != 2) record_access(a, a.name == dst->name && a.buf == dst->buf);
+
+  // Tensor args in param order for result binding (scalars carry no window).
+  std::vector<Tensor> by_param;
+  size_t ti = 0;
+  for (size_t p = 0; p < k.n_params; ++p) {
+    const bool is_scalar = (op == "fill" && p == 1) || (op == "scale" && p == 2);
+    by_param.push_back(is_scalar ? Tensor{} : args[ti++]);
+  }
+  const bool submit = k_.submits && c_.chance(25);
+  const std::string name = fresh(submit ? "r" : "w");
+  if (k.returns.empty() && !submit) {
+    out.push_back(call(k.name, std::move(call_args)));
+    return true;
+  }
+  if (!submit && c_.chance(30)) {
+    out.push_back(call(k.name, std::move(call_args)));
+    return true;
+  }
+  out.push_back(call_to(name, k.name, std::move(call_args), submit));
+  bind_results(out, s, name, submit, k.returns, by_param, false);
+  return true;
+}
+
+void Builder::hazard(Stmts& out, Scope& s) {
+  std::optional<Tensor> base = pick_writable(s);
+  if (!base) return;
+  const Dims w = window_dims_within(base->dims);
+  const Tensor first = w == base->dims ? *base : make_view(out, s, *base, w);
+  const bool war = c_.boolean();
+  if (war) {  // first read into another buffer (observed through the flows)
+    std::optional<Tensor> dst = obtain_output(out, s, w);
+    const Tensor d = dst && dst->buf != first.buf ? *dst : fresh_buffer(out, s, w);
+    record_access(first, false);
+    note_write_overlaps(d);
+    record_access(d, true);
+    out.push_back(call(kernel("scale", {w}, 0).name, {var(first.name), var(d.name), lit(c_.integer(2, 5))}));
+  } else {
+    note_write_overlaps(first);
+    record_access(first, true);
+    out.push_back(call(kernel("fill", {w}, 0).name, {var(first.name), lit(c_.integer(1, 9))}));
+  }
+  // The second: a window of the same buffer placed against the first (make_view places it
+  // exactly, partly or on a single element of the latest access), written by fill.
+  const Tensor second = w == base->dims ? *base : make_view(out, s, *base, w);
+  note_write_overlaps(second);
+  record_access(second, true);
+  out.push_back(call(kernel("fill", {w}, 0).name, {var(second.name), lit(c_.integer(-9, -1))}));
+}
+
+// Names for a call's results: one result binds the name itself (a writeback of that
+// argument's buffer); several, or a submit, make a tuple whose elements may be taken.
+void Builder::bind_results(Stmts& out, Scope& s, const std::string& name, bool submit,
+                           const std::vector<size_t>& returns, const std::vector<Tensor>& by_param, bool graph_call) {
+  auto bound = [&](const Tensor& a, std::string n) {
+    Tensor r = a;
+    r.name = std::move(n);
+    s.tensors.push_back(r);
+  };
+  if (!submit && returns.size() == 1) {
+    bound(by_param[returns[0]], name);
+    features_.add(graph_call ? Feature::kGraphResultUsed : Feature::kInPlaceRebind);
+    return;
+  }
+  for (size_t j = 0; j < returns.size(); ++j) {
+    if (!c_.chance(60)) continue;
+    const std::string e = fresh("y");
+    out.push_back(tuple_get(e, name, static_cast<int64_t>(j)));
+    bound(by_param[returns[j]], e);
+    features_.add(graph_call ? Feature::kGraphResultUsed
+                             : (submit ? Feature::kSubmitResultUsed : Feature::kInPlaceRebind));
+  }
+  if (submit && c_.chance(20)) out.push_back(tuple_get(fresh("task"), name, static_cast<int64_t>(returns.size())));
+}
+
+}  // namespace detail
+}  // namespace stackcheck::gen

@@ -1,36 +1,117 @@
-// Program generator (HARNESS.md §1): random Graph IR programs that are well formed by
-// construction, with integrated shrinking from RapidCheck (every random choice shrinks
-// toward a simpler choice, and every choice sequence builds a valid program, so shrinking
-// never leaves the valid space). Knobs select the features a property wants to stress.
+// Program generator (HARNESS.md §1): random Graph IR programs, well formed and legal for
+// LegalizeGraphBoundary by construction, written once over a ChoiceSource (choice.h) so the
+// same code feeds RapidCheck properties (arbitrary.h, integrated shrinking) and byte-driven
+// fuzzing (ByteChoices). Every choice sequence builds a valid program; choice 0 is always the
+// simpler option, so shrinking walks toward small programs.
+//
+// What the programs exercise (each with a knob and a Feature tag): several graphs, each
+// called from several sites (straight, in loops, under ifs) with literal / loop-derived /
+// read-derived scalar args; Step A/B/C candidates (derivable scalars and views, depth-0 and
+// loop-nested creates); 1-D and 2-D shapes, views of views, column windows; nested
+// constant-trip loops; assemble; if (entry, and launch-free in graphs); submit tuples whose
+// results are used later; kernels with extra params and out-of-order or empty returns;
+// graphs returning out of param order; `full` and `read` in the entry. Ordering is
+// observable: windows are written by non-commuting kernels (fill, copy, add, scale, matmul,
+// rowsum; acc is the only commuting one) and chosen to overlap earlier accesses exactly,
+// partly, by a single element, or through a view at a non-zero offset, and one buffer is
+// passed through two boundary params of a graph call (alias classes).
+//
+// No RapidCheck here (fuzz targets link it); see arbitrary.h for the rc::Gen.
 #pragma once
 
-#include "stack/ir/ast.h"
+#include <bitset>
+#include <string>
+#include <vector>
 
-#include <rapidcheck.h>
+#include "properties/gen/choice.h"
+#include "stack/ir/ast.h"
 
 namespace stackcheck::gen {
 
 struct ProgramKnobs {
-  int max_graph_stmts = 10;   // statements per graph body (before closing launches)
-  int max_entry_stmts = 6;    // extra entry statements around the graph call loop
-  int max_trips = 3;          // trips of the entry loop calling the graph (>= 1)
-  bool graphs = true;         // emit a graph called from a loop
-  bool views = true;          // slices with literal / derivable / invariant offsets
-  bool loop_creates = true;   // creates inside constant-trip loops of the graph
-  bool submits = true;        // submit tuples and out-of-order kernel returns
-  bool entry_reads = true;    // `read` of entry In tensors and `full` in the entry
-  bool two_results = true;    // sometimes a second InOut param `d`, returned as `d, c`
-                              // (out of param order: NormalizeReturnOrder keeps the order)
-  bool illegal_view = false;  // insert one view whose offsets are neither derivable nor
-                              // invariant (LegalizeGraphBoundary must reject it: 211)
+  int max_graphs = 3;           // graphs per program (0..max)
+  int max_sites = 3;            // call sites per graph (1..max)
+  int max_graph_stmts = 8;      // statements per graph body (plus at least one launch)
+  int max_entry_stmts = 8;      // entry statements around the call sites
+  int max_trips = 3;            // trips of generated loops
+  int max_loop_depth = 2;       // nesting of generated loops
+  bool two_d = true;            // 2-D shapes, views and matmul/rowsum
+  bool views = true;            // slices (literal / derivable / invariant offsets)
+  bool overlaps = true;         // place new windows against earlier accesses (exact/partial/single)
+  bool alias_args = true;       // one buffer behind two boundary params of a graph call
+  bool loop_creates = true;     // creates inside constant-trip loops of graphs
+  bool submits = true;          // submit tuples with results used later
+  bool assembles = true;        // assemble
+  bool ifs = true;              // if in the entry, launch-free if in graphs
+  bool entry_reads = true;      // `read` of entry In tensors and `full` in the entry
+  bool kernel_variants = true;  // kernels with extra params, `-> ()`, out-of-order returns
+  bool flow_locals = true;      // accumulate written locals into params, where results are seen
+  bool illegal_view = false;    // one view LegalizeGraphBoundary must reject (211)
 };
 
-// A generator of well-formed programs.
-rc::Gen<ir::Program> arbitrary_program(const ProgramKnobs& knobs = {});
+// What a generated program contains; one tag per feature (RC_TAG / the closing figures).
+enum class Feature : unsigned {
+  kTwoPlusGraphs,
+  kMultiSiteGraph,
+  kSiteStraight,
+  kSiteInLoop,
+  kSiteInIf,
+  kSiteSubmit,
+  kScalarArgLiteral,
+  kScalarArgLoopDerived,
+  kScalarArgReadDerived,
+  kStepAScalar,
+  kScalarAlias,
+  kDerivableView,
+  kInvariantView,
+  kDepth0Create,
+  kLoopCreate,
+  kView2D,
+  kColumnWindow,
+  kViewOfOffsetView,
+  kNestedLoop,
+  kDynamicTripLoop,
+  kAssemble,
+  kIfEntry,
+  kIfGraph,
+  kSubmitResultUsed,
+  kGraphResultUsed,
+  kInPlaceRebind,
+  kKernelExtraParam,
+  kKernelNoReturns,
+  kKernelReturnsOutOfOrder,
+  kGraphReturnsOutOfOrder,
+  kFull,
+  kRead,
+  kMatmul,
+  kRowsum,
+  kNonCommutingWrite,
+  kOverlapExact,
+  kOverlapPartial,
+  kOverlapSingleElement,
+  kAliasBoundaryArgs,
+  kIllegalView,
+  kCount
+};
+const char* feature_name(Feature f);
+
+class FeatureSet {
+ public:
+  void add(Feature f) { bits_.set(static_cast<unsigned>(f)); }
+  bool has(Feature f) const { return bits_.test(static_cast<unsigned>(f)); }
+  std::vector<std::string> names() const;
+  size_t count() const { return bits_.count(); }
+
+ private:
+  std::bitset<static_cast<unsigned>(Feature::kCount)> bits_;
+};
+
+// A program and what it exercises.
+struct GeneratedProgram {
+  ir::Program program;
+  FeatureSet features;
+};
+
+GeneratedProgram generate_program(ChoiceSource& choices, const ProgramKnobs& knobs = {});
 
 }  // namespace stackcheck::gen
-
-namespace stackcheck::ir {
-// RapidCheck prints counterexamples with showValue (found by ADL): programs as `.gir` text.
-void showValue(const Program& p, std::ostream& os);
-}  // namespace stackcheck::ir

@@ -1,0 +1,77 @@
+// A source of choices (HARNESS.md §1): the one interface every generator is written against,
+// so the same generator runs on two engines. RapidCheck (rc_choices.h) draws each choice from
+// rc::gen with integrated shrinking; bytes (ByteChoices) decode a libFuzzer input the way
+// FuzzedDataProvider does, taking the smallest choice once the input is exhausted. Because a
+// generator only ever asks for integers in a range, every choice sequence (and so every byte
+// string) builds a valid input, and shrinking toward smaller choices never leaves the valid
+// space. Choice 0 of every `one_of` must therefore be the simplest option.
+//
+// RecordingChoices wraps a source and keeps the sequence; encode_choices turns a recorded
+// sequence into the bytes that make ByteChoices replay it exactly (the two-engine property).
+// No RapidCheck here: fuzz targets link this header's library without it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace stackcheck::gen {
+
+class ChoiceSource {
+ public:
+  virtual ~ChoiceSource() = default;
+  // An integer in [lo, hi] (lo <= hi); smaller is simpler. The only primitive.
+  virtual int64_t integer(int64_t lo, int64_t hi) = 0;
+
+  bool boolean() { return integer(0, 1) == 1; }  // false is simpler
+  size_t one_of(size_t n) { return static_cast<size_t>(integer(0, static_cast<int64_t>(n) - 1)); }
+  size_t length(size_t max) { return static_cast<size_t>(integer(0, static_cast<int64_t>(max))); }
+  bool chance(int percent) { return integer(0, 99) >= 100 - percent; }  // 0 (the simplest) is "no"
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[one_of(v.size())];
+  }
+};
+
+// One recorded choice: the range asked for and the value given.
+struct Choice {
+  int64_t lo = 0, hi = 0, value = 0;
+  bool operator==(const Choice&) const = default;
+};
+
+// FuzzedDataProvider-style decoder over a byte string. A choice in a range of R values reads
+// the fewest bytes that can express R values (little-endian) and takes lo + (v mod R); past
+// the end of the input every choice is lo. Deterministic: the same bytes, the same choices.
+class ByteChoices final : public ChoiceSource {
+ public:
+  explicit ByteChoices(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+  int64_t integer(int64_t lo, int64_t hi) override;
+  size_t consumed() const { return pos_; }
+  bool exhausted() const { return pos_ >= bytes_.size(); }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t pos_ = 0;
+};
+
+// Forwards to `inner` and records every choice.
+class RecordingChoices final : public ChoiceSource {
+ public:
+  explicit RecordingChoices(ChoiceSource& inner) : inner_(inner) {}
+  int64_t integer(int64_t lo, int64_t hi) override;
+  const std::vector<Choice>& choices() const { return choices_; }
+
+ private:
+  ChoiceSource& inner_;
+  std::vector<Choice> choices_;
+};
+
+// The bytes ByteChoices decodes into exactly `choices` (each value must lie in its range).
+std::vector<uint8_t> encode_choices(const std::vector<Choice>& choices);
+
+// How many bytes ByteChoices reads for a choice in [lo, hi].
+unsigned bytes_for_range(int64_t lo, int64_t hi);
+
+}  // namespace stackcheck::gen
