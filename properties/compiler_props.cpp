@@ -2,6 +2,7 @@
 // positive controls of the compiler oracles (each must report a failure when it should).
 #include "properties/gen/arbitrary.h"
 #include "properties/oracles/compiler_oracles.h"
+#include "properties/property.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
 #include "stack/passes/normalize_return_order.h"
@@ -15,90 +16,81 @@ using namespace stackcheck;
 
 namespace {
 
-void assert_verdict(const oracles::Verdict& v) {
-  if (v.failed()) RC_FAIL(v.to_string());
-}
-
+// Generated programs are legal by construction: a rejection is a false rejection (a fail),
+// never an inconclusive case.
 oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LgbOptions& o = {}) {
   oracles::PipelineRun run = oracles::run_pipeline(p, o);
-  // Generated programs are legal by construction: a rejection is a false rejection.
-  if (!run.verdict.passed()) RC_FAIL(run.verdict.to_string());
+  if (run.verdict.reason == oracles::Inconclusive::kInputRejected)
+    props::report(oracles::Verdict::fail("false-rejection", run.verdict.message));
+  props::report(run.verdict);
   return run;
+}
+
+gen::GeneratedProgram draw(const gen::ProgramKnobs& knobs = {}) {
+  gen::GeneratedProgram g = *gen::arbitrary_program(knobs);
+  gen::tag_features(g.features);
+  return g;
 }
 
 }  // namespace
 
 // §8.1 + §8.6: every pass output passes WellFormed and its produced properties, and legal
-// generated programs are accepted.
-RC_GTEST_PROP(CompilerProps, pass_outputs_pass_their_verifiers, ()) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
-  gen::tag_features(g.features);
-  const ir::Program& p = g.program;
-  pipeline_or_fail(p);
-  pipeline_or_fail(p, passes::LgbOptions{false});
+// generated programs are accepted, with Step C and without.
+STACKCHECK_PROP(CompilerProps, pass_outputs_pass_their_verifiers, 0.0) {
+  const gen::GeneratedProgram g = draw();
+  pipeline_or_fail(g.program);
+  pipeline_or_fail(g.program, passes::LgbOptions{false});
 }
 
 // §8.5: the interpreter gives the same bytes before and after every pass.
-RC_GTEST_PROP(CompilerProps, passes_preserve_semantics, ()) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
-  gen::tag_features(g.features);
-  const ir::Program& p = g.program;
+STACKCHECK_PROP(CompilerProps, passes_preserve_semantics, 0.05) {
+  const gen::GeneratedProgram g = draw();
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
-  const oracles::PipelineRun run = pipeline_or_fail(p);
-  for (const auto& st : run.stages) {
-    const oracles::Verdict v = oracles::check_same_semantics(p, st.program, seed, "after " + st.pass);
-    RC_CLASSIFY(v.kind == oracles::VerdictKind::Inconclusive, "inconclusive");
-    assert_verdict(v);
-  }
+  const oracles::PipelineRun run = pipeline_or_fail(g.program);
+  for (const auto& st : run.stages)
+    props::report(oracles::check_same_semantics(g.program, st.program, seed, "after " + st.pass));
 }
 
 // §8.4: pass and verifier node counts agree; §8.2: hoisted creates come from depth 0 and are
 // InOut; §8.3: every graph-written tensor param is InOut.
-RC_GTEST_PROP(CompilerProps, boundary_invariants, ()) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
-  gen::tag_features(g.features);
-  const ir::Program& p = g.program;
+STACKCHECK_PROP(CompilerProps, boundary_invariants, 0.0) {
+  const gen::GeneratedProgram g = draw();
   for (bool step_c : {true, false}) {
-    const oracles::PipelineRun run = pipeline_or_fail(p, passes::LgbOptions{step_c});
+    const oracles::PipelineRun run = pipeline_or_fail(g.program, passes::LgbOptions{step_c});
     const ir::Program& legal = run.stages.back().program;
-    assert_verdict(oracles::check_node_counts(legal, run.lgb));
-    assert_verdict(oracles::check_hoisted_creates(run.lgb));
-    assert_verdict(oracles::check_graph_writes_inout(legal));
+    props::report(oracles::check_node_counts(legal, run.lgb));
+    props::report(oracles::check_hoisted_creates(run.lgb));
+    props::report(oracles::check_graph_writes_inout(legal));
     size_t creates = 0;
-    for (const auto& g : run.lgb.graphs)
-      for (const auto& a : g.appended) creates += a.kind == passes::HoistKind::Create;
-    RC_CLASSIFY(creates > 0, "hoisted creates");
-    if (!step_c) RC_ASSERT(creates == 0u);
+    for (const auto& gr : run.lgb.graphs)
+      for (const auto& a : gr.appended) creates += a.kind == passes::HoistKind::Create;
+    if (!step_c && creates != 0) props::report(oracles::Verdict::fail("step-c-off", "creates hoisted with Step C off"));
   }
 }
 
 // Rejection path: a graph view whose offsets are neither derivable nor invariant is rejected
 // by LegalizeGraphBoundary with 211 (input rejected), never a pass bug or a crash.
-RC_GTEST_PROP(CompilerProps, illegal_views_rejected_with_211, ()) {
+STACKCHECK_PROP(CompilerProps, illegal_views_rejected_with_211, 0.0) {
   gen::ProgramKnobs knobs;
   knobs.illegal_view = true;
-  const gen::GeneratedProgram g = *gen::arbitrary_program(knobs);
-  gen::tag_features(g.features);
-  const ir::Program& p = g.program;
-  const oracles::PipelineRun run = oracles::run_pipeline(p);
-  RC_ASSERT(run.verdict.kind == oracles::VerdictKind::Inconclusive);
+  const gen::GeneratedProgram g = draw(knobs);
+  const oracles::PipelineRun run = oracles::run_pipeline(g.program);
+  if (run.verdict.reason != oracles::Inconclusive::kInputRejected)
+    props::report(oracles::Verdict::fail("rejection", "an illegal view was not rejected: " + run.verdict.to_string()));
   RC_ASSERT(run.verdict.message.find("LegalizeGraphBoundary rejected") != std::string::npos);
   RC_ASSERT(run.verdict.message.find("error[211]") != std::string::npos);
 }
 
 // Passes are deterministic and idempotent.
-RC_GTEST_PROP(CompilerProps, passes_deterministic_idempotent, ()) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
-  gen::tag_features(g.features);
-  const ir::Program& p = g.program;
-  const oracles::PipelineRun run = pipeline_or_fail(p);
-  assert_verdict(oracles::check_deterministic_idempotent([] { return std::make_unique<passes::Simplify>(); }, p));
-  const ir::Program& simplified = run.stages[0].program;
-  assert_verdict(oracles::check_deterministic_idempotent(
-      [] { return std::make_unique<passes::NormalizeReturnOrder>(); }, simplified));
-  const ir::Program& normalized = run.stages[1].program;
-  assert_verdict(oracles::check_deterministic_idempotent(
-      [] { return std::make_unique<passes::LegalizeGraphBoundary>(); }, normalized));
+STACKCHECK_PROP(CompilerProps, passes_deterministic_idempotent, 0.0) {
+  const gen::GeneratedProgram g = draw();
+  const oracles::PipelineRun run = pipeline_or_fail(g.program);
+  props::report(
+      oracles::check_deterministic_idempotent([] { return std::make_unique<passes::Simplify>(); }, g.program));
+  props::report(oracles::check_deterministic_idempotent([] { return std::make_unique<passes::NormalizeReturnOrder>(); },
+                                                        run.stages[0].program));
+  props::report(oracles::check_deterministic_idempotent(
+      [] { return std::make_unique<passes::LegalizeGraphBoundary>(); }, run.stages[1].program));
 }
 
 // ---- positive controls: each oracle must fail on a defective input ----

@@ -5,6 +5,7 @@
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/rc_choices.h"
+#include "properties/property.h"
 #include "stack/ir/equal.h"
 #include "stack/ir/printer.h"
 
@@ -12,7 +13,7 @@ using namespace stackcheck;
 
 // A program drawn by RapidCheck, its choices recorded and encoded as bytes, decodes from
 // those bytes (the fuzzing engine) into the same program, consuming every byte.
-RC_GTEST_PROP(GenProps, both_engines_build_the_same_program, ()) {
+STACKCHECK_PROP(GenProps, both_engines_build_the_same_program, 0.0) {
   gen::ProgramKnobs knobs;
   knobs.illegal_view = *rc::gen::arbitrary<bool>();
   gen::RapidCheckChoices rc_engine;

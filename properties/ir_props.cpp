@@ -2,6 +2,7 @@
 // generator only produces well-formed programs (a generator test is a property too).
 #include "properties/gen/arbitrary.h"
 #include "properties/oracles/roundtrip.h"
+#include "properties/property.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/printer.h"
 #include "stack/verify/well_formed.h"
@@ -11,21 +12,20 @@
 
 using namespace stackcheck;
 
-RC_GTEST_PROP(IrProps, print_parse_roundtrip, ()) {
+STACKCHECK_PROP(IrProps, print_parse_roundtrip, 0.0) {
   const gen::GeneratedProgram g = *gen::arbitrary_program();
   gen::tag_features(g.features);
   const ir::Program& p = g.program;
   const oracles::Verdict v = oracles::check_print_roundtrip(p);
-  RC_ASSERT(v.passed());
+  stackcheck::props::report(v);
 }
 
-RC_GTEST_PROP(IrProps, generated_programs_are_well_formed, ()) {
+STACKCHECK_PROP(IrProps, generated_programs_are_well_formed, 0.0) {
   const gen::GeneratedProgram g = *gen::arbitrary_program();
   gen::tag_features(g.features);
   const ir::Program& p = g.program;
   const auto diags = verify::check_well_formed(p);
-  if (!diags.empty()) RC_FAIL(diags.front().render("<generated>"));
-  RC_SUCCEED();
+  if (!diags.empty()) props::report(oracles::Verdict::fail("well-formed", diags.front().render("<generated>")));
 }
 
 // Positive control: the round-trip oracle must report a program whose printed form does

@@ -38,7 +38,8 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb_opt
     }
     if (r.outcome == passes::Outcome::InputRejected) {
       const std::string first = r.diagnostics.empty() ? r.message : r.diagnostics.front().render("");
-      out.verdict = Verdict::inconclusive("rejected", fmt::format("{} rejected the input: {}", name, first));
+      out.verdict =
+          Verdict::inconclusive(Inconclusive::kInputRejected, fmt::format("{} rejected the input: {}", name, first));
       return out;
     }
     held = r.held;
@@ -52,11 +53,15 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb_opt
 
 Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what) {
   const interp::Result a = interp::run(p, seed);
-  if (!a.ok()) return Verdict::inconclusive("interp", "original program errs: " + a.error().render());
+  if (!a.ok())
+    return Verdict::inconclusive(a.error().kind == interp::ErrorKind::Budget ? Inconclusive::kInterpreterBudget
+                                                                             : Inconclusive::kInterpreterError,
+                                 "original program errs: " + a.error().render());
   const interp::Result b = interp::run(q, seed);
   if (!b.ok()) {
     if (b.error().kind == interp::ErrorKind::Budget)
-      return Verdict::inconclusive("interp", what + " exhausts the budget: " + b.error().render());
+      return Verdict::inconclusive(Inconclusive::kInterpreterBudget,
+                                   what + " exhausts the budget: " + b.error().render());
     return Verdict::fail("semantics", fmt::format("{} errs where the original does not: {}", what, b.error().render()));
   }
   const auto& ta = a.outputs().tensors;
@@ -64,6 +69,9 @@ Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_
   if (ta.size() != tb.size())
     return Verdict::fail("semantics", fmt::format("{} has {} entry tensors, original {}", what, tb.size(), ta.size()));
   for (size_t i = 0; i < ta.size(); ++i) {
+    if (ta[i].name != tb[i].name)
+      return Verdict::fail(
+          "semantics", fmt::format("{}: entry tensor {} is '{}', originally '{}'", what, i, tb[i].name, ta[i].name));
     if (ta[i].bytes == tb[i].bytes) continue;
     size_t k = 0;
     while (k < ta[i].bytes.size() && k < tb[i].bytes.size() && ta[i].bytes[k] == tb[i].bytes[k]) ++k;
@@ -211,7 +219,7 @@ Verdict check_deterministic_idempotent(const std::function<std::unique_ptr<passe
   const std::string name(pass->name());
   if (a.ok != b.ok || (a.ok && !ir::equal(a.program, b.program)))
     return Verdict::fail("deterministic", name + " gives different results on the same input");
-  if (!a.ok) return Verdict::inconclusive("rejected", name + " rejected the input");
+  if (!a.ok) return Verdict::inconclusive(Inconclusive::kInputRejected, name + " rejected the input");
   const passes::PassResult c = make()->run(a.program);
   if (!c.ok) return Verdict::fail("idempotent", name + " rejects its own output");
   if (!ir::equal(c.program, a.program))

@@ -58,7 +58,9 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   }
   const interp::Result expected = interp::run(p, seed);
   if (!expected.ok()) {
-    out.verdict = Verdict::inconclusive("interp", expected.error().render());
+    const bool budget = expected.error().kind == interp::ErrorKind::Budget;
+    out.verdict = Verdict::inconclusive(budget ? Inconclusive::kInterpreterBudget : Inconclusive::kInterpreterError,
+                                        expected.error().render());
     return out;
   }
   const codegen::CodegenResult cg = codegen::generate_orchestration(compiled.stages.back().program);
@@ -75,7 +77,8 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   out.bind = runtime::bind_plan(cg.program, opts);
   const runtime::BindResult& r = out.bind;
   if (is_resource_latch(r.status)) {
-    out.verdict = Verdict::inconclusive("resource-latch", runtime::status_line(r));
+    out.verdict = Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
+                                        runtime::status_to_code(r.status).value_or(0));
     return out;
   }
   if (r.status != 0) {
@@ -93,8 +96,21 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   }
   std::vector<std::pair<std::string, std::vector<uint8_t>>> want;
   for (const auto& t : expected.outputs().tensors) want.emplace_back(t.name, t.bytes);
-  out.verdict = compare_entries(want, r.entries, fmt::format("schedule {} seed {}", schedule_text(schedule), seed));
+  out.verdict = compare_entries(want, with_ir_names(r.entries, cg.program, cg.entry_names),
+                                fmt::format("schedule {} seed {}", schedule_text(schedule), seed));
   return out;
+}
+
+std::vector<runtime::EntryResult> with_ir_names(std::vector<runtime::EntryResult> entries,
+                                                const runtime::OrchProgram& plan,
+                                                const std::vector<std::string>& entry_names) {
+  for (runtime::EntryResult& e : entries)
+    for (size_t i = 0; i < plan.tensors.size() && i < entry_names.size(); ++i)
+      if (plan.tensors[i].name == e.name) {
+        e.name = entry_names[i];
+        break;
+      }
+  return entries;
 }
 
 Verdict compare_entries(const std::vector<std::pair<std::string, std::vector<uint8_t>>>& want,
@@ -103,6 +119,12 @@ Verdict compare_entries(const std::vector<std::pair<std::string, std::vector<uin
     return Verdict::fail("differential", fmt::format("{}: runtime returned {} entry tensors, interpreter {}", context,
                                                      got.size(), want.size()));
   for (size_t i = 0; i < want.size(); ++i) {
+    // Matched by name as well as position: a device tensor in the right place under another
+    // name is a different tensor.
+    if (want[i].first != got[i].name)
+      return Verdict::fail("differential",
+                           fmt::format("{}: entry tensor {} is '{}' on the device, '{}' in the interpreter", context, i,
+                                       got[i].name, want[i].first));
     const auto& a = want[i].second;
     const auto& b = got[i].bytes;
     if (a == b) continue;

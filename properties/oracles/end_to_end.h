@@ -5,6 +5,7 @@
 #pragma once
 
 #include "properties/oracles/oracle.h"
+#include "stack/codegen/codegen.h"
 #include "stack/ir/ast.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/runtime/device/scheduler.h"
@@ -38,6 +39,13 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
 // first differing tensor and element with both values.
 Verdict compare_entries(const std::vector<std::pair<std::string, std::vector<uint8_t>>>& expected,
                         const std::vector<runtime::EntryResult>& actual, const std::string& context);
+
+// The device's entry tensors under their IR names: plan entry tensor i (register `t<i>`)
+// is IR entry param cg.entry_names[i]. An entry the plan does not declare keeps its name,
+// so the comparison then reports it.
+std::vector<runtime::EntryResult> with_ir_names(std::vector<runtime::EntryResult> entries,
+                                                const runtime::OrchProgram& plan,
+                                                const std::vector<std::string>& entry_names);
 
 // True for the statuses of resource latches, which are inconclusive on accepted programs.
 bool is_resource_latch(int status);

@@ -42,11 +42,11 @@ int cmd_run(const Args& a) {
       fmt::print("equal: every entry tensor matches the reference interpreter\n");
       return kOk;
     case oracles::VerdictKind::Inconclusive:
-      if (run.verdict.rule == "rejected") {  // the compiler's diagnostics: exit 1
+      if (run.verdict.reason == oracles::Inconclusive::kInputRejected) {  // the compiler's diagnostics: exit 1
         fmt::print("{}: {}\n", file, run.verdict.message);
         return kFail;
       }
-      fmt::print("inconclusive [{}]: {}\n", run.verdict.rule, run.verdict.message);
+      fmt::print("inconclusive [{}]: {}\n", run.verdict.reason_key(), run.verdict.message);
       return kInconclusive;
     case oracles::VerdictKind::Fail: break;
   }

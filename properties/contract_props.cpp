@@ -1,0 +1,48 @@
+// Positive controls of the verdict contract (property.h): a failing verdict fails its
+// property with the message and the replay line; a property whose inconclusive share passes
+// its bound fails for having tested nothing; a share within the bound passes.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include "properties/property.h"
+
+using namespace stackcheck;
+
+namespace {
+
+void half_inconclusive() {
+  ++props::tally().cases;
+  if (*rc::gen::arbitrary<bool>())
+    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kResourceLatch, "latched", 2));
+}
+
+void always_failing() {
+  ++props::tally().cases;
+  props::report(oracles::Verdict::fail("ctl-rule", "the control fails"));
+}
+
+}  // namespace
+
+TEST(PropertyContract, inconclusive_share_over_the_bound_fails_the_property) {
+  EXPECT_NONFATAL_FAILURE(
+      {
+        props::begin_property();
+        rc::detail::checkGTest(&half_inconclusive);
+        props::end_property(0.2);
+      },
+      "the property tested nothing");
+  // The discarded cases were counted under their typed reason.
+  EXPECT_GT(props::tally().by_reason["resource-latch:2"], 0u);
+}
+
+TEST(PropertyContract, inconclusive_share_within_the_bound_passes) {
+  props::begin_property();
+  rc::detail::checkGTest(&half_inconclusive);
+  props::end_property(0.9);
+  EXPECT_GT(props::tally().inconclusive, 0u);
+}
+
+TEST(PropertyContract, a_failing_verdict_fails_with_message_and_replay_line) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&always_failing), "fail [ctl-rule]: the control fails");
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&always_failing), "replay: RC_PARAMS=\"seed=");
+}

@@ -1,0 +1,56 @@
+// The verdict contract of every property suite (HARNESS.md §2-§3). A property is declared
+// with STACKCHECK_PROP and reports each oracle verdict through report():
+//   fail         -> RC_FAIL with the oracle's message and the one-line replay command;
+//   inconclusive -> the case is discarded (RC_DISCARD) and counted under its typed reason;
+//   pass         -> nothing.
+// When the property has run, its inconclusive share must stay within the bound given to
+// STACKCHECK_PROP, else the test fails: a property whose cases are mostly discarded tested
+// nothing. The counts (cases, inconclusive per reason) and the generator's feature shares are
+// printed after each property (props_main.cpp).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "properties/oracles/oracle.h"
+
+namespace stackcheck::props {
+
+struct Tally {
+  size_t cases = 0;                         // bodies run (shrink steps included)
+  size_t inconclusive = 0;                  // cases discarded as inconclusive
+  std::map<std::string, size_t> by_reason;  // reason_key -> cases
+  std::string table() const;
+};
+Tally& tally();  // the running property's
+
+// The command that reruns the running test with the running seed.
+std::string replay_command();
+void set_program_name(std::string argv0);
+
+void report(const oracles::Verdict& v);
+// report() with a context line prepended to a failure's message (e.g. the schedule).
+void report(const oracles::Verdict& v, const std::string& context);
+
+void begin_property();
+// Fails the running test when inconclusive / cases > bound.
+void end_property(double inconclusive_bound);
+
+}  // namespace stackcheck::props
+
+// A RapidCheck property as a gtest test, under the verdict contract. `bound` is the largest
+// inconclusive share (0..1) the property may have and still count as having tested something.
+#define STACKCHECK_PROP(Suite, Name, bound)   \
+  void stackcheck_prop_##Suite##_##Name();    \
+  TEST(Suite, Name) {                         \
+    ::stackcheck::props::begin_property();    \
+    ::rc::detail::checkGTest([] {             \
+      ++::stackcheck::props::tally().cases;   \
+      stackcheck_prop_##Suite##_##Name();     \
+    });                                       \
+    ::stackcheck::props::end_property(bound); \
+  }                                           \
+  void stackcheck_prop_##Suite##_##Name()
