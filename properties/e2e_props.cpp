@@ -70,7 +70,11 @@ STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.05) {
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   const runtime::ScheduleOptions sched = draw_schedule();
   const bool step_c = *rc::gen::arbitrary<bool>();
-  const oracles::EndToEndRun run = oracles::check_end_to_end(g.program, seed, sched, passes::LgbOptions{step_c});
+  // Mostly a small task window (a cheap mirror), sometimes the default one.
+  std::vector<runtime::ConfigEntry> config;
+  if (const size_t w = *rc::gen::inRange<size_t>(0, 10); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
+  const oracles::EndToEndRun run =
+      oracles::check_end_to_end(g.program, seed, sched, passes::LgbOptions{step_c}, config);
   props::report(run.verdict, "plan:\n" + run.plan_text + "replay: stackcheck run FILE --seed " + std::to_string(seed) +
                                  " --schedule " + oracles::schedule_text(sched) + (step_c ? "" : " --no-step-c"));
 }

@@ -36,6 +36,12 @@ int64_t RecordingChoices::integer(int64_t lo, int64_t hi) {
   return v;
 }
 
+int64_t RecordingChoices::sized(int64_t lo, int64_t hi) {
+  const int64_t v = inner_.sized(lo, hi);
+  choices_.push_back({lo, hi, v});
+  return v;
+}
+
 std::vector<uint8_t> encode_choices(const std::vector<Choice>& choices) {
   std::vector<uint8_t> out;
   for (const Choice& c : choices) {

@@ -22,12 +22,15 @@ namespace stackcheck::gen {
 class ChoiceSource {
  public:
   virtual ~ChoiceSource() = default;
-  // An integer in [lo, hi] (lo <= hi); smaller is simpler. The only primitive.
+  // An integer in [lo, hi] (lo <= hi); smaller is simpler. The primitive choice.
   virtual int64_t integer(int64_t lo, int64_t hi) = 0;
+  // The same, for sizes (statement counts, list lengths): an engine may scale these with its
+  // own notion of size (RapidCheck grows them over a run); the byte engine does not.
+  virtual int64_t sized(int64_t lo, int64_t hi) { return integer(lo, hi); }
 
   bool boolean() { return integer(0, 1) == 1; }  // false is simpler
   size_t one_of(size_t n) { return static_cast<size_t>(integer(0, static_cast<int64_t>(n) - 1)); }
-  size_t length(size_t max) { return static_cast<size_t>(integer(0, static_cast<int64_t>(max))); }
+  size_t length(size_t max) { return static_cast<size_t>(sized(0, static_cast<int64_t>(max))); }
   bool chance(int percent) { return integer(0, 99) >= 100 - percent; }  // 0 (the simplest) is "no"
   template <class T>
   const T& pick(const std::vector<T>& v) {
@@ -61,6 +64,7 @@ class RecordingChoices final : public ChoiceSource {
  public:
   explicit RecordingChoices(ChoiceSource& inner) : inner_(inner) {}
   int64_t integer(int64_t lo, int64_t hi) override;
+  int64_t sized(int64_t lo, int64_t hi) override;
   const std::vector<Choice>& choices() const { return choices_; }
 
  private:

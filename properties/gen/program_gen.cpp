@@ -472,10 +472,11 @@ bool Builder::launch(Stmts& out, Scope& s) {
   Dims w = k_.views ? window_dims_within(base->dims) : base->dims;
   std::vector<std::string> ops = {"fill", "copy", "add", "acc", "scale"};
   if (k_.two_d && w.size() == 2) {
-    ops.push_back("matmul");
-    if (w[1] == 1) ops.push_back("rowsum");
+    // The 2-D builtins get a fair share of 2-D destinations; rowsum writes a column.
+    ops.insert(ops.end(), {"matmul", "matmul", "rowsum", "rowsum"});
   }
   const std::string op = c_.pick(ops);
+  if (op == "rowsum") w[1] = 1;
   std::optional<Tensor> dst = w == base->dims ? base : obtain_output(out, s, w);
   if (!dst) return false;
 

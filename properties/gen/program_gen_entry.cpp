@@ -38,6 +38,14 @@ ir::Function Builder::entry_fn() {
 
   first_local_ = static_cast<int>(bufs_.size());
   Stmts body;
+  // An early read gives the call sites and loop bounds a data-dependent scalar to use.
+  if (k_.entry_reads && c_.boolean()) {
+    const std::string v = fresh("q");
+    unsigned sources = kFromRead;
+    body.push_back(let(v, read("a", {offset_expr({}, 16, &sources)})));
+    s.scalars.push_back({v, ScalarClass::Any, sources});
+    features_.add(Feature::kRead);
+  }
   entry_block(body, s, static_cast<int>(c_.length(static_cast<size_t>(k_.max_entry_stmts))));
   pending_sites(body, s);
   // What the locals hold flows into the InOut entry tensors, where results are observed.

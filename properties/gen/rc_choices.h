@@ -16,14 +16,25 @@ namespace stackcheck::gen {
 
 class RapidCheckChoices final : public ChoiceSource {
  public:
-  int64_t integer(int64_t lo, int64_t hi) override {
+  // Uniform over the range whatever the run's size (a plain inRange scales the range with the
+  // size, which would make the later options of every one_of rare); shrinks toward lo.
+  int64_t integer(int64_t lo, int64_t hi) override { return draw(lo, hi, true); }
+  // Sizes grow with RapidCheck's size: small programs first.
+  int64_t sized(int64_t lo, int64_t hi) override { return draw(lo, hi, false); }
+
+ private:
+  static int64_t draw(int64_t lo, int64_t hi, bool uniform) {
     if (lo == hi) return lo;
+    auto in_range = [uniform](int64_t a, int64_t b) {
+      return uniform ? *rc::gen::resize(rc::kNominalSize, rc::gen::inRange<int64_t>(a, b))
+                     : *rc::gen::inRange<int64_t>(a, b);
+    };
     if (hi == std::numeric_limits<int64_t>::max()) {
       // inRange's bound is exclusive: take [lo, hi - 1] and let one bit reach hi.
-      const int64_t v = *rc::gen::inRange<int64_t>(lo, hi);
+      const int64_t v = in_range(lo, hi);
       return v == hi - 1 && *rc::gen::arbitrary<bool>() ? hi : v;
     }
-    return *rc::gen::inRange<int64_t>(lo, hi + 1);
+    return in_range(lo, hi + 1);
   }
 };
 

@@ -49,7 +49,7 @@ bool is_resource_latch(int status) {
 }
 
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
-                             const passes::LgbOptions& lgb) {
+                             const passes::LgbOptions& lgb, const std::vector<runtime::ConfigEntry>& config) {
   EndToEndRun out;
   PipelineRun compiled = run_pipeline(p, lgb);
   if (!compiled.verdict.passed()) {
@@ -70,11 +70,13 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
                                      (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render("")));
     return out;
   }
-  out.plan_text = runtime::print_plan(cg.program);
+  runtime::OrchProgram plan = cg.program;
+  plan.config = config;
+  out.plan_text = runtime::print_plan(plan);
   runtime::BindOptions opts;
   opts.seed = seed;
   opts.schedule = schedule;
-  out.bind = runtime::bind_plan(cg.program, opts);
+  out.bind = runtime::bind_plan(plan, opts);
   const runtime::BindResult& r = out.bind;
   if (is_resource_latch(r.status)) {
     out.verdict = Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),

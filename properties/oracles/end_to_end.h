@@ -32,8 +32,10 @@ struct EndToEndRun {
 //                 resource code (-1001..-1004, -1010, -1011);
 //   fail:         codegen rejects a legal program, any other nonzero status, h2d != 1,
 //                 image_read != image, or a byte differs (naming tensor and element).
+// `config` becomes the plan's `config` line (RuntimeConfig overrides, e.g. a small W, which
+// makes a bind ten times cheaper than the default W=16384 mirror).
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
-                             const passes::LgbOptions& lgb = {});
+                             const passes::LgbOptions& lgb = {}, const std::vector<runtime::ConfigEntry>& config = {});
 
 // The differential comparison itself: every entry tensor's bytes equal; a failure names the
 // first differing tensor and element with both values.
