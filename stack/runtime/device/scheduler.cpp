@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "stack/runtime/device/sched_core.h"
+#include "stack/runtime/device/scheduler_run.h"
 #include "stack/runtime/status/codes.h"
 
 namespace stackcheck::runtime {

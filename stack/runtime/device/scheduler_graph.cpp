@@ -19,7 +19,7 @@
 // Writes go through DevSpans: the block, and the storage's exact span.
 #include <fmt/format.h>
 
-#include "stack/runtime/device/sched_core.h"
+#include "stack/runtime/device/scheduler_run.h"
 #include "stack/runtime/image/self_relative.h"
 #include "stack/runtime/status/codes.h"
 

@@ -1,8 +1,8 @@
-// The scheduler's unit operations on tasks and the ready ring (sched_core.h, RUNTIME.md §12):
+// The scheduler's unit operations on tasks and the ready ring (scheduler_run.h, RUNTIME.md §12):
 // classification (the fanin scan and wake-list registration), the PENDING -> READY ->
 // RUNNING -> DONE transitions, dispatch of KERNEL/ALLOC tasks, completion (flag, closing the
 // wake list, resuming waiters), the ring and the error latch.
-#include "stack/runtime/device/sched_core.h"
+#include "stack/runtime/device/scheduler_run.h"
 
 #include <algorithm>
 #include <cstddef>
