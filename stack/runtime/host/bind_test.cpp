@@ -104,7 +104,7 @@ TEST(Bind, bind_entry_upload_readback) {
   ASSERT_EQ(r.status, 0) << r.detail;
   EXPECT_TRUE(b.has_reservation("entry:x"));
   EXPECT_TRUE(b.has_reservation("entry:c"));
-  EXPECT_EQ(r.stats.reserved.ent, (16 + 8) * 4u);
+  EXPECT_EQ(r.stats.reserved.entries, (16 + 8) * 4u);
   EXPECT_EQ(r.stats.d2h, 2u);  // error words + c (InOut); x (In) is not read back
   ASSERT_EQ(r.entries.size(), 2u);
   EXPECT_EQ(r.entries[0].name, "x");
@@ -227,7 +227,7 @@ TEST(Bind, bind_growth_rebase) {
   EXPECT_NE(r2, r1);
   const uint64_t need = (b.rt->last_plan().runtime_header - r2) + b.rt->last_plan().shipped;
   EXPECT_EQ(b.rt->region_bytes(), std::max(need, 2 * s1));
-  EXPECT_EQ(rb.stats.reserved.dev + rb.stats.reserved.cp, b.rt->region_bytes());
+  EXPECT_EQ(rb.stats.reserved.device_only + rb.stats.reserved.copied, b.rt->region_bytes());
   // The shipped header names the new region, and the image attaches there.
   DeviceAccess dev(b.mem);
   const RuntimeHeader rh = dev.load<RuntimeHeader>(b.rt->last_plan().runtime_header);
@@ -317,7 +317,7 @@ TEST(Bind, bind_defs_once) {
   ASSERT_EQ(r2.status, 0) << r2.detail;
   EXPECT_EQ(r2.stats.def_h2d, 0u);
   EXPECT_EQ(r2.stats.defs, 1u);
-  EXPECT_EQ(r2.stats.reserved.def, r1.stats.reserved.def);
+  EXPECT_EQ(r2.stats.reserved.definitions, r1.stats.reserved.definitions);
   EXPECT_EQ(b.rt->orchestrator().graph_cache().at(0).device, def);
   EXPECT_EQ(b.mem.counters().h2d_calls - c1.h2d_calls, r2.stats.h2d + r2.stats.tensor_h2d);  // no definition copy
   int defs = 0;

@@ -107,25 +107,25 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
   BindResult r;
   BindStats& st = r.stats;
   st.mirror = orch_->layout().seg.total_bytes;
-  st.reserved.th = cfg_.task_heap;
-  st.reserved.gh = cfg_.graph_heap;
+  st.reserved.task_heap = cfg_.task_heap;
+  st.reserved.graph_heap = cfg_.graph_heap;
   // The region splits into the device-only zone (with its alignment pad) and the copied
   // zone, growth slack included: dev + cp == the region reservation.
   auto region_stats = [&] {
     const uint64_t dev = region_.is_null() ? 0 : plan_.runtime_header - plan_.device_only;
-    st.reserved.dev = dev;
-    st.reserved.cp = region_bytes_ - dev;
-    st.reserved.img = plan_.image_bytes;
-    st.reserved.sub = plan_.submissions_bytes;
+    st.reserved.device_only = dev;
+    st.reserved.copied = region_bytes_ - dev;
+    st.reserved.image = plan_.image_bytes;
+    st.reserved.submissions = plan_.submissions_bytes;
     // Graphs: this bind's submissions and inline runs; the definitions resident now.
     const GraphCache& cache = orch_->graph_cache();
     st.defs = cache.resident();
-    st.reserved.def = cache.resident_bytes();
+    st.reserved.definitions = cache.resident_bytes();
     st.inlined = orch_->graphs_inlined();
-    st.nodes = st.gint = 0;
+    st.nodes = st.graph_internal_heap = 0;
     for (const GraphSubmissionPlan& s : orch_->graph_submissions()) {
       st.nodes += cache.at(s.definition).header.n_nodes;
-      st.gint += cache.at(s.definition).header.required_heap;
+      st.graph_internal_heap += cache.at(s.definition).header.required_heap;
     }
   };
   if (auto err = validate_plan(p)) {
@@ -149,7 +149,7 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
       bases.push_back(b);
       link_.copy_to_device(b, host[i].data(), bytes);
       ++st.tensor_h2d;
-      st.reserved.ent += bytes;
+      st.reserved.entries += bytes;
     }
     // Steps 1-2: reset, root scope, the program, scope end, done.
     orch_->reset();
@@ -160,8 +160,8 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
     orch_->scope_begin();
     const InterpretResult ir = run_plan(p, *orch_, views, opts.max_statements, graph_ids_for(p));
     st.tasks = orch_->submitted();
-    st.task_hw = orch_->task_heap().high_water();
-    st.graph_hw = orch_->graph_heap().high_water();
+    st.task_heap_high_water = orch_->task_heap().high_water();
+    st.graph_heap_high_water = orch_->graph_heap().high_water();
     region_stats();
     if (ir.outcome == InterpretResult::Outcome::kUnsupported) {
       r.status = kStatusUnsupported;

@@ -115,9 +115,9 @@ TEST(BindStats, to_line_format) {
   s.image = 2000;
   s.image_read = 2000;
   s.mirror = 45629568;
-  s.task_hw = 1024;
-  s.graph_hw = 4096;
-  s.gint = 128;
+  s.task_heap_high_water = 1024;
+  s.graph_heap_high_water = 4096;
+  s.graph_internal_heap = 128;
   s.reserved = ReservedBytes{1, 2, 3, 4, 5, 6, 7, 8};
   EXPECT_EQ(s.to_line(),
             "bind tasks=3 nodes=2 defs=1 inlined=0 h2d=1 def_h2d=1 tensor_h2d=2 d2h=2 "
