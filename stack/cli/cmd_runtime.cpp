@@ -2,6 +2,7 @@
 #include "stack/cli/cli.h"
 
 #include "properties/oracles/end_to_end.h"
+#include "properties/oracles/image_mutation.h"
 #include "stack/interp/interp.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/plan/parser.h"
@@ -43,6 +44,12 @@ int cmd_bind(const Args& a) {
     fmt::print(stderr, "{}:{}:{}: error[parse]: {}\n", display_name(a.positional[0]), parsed.error().line,
                parsed.error().column, parsed.error().message);
     return kFail;
+  }
+  // A plan's `mutate` lines are the harness's to apply (the runtime never does): the hook
+  // corrupts the staged upload before the one copy.
+  if (!parsed.program().mutations.empty()) {
+    fmt::print(stderr, "bind: applying {} mutate line(s) before the upload\n", parsed.program().mutations.size());
+    opts.before_upload = oracles::mutation_hook(parsed.program().mutations);
   }
   const runtime::BindResult r = runtime::bind_plan(parsed.program(), opts);
   fmt::print("{}\n{}\n", r.stats.to_line(), runtime::status_line(r));

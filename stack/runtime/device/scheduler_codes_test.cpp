@@ -1,5 +1,5 @@
 // The scheduler's error codes (RUNTIME.md §12, §13; §16 sched_code_100..104) and its
-// fault path. 103 and 104 come through bind (a `mutate` line, a `ready_capacity` config);
+// fault path. 103 and 104 come through bind (a before-upload hook, a `ready_capacity` config);
 // 100..102 need device state that no valid upload has, so they use a hand-built image
 // (TestMirror + compaction + one copy, as attach's tests stage it) with real tensors, where
 // a "rogue" kernel's output window is aimed at the scheduler's own records in the image.
@@ -13,6 +13,7 @@
 #include "stack/runtime/devmem/host_link.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/host/runtime.h"
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/test_support.h"
 #include "stack/runtime/plan/parser.h"
@@ -273,15 +274,18 @@ TEST(SchedulerCodes, sched_code_103) {
   const uint64_t fanin = segment_offset(plan, kSegFanin);
   for (Mode m : {Mode::kThreaded, Mode::kNewest, Mode::kOldest}) {
     SCOPED_TRACE(schedule_mode_name(m));
-    for (const std::string& mut : {fmt::format("mutate {} 1\n", fanin), fmt::format("mutate {} 9\n", fanin),
-                                   fmt::format("mutate {} 255\n", fanin + 3)}) {
-      const BindResult r = bind_plan(parse(plan + mut), options(m));
-      EXPECT_EQ(r.status, -1103) << mut << r.detail;
+    for (const auto& [at, value] : {std::pair<uint64_t, uint8_t>{fanin, 1}, {fanin, 9}, {fanin + 3, 255}}) {
+      BindOptions o = options(m);
+      o.before_upload = testing::set_image_byte(at, value);
+      const BindResult r = bind_plan(parse(plan), o);
+      EXPECT_EQ(r.status, -1103) << at << "=" << int(value) << " " << r.detail;
       EXPECT_EQ(r.detail.rfind("WAIT_REGISTRATION_FAILED: task 1 fanin entry 0 names producer", 0), 0u) << r.detail;
       EXPECT_EQ(r.stats.d2h, 1u);  // the error words only, no entries
       EXPECT_TRUE(r.entries.empty());
     }
-    const BindResult ok = bind_plan(parse(plan + fmt::format("mutate {} 0\n", fanin)), options(m));  // control
+    BindOptions control = options(m);
+    control.before_upload = testing::set_image_byte(fanin, 0);  // the value already there
+    const BindResult ok = bind_plan(parse(plan), control);
     EXPECT_EQ(ok.status, 0) << ok.detail;
   }
 }
@@ -302,7 +306,8 @@ TEST(SchedulerCodes, sched_code_104) {
 }
 
 // A DeviceFault stops the run (no code) and becomes the detail: a kernel's output base
-// rewritten (via `mutate`, byte 5 of the TensorArg's base) to an address never reserved.
+// rewritten (by the before-upload hook, byte 5 of the TensorArg's base) to an address never
+// reserved.
 TEST(SchedulerCodes, sched_device_fault_stops) {
   const std::string plan =
       "config W=16\ntensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\n"
@@ -310,7 +315,9 @@ TEST(SchedulerCodes, sched_device_fault_stops) {
   const uint64_t tensors = segment_offset(plan, kSegTensor);
   for (Mode m : {Mode::kThreaded, Mode::kOldest}) {
     SCOPED_TRACE(schedule_mode_name(m));
-    const BindResult r = bind_plan(parse(plan + fmt::format("mutate {} 112\n", tensors + 5)), options(m));
+    BindOptions o = options(m);
+    o.before_upload = testing::set_image_byte(tensors + 5, 112);
+    const BindResult r = bind_plan(parse(plan), o);
     EXPECT_EQ(r.status, -1) << r.detail;
     EXPECT_NE(r.detail.find("task 0 (fill): DeviceFault(write"), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("kind=unmapped"), std::string::npos) << r.detail;

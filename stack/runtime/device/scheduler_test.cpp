@@ -19,6 +19,7 @@
 #include "stack/codegen/sequential_plan_test_util.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/host/runtime.h"
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/image/self_relative.h"
 #include "stack/runtime/plan/parser.h"
@@ -219,7 +220,7 @@ TEST(Scheduler, sched_trace_reproducible) {
 }
 
 // The dropped edge: task 3 = acc(input t, inout d) has fanin [1, 2] (ALLOC d, fill t); its
-// entry "2" is rewritten to "1" in the shipped image (a `mutate` line), so the RAW edge
+// entry "2" is rewritten to "1" in the shipped image (a before-upload hook), so the RAW edge
 // fill(t) -> acc is gone while every count stays valid and attach accepts the image.
 constexpr const char* kMissing = R"(config W=16
 tensor c: InOut [8]
@@ -242,7 +243,8 @@ TEST(Scheduler, sched_missing_edge_exposed) {
   const uint64_t fanin = ih.seg_off[kSegFanin];
   ASSERT_EQ(dev.load<int32_t>(b.rt->last_plan().image + fanin + 4), 1);  // task 3: [1, 2]
   ASSERT_EQ(dev.load<int32_t>(b.rt->last_plan().image + fanin + 8), 2);
-  const OrchProgram dropped = parse(std::string(kMissing) + fmt::format("mutate {} 1\n", fanin + 8));
+  BindOptions dropped_newest = options(Mode::kNewest), dropped_oldest = options(Mode::kOldest);
+  dropped_newest.before_upload = dropped_oldest.before_upload = testing::set_image_byte(fanin + 8, 1);
 
   // Control: with the edge, every policy matches sequential execution.
   for (Mode m : {Mode::kNewest, Mode::kOldest, Mode::kThreaded}) {
@@ -252,7 +254,7 @@ TEST(Scheduler, sched_missing_edge_exposed) {
   }
   // Without it, `newest` runs acc(t, d) as soon as ALLOC d is done, before t is zeroed and
   // filled: t still holds the 0xAA poison, and c differs from the reference.
-  const BindResult r = bind_plan(dropped, options(Mode::kNewest));
+  const BindResult r = bind_plan(control, dropped_newest);
   ASSERT_EQ(r.status, 0) << r.detail;  // nothing the scheduler can see: a wrong result
   ASSERT_EQ(r.entries.size(), 1u);
   EXPECT_NE(entries_of(r), want);
@@ -265,7 +267,7 @@ TEST(Scheduler, sched_missing_edge_exposed) {
   };
   EXPECT_LT(pos(3), pos(2));  // the consumer ran before the producer whose edge was dropped
   // `oldest` happens to run the fill first here: only the adversarial order exposes it.
-  EXPECT_EQ(entries_of(bind_plan(dropped, options(Mode::kOldest))), want);
+  EXPECT_EQ(entries_of(bind_plan(control, dropped_oldest)), want);
 }
 
 // Two submissions of a 4-node graph (alloc, scale, acc, fill on a view) between a producer

@@ -14,6 +14,7 @@
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/runtime.h"
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/support/splitmix.h"
@@ -350,18 +351,54 @@ TEST(Bind, invalid_plan_and_budget_are_generic) {
   EXPECT_NE(spin.detail.find("budget"), std::string::npos);
 }
 
-TEST(Bind, mutate_lines_reach_attach) {
-  const OrchProgram ok = parse("submit fill(output o: [8], scalar 1)\n");
-  EXPECT_EQ(bind_plan(ok).status, 0);
-  const BindResult magic = bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 0 0\n"));
+// The before-upload hook (a harness's seam): it sees the staged bytes after compaction and
+// where they will land, what it changes is what attach judges, and it can stop the bind.
+TEST(Bind, before_upload_hook_reaches_attach) {
+  const OrchProgram p = parse("submit fill(output o: [8], scalar 1)\n");
+  EXPECT_EQ(bind_plan(p).status, 0);  // control: no hook
+  BindOptions seen;
+  uint64_t staged = 0, image_offset = 0, image_bytes = 0;
+  DevAddr destination;
+  seen.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    staged = up.bytes.size();
+    image_offset = up.image_offset;
+    image_bytes = up.image_bytes;
+    destination = up.destination;
+    return std::nullopt;
+  };
+  Bench b(p);
+  const BindResult r = b.rt->bind(p, seen);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(staged, r.stats.shipped);
+  EXPECT_EQ(image_offset, sizeof(RuntimeHeader));
+  EXPECT_EQ(image_bytes, r.stats.image);
+  EXPECT_EQ(destination, b.rt->last_plan().runtime_header);
+
+  BindOptions image_magic;  // ImageHeader byte 0
+  image_magic.before_upload = testing::set_image_byte(0, 0);
+  const BindResult magic = bind_plan(p, image_magic);
   EXPECT_EQ(magic.status, -1);
-  EXPECT_EQ(magic.detail.rfind("attach: BadMagic", 0), 0u) << magic.detail;
+  EXPECT_EQ(magic.detail.rfind("attach: BadMagic: image header", 0), 0u) << magic.detail;
   EXPECT_EQ(magic.stats.h2d, 1u);  // uploaded, then refused by the device
-  const BindResult same = bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 8 1\n"));  // version stays 1
-  EXPECT_EQ(same.status, 0) << same.detail;
-  const BindResult past = bind_plan(parse("mutate 100000 1\n"));
-  EXPECT_EQ(past.status, -1);
-  EXPECT_EQ(past.stats.h2d, 0u);
+  BindOptions runtime_magic;       // RuntimeHeader byte 0
+  runtime_magic.before_upload = [](StagedUpload& up) -> std::optional<std::string> {
+    up.bytes[0] = std::byte{0};
+    return std::nullopt;
+  };
+  const BindResult rt_magic = bind_plan(p, runtime_magic);
+  EXPECT_EQ(rt_magic.status, -1);
+  EXPECT_EQ(rt_magic.detail.rfind("attach: BadMagic: runtime header", 0), 0u) << rt_magic.detail;
+  BindOptions same;  // the version byte rewritten to its own value
+  same.before_upload = testing::set_image_byte(8, 1);
+  EXPECT_EQ(bind_plan(p, same).status, 0);
+  BindOptions stop;
+  stop.before_upload = [](StagedUpload&) -> std::optional<std::string> { return "stopped by the harness"; };
+  const BindResult stopped = bind_plan(p, stop);
+  EXPECT_EQ(stopped.status, -1);
+  EXPECT_EQ(stopped.detail, "stopped by the harness");
+  EXPECT_EQ(stopped.stats.h2d, 0u);
+  // The runtime never applies `mutate` lines itself: without a hook they change nothing.
+  EXPECT_EQ(bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 0 0\nmutate header 0 0\n")).status, 0);
 }
 
 // The shared seeds in corpus/plans: each parses, prints canonically back to itself (minus

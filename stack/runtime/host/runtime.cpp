@@ -183,7 +183,7 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
                      : fmt::format("{}: {}", code_name(orch_->error()), orch_->error_detail());
       return r;
     }
-    ship(p, r, bases, host, opts.schedule);
+    ship(p, r, bases, host, opts);
     region_stats();
   } catch (const DeviceFault& f) {
     r.status = kStatusGeneric;
@@ -194,7 +194,7 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
 }
 
 void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
-                   const std::vector<std::vector<int32_t>>& host, const ScheduleOptions& schedule) {
+                   const std::vector<std::vector<int32_t>>& host, const BindOptions& opts) {
   BindStats& st = r.stats;
   // Step 4: plan the image, the device-only zone and the region layout.
   const uint32_t n = orch_->submitted();
@@ -239,7 +239,7 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     ++st.def_h2d;
   }
 
-  // Step 7: stage [RuntimeHeader][image][submissions], compact, apply the mutations.
+  // Step 7: stage [RuntimeHeader][image][submissions] and compact; then a harness's hook.
   std::vector<std::byte> staged(shipped, std::byte{0});
   RuntimeHeader rh{};
   std::memcpy(rh.magic, kRuntimeMagic, sizeof rh.magic);
@@ -272,13 +272,13 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     r.detail = fmt::format("compaction: {}: {}", compact_error_name(compacted.error().kind), compacted.error().message);
     return;
   }
-  for (const Mutation& m : p.mutations) {
-    if (m.offset >= shipped - sizeof(RuntimeHeader)) {
+  if (opts.before_upload) {
+    StagedUpload upload{staged, sizeof(RuntimeHeader), img.total_bytes, copied, link_};
+    if (std::optional<std::string> stop = opts.before_upload(upload)) {
       r.status = kStatusGeneric;
-      r.detail = fmt::format("mutate offset {} is past the {} image bytes", m.offset, shipped - sizeof(RuntimeHeader));
+      r.detail = std::move(*stop);
       return;
     }
-    staged[sizeof(RuntimeHeader) + m.offset] = std::byte{m.value};
   }
 
   // Step 8: the one image copy.
@@ -298,7 +298,7 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     r.detail = fmt::format("attach: {}: {}", attach_error_name(view.error().cls), view.error().message);
     return;
   }
-  ScheduleOptions so = schedule;
+  ScheduleOptions so = opts.schedule;
   if (so.workers == 0) so.workers = static_cast<unsigned>(std::min<uint64_t>(cfg_.workers, kMaxWorkers));
   if (so.progress_timeout_ms == 0)
     so.progress_timeout_ms = static_cast<uint32_t>(std::min<uint64_t>(cfg_.progress_timeout_ms, UINT32_MAX));

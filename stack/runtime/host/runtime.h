@@ -70,7 +70,7 @@ class Runtime {
   std::vector<uint32_t> graph_ids_for(const OrchProgram& p);
   // Steps 4-9 for a non-latched orchestration; fills r (status, detail, stats, entries).
   void ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
-            const std::vector<std::vector<int32_t>>& host, const ScheduleOptions& schedule);
+            const std::vector<std::vector<int32_t>>& host, const BindOptions& opts);
 
   DeviceMemory* mem_;
   HostLink link_;
