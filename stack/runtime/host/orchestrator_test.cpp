@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/self_relative.h"
 
@@ -87,7 +88,7 @@ TEST(Orchestrator, orch_noop_after_fatal) {
   const int64_t o[] = {0}, n[] = {4};
   EXPECT_TRUE(x.window(o, n).is_null());
   EXPECT_TRUE(f.orch->external(kEntry, {4}).is_null());
-  EXPECT_EQ(f.orch->claim_graph_outer(2), kNoTask);
+  EXPECT_EQ(OrchestratorTestAccess::claim_graph_outer(*f.orch, 2), kNoTask);
   f.orch->scope_begin();
   f.orch->scope_end();
   f.orch->scope_end();
@@ -378,7 +379,7 @@ TEST(Claim, claim_poison_aa_each_kind) {
   TensorRef bufs[2];
   Shape shapes[2] = {{8}, {2, 2}};
   ASSERT_EQ(f.orch->alloc_tensors(shapes, bufs), 1);
-  ASSERT_EQ(f.orch->claim_graph_outer(3), 2);
+  ASSERT_EQ(OrchestratorTestAccess::claim_graph_outer(*f.orch, 3), 2);
   const uint32_t kinds[3] = {kKindKernel, kKindAlloc, kKindGraph};
   const int32_t kernels[3] = {0, 7, -1};
   for (uint64_t i = 0; i < 3; ++i) {
@@ -432,7 +433,7 @@ TEST(Claim, claim_graph_outer_reset) {
   f.orch->scope_begin();
   TensorRef z;
   ASSERT_EQ(f.fill(&z, {8}, 1), 0);
-  ASSERT_EQ(f.orch->claim_graph_outer(5), 1);
+  ASSERT_EQ(OrchestratorTestAccess::claim_graph_outer(*f.orch, 5), 1);
   const TaskDescriptor d = f.desc(1);
   EXPECT_EQ(d.kind, kKindGraph);
   EXPECT_EQ(d.kernel_id, -1);
