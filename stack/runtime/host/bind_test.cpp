@@ -83,6 +83,96 @@ TEST(Bind, bind_one_copy) {
   EXPECT_EQ(r.trace.size(), 6u);
 }
 
+// BindStats is measured (RUNTIME.md §14): a second image copy made behind the bind's back,
+// through the Runtime's own link, shows as h2d=2 with twice the shipped bytes.
+TEST(Bind, bind_measures_a_second_image_copy) {
+  const OrchProgram p = parse(kSmall);
+  Bench b(p);
+  const BindResult once = b.rt->bind(p);
+  ASSERT_EQ(once.status, 0) << once.detail;
+  ASSERT_EQ(once.stats.h2d, 1u);  // control
+  BindOptions twice;
+  twice.before_upload = [](StagedUpload& up) -> std::optional<std::string> {
+    up.link.copy_to_device(up.destination, up.bytes.data(), up.bytes.size());
+    return std::nullopt;
+  };
+  const BindResult r = b.rt->bind(p, twice);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(r.stats.h2d, 2u);
+  EXPECT_EQ(r.stats.shipped, 2 * once.stats.shipped);
+  EXPECT_EQ(r.stats.tensor_h2d, 2u);
+  EXPECT_EQ(r.stats.image, once.stats.image);
+  EXPECT_NE(r.stats.to_line().find(" h2d=2 "), std::string::npos) << r.stats.to_line();
+  // A copy by another link on the same memory is not this Runtime's.
+  BindOptions other;
+  other.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    HostLink(b.mem).copy_to_device(up.destination, up.bytes.data(), up.bytes.size());
+    return std::nullopt;
+  };
+  EXPECT_EQ(b.rt->bind(p, other).stats.h2d, 1u);
+}
+
+// Copies are classified by the reservation they land in: an entry upload counts in
+// tensor_h2d, never in h2d; a copy anywhere else outside the definitions counts as an image
+// copy (so a stray one cannot hide); every device->host copy counts in d2h.
+TEST(Bind, bind_entry_uploads_count_as_tensor_h2d) {
+  const OrchProgram p = parse(kSmall);
+  Bench b(p);
+  const auto live_base = [&](std::string_view name) {
+    for (const ReservationInfo& i : b.mem.reservations())
+      if (i.live && i.name == name) return i.base;
+    ADD_FAILURE() << "no live " << name;
+    return DevAddr();
+  };
+  const BindResult plain = b.rt->bind(p);
+  ASSERT_EQ(plain.status, 0) << plain.detail;
+  EXPECT_EQ(plain.stats.tensor_h2d, 2u);  // x and c, one copy each
+  EXPECT_EQ(plain.stats.h2d, 1u);
+  BindOptions reupload;  // x uploaded a second time, then c read once more
+  reupload.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    std::vector<int32_t> x(16, 1), c(8);
+    up.link.copy_to_device(live_base("entry:x"), x.data(), 64);
+    up.link.copy_to_host(c.data(), live_base("entry:c"), 32);
+    return std::nullopt;
+  };
+  const BindResult r = b.rt->bind(p, reupload);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(r.stats.tensor_h2d, 3u);
+  EXPECT_EQ(r.stats.h2d, 1u);
+  EXPECT_EQ(r.stats.shipped, plain.stats.shipped);
+  EXPECT_EQ(r.stats.d2h, plain.stats.d2h + 1);
+  BindOptions stray;  // 64 bytes into the task heap
+  stray.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    std::vector<uint8_t> junk(64, 0);
+    up.link.copy_to_device(b.rt->task_heap(), junk.data(), junk.size());
+    return std::nullopt;
+  };
+  const BindResult s = b.rt->bind(p, stray);
+  EXPECT_EQ(s.stats.h2d, 2u);
+  EXPECT_EQ(s.stats.shipped, plain.stats.shipped + 64);
+  EXPECT_EQ(s.stats.tensor_h2d, 2u);
+}
+
+// Reservations are read per Runtime: two Runtimes on one DeviceMemory see only their own.
+TEST(Bind, bind_stats_per_runtime) {
+  const OrchProgram p = parse(kSmall);
+  Bench b(p);
+  RuntimeConfig cfg;
+  ASSERT_FALSE(apply_config(parse("config W=16 task_heap=131072\n").config, cfg).has_value());
+  auto second = Runtime::create(b.mem, cfg);
+  ASSERT_TRUE(second.has_value());
+  const BindResult r1 = b.rt->bind(p);
+  const BindResult r2 = (*second)->bind(parse("config W=16 task_heap=131072\ntensor y: In [4]\n"));
+  ASSERT_EQ(r1.status, 0) << r1.detail;
+  ASSERT_EQ(r2.status, 0) << r2.detail;
+  EXPECT_EQ(r1.stats.reserved.task_heap, 65536u);
+  EXPECT_EQ(r2.stats.reserved.task_heap, 131072u);
+  EXPECT_EQ(r1.stats.reserved.entries, (16 + 8) * 4u);
+  EXPECT_EQ(r2.stats.reserved.entries, 16u);
+  EXPECT_EQ(r2.stats.tensor_h2d, 1u);
+  EXPECT_EQ(b.rt->bind(p).stats, r1.stats);  // the other Runtime's bind changed nothing here
+}
+
 TEST(Bind, bind_zero_submit) {
   const OrchProgram p = parse("config W=4\n");
   Bench b(p);

@@ -1,7 +1,13 @@
 // BindStats: the counters of one bind (RUNTIME.md §14), one field per key of the stats line.
 // Invariant: to_line() prints every key, in the §14 order, integers in decimal; `ratio` is
 // derived from read/shipped (3 decimals, or "n/a" when nothing was shipped) so it can never
-// disagree with them. Pure data: filling it is the host's job (host/bind).
+// disagree with them. Pure data. Two sources fill it:
+// - MEASURED (host/bind_measure.h, from DeviceMemory's ledgers, read bits and the shipped
+//   bytes): h2d, def_h2d, tensor_h2d, d2h, shipped, read, image, image_read, defs, reserved.
+//   These are what oracles check; the bind code never assigns them.
+// - HOST BOOKKEEPING (the orchestrator's own counts, nothing on the device to read them
+//   from): tasks, nodes, inlined, mirror, task_heap_high_water, graph_heap_high_water,
+//   graph_internal_heap.
 #pragma once
 
 #include <cstdint>
