@@ -83,57 +83,13 @@ struct Bench {
   std::unique_ptr<Runtime> rt;
 };
 
-// Hazards of every kind: RAW/WAR/WAW over row windows, scoped temporaries whose heap range
-// is reused, in-place aliasing, matmul and rowsum.
-constexpr const char* kDag = R"(config W=256
-tensor a: In [8, 8]
-tensor b: InOut [8, 8]
-tensor s: InOut [8, 1]
-alloc z: [8, 8]
-for i = 0, 8, 1 {
-  scope_begin
-  view ar = a[i:1, 0:8]
-  view br = b[i:1, 0:8]
-  submit add(input ar, input br, output t: [1, 8])
-  submit acc(input t, inout br)
-  view zr = z[i:1, 0:8]
-  submit copy(input br, output_existing zr)
-  scope_end
-}
-submit matmul(input z, input a, output m: [8, 8])
-submit rowsum(input m, output_existing s)
-for j = 0, 4, 1 {
-  view q = b[0:8, j * 2:2]
-  submit scale(input q, output_existing q, scalar j + 2)
-}
-submit copy(input z, output_existing b)
-submit matmul(input b, input z, output_existing z)
-submit acc(input z, inout b)
-)";
-
-// Wide: 32 independent producers, then a reduction chain over them.
-constexpr const char* kFan = R"(config W=128
-tensor x: In [32, 4]
-tensor y: InOut [1, 4]
-alloc w: [32, 4]
-for i = 0, 32, 1 {
-  view xi = x[i:1, 0:4]
-  view wi = w[i:1, 0:4]
-  submit scale(input xi, output_existing wi, scalar i * 3 + 1)
-}
-for k = 0, 32, 1 {
-  view wk = w[k:1, 0:4]
-  submit acc(input wk, inout y)
-}
-)";
-
 struct NamedPlan {
   std::string name;
   std::string text;
 };
 std::vector<NamedPlan> plans() {
-  return {{"dag", kDag},
-          {"fan", kFan},
+  return {{"hazards_dag", corpus("hazards_dag.plan")},
+          {"wide_fan_reduce", corpus("wide_fan_reduce.plan")},
           {"example", corpus("example.plan")},
           {"loops_views", corpus("loops_views.plan")},
           {"graph_alias_internal", corpus("graph_alias_internal.plan")},
@@ -188,7 +144,7 @@ TEST(Scheduler, sched_policies_vs_reference) {
 }
 
 TEST(Scheduler, sched_trace_reproducible) {
-  for (const char* text : {kDag, kFan}) {
+  for (const std::string& text : {corpus("hazards_dag.plan"), corpus("wide_fan_reduce.plan")}) {
     const OrchProgram p = parse(text);
     std::set<std::vector<std::pair<int32_t, int32_t>>> distinct;
     for (uint64_t s = 0; s < 6; ++s) {
@@ -209,7 +165,7 @@ TEST(Scheduler, sched_trace_reproducible) {
     EXPECT_NE(bind_plan(p, options(Mode::kNewest)).trace, bind_plan(p, options(Mode::kOldest)).trace);
   }
   // The same image on another Runtime whose device memory sits elsewhere: same trace.
-  const OrchProgram p = parse(kDag);
+  const OrchProgram p = parse(corpus("hazards_dag.plan"));
   Bench b1(p), b2(p);
   b2.rt->bind(parse("config W=256\nsubmit fill(output o: [8], scalar 1)\n"));  // moves b2's region
   const BindResult r1 = b1.rt->bind(p, options(Mode::kRandom, 3));
@@ -270,25 +226,6 @@ TEST(Scheduler, sched_missing_edge_exposed) {
   EXPECT_EQ(entries_of(bind_plan(control, dropped_oldest)), want);
 }
 
-// Two submissions of a 4-node graph (alloc, scale, acc, fill on a view) between a producer
-// and a consumer: the GRAPH tasks chain through c, the consumer reads c.
-constexpr const char* kGraphs = R"(config W=16
-tensor x: In [8]
-tensor c: InOut [8]
-tensor d: InOut [8]
-graph g(a, b) {
-  alloc t: [8]
-  submit scale(input a, output_existing t, scalar $0)
-  submit acc(input t, inout b)
-  view h = b[0:4]
-  submit fill(output_existing h, scalar 7)
-}
-submit copy(input x, output y: [8])
-submit_graph g(input y, inout c, scalar 3)
-submit_graph g(input x, inout c, scalar 5)
-submit acc(input c, inout d)
-)";
-
 // Position of each unit; true when (1,-1) < nodes of 1 < (2,-1) < nodes of 2 < (3,-1).
 bool outer_after_nodes(const std::vector<TraceEntry>& trace, std::string* why) {
   auto at = [&](int32_t t, int32_t n) {
@@ -306,7 +243,7 @@ bool outer_after_nodes(const std::vector<TraceEntry>& trace, std::string* why) {
 }
 
 TEST(Scheduler, sched_graph_outer_after_nodes) {
-  const OrchProgram p = parse(kGraphs);
+  const OrchProgram p = parse(corpus("graph_two_submissions.plan"));
   const Tensors want = reference(p);
   std::string why;
   // Positive control of the checker.
