@@ -271,8 +271,10 @@ class PlanModel {
     uint64_t n = 1;
     for (int64_t d : dims) {
       if (d < 1) fail("a dimension below 1");
-      if (n > limits_.max_elements / static_cast<uint64_t>(d)) n = limits_.max_elements + 1;
-      else n *= static_cast<uint64_t>(d);
+      if (n > limits_.max_elements / static_cast<uint64_t>(d))
+        n = limits_.max_elements + 1;
+      else
+        n *= static_cast<uint64_t>(d);
     }
     elements_ += n;
     if (n > limits_.max_elements || elements_ > limits_.max_elements)
@@ -630,9 +632,9 @@ Verdict check_plan_model(const runtime::OrchProgram& p, uint64_t seed, const run
     const ModelEntry& want = model.entries[i];
     const runtime::EntryResult& got = device.entries[i];
     if (got.name != want.name || got.inout != want.inout)
-      return Verdict::fail("plan-model", fmt::format("entry {} is {} {} on the device, {} {} in the model", i,
-                                                     got.inout ? "InOut" : "In", got.name, want.inout ? "InOut" : "In",
-                                                     want.name));
+      return Verdict::fail("plan-model",
+                           fmt::format("entry {} is {} {} on the device, {} {} in the model", i,
+                                       got.inout ? "InOut" : "In", got.name, want.inout ? "InOut" : "In", want.name));
     if (got.bytes == want.bytes) continue;
     size_t k = 0;
     while (k < got.bytes.size() && k < want.bytes.size() && got.bytes[k] == want.bytes[k]) ++k;
