@@ -97,22 +97,12 @@ struct Staged {
     EXPECT_TRUE(r.has_value());
     std::memset(stage.data() + img_off + plan.total_bytes, 0, sub_off - img_off - plan.total_bytes);
 
-    RuntimeHeader rt{};
-    std::memcpy(rt.magic, kRuntimeMagic, 8);
-    rt.version = kRuntimeVersion;
-    rt.W = 64;
-    rt.Q = static_cast<uint32_t>(q);
+    RuntimeHeader rt = testing::hand_runtime_header(64, q, region, dev_only, dev_only + copied, plan.total_bytes);
     rt.graph_count = graphs;
-    rt.image = image;
-    rt.image_bytes = plan.total_bytes;
     rt.submissions = graphs ? subs : DevAddr();
     rt.submissions_bytes = sub_bytes;
-    rt.device_only = region;
-    rt.device_only_bytes = dev_only;
     rt.graph_heap = graph_heap;
     rt.graph_heap_bytes = 1 << 20;
-    rt.region = region;
-    rt.region_bytes = dev_only + copied;
     std::memcpy(stage.data(), &rt, sizeof rt);
     host.copy_to_device(rt_addr, stage.data(), stage.size());  // the one copy
   }

@@ -10,10 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -30,50 +27,16 @@ namespace {
 using Mode = ScheduleOptions::Mode;
 using Tensors = std::vector<std::vector<uint8_t>>;
 
-OrchProgram parse(std::string_view text) {
-  PlanParseResult r = parse_plan(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string();
-  return r.ok() ? r.program() : OrchProgram{};
-}
-
-std::string corpus(const char* name) {
-  const auto path = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "corpus" /
-                    "plans" / name;
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << path;
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::parse_or_fail;
+using testing::poisoned_bind_options;
+using testing::read_corpus_plan;
+using testing::RuntimeBench;
 
 Tensors entries_of(const BindResult& r) {
   Tensors t;
   for (const EntryResult& e : r.entries) t.push_back(e.bytes);
   return t;
 }
-
-BindOptions options(Mode m, uint64_t seed = 0, unsigned workers = 0) {
-  BindOptions o;
-  o.fill_byte = 0xAA;
-  o.schedule.mode = m;
-  o.schedule.seed = seed;
-  o.schedule.workers = workers;
-  return o;
-}
-
-// A Runtime on its own poisoned DeviceMemory, for tests that look at device memory after.
-struct Bench {
-  explicit Bench(const OrchProgram& p) : mem(DeviceMemoryConfig{0xAA, false}) {
-    RuntimeConfig cfg;
-    EXPECT_FALSE(apply_config(p.config, cfg).has_value());
-    cfg.fill_byte = 0xAA;
-    auto r = Runtime::create(mem, cfg);
-    EXPECT_TRUE(r.has_value());
-    rt = std::move(*r);
-  }
-  DeviceMemory mem;
-  std::unique_ptr<Runtime> rt;
-};
 
 // Every unit (each task, each node of each GRAPH task) exactly once.
 void expect_each_unit_once(const BindResult& r) {
@@ -88,10 +51,10 @@ TEST(Scheduler, sched_each_unit_once_in_every_mode) {
   for (const char* name : {"hazards_dag.plan", "wide_fan_reduce.plan", "example.plan", "loops_views.plan",
                            "graph_alias_internal.plan", "graph_frozen_view.plan", "graph_two_submissions.plan"}) {
     SCOPED_TRACE(name);
-    const OrchProgram p = parse(corpus(name));
-    std::vector<BindOptions> runs = {options(Mode::kNewest), options(Mode::kOldest)};
-    for (unsigned workers : {1u, 4u}) runs.push_back(options(Mode::kThreaded, 0, workers));
-    for (uint64_t s = 0; s < 4; ++s) runs.push_back(options(Mode::kRandom, s));
+    const OrchProgram p = parse_or_fail(read_corpus_plan(name));
+    std::vector<BindOptions> runs = {poisoned_bind_options(Mode::kNewest), poisoned_bind_options(Mode::kOldest)};
+    for (unsigned workers : {1u, 4u}) runs.push_back(poisoned_bind_options(Mode::kThreaded, 0, workers));
+    for (uint64_t s = 0; s < 4; ++s) runs.push_back(poisoned_bind_options(Mode::kRandom, s));
     for (const BindOptions& o : runs) {
       SCOPED_TRACE(fmt::format("{} seed={} workers={}", schedule_mode_name(o.schedule.mode), o.schedule.seed,
                                o.schedule.workers));
@@ -104,12 +67,12 @@ TEST(Scheduler, sched_each_unit_once_in_every_mode) {
 }
 
 TEST(Scheduler, sched_trace_reproducible) {
-  for (const std::string& text : {corpus("hazards_dag.plan"), corpus("wide_fan_reduce.plan")}) {
-    const OrchProgram p = parse(text);
+  for (const std::string& text : {read_corpus_plan("hazards_dag.plan"), read_corpus_plan("wide_fan_reduce.plan")}) {
+    const OrchProgram p = parse_or_fail(text);
     std::set<std::vector<std::pair<int32_t, int32_t>>> distinct;
     for (uint64_t s = 0; s < 6; ++s) {
-      const BindResult a = bind_plan(p, options(Mode::kRandom, s));
-      const BindResult b = bind_plan(p, options(Mode::kRandom, s));  // a fresh device, same image
+      const BindResult a = bind_plan(p, poisoned_bind_options(Mode::kRandom, s));
+      const BindResult b = bind_plan(p, poisoned_bind_options(Mode::kRandom, s));  // a fresh device, same image
       ASSERT_EQ(a.status, 0) << a.detail;
       ASSERT_EQ(b.status, 0) << b.detail;
       EXPECT_EQ(a.trace, b.trace) << "seed " << s;
@@ -119,17 +82,18 @@ TEST(Scheduler, sched_trace_reproducible) {
     }
     EXPECT_GT(distinct.size(), 1u);  // control: the seed does steer the order
     for (Mode m : {Mode::kNewest, Mode::kOldest}) {
-      const BindResult a = bind_plan(p, options(m)), b = bind_plan(p, options(m, 99));
+      const BindResult a = bind_plan(p, poisoned_bind_options(m)), b = bind_plan(p, poisoned_bind_options(m, 99));
       EXPECT_EQ(a.trace, b.trace) << schedule_mode_name(m);  // the seed only matters to random
     }
-    EXPECT_NE(bind_plan(p, options(Mode::kNewest)).trace, bind_plan(p, options(Mode::kOldest)).trace);
+    EXPECT_NE(bind_plan(p, poisoned_bind_options(Mode::kNewest)).trace,
+              bind_plan(p, poisoned_bind_options(Mode::kOldest)).trace);
   }
   // The same image on another Runtime whose device memory sits elsewhere: same trace.
-  const OrchProgram p = parse(corpus("hazards_dag.plan"));
-  Bench b1(p), b2(p);
-  b2.rt->bind(parse("config W=256\nsubmit fill(output o: [8], scalar 1)\n"));  // moves b2's region
-  const BindResult r1 = b1.rt->bind(p, options(Mode::kRandom, 3));
-  const BindResult r2 = b2.rt->bind(p, options(Mode::kRandom, 3));
+  const OrchProgram p = parse_or_fail(read_corpus_plan("hazards_dag.plan"));
+  RuntimeBench b1(p), b2(p);
+  b2.rt->bind(parse_or_fail("config W=256\nsubmit fill(output o: [8], scalar 1)\n"));  // moves b2's region
+  const BindResult r1 = b1.rt->bind(p, poisoned_bind_options(Mode::kRandom, 3));
+  const BindResult r2 = b2.rt->bind(p, poisoned_bind_options(Mode::kRandom, 3));
   ASSERT_EQ(r1.status, 0);
   ASSERT_EQ(r2.status, 0);
   EXPECT_EQ(r1.trace, r2.trace);
@@ -152,7 +116,7 @@ bool outer_after_nodes(const std::vector<TraceEntry>& trace, std::string* why) {
 }
 
 TEST(Scheduler, sched_graph_outer_after_nodes) {
-  const OrchProgram p = parse(corpus("graph_two_submissions.plan"));
+  const OrchProgram p = parse_or_fail(read_corpus_plan("graph_two_submissions.plan"));
   // Every schedule leaves the same entries (their equality with sequential execution is
   // the plan model's test); the first run sets them.
   std::optional<Tensors> want;
@@ -160,11 +124,12 @@ TEST(Scheduler, sched_graph_outer_after_nodes) {
   // Positive control of the checker.
   std::vector<TraceEntry> bad = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {1, 2}, {2, -1}, {1, 3}};
   EXPECT_FALSE(outer_after_nodes(bad, &why));
-  std::vector<BindOptions> runs = {options(Mode::kNewest), options(Mode::kOldest), options(Mode::kThreaded)};
-  for (uint64_t s = 0; s < 8; ++s) runs.push_back(options(Mode::kRandom, s));
+  std::vector<BindOptions> runs = {poisoned_bind_options(Mode::kNewest), poisoned_bind_options(Mode::kOldest),
+                                   poisoned_bind_options(Mode::kThreaded)};
+  for (uint64_t s = 0; s < 8; ++s) runs.push_back(poisoned_bind_options(Mode::kRandom, s));
   for (const BindOptions& o : runs) {
     SCOPED_TRACE(fmt::format("{} seed={}", schedule_mode_name(o.schedule.mode), o.schedule.seed));
-    Bench b(p);
+    RuntimeBench b(p);
     const BindResult r = b.rt->bind(p, o);
     ASSERT_EQ(r.status, 0) << r.detail;
     EXPECT_EQ(r.stats.nodes, 8u);

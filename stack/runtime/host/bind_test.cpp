@@ -22,30 +22,8 @@
 namespace stackcheck::runtime {
 namespace {
 
-OrchProgram parse(std::string_view text) {
-  PlanParseResult r = parse_plan(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string();
-  return r.ok() ? r.program() : OrchProgram{};
-}
-
-// A Runtime on its own poisoned DeviceMemory, configured from the plan's config lines.
-struct Bench {
-  explicit Bench(const OrchProgram& p) : mem(DeviceMemoryConfig{0xAA, false}) {
-    RuntimeConfig cfg;
-    EXPECT_FALSE(apply_config(p.config, cfg).has_value());
-    cfg.fill_byte = 0xAA;
-    auto r = Runtime::create(mem, cfg);
-    EXPECT_TRUE(r.has_value());
-    rt = std::move(*r);
-  }
-  bool has_reservation(std::string_view name) const {
-    for (const ReservationInfo& i : mem.reservations())
-      if (i.name == name) return true;
-    return false;
-  }
-  DeviceMemory mem;
-  std::unique_ptr<Runtime> rt;
-};
+using testing::parse_or_fail;
+using testing::RuntimeBench;
 
 constexpr const char* kSmall = R"(config W=16 task_heap=65536
 tensor x: In [16]
@@ -61,8 +39,8 @@ for i = 0, 2, 1 {
 )";
 
 TEST(Bind, bind_one_copy) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   ASSERT_EQ(r.status, 0) << r.detail;
   EXPECT_EQ(r.stats.tasks, 6u);
@@ -86,8 +64,8 @@ TEST(Bind, bind_one_copy) {
 // BindStats is measured (RUNTIME.md §14): a second image copy made behind the bind's back,
 // through the Runtime's own link, shows as h2d=2 with twice the shipped bytes.
 TEST(Bind, bind_measures_a_second_image_copy) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   const BindResult once = b.rt->bind(p);
   ASSERT_EQ(once.status, 0) << once.detail;
   ASSERT_EQ(once.stats.h2d, 1u);  // control
@@ -116,8 +94,8 @@ TEST(Bind, bind_measures_a_second_image_copy) {
 // tensor_h2d, never in h2d; a copy anywhere else outside the definitions counts as an image
 // copy (so a stray one cannot hide); every device->host copy counts in d2h.
 TEST(Bind, bind_entry_uploads_count_as_tensor_h2d) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   const auto live_base = [&](std::string_view name) {
     for (const ReservationInfo& i : b.mem.reservations())
       if (i.live && i.name == name) return i.base;
@@ -155,14 +133,14 @@ TEST(Bind, bind_entry_uploads_count_as_tensor_h2d) {
 
 // Reservations are read per Runtime: two Runtimes on one DeviceMemory see only their own.
 TEST(Bind, bind_stats_per_runtime) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   RuntimeConfig cfg;
-  ASSERT_FALSE(apply_config(parse("config W=16 task_heap=131072\n").config, cfg).has_value());
+  ASSERT_FALSE(apply_config(parse_or_fail("config W=16 task_heap=131072\n").config, cfg).has_value());
   auto second = Runtime::create(b.mem, cfg);
   ASSERT_TRUE(second.has_value());
   const BindResult r1 = b.rt->bind(p);
-  const BindResult r2 = (*second)->bind(parse("config W=16 task_heap=131072\ntensor y: In [4]\n"));
+  const BindResult r2 = (*second)->bind(parse_or_fail("config W=16 task_heap=131072\ntensor y: In [4]\n"));
   ASSERT_EQ(r1.status, 0) << r1.detail;
   ASSERT_EQ(r2.status, 0) << r2.detail;
   EXPECT_EQ(r1.stats.reserved.task_heap, 65536u);
@@ -174,8 +152,8 @@ TEST(Bind, bind_stats_per_runtime) {
 }
 
 TEST(Bind, bind_zero_submit) {
-  const OrchProgram p = parse("config W=4\n");
-  Bench b(p);
+  const OrchProgram p = parse_or_fail("config W=4\n");
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   ASSERT_EQ(r.status, 0) << r.detail;
   EXPECT_EQ(r.stats.tasks, 0u);
@@ -187,8 +165,8 @@ TEST(Bind, bind_zero_submit) {
 }
 
 TEST(Bind, bind_entry_upload_readback) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   BindOptions o;
   o.seed = 0;
   const BindResult r = b.rt->bind(p, o);
@@ -252,8 +230,8 @@ const FatalCase kFatalCases[] = {
 
 void expect_refused(const FatalCase& c) {
   SCOPED_TRACE(c.plan);
-  const OrchProgram p = parse(c.plan);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(c.plan);
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   EXPECT_EQ(r.status, -(1000 + c.code)) << r.detail;
   EXPECT_EQ(r.stats.h2d, 0u);
@@ -297,8 +275,8 @@ TEST(Bind, bind_fatal_cases_controls) {
   };
   for (const char* text : controls) {
     SCOPED_TRACE(text);
-    const OrchProgram p = parse(text);
-    Bench b(p);
+    const OrchProgram p = parse_or_fail(text);
+    RuntimeBench b(p);
     const BindResult r = b.rt->bind(p);
     EXPECT_EQ(r.status, 0) << r.detail;
     EXPECT_EQ(r.stats.h2d, 1u);
@@ -306,9 +284,10 @@ TEST(Bind, bind_fatal_cases_controls) {
 }
 
 TEST(Bind, bind_growth_rebase) {
-  const OrchProgram small = parse("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
-  const OrchProgram big = parse("config W=1024\nfor i = 0, 200, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
-  Bench b(small);
+  const OrchProgram small = parse_or_fail("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
+  const OrchProgram big =
+      parse_or_fail("config W=1024\nfor i = 0, 200, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  RuntimeBench b(small);
   ASSERT_EQ(b.rt->bind(small).status, 0);
   const DevAddr r1 = b.rt->region();
   const uint64_t s1 = b.rt->region_bytes();
@@ -333,9 +312,10 @@ TEST(Bind, bind_growth_rebase) {
 }
 
 TEST(Bind, bind_stale_base_faults) {
-  const OrchProgram small = parse("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
-  const OrchProgram big = parse("config W=1024\nfor i = 0, 300, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
-  Bench b(small);
+  const OrchProgram small = parse_or_fail("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
+  const OrchProgram big =
+      parse_or_fail("config W=1024\nfor i = 0, 300, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  RuntimeBench b(small);
   ASSERT_EQ(b.rt->bind(small).status, 0);
   const DevAddr old_header = b.rt->last_plan().runtime_header;
   const DevAddr old_region = b.rt->region();
@@ -353,8 +333,8 @@ TEST(Bind, bind_stale_base_faults) {
 }
 
 TEST(Bind, bind_stats_line) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   ASSERT_EQ(r.status, 0);
   // 6 tasks: 2 x (ALLOC, acc, acc); image = planner(6, cursors (2 ALLOC + 4 x 2 tensors = 10,
@@ -380,21 +360,21 @@ TEST(Bind, bind_stats_line) {
 TEST(Bind, rejected_config_is_unsupported) {
   for (const char* text : {"config W=3\n", "config W=1048576\n", "config task_heap=100\n", "config workers=0\n",
                            "config fill_byte=256\n", "config clusters=-1\n"}) {
-    const BindResult r = bind_plan(parse(text));
+    const BindResult r = bind_plan(parse_or_fail(text));
     EXPECT_EQ(r.status, -2) << text;
     EXPECT_EQ(status_line(r), "status=-2 UNSUPPORTED");
     EXPECT_FALSE(r.detail.empty());
   }
-  EXPECT_EQ(bind_plan(parse("config W=4 workers=1\n")).status, 0);  // control
+  EXPECT_EQ(bind_plan(parse_or_fail("config W=4 workers=1\n")).status, 0);  // control
 }
 
 // A definition is uploaded (its own reservation, one def_h2d) by the first bind that submits
 // it and stays resident: binding again on the same Runtime replays it with no upload.
 TEST(Bind, bind_defs_once) {
-  const OrchProgram p = parse(
+  const OrchProgram p = parse_or_fail(
       "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar $0)\n}\n"
       "for i = 0, 3, 1 {\n  submit_graph g(inout c, scalar i)\n}\n");
-  Bench b(p);
+  RuntimeBench b(p);
   const BindResult r1 = b.rt->bind(p);
   ASSERT_EQ(r1.status, 0) << r1.detail;
   EXPECT_EQ(r1.stats.tasks, 3u);
@@ -415,7 +395,7 @@ TEST(Bind, bind_defs_once) {
   for (const ReservationInfo& i : b.mem.reservations()) defs += i.name.rfind("graph_def:", 0) == 0 ? 1 : 0;
   EXPECT_EQ(defs, 1);
   // Another program's graph in the same position is another function: a new definition.
-  const OrchProgram q = parse(
+  const OrchProgram q = parse_or_fail(
       "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 7)\n}\n"
       "submit_graph g(inout c)\n");
   const BindResult r3 = b.rt->bind(q);
@@ -423,7 +403,7 @@ TEST(Bind, bind_defs_once) {
   EXPECT_EQ(r3.stats.def_h2d, 1u);
   EXPECT_EQ(r3.stats.defs, 2u);
   // A graph that is never submitted records nothing.
-  const BindResult r4 = bind_plan(parse("graph g(a) {\n}\n"));
+  const BindResult r4 = bind_plan(parse_or_fail("graph g(a) {\n}\n"));
   EXPECT_EQ(r4.status, 0);
   EXPECT_EQ(r4.stats.defs, 0u);
 }
@@ -436,7 +416,7 @@ TEST(Bind, invalid_plan_and_budget_are_generic) {
   EXPECT_EQ(status_line(r), "status=-1 GENERIC invalid plan: 0:0: undefined name 'nope'");
   BindOptions o;
   o.max_statements = 1000;
-  const BindResult spin = bind_plan(parse("for i = 0, 9223372036854775807, 1 {\n  set a = i\n}\n"), o);
+  const BindResult spin = bind_plan(parse_or_fail("for i = 0, 9223372036854775807, 1 {\n  set a = i\n}\n"), o);
   EXPECT_EQ(spin.status, -1);
   EXPECT_NE(spin.detail.find("budget"), std::string::npos);
 }
@@ -444,7 +424,7 @@ TEST(Bind, invalid_plan_and_budget_are_generic) {
 // The before-upload hook (a harness's seam): it sees the staged bytes after compaction and
 // where they will land, what it changes is what attach judges, and it can stop the bind.
 TEST(Bind, before_upload_hook_reaches_attach) {
-  const OrchProgram p = parse("submit fill(output o: [8], scalar 1)\n");
+  const OrchProgram p = parse_or_fail("submit fill(output o: [8], scalar 1)\n");
   EXPECT_EQ(bind_plan(p).status, 0);  // control: no hook
   BindOptions seen;
   uint64_t staged = 0, image_offset = 0, image_bytes = 0;
@@ -456,7 +436,7 @@ TEST(Bind, before_upload_hook_reaches_attach) {
     destination = up.destination;
     return std::nullopt;
   };
-  Bench b(p);
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p, seen);
   ASSERT_EQ(r.status, 0) << r.detail;
   EXPECT_EQ(staged, r.stats.shipped);
@@ -488,14 +468,14 @@ TEST(Bind, before_upload_hook_reaches_attach) {
   EXPECT_EQ(stopped.detail, "stopped by the harness");
   EXPECT_EQ(stopped.stats.h2d, 0u);
   // The runtime never applies `mutate` lines itself: without a hook they change nothing.
-  EXPECT_EQ(bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 0 0\nmutate header 0 0\n")).status, 0);
+  EXPECT_EQ(bind_plan(parse_or_fail("submit fill(output o: [8], scalar 1)\nmutate 0 0\nmutate header 0 0\n")).status,
+            0);
 }
 
 // The shared seeds in corpus/plans: each parses, prints canonically back to itself (minus
 // comments), and binds; fatal_NN_* plans end in status map(NN), every other plan in 0.
 TEST(Bind, corpus_plans_bind_as_named) {
-  const std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "corpus" / "plans";
+  const std::filesystem::path dir = testing::corpus_plans_dir();
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

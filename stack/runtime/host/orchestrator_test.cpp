@@ -15,36 +15,12 @@
 namespace stackcheck::runtime {
 namespace {
 
-constexpr DevAddr kHeap{0x2000'0000'0000ull};
-constexpr DevAddr kGraphHeap{0x3000'0000'0000ull};
-constexpr DevAddr kEntry{0x4000'0000'0000ull};
+constexpr DevAddr kEntry = testing::OrchestratorFixture::kEntries;
 
-struct Fixture {
-  explicit Fixture(uint32_t W = 16, std::byte fill = std::byte{0xAA}, uint64_t scope_tasks = 0,
-                   uint64_t heap_bytes = 1 << 20)
-      : layout(LayoutPlanner::mirror(W)), mirror(layout.seg.total_bytes, fill) {
-    OrchestratorSetup s;
-    s.mirror = mirror;
-    s.layout = layout;
-    s.task_heap = kHeap;
-    s.task_heap_bytes = heap_bytes;
-    s.graph_heap = kGraphHeap;
-    s.graph_heap_bytes = 1 << 16;
-    s.scope_tasks_capacity = scope_tasks;
-    orch = std::make_unique<Orchestrator>(s);
-    orch->reset();
-    orch->scope_begin();  // the root scope, as bind opens it
-  }
-  template <class T>
-  T at(uint64_t off) const {
-    T v;
-    std::memcpy(&v, mirror.data() + off, sizeof v);
-    return v;
-  }
-  TaskDescriptor desc(uint64_t i) const { return at<TaskDescriptor>(layout.seg.desc_at(i)); }
-  TaskPayload payload(uint64_t i) const { return at<TaskPayload>(layout.seg.payload_at(i)); }
-  SlotState slot(uint64_t i) const { return at<SlotState>(layout.seg.slot_at(i)); }
-  uint8_t flag(uint64_t i) const { return at<uint8_t>(layout.seg.flag_at(i)); }
+// The shared fixture (W 16 unless given) plus what these tests do often.
+struct Fixture : testing::OrchestratorFixture {
+  explicit Fixture(uint32_t W = 16, std::byte fill = std::byte{0xAA}, uint64_t scope_tasks = 0)
+      : OrchestratorFixture(testing::OrchestratorOptions{W, static_cast<uint8_t>(fill), scope_tasks}) {}
   // Element index a pool delta of payload i points to.
   uint64_t pool_index(uint64_t i, uint64_t field, Segment seg, uint64_t elem) const {
     int32_t d = at<int32_t>(layout.seg.payload_at(i) + field);
@@ -63,10 +39,6 @@ struct Fixture {
     EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().message);
     return out;
   }
-
-  MirrorLayout layout;
-  std::vector<std::byte> mirror;
-  std::unique_ptr<Orchestrator> orch;
 };
 
 TEST(Orchestrator, orch_noop_after_fatal) {

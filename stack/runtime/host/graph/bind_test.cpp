@@ -7,7 +7,7 @@
 
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/devmem/device_access.h"
-#include "stack/runtime/host/graph/test_support.h"
+#include "stack/runtime/host/test_support.h"
 
 namespace stackcheck::runtime {
 namespace {
