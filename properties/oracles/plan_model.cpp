@@ -80,8 +80,13 @@ struct Window {
   // [first, last] buffer indices of the window: the bounding range the runtime's alias
   // classes compare (RUNTIME.md §9).
   std::pair<size_t, size_t> bounds() const {
-    const std::vector<size_t> idx = indices();
-    return {idx.front(), idx.back()};
+    const std::vector<int64_t> s = strides();
+    size_t first = 0, last = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      first += static_cast<size_t>(offsets[d] * s[d]);
+      last += static_cast<size_t>((offsets[d] + shape[d] - 1) * s[d]);
+    }
+    return {first, last};
   }
   // Element strides in the buffer, as the runtime's TensorArg carries them.
   std::vector<int64_t> strides() const {
