@@ -3,9 +3,9 @@
 
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_mutation.h"
-#include "stack/interp/interp.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/plan/parser.h"
+#include "stack/support/fnv1a.h"
 
 #include <fmt/format.h>
 
@@ -55,7 +55,7 @@ int cmd_bind(const Args& a) {
   fmt::print("{}\n{}\n", r.stats.to_line(), runtime::status_line(r));
   // The final entry tensors, digested as `stackcheck interp` does, so the two can be compared.
   for (const auto& e : r.entries)
-    fmt::print("{} bytes={} fnv1a64=0x{:016x}\n", e.name, e.bytes.size(), interp::fnv1a64(e.bytes));
+    fmt::print("{} bytes={} fnv1a64=0x{:016x}\n", e.name, e.bytes.size(), support::fnv1a64(e.bytes));
   return r.status == 0 ? kOk : kFail;
 }
 
