@@ -44,10 +44,6 @@ std::string schedule_text(const runtime::ScheduleOptions& s) {
   return runtime::schedule_mode_name(s.mode);
 }
 
-bool is_resource_latch(int status) {
-  return status == -1001 || status == -1002 || status == -1003 || status == -1004 || status == -1010 || status == -1011;
-}
-
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
                              const passes::LgbOptions& lgb, const std::vector<runtime::ConfigEntry>& config) {
   EndToEndRun out;
@@ -78,7 +74,7 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   opts.schedule = schedule;
   out.bind = runtime::bind_plan(plan, opts);
   const runtime::BindResult& r = out.bind;
-  if (is_resource_latch(r.status)) {
+  if (runtime::is_resource_latch_status(r.status)) {
     out.verdict = Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
                                         runtime::status_to_code(r.status).value_or(0));
     return out;

@@ -29,7 +29,7 @@ struct EndToEndRun {
 // Compiles `p` (the whole pipeline + codegen), binds it with `seed` inputs under `schedule`
 // and compares every entry tensor with interp(p, seed).
 //   inconclusive: the pipeline rejects p, the interpreter errs on p, or the runtime latches a
-//                 resource code (-1001..-1004, -1010, -1011);
+//                 resource code (runtime::is_resource_latch_status: the code table's class);
 //   fail:         codegen rejects a legal program, any other nonzero status, h2d != 1,
 //                 image_read != image, or a byte differs (naming tensor and element).
 // `config` becomes the plan's `config` line (RuntimeConfig overrides, e.g. a small W, which
@@ -48,8 +48,5 @@ Verdict compare_entries(const std::vector<std::pair<std::string, std::vector<uin
 std::vector<runtime::EntryResult> with_ir_names(std::vector<runtime::EntryResult> entries,
                                                 const runtime::OrchProgram& plan,
                                                 const std::vector<std::string>& entry_names);
-
-// True for the statuses of resource latches, which are inconclusive on accepted programs.
-bool is_resource_latch(int status);
 
 }  // namespace stackcheck::oracles

@@ -12,12 +12,14 @@ const char* inconclusive_name(Inconclusive r) {
     case Inconclusive::kInterpreterBudget: return "interpreter-budget";
     case Inconclusive::kResourceLatch: return "resource-latch";
     case Inconclusive::kUnsupported: return "unsupported";
+    case Inconclusive::kRuntimeRefused: return "runtime-refused";
   }
   return "?";
 }
 
 std::string Verdict::reason_key() const {
-  if (reason == Inconclusive::kResourceLatch) return fmt::format("{}:{}", inconclusive_name(reason), code);
+  if (reason == Inconclusive::kResourceLatch || reason == Inconclusive::kRuntimeRefused)
+    return fmt::format("{}:{}", inconclusive_name(reason), code);
   return inconclusive_name(reason);
 }
 

@@ -20,6 +20,8 @@ enum class Inconclusive : uint8_t {
   kInterpreterBudget,  // the interpreter's statement budget ran out
   kResourceLatch,      // the runtime latched a resource code (code = the RUNTIME.md §13 code)
   kUnsupported,        // the runtime refused the configuration (status -2)
+  kRuntimeRefused,     // the runtime ended with another nonzero status the oracle cannot
+                       // judge (code = the status), e.g. a usage latch the input asked for
 };
 const char* inconclusive_name(Inconclusive r);
 

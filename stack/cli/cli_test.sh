@@ -38,6 +38,10 @@ for f in "$corpus"/plans/*.plan; do
       check "bind $name: h2d=1, status=0 OK" "[ $rc = 0 ] && grep -q ' h2d=1 ' $tmp/bind && grep -q '^status=0 OK' $tmp/bind" ;;
   esac
 done
+printf 'submit fill(output o: [8], scalar 1)\nmutate header 0 0\n' | "$sc" bind - >"$tmp/bind" 2>/dev/null; rc=$?
+check "bind applies a plan's mutate header line: attach BadMagic, exit 1" "[ $rc = 1 ] && grep -q '^status=-1 GENERIC attach: BadMagic: runtime header' $tmp/bind"
+printf 'submit fill(output o: [8], scalar 1)\nmutate 100000 1\n' | "$sc" bind - >"$tmp/bind" 2>/dev/null; rc=$?
+check "bind of a mutate offset past the image: nothing uploaded, exit 1" "[ $rc = 1 ] && grep -q ' h2d=0 ' $tmp/bind && grep -q '^status=-1 GENERIC mutate offset 100000 is past the' $tmp/bind"
 printf 'config W=3\n' | "$sc" bind - >"$tmp/bind" 2>/dev/null; rc=$?
 check "bind with a rejected config: status=-2 UNSUPPORTED, exit 1" "[ $rc = 1 ] && grep -q '^status=-2 UNSUPPORTED' $tmp/bind"
 printf 'submit frob(input x)\n' | "$sc" bind - >"$tmp/out" 2>"$tmp/err"; rc=$?

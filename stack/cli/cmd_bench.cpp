@@ -60,17 +60,18 @@ int cmd_bench_bind(const Args& a) {
       loop->hi.value = static_cast<int64_t>(n);
       const oracles::EndToEndRun run = oracles::check_end_to_end(p, 0, sched, passes::LgbOptions{step_c});
       const auto& s = run.bind.stats;
-      const std::string per_layer =
-          prev_n ? fmt::format("{}", (s.graph_hw - prev_hw) / (n - prev_n)) : fmt::format("{}", s.graph_hw);
+      const std::string per_layer = prev_n ? fmt::format("{}", (s.graph_heap_high_water - prev_hw) / (n - prev_n))
+                                           : fmt::format("{}", s.graph_heap_high_water);
       // Per layer: graph-heap growth, its graph-internal part, and the fixed block (the rest).
-      const uint64_t gint_layer = s.gint / n;
+      const uint64_t gint_layer = s.graph_internal_heap / n;
       fmt::print(
           "{:>3} {:>5} {:>5} {:>5} {:>3} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} "
           "{:>7}\n",
           n, step_c ? "on" : "off", s.tasks, s.nodes, s.h2d, s.def_h2d, s.shipped, s.read, s.ratio_text(), s.mirror,
-          s.graph_hw, s.gint, s.task_hw, s.reserved.dev + s.reserved.cp, s.reserved.img + s.reserved.sub, per_layer,
-          gint_layer, s.graph_hw / n - gint_layer, run.verdict.passed() ? "equal" : run.verdict.rule);
-      prev_hw = s.graph_hw;
+          s.graph_heap_high_water, s.graph_internal_heap, s.task_heap_high_water,
+          s.reserved.device_only + s.reserved.copied, s.reserved.image + s.reserved.submissions, per_layer, gint_layer,
+          s.graph_heap_high_water / n - gint_layer, run.verdict.passed() ? "equal" : run.verdict.rule);
+      prev_hw = s.graph_heap_high_water;
       prev_n = n;
     }
   }

@@ -2,9 +2,10 @@
 #include "stack/cli/cli.h"
 
 #include "properties/oracles/end_to_end.h"
-#include "stack/interp/interp.h"
+#include "properties/oracles/image_mutation.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/plan/parser.h"
+#include "stack/support/fnv1a.h"
 
 #include <fmt/format.h>
 
@@ -44,11 +45,17 @@ int cmd_bind(const Args& a) {
                parsed.error().column, parsed.error().message);
     return kFail;
   }
+  // A plan's `mutate` lines are the harness's to apply (the runtime never does): the hook
+  // corrupts the staged upload before the one copy.
+  if (!parsed.program().mutations.empty()) {
+    fmt::print(stderr, "bind: applying {} mutate line(s) before the upload\n", parsed.program().mutations.size());
+    opts.before_upload = oracles::mutation_hook(parsed.program().mutations);
+  }
   const runtime::BindResult r = runtime::bind_plan(parsed.program(), opts);
   fmt::print("{}\n{}\n", r.stats.to_line(), runtime::status_line(r));
   // The final entry tensors, digested as `stackcheck interp` does, so the two can be compared.
   for (const auto& e : r.entries)
-    fmt::print("{} bytes={} fnv1a64=0x{:016x}\n", e.name, e.bytes.size(), interp::fnv1a64(e.bytes));
+    fmt::print("{} bytes={} fnv1a64=0x{:016x}\n", e.name, e.bytes.size(), support::fnv1a64(e.bytes));
   return r.status == 0 ? kOk : kFail;
 }
 

@@ -93,13 +93,13 @@ std::optional<AttachError> Attacher::check_headers() {
   if (h.pitch == 0 || h.pitch > h.W || h.pitch != std::max<uint32_t>(h.n, 1))
     return AttachError{AttachErrorClass::kBadPitch, fmt::format("pitch {} with n={} W={}", h.pitch, h.n, h.W)};
 
+  // Truncated and TooLarge judge the image header's own figure, whatever the runtime header
+  // says: a disagreement between the two is a layout fault (BadLayout below), so an image
+  // too large for the region is reported as such even when the runtime header hides it.
   const uint64_t flag_end = LayoutPlanner::plan(h.pitch, PoolCounts{}).seg_end(kSegFlag);
   if (h.image_bytes < flag_end)
     return AttachError{AttachErrorClass::kTruncated,
                        fmt::format("image_bytes {} < flag segment end {}", h.image_bytes, flag_end)};
-  if (rt.image_bytes != h.image_bytes)
-    return AttachError{AttachErrorClass::kTruncated, fmt::format("runtime header says {} image bytes, image header {}",
-                                                                 rt.image_bytes, h.image_bytes)};
 
   if (h.image_bytes > kInt32Max)
     return AttachError{AttachErrorClass::kTooLarge, fmt::format("image {} B > INT32_MAX", h.image_bytes)};
@@ -125,6 +125,9 @@ std::optional<AttachError> Attacher::check_headers() {
   if (h.image_bytes > L.total_bytes)
     return AttachError{AttachErrorClass::kBadLayout,
                        fmt::format("image_bytes {} > planned {}", h.image_bytes, L.total_bytes)};
+  if (rt.image_bytes != h.image_bytes)
+    return AttachError{AttachErrorClass::kBadLayout, fmt::format("runtime header says {} image bytes, image header {}",
+                                                                 rt.image_bytes, h.image_bytes)};
   for (Segment s : {kSegTensor, kSegScalar, kSegFanin})
     if (L.seg_end(s) > h.image_bytes)
       return AttachError{

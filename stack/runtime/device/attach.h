@@ -21,10 +21,12 @@ namespace stackcheck::runtime {
 enum class AttachErrorClass : uint8_t {
   kBadMagic,         // RuntimeHeader or ImageHeader magic/version
   kBadPitch,         // W invalid or != RuntimeHeader.W; pitch not in (0, W]; pitch != max(n,1)
-  kTruncated,        // image_bytes < flag segment end; RuntimeHeader/ImageHeader sizes differ
-  kTooLarge,         // image > INT32_MAX, outside the region, or the region not mapped;
-                     // device-only zone too small for SchedControl + Q ring entries
-  kBadLayout,        // segment offsets != the planner's, or image longer than planned
+  kTruncated,        // the ImageHeader's image_bytes < flag segment end
+  kTooLarge,         // the ImageHeader's image_bytes > INT32_MAX or past the region, the
+                     // region not mapped (whatever the RuntimeHeader says); device-only
+                     // zone too small for SchedControl + Q ring entries
+  kBadLayout,        // segment offsets != the planner's, image longer than planned, or the
+                     // RuntimeHeader's and the ImageHeader's image_bytes disagree
   kPoolOutOfImage,   // a pool extent past image_bytes
   kDeltaOutOfImage,  // a bound delta (or a live slot's unbound delta) outside the image or
                      // its segment

@@ -97,22 +97,12 @@ struct Staged {
     EXPECT_TRUE(r.has_value());
     std::memset(stage.data() + img_off + plan.total_bytes, 0, sub_off - img_off - plan.total_bytes);
 
-    RuntimeHeader rt{};
-    std::memcpy(rt.magic, kRuntimeMagic, 8);
-    rt.version = kRuntimeVersion;
-    rt.W = 64;
-    rt.Q = static_cast<uint32_t>(q);
+    RuntimeHeader rt = testing::hand_runtime_header(64, q, region, dev_only, dev_only + copied, plan.total_bytes);
     rt.graph_count = graphs;
-    rt.image = image;
-    rt.image_bytes = plan.total_bytes;
     rt.submissions = graphs ? subs : DevAddr();
     rt.submissions_bytes = sub_bytes;
-    rt.device_only = region;
-    rt.device_only_bytes = dev_only;
     rt.graph_heap = graph_heap;
     rt.graph_heap_bytes = 1 << 20;
-    rt.region = region;
-    rt.region_bytes = dev_only + copied;
     std::memcpy(stage.data(), &rt, sizeof rt);
     host.copy_to_device(rt_addr, stage.data(), stage.size());  // the one copy
   }
@@ -190,9 +180,12 @@ TEST(Attach, attach_rejects_truncated) {
   s.poke<uint64_t>(s.hdr(offsetof(ImageHeader, image_bytes)), flag_end - 1);
   s.poke<uint64_t>(s.rt_addr + offsetof(RuntimeHeader, image_bytes), flag_end - 1);
   EXPECT_EQ(s.attach(), "Truncated");
-  Staged d;  // the two headers disagree
-  d.poke<uint64_t>(d.rt_addr + offsetof(RuntimeHeader, image_bytes), d.plan.total_bytes - 4);
+  Staged d;  // the image header alone is short: judged on its own figure, before the disagreement
+  d.poke<uint64_t>(d.hdr(offsetof(ImageHeader, image_bytes)), flag_end - 1);
   EXPECT_EQ(d.attach(), "Truncated");
+  Staged r;  // the runtime header alone is short: the headers disagree, the image is whole
+  r.poke<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, image_bytes), flag_end - 1);
+  EXPECT_EQ(r.attach(), "BadLayout");
 }
 
 TEST(Attach, attach_rejects_too_large) {
@@ -201,10 +194,19 @@ TEST(Attach, attach_rejects_too_large) {
   s.poke<uint64_t>(s.hdr(offsetof(ImageHeader, image_bytes)), huge);
   s.poke<uint64_t>(s.rt_addr + offsetof(RuntimeHeader, image_bytes), huge);
   EXPECT_EQ(s.attach(), "TooLarge");
+  Staged i;  // only the image header's figure is huge: TooLarge although the headers disagree
+  i.poke<uint64_t>(i.hdr(offsetof(ImageHeader, image_bytes)), huge);
+  EXPECT_EQ(i.attach(), "TooLarge");
+  Staged h;  // only the runtime header's figure is huge: the image fits, the headers disagree
+  h.poke<uint64_t>(h.rt_addr + offsetof(RuntimeHeader, image_bytes), huge);
+  EXPECT_EQ(h.attach(), "BadLayout");
   Staged r;  // the region ends inside the image
   uint64_t rb = r.peek<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, region_bytes));
   r.poke<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, region_bytes), rb - r.plan.total_bytes);
   EXPECT_EQ(r.attach(), "TooLarge");
+  Staged p;  // the image header's figure runs past the region, the runtime header's does not
+  p.poke<uint64_t>(p.hdr(offsetof(ImageHeader, image_bytes)), rb);
+  EXPECT_EQ(p.attach(), "TooLarge");
   Staged u;  // a region larger than the reservation is not mapped
   u.poke<uint64_t>(u.rt_addr + offsetof(RuntimeHeader, region_bytes), rb + 1);
   EXPECT_EQ(u.attach(), "TooLarge");
@@ -221,6 +223,12 @@ TEST(Attach, attach_rejects_bad_layout) {
   Staged t;  // a pool count change moves the later segments
   t.poke<uint32_t>(t.hdr(offsetof(ImageHeader, tensor_count)), 9);
   EXPECT_EQ(t.attach(), "BadLayout");
+  Staged d;  // the two headers disagree on image_bytes (both figures plausible)
+  d.poke<uint64_t>(d.rt_addr + offsetof(RuntimeHeader, image_bytes), d.plan.total_bytes - 4);
+  EXPECT_EQ(d.attach(), "BadLayout");
+  Staged e;  // the runtime header claims more than the image
+  e.poke<uint64_t>(e.rt_addr + offsetof(RuntimeHeader, image_bytes), e.plan.total_bytes + 64);
+  EXPECT_EQ(e.attach(), "BadLayout");
 }
 
 TEST(Attach, attach_rejects_pool_out) {

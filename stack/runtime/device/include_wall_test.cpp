@@ -1,6 +1,7 @@
 // The host/device wall as a build test (RUNTIME.md §1): nothing under device/ (tests
 // excluded) may reach, directly or through the headers it includes, anything in
-// runtime/host/, the compaction header, or the image test support.
+// runtime/host/ or runtime/plan/ (the device must not see the plan format), the compaction
+// header, or the image test support.
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -28,8 +29,8 @@ std::vector<std::string> includes_of(const fs::path& file) {
 }
 
 bool forbidden(const std::string& inc) {
-  return inc.find("runtime/host/") != std::string::npos || inc == "stack/runtime/image/compact.h" ||
-         inc == "stack/runtime/image/test_support.h";
+  return inc.find("runtime/host/") != std::string::npos || inc.find("runtime/plan/") != std::string::npos ||
+         inc == "stack/runtime/image/compact.h" || inc == "stack/runtime/image/test_support.h";
 }
 
 // Every project header reachable from `start`, with the chain that reached it.
@@ -68,6 +69,11 @@ TEST(Wall, positive_control_detects_breach) {
   // The same scan over image/ must find compact.cpp including compact.h.
   std::vector<std::string> v = wall_violations(kRoot / "stack/runtime/image");
   EXPECT_FALSE(v.empty());
+  // And over host/ it must find the plan format (runtime.cpp validates plans).
+  bool plan_seen = false;
+  for (const std::string& s : wall_violations(kRoot / "stack/runtime/host"))
+    plan_seen = plan_seen || s.find("-> stack/runtime/plan/") != std::string::npos;
+  EXPECT_TRUE(plan_seen);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// run_scheduler (scheduler.h): the two run loops over sched_detail::Core.
+// run_scheduler (scheduler.h): the two run loops over sched_detail::SchedulerRun.
 // Threaded: worker w classifies tasks w, w+workers, ... and then pops FIFO, so classification
 // overlaps with execution and the wake-list protocol really races; the calling thread is
 // the watchdog (thread id `workers`) that latches 100 when no unit completes within the
@@ -13,18 +13,18 @@
 
 #include <fmt/format.h>
 
-#include "stack/runtime/device/sched_core.h"
+#include "stack/runtime/device/scheduler_run.h"
 #include "stack/runtime/status/codes.h"
 
 namespace stackcheck::runtime {
 namespace {
 
 using sched_detail::BadRecord;
-using sched_detail::Core;
+using sched_detail::SchedulerRun;
 
 // Runs fn; anything it throws stops the run with a detail instead of escaping a thread.
 template <class Fn>
-void guarded(Core& c, Fn&& fn) {
+void guarded(SchedulerRun& c, Fn&& fn) {
   try {
     fn();
   } catch (const DeviceFault& f) {
@@ -36,7 +36,7 @@ void guarded(Core& c, Fn&& fn) {
   }
 }
 
-void run_adversarial(Core& c, uint32_t n) {
+void run_adversarial(SchedulerRun& c, uint32_t n) {
   guarded(c, [&] {
     for (uint32_t i = 0; i < n && !c.stopped(); ++i) c.classify(i, 0);
     while (!c.stopped() && !c.finished()) {
@@ -51,7 +51,7 @@ void run_adversarial(Core& c, uint32_t n) {
   });
 }
 
-void run_threaded(Core& c, uint32_t n, unsigned workers, uint32_t timeout_ms) {
+void run_threaded(SchedulerRun& c, uint32_t n, unsigned workers, uint32_t timeout_ms) {
   std::mutex exit_mu;
   std::condition_variable exit_cv;
   unsigned running = workers;
@@ -120,7 +120,7 @@ ScheduleResult run_scheduler(DeviceAccess& dev, const DevImageView& view, const 
   const unsigned workers =
       threaded ? std::clamp(opts.workers == 0 ? kDefaultWorkers : opts.workers, 1u, kMaxWorkers) : 1u;
   const uint32_t timeout_ms = opts.progress_timeout_ms == 0 ? kDefaultProgressTimeoutMs : opts.progress_timeout_ms;
-  Core c(dev, view, opts.mode, opts.seed, workers);
+  SchedulerRun c(dev, view, opts.mode, opts.seed, workers);
   guarded(c, [&] { c.init(); });
   if (!c.stopped() && !c.finished()) {
     if (threaded)

@@ -1,5 +1,5 @@
 // The scheduler's error codes (RUNTIME.md §12, §13; §16 sched_code_100..104) and its
-// fault path. 103 and 104 come through bind (a `mutate` line, a `ready_capacity` config);
+// fault path. 103 and 104 come through bind (a before-upload hook, a `ready_capacity` config);
 // 100..102 need device state that no valid upload has, so they use a hand-built image
 // (TestMirror + compaction + one copy, as attach's tests stage it) with real tensors, where
 // a "rogue" kernel's output window is aimed at the scheduler's own records in the image.
@@ -13,6 +13,7 @@
 #include "stack/runtime/devmem/host_link.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/host/runtime.h"
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/test_support.h"
 #include "stack/runtime/plan/parser.h"
@@ -80,17 +81,8 @@ class HandImage {
     auto r = compact_live_image(m_.bytes, m_.layout, m_.cursors, m_.n,
                                 std::span(stage).subspan(sizeof(RuntimeHeader), L.total_bytes));
     ASSERT_TRUE(r.has_value());
-    RuntimeHeader rt{};
-    std::memcpy(rt.magic, kRuntimeMagic, 8);
-    rt.version = kRuntimeVersion;
-    rt.W = 16;
-    rt.Q = static_cast<uint32_t>(q_);
-    rt.image = image;
-    rt.image_bytes = L.total_bytes;
-    rt.device_only = region_;
-    rt.device_only_bytes = dev_only_;
-    rt.region = region_;
-    rt.region_bytes = dev_only_ + stage.size();
+    const RuntimeHeader rt =
+        testing::hand_runtime_header(16, q_, region_, dev_only_, dev_only_ + stage.size(), L.total_bytes);
     std::memcpy(stage.data(), &rt, sizeof rt);
     host_.copy_to_device(rt_addr, stage.data(), stage.size());
     auto v = attach_populated(dev, rt_addr);
@@ -240,30 +232,16 @@ TEST(SchedulerCodes, sched_code_102) {
   }
 }
 
-OrchProgram parse(std::string_view text) {
-  PlanParseResult r = parse_plan(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string();
-  return r.ok() ? r.program() : OrchProgram{};
-}
-
-BindOptions options(Mode m) {
-  BindOptions o;
-  o.fill_byte = 0xAA;
-  o.schedule.mode = m;
-  return o;
-}
+using testing::parse_or_fail;
+using testing::poisoned_bind_options;
 
 // Image offset of segment `s` for plan `text` (bound once on a poisoned device).
 uint64_t segment_offset(const std::string& text, Segment s) {
-  const OrchProgram p = parse(text);
-  DeviceMemory mem(DeviceMemoryConfig{0xAA, false});
-  RuntimeConfig cfg;
-  EXPECT_FALSE(apply_config(p.config, cfg).has_value());
-  auto rt = Runtime::create(mem, cfg);
-  EXPECT_TRUE(rt.has_value());
-  EXPECT_EQ((*rt)->bind(p).status, 0);
-  DeviceAccess dev(mem);
-  return dev.load<ImageHeader>((*rt)->last_plan().image).seg_off[s];
+  const OrchProgram p = parse_or_fail(text);
+  testing::RuntimeBench b(p);
+  EXPECT_EQ(b.rt->bind(p).status, 0);
+  DeviceAccess dev(b.mem);
+  return dev.load<ImageHeader>(b.rt->last_plan().image).seg_off[s];
 }
 
 // Task 1 = acc(input t, inout c) waits on task 0 (ALLOC t): its one fanin entry is rewritten
@@ -273,15 +251,18 @@ TEST(SchedulerCodes, sched_code_103) {
   const uint64_t fanin = segment_offset(plan, kSegFanin);
   for (Mode m : {Mode::kThreaded, Mode::kNewest, Mode::kOldest}) {
     SCOPED_TRACE(schedule_mode_name(m));
-    for (const std::string& mut : {fmt::format("mutate {} 1\n", fanin), fmt::format("mutate {} 9\n", fanin),
-                                   fmt::format("mutate {} 255\n", fanin + 3)}) {
-      const BindResult r = bind_plan(parse(plan + mut), options(m));
-      EXPECT_EQ(r.status, -1103) << mut << r.detail;
+    for (const auto& [at, value] : {std::pair<uint64_t, uint8_t>{fanin, 1}, {fanin, 9}, {fanin + 3, 255}}) {
+      BindOptions o = poisoned_bind_options(m);
+      o.before_upload = testing::set_image_byte(at, value);
+      const BindResult r = bind_plan(parse_or_fail(plan), o);
+      EXPECT_EQ(r.status, -1103) << at << "=" << int(value) << " " << r.detail;
       EXPECT_EQ(r.detail.rfind("WAIT_REGISTRATION_FAILED: task 1 fanin entry 0 names producer", 0), 0u) << r.detail;
       EXPECT_EQ(r.stats.d2h, 1u);  // the error words only, no entries
       EXPECT_TRUE(r.entries.empty());
     }
-    const BindResult ok = bind_plan(parse(plan + fmt::format("mutate {} 0\n", fanin)), options(m));  // control
+    BindOptions control = poisoned_bind_options(m);
+    control.before_upload = testing::set_image_byte(fanin, 0);  // the value already there
+    const BindResult ok = bind_plan(parse_or_fail(plan), control);
     EXPECT_EQ(ok.status, 0) << ok.detail;
   }
 }
@@ -292,17 +273,19 @@ TEST(SchedulerCodes, sched_code_104) {
       "submit fill(output b: [8], scalar 2)\nsubmit add(input a, input b, output c: [8])\n";
   for (Mode m : {Mode::kNewest, Mode::kOldest, Mode::kRandom}) {
     SCOPED_TRACE(schedule_mode_name(m));
-    const BindResult r = bind_plan(parse(fmt::format(fmt::runtime(plan), 1)), options(m));
+    const BindResult r = bind_plan(parse_or_fail(fmt::format(fmt::runtime(plan), 1)), poisoned_bind_options(m));
     EXPECT_EQ(r.status, -1104) << r.detail;
     EXPECT_NE(r.detail.find("ready ring of 1 full at task 1"), std::string::npos) << r.detail;
-    const BindResult ok = bind_plan(parse(fmt::format(fmt::runtime(plan), 2)), options(m));  // control
+    const BindResult ok =
+        bind_plan(parse_or_fail(fmt::format(fmt::runtime(plan), 2)), poisoned_bind_options(m));  // control
     EXPECT_EQ(ok.status, 0) << ok.detail;
     EXPECT_EQ(ok.trace.size(), 3u);
   }
 }
 
 // A DeviceFault stops the run (no code) and becomes the detail: a kernel's output base
-// rewritten (via `mutate`, byte 5 of the TensorArg's base) to an address never reserved.
+// rewritten (by the before-upload hook, byte 5 of the TensorArg's base) to an address never
+// reserved.
 TEST(SchedulerCodes, sched_device_fault_stops) {
   const std::string plan =
       "config W=16\ntensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\n"
@@ -310,12 +293,14 @@ TEST(SchedulerCodes, sched_device_fault_stops) {
   const uint64_t tensors = segment_offset(plan, kSegTensor);
   for (Mode m : {Mode::kThreaded, Mode::kOldest}) {
     SCOPED_TRACE(schedule_mode_name(m));
-    const BindResult r = bind_plan(parse(plan + fmt::format("mutate {} 112\n", tensors + 5)), options(m));
+    BindOptions o = poisoned_bind_options(m);
+    o.before_upload = testing::set_image_byte(tensors + 5, 112);
+    const BindResult r = bind_plan(parse_or_fail(plan), o);
     EXPECT_EQ(r.status, -1) << r.detail;
     EXPECT_NE(r.detail.find("task 0 (fill): DeviceFault(write"), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("kind=unmapped"), std::string::npos) << r.detail;
-    EXPECT_EQ(r.trace, (std::vector<TraceEntry>{{0, -1}}));    // task 1 never ran
-    const BindResult ok = bind_plan(parse(plan), options(m));  // control
+    EXPECT_EQ(r.trace, (std::vector<TraceEntry>{{0, -1}}));                          // task 1 never ran
+    const BindResult ok = bind_plan(parse_or_fail(plan), poisoned_bind_options(m));  // control
     EXPECT_EQ(ok.status, 0) << ok.detail;
   }
   // The same, hand-built: the control block records the fault.

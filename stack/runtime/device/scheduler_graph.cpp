@@ -19,7 +19,7 @@
 // Writes go through DevSpans: the block, and the storage's exact span.
 #include <fmt/format.h>
 
-#include "stack/runtime/device/sched_core.h"
+#include "stack/runtime/device/scheduler_run.h"
 #include "stack/runtime/image/self_relative.h"
 #include "stack/runtime/status/codes.h"
 
@@ -40,7 +40,7 @@ int32_t delta(DevAddr field, DevAddr target) {
 
 }  // namespace
 
-GraphCtx Core::graph_ctx(uint32_t task) {
+GraphCtx SchedulerRun::graph_ctx(uint32_t task) {
   GraphCtx g;
   const auto p = dev_.load<TaskPayload>(follow(slot(task) + kSlotPayloadField));
   g.sub = p.graph_ctx;
@@ -56,7 +56,7 @@ GraphCtx Core::graph_ctx(uint32_t task) {
   return g;
 }
 
-void Core::start_graph(uint32_t task, unsigned tid) {
+void SchedulerRun::start_graph(uint32_t task, unsigned tid) {
   const GraphCtx g = graph_ctx(task);
   const GraphDefHeader& dh = g.dh;
   const uint32_t n = dh.n_nodes;
@@ -155,7 +155,7 @@ void Core::start_graph(uint32_t task, unsigned tid) {
   }
 }
 
-void Core::run_node(uint32_t task, uint32_t j, unsigned tid) {
+void SchedulerRun::run_node(uint32_t task, uint32_t j, unsigned tid) {
   const GraphCtx g = graph_ctx(task);
   if (j >= g.dh.n_nodes)
     throw BadRecord(fmt::format("ring names node {} of task {} ({} nodes)", j, task, g.dh.n_nodes));
@@ -188,7 +188,7 @@ void Core::run_node(uint32_t task, uint32_t j, unsigned tid) {
   complete_node(g, task, j, tid);
 }
 
-void Core::complete_node(const GraphCtx& g, uint32_t task, uint32_t j, unsigned tid) {
+void SchedulerRun::complete_node(const GraphCtx& g, uint32_t task, uint32_t j, unsigned tid) {
   const std::string unit = fmt::format("task {} node {}", task, j);
   if (!transition(g.storage.at(graph_node_offset(j) + kNodeState, 4, DeviceOp::kCas), kSlotRunning, kSlotDone, tid,
                   unit))

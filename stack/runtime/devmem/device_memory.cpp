@@ -54,6 +54,11 @@ struct DeviceMemory::Reservation {
   uint64_t base = 0, bytes = 0, align = 0;
   std::string name;
   bool live = true;
+  HostLinkId link = kDirectCaller;
+  uint64_t copies_in = 0, last_copy_offset = 0, last_copy_bytes = 0;  // under ledger_mu_
+  ReservationInfo info() const {
+    return ReservationInfo{DevAddr(base), bytes, align, name, live, link, copies_in, last_copy_offset, last_copy_bytes};
+  }
   uint64_t n_chunks = 0;
   std::unique_ptr<std::atomic<Chunk*>[]> chunks;
 
@@ -85,7 +90,9 @@ struct DeviceMemory::Reservation {
 DeviceMemory::DeviceMemory(DeviceMemoryConfig cfg) : cfg_(cfg), strict_(cfg.strict_uninit) {}
 DeviceMemory::~DeviceMemory() = default;
 
-DevAddr DeviceMemory::reserve(uint64_t bytes, uint64_t align, std::string name) {
+HostLinkId DeviceMemory::open_link() { return links_opened_.fetch_add(1) + 1; }
+
+DevAddr DeviceMemory::reserve(uint64_t bytes, uint64_t align, std::string name, HostLinkId by) {
   if (align == 0) align = 1;
   if (bytes == 0 || bytes > kMaxReservationBytes || align > kMaxAlign || (align & (align - 1)) != 0)
     throw DeviceFault(DeviceOp::kReserve, DevAddr(), bytes, FaultKind::kReservation);
@@ -97,6 +104,7 @@ DevAddr DeviceMemory::reserve(uint64_t bytes, uint64_t align, std::string name) 
   r->bytes = bytes;
   r->align = align;
   r->name = std::move(name);
+  r->link = by;
   uint64_t pages = (bytes + kPageBytes - 1) / kPageBytes;
   r->n_chunks = (pages + kPagesPerChunk - 1) / kPagesPerChunk;
   r->chunks = std::make_unique<std::atomic<Reservation::Chunk*>[]>(r->n_chunks);
@@ -182,7 +190,7 @@ void DeviceMemory::for_pages(Reservation& r, uint64_t off, uint64_t n, Fn&& fn) 
   }
 }
 
-void DeviceMemory::copy_to_device(DevAddr dst, const void* src, uint64_t n) {
+void DeviceMemory::copy_to_device(DevAddr dst, const void* src, uint64_t n, HostLinkId by) {
   std::shared_lock lock(mu_);
   Reservation& r = locate(DeviceOp::kCopyToDevice, dst, n);
   auto* s = static_cast<const uint8_t*>(src);
@@ -196,9 +204,14 @@ void DeviceMemory::copy_to_device(DevAddr dst, const void* src, uint64_t n) {
   });
   h2d_calls_.fetch_add(1);
   h2d_bytes_.fetch_add(n);
+  std::lock_guard ledger(ledger_mu_);
+  copy_ledger_.push_back(HostCopy{CopyDirection::kToDevice, by, dst, n, DevAddr(r.base)});
+  ++r.copies_in;
+  r.last_copy_offset = dst.raw() - r.base;
+  r.last_copy_bytes = n;
 }
 
-void DeviceMemory::copy_to_host(void* dst, DevAddr src, uint64_t n) {
+void DeviceMemory::copy_to_host(void* dst, DevAddr src, uint64_t n, HostLinkId by) {
   std::shared_lock lock(mu_);
   Reservation& r = locate(DeviceOp::kCopyToHost, src, n);
   auto* d = static_cast<uint8_t*>(dst);
@@ -206,6 +219,25 @@ void DeviceMemory::copy_to_host(void* dst, DevAddr src, uint64_t n) {
             [&](Page& p, uint64_t po, uint64_t len, uint64_t done) { std::memcpy(d + done, p.data + po, len); });
   d2h_calls_.fetch_add(1);
   d2h_bytes_.fetch_add(n);
+  std::lock_guard ledger(ledger_mu_);
+  copy_ledger_.push_back(HostCopy{CopyDirection::kToHost, by, src, n, DevAddr(r.base)});
+}
+
+void DeviceMemory::inspect(DevAddr src, void* dst, uint64_t n) const {
+  std::shared_lock lock(mu_);
+  Reservation& r = locate(DeviceOp::kCopyToHost, src, n);
+  auto* d = static_cast<uint8_t*>(dst);
+  for (uint64_t done = 0, o = src.raw() - r.base; done < n;) {
+    const uint64_t po = o % kPageBytes, len = std::min(n - done, kPageBytes - po);
+    if (Page* p = r.find_page(o / kPageBytes)) {
+      for (uint64_t i = 0; i < len; ++i)
+        d[done + i] = std::atomic_ref<uint8_t>(p->data[po + i]).load(std::memory_order_relaxed);
+    } else {
+      std::memset(d + done, cfg_.fill_byte, len);  // never touched: what a first touch would fill
+    }
+    done += len;
+    o += len;
+  }
 }
 
 void DeviceMemory::read(DevAddr src, void* dst, uint64_t n, std::memory_order order) {
@@ -440,9 +472,9 @@ uint64_t DeviceMemory::resident_pages() const { return resident_pages_.load(); }
 
 std::vector<ReservationInfo> DeviceMemory::reservations() const {
   std::shared_lock lock(mu_);
+  std::lock_guard ledger(ledger_mu_);
   std::vector<ReservationInfo> out;
-  for (auto& [base, r] : by_base_)
-    out.push_back(ReservationInfo{DevAddr(r->base), r->bytes, r->align, r->name, r->live});
+  for (auto& [base, r] : by_base_) out.push_back(r->info());
   return out;
 }
 
@@ -453,7 +485,8 @@ std::optional<ReservationInfo> DeviceMemory::reservation_of(DevAddr a) const {
   --it;
   const Reservation& r = *it->second;
   if (a.raw() >= r.end()) return std::nullopt;
-  return ReservationInfo{DevAddr(r.base), r.bytes, r.align, r.name, r.live};
+  std::lock_guard ledger(ledger_mu_);
+  return r.info();
 }
 
 uint64_t DeviceMemory::live_reserved_bytes() const {
@@ -462,6 +495,17 @@ uint64_t DeviceMemory::live_reserved_bytes() const {
   for (auto& [base, r] : by_base_)
     if (r->live) total += r->bytes;
   return total;
+}
+
+uint64_t DeviceMemory::host_copy_count() const {
+  std::lock_guard ledger(ledger_mu_);
+  return copy_ledger_.size();
+}
+
+std::vector<HostCopy> DeviceMemory::host_copies(uint64_t from) const {
+  std::lock_guard ledger(ledger_mu_);
+  if (from >= copy_ledger_.size()) return {};
+  return std::vector<HostCopy>(copy_ledger_.begin() + static_cast<std::ptrdiff_t>(from), copy_ledger_.end());
 }
 
 }  // namespace stackcheck::runtime

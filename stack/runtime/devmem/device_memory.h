@@ -8,6 +8,11 @@
 //   ordered access), so concurrent workers never data-race; a missing dependency edge shows
 //   up as wrong values, not UB. Ordered loads/stores/atomics take a std::memory_order.
 // - Per-byte read/written bits: host copies set written bits, device reads set read bits.
+// - Ledgers: every reservation is kept (never forgotten, release only clears `live`) with
+//   who made it and how many host copies landed in it; every host copy is appended to the
+//   host-copy ledger (direction, caller, device range, the reservation it stayed in). These
+//   are what bind's statistics read (RUNTIME.md §14), so a copy the bind code does not know
+//   about still shows.
 // The host holds only a HostLink, device code only a DeviceAccess (host_link.h,
 // device_access.h); tests and bind's statistics use this class directly.
 #pragma once
@@ -17,6 +22,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -39,12 +45,33 @@ struct CopyCounters {
   bool operator==(const CopyCounters&) const = default;
 };
 
+// Who made a host call: each HostLink has its own id (open_link); 0 is a caller of
+// DeviceMemory itself (tests).
+using HostLinkId = uint32_t;
+inline constexpr HostLinkId kDirectCaller = 0;
+
 struct ReservationInfo {
   DevAddr base;
   uint64_t bytes = 0;
   uint64_t align = 0;
   std::string name;
   bool live = false;
+  HostLinkId link = kDirectCaller;  // who reserved it
+  uint64_t copies_in = 0;           // host->device copies that landed in it
+  uint64_t last_copy_offset = 0;    // where the last of them started (from base)...
+  uint64_t last_copy_bytes = 0;     // ...and its size (both 0 before the first)
+};
+
+enum class CopyDirection : uint8_t { kToDevice, kToHost };
+
+// One entry of the host-copy ledger (a successful copy_to_device or copy_to_host).
+struct HostCopy {
+  CopyDirection direction = CopyDirection::kToDevice;
+  HostLinkId link = kDirectCaller;
+  DevAddr device;  // destination (to device) or source (to host)
+  uint64_t bytes = 0;
+  DevAddr reservation;  // base of the live reservation the copy stayed in
+  bool operator==(const HostCopy&) const = default;
 };
 
 template <class T>
@@ -64,17 +91,20 @@ class DeviceMemory {
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
-  // ---- host side (wrapped by HostLink) ----
+  // ---- host side (wrapped by HostLink, which passes its id as `by`) ----
+  // A fresh caller id (1, 2, ...) for a HostLink, so the ledgers can tell Runtimes apart.
+  HostLinkId open_link();
   // bytes in (0, kMaxReservationBytes], align a power of two <= kMaxAlign (0 means 1), else
   // DeviceFault{kReserve, kReservation}. The base is aligned to max(align, 64 KiB).
-  DevAddr reserve(uint64_t bytes, uint64_t align, std::string name);
+  DevAddr reserve(uint64_t bytes, uint64_t align, std::string name, HostLinkId by = kDirectCaller);
   // base must be the base of a live reservation (else kReleased / kUnmapped / kReservation).
   // Frees its pages; the range is never handed out again.
   void release(DevAddr base);
-  // Whole range inside one live reservation; counted per direction. copy_to_device sets
-  // written bits; copy_to_host sets no read bits (host reads are not device reads).
-  void copy_to_device(DevAddr dst, const void* src, uint64_t n);
-  void copy_to_host(void* dst, DevAddr src, uint64_t n);
+  // Whole range inside one live reservation; counted per direction and entered in the
+  // host-copy ledger. copy_to_device sets written bits; copy_to_host sets no read bits (host
+  // reads are not device reads).
+  void copy_to_device(DevAddr dst, const void* src, uint64_t n, HostLinkId by = kDirectCaller);
+  void copy_to_host(void* dst, DevAddr src, uint64_t n, HostLinkId by = kDirectCaller);
 
   // ---- device side (wrapped by DeviceAccess) ----
   // `order` other than relaxed: acquire for reads, release for writes (fences around the
@@ -135,6 +165,13 @@ class DeviceMemory {
   std::vector<ReservationInfo> reservations() const;               // every reservation ever made
   std::optional<ReservationInfo> reservation_of(DevAddr a) const;  // containing one, if any
   uint64_t live_reserved_bytes() const;
+  // The host-copy ledger: entries [from, host_copy_count()) in the order the copies finished.
+  uint64_t host_copy_count() const;
+  std::vector<HostCopy> host_copies(uint64_t from = 0) const;
+  // Reads [src, src+n) of one live reservation for statistics and tests: no read bits, no
+  // counters, no ledger entry (an observation, not a device read or a host copy); untouched
+  // pages read as the fill byte and stay unbacked. Faults like copy_to_host.
+  void inspect(DevAddr src, void* dst, uint64_t n) const;
 
   // Raw entry points behind the templates (also used by the views).
   void read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n, std::memory_order order);
@@ -164,6 +201,9 @@ class DeviceMemory {
   std::atomic<uint64_t> h2d_calls_{0}, h2d_bytes_{0}, d2h_calls_{0}, d2h_bytes_{0};
   std::atomic<uint64_t> uninit_reads_{0};
   std::atomic<uint64_t> resident_pages_{0};
+  std::atomic<HostLinkId> links_opened_{0};
+  mutable std::mutex ledger_mu_;  // guards copy_ledger_ and the reservations' copy records
+  std::vector<HostCopy> copy_ledger_;
 };
 
 }  // namespace stackcheck::runtime

@@ -149,6 +149,78 @@ TEST(DeviceMemory, dm_copy_counters) {
   EXPECT_EQ(mem.counters(), CopyCounters{});
 }
 
+// The ledgers record every successful copy with its caller, range and reservation, and
+// every reservation with its caller and the copies that landed in it; refused copies leave
+// no entry. Two links on one memory are told apart.
+TEST(DeviceMemory, dm_copy_ledger) {
+  DeviceMemory mem(poisoned());
+  HostLink one(mem), two(mem);
+  EXPECT_NE(one.id(), two.id());
+  EXPECT_NE(one.id(), kDirectCaller);
+  const DevAddr a = one.reserve(1000, 64, "a");
+  const DevAddr b = two.reserve(64, 64, "b");
+  std::vector<uint8_t> bytes(1000, 3);
+  one.copy_to_device(a, bytes.data(), 1000);
+  two.copy_to_device(b + 8, bytes.data(), 16);
+  one.copy_to_device(a + 100, bytes.data(), 50);
+  EXPECT_THROW(one.copy_to_device(a + 999, bytes.data(), 2), DeviceFault);
+  one.copy_to_host(bytes.data(), a + 10, 20);
+  mem.copy_to_host(bytes.data(), b, 4);
+  EXPECT_EQ(mem.host_copy_count(), 5u);
+  const std::vector<HostCopy> all = mem.host_copies();
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[0], (HostCopy{CopyDirection::kToDevice, one.id(), a, 1000, a}));
+  EXPECT_EQ(all[1], (HostCopy{CopyDirection::kToDevice, two.id(), b + 8, 16, b}));
+  EXPECT_EQ(all[2], (HostCopy{CopyDirection::kToDevice, one.id(), a + 100, 50, a}));
+  EXPECT_EQ(all[3], (HostCopy{CopyDirection::kToHost, one.id(), a + 10, 20, a}));
+  EXPECT_EQ(all[4], (HostCopy{CopyDirection::kToHost, kDirectCaller, b, 4, b}));
+  EXPECT_EQ(mem.host_copies(3), std::vector<HostCopy>(all.begin() + 3, all.end()));
+  EXPECT_TRUE(mem.host_copies(5).empty());
+  EXPECT_TRUE(mem.host_copies(99).empty());
+  const ReservationInfo ra = *mem.reservation_of(a), rb = *mem.reservation_of(b);
+  EXPECT_EQ(ra.link, one.id());
+  EXPECT_EQ(rb.link, two.id());
+  EXPECT_EQ(ra.copies_in, 2u);  // host->device only; the refused one is not there
+  EXPECT_EQ(ra.last_copy_offset, 100u);
+  EXPECT_EQ(ra.last_copy_bytes, 50u);
+  EXPECT_EQ(rb.copies_in, 1u);
+  EXPECT_EQ(rb.last_copy_offset, 8u);
+  // The counters agree with the ledger.
+  EXPECT_EQ(mem.counters(), (CopyCounters{3, 1066, 2, 24}));
+  // Released reservations keep their record.
+  one.release(a);
+  EXPECT_EQ(mem.reservation_of(a)->copies_in, 2u);
+  EXPECT_FALSE(mem.reservation_of(a)->live);
+}
+
+// inspect observes without being a device read or a host copy.
+TEST(DeviceMemory, dm_inspect_is_not_an_access) {
+  DeviceMemory mem(poisoned());
+  HostLink host(mem);
+  const DevAddr a = host.reserve(3 * DeviceMemory::kPageBytes, 64, "a");
+  const uint32_t v = 0x01020304;
+  host.copy_to_device(a + DeviceMemory::kPageBytes - 2, &v, 4);  // straddles pages 0 and 1
+  const uint64_t pages = mem.resident_pages(), copies = mem.host_copy_count();
+  const CopyCounters counters = mem.counters();
+  uint8_t got[8];
+  mem.inspect(a + DeviceMemory::kPageBytes - 4, got, 8);
+  EXPECT_EQ(std::vector<uint8_t>(got, got + 8), (std::vector<uint8_t>{0xAA, 0xAA, 4, 3, 2, 1, 0xAA, 0xAA}));
+  uint8_t untouched[4];
+  mem.inspect(a + 2 * DeviceMemory::kPageBytes + 8, untouched, 4);  // page 2 never backed
+  EXPECT_EQ(std::vector<uint8_t>(untouched, untouched + 4), std::vector<uint8_t>(4, 0xAA));
+  EXPECT_EQ(mem.resident_pages(), pages);
+  EXPECT_EQ(mem.host_copy_count(), copies);
+  EXPECT_EQ(mem.counters(), counters);
+  EXPECT_EQ(mem.bytes_read(a, 3 * DeviceMemory::kPageBytes), 0u);
+  EXPECT_EQ(mem.uninit_reads(), 0u);
+  // Positive control: a device read of the same bytes does set read bits.
+  DeviceAccess dev(mem);
+  dev.read(a + DeviceMemory::kPageBytes - 4, got, 8);
+  EXPECT_EQ(mem.bytes_read(a, 3 * DeviceMemory::kPageBytes), 8u);
+  expect_fault([&] { mem.inspect(a + 3 * DeviceMemory::kPageBytes - 1, got, 2); }, FaultKind::kReservation,
+               DeviceOp::kCopyToHost);
+}
+
 TEST(DeviceMemory, dm_read_distinct) {
   DeviceMemory mem(poisoned());
   DeviceAccess dev(mem);

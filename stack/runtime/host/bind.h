@@ -5,8 +5,11 @@
 //   (heaps reserved once) -> entry tensors reserved `entry:<name>`, filled from the seed
 //   (splitmix64, one draw per element) and uploaded one copy each -> root scope + program +
 //   scope end, done -> on a latch return map(code) with nothing planned, reserved or copied
-//   -> plan, grow the region, stage [RuntimeHeader][image], compact, apply `mutate` lines
-//   -> ONE copy_to_device -> attach_populated -> error words and InOut entries read back.
+//   -> plan, grow the region, stage [RuntimeHeader][image][submissions], compact -> the
+//   before-upload hook, if a harness set one -> ONE copy_to_device -> attach_populated ->
+//   error words and InOut entries read back.
+// The runtime never applies a plan's `mutate` lines: they are the harness's data, applied
+// through the before-upload hook (properties/oracles/image_mutation.h).
 // Step 9 then runs the device scheduler (device/scheduler.h) on the attached image, in the
 // mode of BindOptions::schedule, and reads the error words back in one D2H: a scheduler code
 // maps to -(1000+code), a DeviceFault or kernel error to -1 with the fault as detail.
@@ -16,18 +19,37 @@
 // compaction, attach or device error); -2 a rejected RuntimeConfig.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "stack/runtime/device/scheduler.h"
+#include "stack/runtime/devmem/host_link.h"
 #include "stack/runtime/plan/program.h"
 #include "stack/runtime/status/bind_stats.h"
 #include "stack/runtime/status/codes.h"
 
 namespace stackcheck::runtime {
+
+// What the before-upload hook sees: bind step 7 is done (staging, compaction), the one image
+// copy of step 8 is next.
+struct StagedUpload {
+  std::span<std::byte> bytes;  // [RuntimeHeader][image][pad][submissions]: the copy's source
+  uint64_t image_offset = 0;   // the ImageHeader's offset within `bytes`
+  uint64_t image_bytes = 0;    // the compacted image; the submissions follow at ALIGN64
+  DevAddr destination;         // where the copy lands (the RuntimeHeader's device address)
+  HostLink& link;              // the Runtime's own link: copies made through it are its copies
+};
+
+// A test seam for harnesses (corrupt images, `mutate` lines, an extra copy), never set by the
+// runtime itself. It may rewrite `bytes` and copy through `link`. nullopt lets the bind go
+// on; a message stops it before the copy, with status -1 and that message as the detail.
+using BeforeUploadHook = std::function<std::optional<std::string>(StagedUpload&)>;
 
 struct BindOptions {
   uint64_t seed = 0;                     // entry-tensor inputs (COMPILER.md §7)
@@ -37,6 +59,7 @@ struct BindOptions {
   // Step 9's scheduler: mode, Random seed; workers / progress_timeout_ms 0 = the
   // RuntimeConfig's (`config workers=`, `progress_timeout_ms=`).
   ScheduleOptions schedule;
+  BeforeUploadHook before_upload;  // empty: upload what was staged
 };
 
 // The final bytes of one entry tensor (little-endian i32, row-major), like the reference

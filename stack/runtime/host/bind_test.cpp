@@ -14,6 +14,7 @@
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/runtime.h"
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/support/splitmix.h"
@@ -21,30 +22,8 @@
 namespace stackcheck::runtime {
 namespace {
 
-OrchProgram parse(std::string_view text) {
-  PlanParseResult r = parse_plan(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string();
-  return r.ok() ? r.program() : OrchProgram{};
-}
-
-// A Runtime on its own poisoned DeviceMemory, configured from the plan's config lines.
-struct Bench {
-  explicit Bench(const OrchProgram& p) : mem(DeviceMemoryConfig{0xAA, false}) {
-    RuntimeConfig cfg;
-    EXPECT_FALSE(apply_config(p.config, cfg).has_value());
-    cfg.fill_byte = 0xAA;
-    auto r = Runtime::create(mem, cfg);
-    EXPECT_TRUE(r.has_value());
-    rt = std::move(*r);
-  }
-  bool has_reservation(std::string_view name) const {
-    for (const ReservationInfo& i : mem.reservations())
-      if (i.name == name) return true;
-    return false;
-  }
-  DeviceMemory mem;
-  std::unique_ptr<Runtime> rt;
-};
+using testing::parse_or_fail;
+using testing::RuntimeBench;
 
 constexpr const char* kSmall = R"(config W=16 task_heap=65536
 tensor x: In [16]
@@ -60,8 +39,8 @@ for i = 0, 2, 1 {
 )";
 
 TEST(Bind, bind_one_copy) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   ASSERT_EQ(r.status, 0) << r.detail;
   EXPECT_EQ(r.stats.tasks, 6u);
@@ -82,9 +61,99 @@ TEST(Bind, bind_one_copy) {
   EXPECT_EQ(r.trace.size(), 6u);
 }
 
+// BindStats is measured (RUNTIME.md §14): a second image copy made behind the bind's back,
+// through the Runtime's own link, shows as h2d=2 with twice the shipped bytes.
+TEST(Bind, bind_measures_a_second_image_copy) {
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
+  const BindResult once = b.rt->bind(p);
+  ASSERT_EQ(once.status, 0) << once.detail;
+  ASSERT_EQ(once.stats.h2d, 1u);  // control
+  BindOptions twice;
+  twice.before_upload = [](StagedUpload& up) -> std::optional<std::string> {
+    up.link.copy_to_device(up.destination, up.bytes.data(), up.bytes.size());
+    return std::nullopt;
+  };
+  const BindResult r = b.rt->bind(p, twice);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(r.stats.h2d, 2u);
+  EXPECT_EQ(r.stats.shipped, 2 * once.stats.shipped);
+  EXPECT_EQ(r.stats.tensor_h2d, 2u);
+  EXPECT_EQ(r.stats.image, once.stats.image);
+  EXPECT_NE(r.stats.to_line().find(" h2d=2 "), std::string::npos) << r.stats.to_line();
+  // A copy by another link on the same memory is not this Runtime's.
+  BindOptions other;
+  other.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    HostLink(b.mem).copy_to_device(up.destination, up.bytes.data(), up.bytes.size());
+    return std::nullopt;
+  };
+  EXPECT_EQ(b.rt->bind(p, other).stats.h2d, 1u);
+}
+
+// Copies are classified by the reservation they land in: an entry upload counts in
+// tensor_h2d, never in h2d; a copy anywhere else outside the definitions counts as an image
+// copy (so a stray one cannot hide); every device->host copy counts in d2h.
+TEST(Bind, bind_entry_uploads_count_as_tensor_h2d) {
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
+  const auto live_base = [&](std::string_view name) {
+    for (const ReservationInfo& i : b.mem.reservations())
+      if (i.live && i.name == name) return i.base;
+    ADD_FAILURE() << "no live " << name;
+    return DevAddr();
+  };
+  const BindResult plain = b.rt->bind(p);
+  ASSERT_EQ(plain.status, 0) << plain.detail;
+  EXPECT_EQ(plain.stats.tensor_h2d, 2u);  // x and c, one copy each
+  EXPECT_EQ(plain.stats.h2d, 1u);
+  BindOptions reupload;  // x uploaded a second time, then c read once more
+  reupload.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    std::vector<int32_t> x(16, 1), c(8);
+    up.link.copy_to_device(live_base("entry:x"), x.data(), 64);
+    up.link.copy_to_host(c.data(), live_base("entry:c"), 32);
+    return std::nullopt;
+  };
+  const BindResult r = b.rt->bind(p, reupload);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(r.stats.tensor_h2d, 3u);
+  EXPECT_EQ(r.stats.h2d, 1u);
+  EXPECT_EQ(r.stats.shipped, plain.stats.shipped);
+  EXPECT_EQ(r.stats.d2h, plain.stats.d2h + 1);
+  BindOptions stray;  // 64 bytes into the task heap
+  stray.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    std::vector<uint8_t> junk(64, 0);
+    up.link.copy_to_device(b.rt->task_heap(), junk.data(), junk.size());
+    return std::nullopt;
+  };
+  const BindResult s = b.rt->bind(p, stray);
+  EXPECT_EQ(s.stats.h2d, 2u);
+  EXPECT_EQ(s.stats.shipped, plain.stats.shipped + 64);
+  EXPECT_EQ(s.stats.tensor_h2d, 2u);
+}
+
+// Reservations are read per Runtime: two Runtimes on one DeviceMemory see only their own.
+TEST(Bind, bind_stats_per_runtime) {
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
+  RuntimeConfig cfg;
+  ASSERT_FALSE(apply_config(parse_or_fail("config W=16 task_heap=131072\n").config, cfg).has_value());
+  auto second = Runtime::create(b.mem, cfg);
+  ASSERT_TRUE(second.has_value());
+  const BindResult r1 = b.rt->bind(p);
+  const BindResult r2 = (*second)->bind(parse_or_fail("config W=16 task_heap=131072\ntensor y: In [4]\n"));
+  ASSERT_EQ(r1.status, 0) << r1.detail;
+  ASSERT_EQ(r2.status, 0) << r2.detail;
+  EXPECT_EQ(r1.stats.reserved.task_heap, 65536u);
+  EXPECT_EQ(r2.stats.reserved.task_heap, 131072u);
+  EXPECT_EQ(r1.stats.reserved.entries, (16 + 8) * 4u);
+  EXPECT_EQ(r2.stats.reserved.entries, 16u);
+  EXPECT_EQ(r2.stats.tensor_h2d, 1u);
+  EXPECT_EQ(b.rt->bind(p).stats, r1.stats);  // the other Runtime's bind changed nothing here
+}
+
 TEST(Bind, bind_zero_submit) {
-  const OrchProgram p = parse("config W=4\n");
-  Bench b(p);
+  const OrchProgram p = parse_or_fail("config W=4\n");
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   ASSERT_EQ(r.status, 0) << r.detail;
   EXPECT_EQ(r.stats.tasks, 0u);
@@ -96,15 +165,15 @@ TEST(Bind, bind_zero_submit) {
 }
 
 TEST(Bind, bind_entry_upload_readback) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   BindOptions o;
   o.seed = 0;
   const BindResult r = b.rt->bind(p, o);
   ASSERT_EQ(r.status, 0) << r.detail;
   EXPECT_TRUE(b.has_reservation("entry:x"));
   EXPECT_TRUE(b.has_reservation("entry:c"));
-  EXPECT_EQ(r.stats.reserved.ent, (16 + 8) * 4u);
+  EXPECT_EQ(r.stats.reserved.entries, (16 + 8) * 4u);
   EXPECT_EQ(r.stats.d2h, 2u);  // error words + c (InOut); x (In) is not read back
   ASSERT_EQ(r.entries.size(), 2u);
   EXPECT_EQ(r.entries[0].name, "x");
@@ -161,8 +230,8 @@ const FatalCase kFatalCases[] = {
 
 void expect_refused(const FatalCase& c) {
   SCOPED_TRACE(c.plan);
-  const OrchProgram p = parse(c.plan);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(c.plan);
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   EXPECT_EQ(r.status, -(1000 + c.code)) << r.detail;
   EXPECT_EQ(r.stats.h2d, 0u);
@@ -206,8 +275,8 @@ TEST(Bind, bind_fatal_cases_controls) {
   };
   for (const char* text : controls) {
     SCOPED_TRACE(text);
-    const OrchProgram p = parse(text);
-    Bench b(p);
+    const OrchProgram p = parse_or_fail(text);
+    RuntimeBench b(p);
     const BindResult r = b.rt->bind(p);
     EXPECT_EQ(r.status, 0) << r.detail;
     EXPECT_EQ(r.stats.h2d, 1u);
@@ -215,9 +284,10 @@ TEST(Bind, bind_fatal_cases_controls) {
 }
 
 TEST(Bind, bind_growth_rebase) {
-  const OrchProgram small = parse("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
-  const OrchProgram big = parse("config W=1024\nfor i = 0, 200, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
-  Bench b(small);
+  const OrchProgram small = parse_or_fail("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
+  const OrchProgram big =
+      parse_or_fail("config W=1024\nfor i = 0, 200, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  RuntimeBench b(small);
   ASSERT_EQ(b.rt->bind(small).status, 0);
   const DevAddr r1 = b.rt->region();
   const uint64_t s1 = b.rt->region_bytes();
@@ -227,7 +297,7 @@ TEST(Bind, bind_growth_rebase) {
   EXPECT_NE(r2, r1);
   const uint64_t need = (b.rt->last_plan().runtime_header - r2) + b.rt->last_plan().shipped;
   EXPECT_EQ(b.rt->region_bytes(), std::max(need, 2 * s1));
-  EXPECT_EQ(rb.stats.reserved.dev + rb.stats.reserved.cp, b.rt->region_bytes());
+  EXPECT_EQ(rb.stats.reserved.device_only + rb.stats.reserved.copied, b.rt->region_bytes());
   // The shipped header names the new region, and the image attaches there.
   DeviceAccess dev(b.mem);
   const RuntimeHeader rh = dev.load<RuntimeHeader>(b.rt->last_plan().runtime_header);
@@ -242,9 +312,10 @@ TEST(Bind, bind_growth_rebase) {
 }
 
 TEST(Bind, bind_stale_base_faults) {
-  const OrchProgram small = parse("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
-  const OrchProgram big = parse("config W=1024\nfor i = 0, 300, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
-  Bench b(small);
+  const OrchProgram small = parse_or_fail("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
+  const OrchProgram big =
+      parse_or_fail("config W=1024\nfor i = 0, 300, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  RuntimeBench b(small);
   ASSERT_EQ(b.rt->bind(small).status, 0);
   const DevAddr old_header = b.rt->last_plan().runtime_header;
   const DevAddr old_region = b.rt->region();
@@ -262,8 +333,8 @@ TEST(Bind, bind_stale_base_faults) {
 }
 
 TEST(Bind, bind_stats_line) {
-  const OrchProgram p = parse(kSmall);
-  Bench b(p);
+  const OrchProgram p = parse_or_fail(kSmall);
+  RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   ASSERT_EQ(r.status, 0);
   // 6 tasks: 2 x (ALLOC, acc, acc); image = planner(6, cursors (2 ALLOC + 4 x 2 tensors = 10,
@@ -289,21 +360,21 @@ TEST(Bind, bind_stats_line) {
 TEST(Bind, rejected_config_is_unsupported) {
   for (const char* text : {"config W=3\n", "config W=1048576\n", "config task_heap=100\n", "config workers=0\n",
                            "config fill_byte=256\n", "config clusters=-1\n"}) {
-    const BindResult r = bind_plan(parse(text));
+    const BindResult r = bind_plan(parse_or_fail(text));
     EXPECT_EQ(r.status, -2) << text;
     EXPECT_EQ(status_line(r), "status=-2 UNSUPPORTED");
     EXPECT_FALSE(r.detail.empty());
   }
-  EXPECT_EQ(bind_plan(parse("config W=4 workers=1\n")).status, 0);  // control
+  EXPECT_EQ(bind_plan(parse_or_fail("config W=4 workers=1\n")).status, 0);  // control
 }
 
 // A definition is uploaded (its own reservation, one def_h2d) by the first bind that submits
 // it and stays resident: binding again on the same Runtime replays it with no upload.
 TEST(Bind, bind_defs_once) {
-  const OrchProgram p = parse(
+  const OrchProgram p = parse_or_fail(
       "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar $0)\n}\n"
       "for i = 0, 3, 1 {\n  submit_graph g(inout c, scalar i)\n}\n");
-  Bench b(p);
+  RuntimeBench b(p);
   const BindResult r1 = b.rt->bind(p);
   ASSERT_EQ(r1.status, 0) << r1.detail;
   EXPECT_EQ(r1.stats.tasks, 3u);
@@ -317,14 +388,14 @@ TEST(Bind, bind_defs_once) {
   ASSERT_EQ(r2.status, 0) << r2.detail;
   EXPECT_EQ(r2.stats.def_h2d, 0u);
   EXPECT_EQ(r2.stats.defs, 1u);
-  EXPECT_EQ(r2.stats.reserved.def, r1.stats.reserved.def);
+  EXPECT_EQ(r2.stats.reserved.definitions, r1.stats.reserved.definitions);
   EXPECT_EQ(b.rt->orchestrator().graph_cache().at(0).device, def);
   EXPECT_EQ(b.mem.counters().h2d_calls - c1.h2d_calls, r2.stats.h2d + r2.stats.tensor_h2d);  // no definition copy
   int defs = 0;
   for (const ReservationInfo& i : b.mem.reservations()) defs += i.name.rfind("graph_def:", 0) == 0 ? 1 : 0;
   EXPECT_EQ(defs, 1);
   // Another program's graph in the same position is another function: a new definition.
-  const OrchProgram q = parse(
+  const OrchProgram q = parse_or_fail(
       "tensor c: InOut [8]\ngraph g(a) {\n  submit fill(output_existing a, scalar 7)\n}\n"
       "submit_graph g(inout c)\n");
   const BindResult r3 = b.rt->bind(q);
@@ -332,7 +403,7 @@ TEST(Bind, bind_defs_once) {
   EXPECT_EQ(r3.stats.def_h2d, 1u);
   EXPECT_EQ(r3.stats.defs, 2u);
   // A graph that is never submitted records nothing.
-  const BindResult r4 = bind_plan(parse("graph g(a) {\n}\n"));
+  const BindResult r4 = bind_plan(parse_or_fail("graph g(a) {\n}\n"));
   EXPECT_EQ(r4.status, 0);
   EXPECT_EQ(r4.stats.defs, 0u);
 }
@@ -345,30 +416,66 @@ TEST(Bind, invalid_plan_and_budget_are_generic) {
   EXPECT_EQ(status_line(r), "status=-1 GENERIC invalid plan: 0:0: undefined name 'nope'");
   BindOptions o;
   o.max_statements = 1000;
-  const BindResult spin = bind_plan(parse("for i = 0, 9223372036854775807, 1 {\n  set a = i\n}\n"), o);
+  const BindResult spin = bind_plan(parse_or_fail("for i = 0, 9223372036854775807, 1 {\n  set a = i\n}\n"), o);
   EXPECT_EQ(spin.status, -1);
   EXPECT_NE(spin.detail.find("budget"), std::string::npos);
 }
 
-TEST(Bind, mutate_lines_reach_attach) {
-  const OrchProgram ok = parse("submit fill(output o: [8], scalar 1)\n");
-  EXPECT_EQ(bind_plan(ok).status, 0);
-  const BindResult magic = bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 0 0\n"));
+// The before-upload hook (a harness's seam): it sees the staged bytes after compaction and
+// where they will land, what it changes is what attach judges, and it can stop the bind.
+TEST(Bind, before_upload_hook_reaches_attach) {
+  const OrchProgram p = parse_or_fail("submit fill(output o: [8], scalar 1)\n");
+  EXPECT_EQ(bind_plan(p).status, 0);  // control: no hook
+  BindOptions seen;
+  uint64_t staged = 0, image_offset = 0, image_bytes = 0;
+  DevAddr destination;
+  seen.before_upload = [&](StagedUpload& up) -> std::optional<std::string> {
+    staged = up.bytes.size();
+    image_offset = up.image_offset;
+    image_bytes = up.image_bytes;
+    destination = up.destination;
+    return std::nullopt;
+  };
+  RuntimeBench b(p);
+  const BindResult r = b.rt->bind(p, seen);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(staged, r.stats.shipped);
+  EXPECT_EQ(image_offset, sizeof(RuntimeHeader));
+  EXPECT_EQ(image_bytes, r.stats.image);
+  EXPECT_EQ(destination, b.rt->last_plan().runtime_header);
+
+  BindOptions image_magic;  // ImageHeader byte 0
+  image_magic.before_upload = testing::set_image_byte(0, 0);
+  const BindResult magic = bind_plan(p, image_magic);
   EXPECT_EQ(magic.status, -1);
-  EXPECT_EQ(magic.detail.rfind("attach: BadMagic", 0), 0u) << magic.detail;
+  EXPECT_EQ(magic.detail.rfind("attach: BadMagic: image header", 0), 0u) << magic.detail;
   EXPECT_EQ(magic.stats.h2d, 1u);  // uploaded, then refused by the device
-  const BindResult same = bind_plan(parse("submit fill(output o: [8], scalar 1)\nmutate 8 1\n"));  // version stays 1
-  EXPECT_EQ(same.status, 0) << same.detail;
-  const BindResult past = bind_plan(parse("mutate 100000 1\n"));
-  EXPECT_EQ(past.status, -1);
-  EXPECT_EQ(past.stats.h2d, 0u);
+  BindOptions runtime_magic;       // RuntimeHeader byte 0
+  runtime_magic.before_upload = [](StagedUpload& up) -> std::optional<std::string> {
+    up.bytes[0] = std::byte{0};
+    return std::nullopt;
+  };
+  const BindResult rt_magic = bind_plan(p, runtime_magic);
+  EXPECT_EQ(rt_magic.status, -1);
+  EXPECT_EQ(rt_magic.detail.rfind("attach: BadMagic: runtime header", 0), 0u) << rt_magic.detail;
+  BindOptions same;  // the version byte rewritten to its own value
+  same.before_upload = testing::set_image_byte(8, 1);
+  EXPECT_EQ(bind_plan(p, same).status, 0);
+  BindOptions stop;
+  stop.before_upload = [](StagedUpload&) -> std::optional<std::string> { return "stopped by the harness"; };
+  const BindResult stopped = bind_plan(p, stop);
+  EXPECT_EQ(stopped.status, -1);
+  EXPECT_EQ(stopped.detail, "stopped by the harness");
+  EXPECT_EQ(stopped.stats.h2d, 0u);
+  // The runtime never applies `mutate` lines itself: without a hook they change nothing.
+  EXPECT_EQ(bind_plan(parse_or_fail("submit fill(output o: [8], scalar 1)\nmutate 0 0\nmutate header 0 0\n")).status,
+            0);
 }
 
 // The shared seeds in corpus/plans: each parses, prints canonically back to itself (minus
 // comments), and binds; fatal_NN_* plans end in status map(NN), every other plan in 0.
 TEST(Bind, corpus_plans_bind_as_named) {
-  const std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "corpus" / "plans";
+  const std::filesystem::path dir = testing::corpus_plans_dir();
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

@@ -503,24 +503,6 @@ TaskId Orchestrator::alloc_tensors(std::span<const Shape> shapes, std::span<Tens
   return c.id;
 }
 
-TaskId Orchestrator::claim_graph_outer(uint16_t n_nodes) {
-  if (latched() || !graph_mode_allows("claim_graph_outer", false)) return kNoTask;
-  if (n_nodes < 1 || n_nodes > 1024) {
-    latch_.latch(ErrorCode::kInvalidArgs, fmt::format("graph of {} nodes (1..1024)", n_nodes));
-    return kNoTask;
-  }
-  Claim c;
-  if (!claim(0, 0, c)) return kNoTask;
-  Published p;
-  p.kind = kKindGraph;
-  p.kernel_id = kGraphKernelId;
-  p.n_nodes = n_nodes;
-  fanin_.begin(c.id, W());  // boundary fanin comes with graph submission (§9)
-  publish(c, p);
-  if (!append_to_scope(c, p.kind, p.kernel_id)) return kNoTask;
-  return c.id;
-}
-
 void Orchestrator::wait_tensor(const TensorRef&) {
   if (!graph_mode_allows("wait_tensor", false)) return;  // a graph body: 5, not 8
   latch_.latch(ErrorCode::kTensorWaitTimeout, "wait_tensor: nothing runs before the upload");

@@ -206,11 +206,6 @@ class Orchestrator {
   // One ALLOC task (kind 2, kernel 7) owning 1..16 fresh buffers, which it zero-fills when
   // scheduled; out[i] receives buffer i (null on failure). out.size() >= shapes.size().
   TaskId alloc_tensors(std::span<const Shape> shapes, std::span<TensorRef> out);
-  // Claims and publishes a bare outer GRAPH slot (kind 3, kernel -1, n_nodes, no tensor or
-  // scalar args, no fanin, no heap block, graph_ctx 0): for claim tests; submit_graph
-  // publishes its outer task itself, with the boundary's fanin and its graph-heap block.
-  TaskId claim_graph_outer(uint16_t n_nodes);
-
   // §9: record `fn` on a key miss (cache permitting), then replay: one outer GRAPH task with
   // the boundary's fanin and registrations and its graph-heap block. With the cache full a
   // miss runs `fn` inline as ordinary tasks and returns kGraphInlined. kNoTask after a latch
@@ -244,6 +239,7 @@ class Orchestrator {
   friend class TensorRef;
   friend class GraphRecorder;
   friend class GraphArgs;
+  friend class OrchestratorTestAccess;  // test support only (host/test_support.h)
 
   // Set while a graph function runs (submit_graph), so direct calls it must not make latch 5.
   enum class GraphMode : uint8_t { kNone, kRecording, kInline };

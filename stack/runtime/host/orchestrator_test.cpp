@@ -8,42 +8,19 @@
 #include <memory>
 #include <vector>
 
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/self_relative.h"
 
 namespace stackcheck::runtime {
 namespace {
 
-constexpr DevAddr kHeap{0x2000'0000'0000ull};
-constexpr DevAddr kGraphHeap{0x3000'0000'0000ull};
-constexpr DevAddr kEntry{0x4000'0000'0000ull};
+constexpr DevAddr kEntry = testing::OrchestratorFixture::kEntries;
 
-struct Fixture {
-  explicit Fixture(uint32_t W = 16, std::byte fill = std::byte{0xAA}, uint64_t scope_tasks = 0,
-                   uint64_t heap_bytes = 1 << 20)
-      : layout(LayoutPlanner::mirror(W)), mirror(layout.seg.total_bytes, fill) {
-    OrchestratorSetup s;
-    s.mirror = mirror;
-    s.layout = layout;
-    s.task_heap = kHeap;
-    s.task_heap_bytes = heap_bytes;
-    s.graph_heap = kGraphHeap;
-    s.graph_heap_bytes = 1 << 16;
-    s.scope_tasks_capacity = scope_tasks;
-    orch = std::make_unique<Orchestrator>(s);
-    orch->reset();
-    orch->scope_begin();  // the root scope, as bind opens it
-  }
-  template <class T>
-  T at(uint64_t off) const {
-    T v;
-    std::memcpy(&v, mirror.data() + off, sizeof v);
-    return v;
-  }
-  TaskDescriptor desc(uint64_t i) const { return at<TaskDescriptor>(layout.seg.desc_at(i)); }
-  TaskPayload payload(uint64_t i) const { return at<TaskPayload>(layout.seg.payload_at(i)); }
-  SlotState slot(uint64_t i) const { return at<SlotState>(layout.seg.slot_at(i)); }
-  uint8_t flag(uint64_t i) const { return at<uint8_t>(layout.seg.flag_at(i)); }
+// The shared fixture (W 16 unless given) plus what these tests do often.
+struct Fixture : testing::OrchestratorFixture {
+  explicit Fixture(uint32_t W = 16, std::byte fill = std::byte{0xAA}, uint64_t scope_tasks = 0)
+      : OrchestratorFixture(testing::OrchestratorOptions{W, static_cast<uint8_t>(fill), scope_tasks}) {}
   // Element index a pool delta of payload i points to.
   uint64_t pool_index(uint64_t i, uint64_t field, Segment seg, uint64_t elem) const {
     int32_t d = at<int32_t>(layout.seg.payload_at(i) + field);
@@ -62,10 +39,6 @@ struct Fixture {
     EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().message);
     return out;
   }
-
-  MirrorLayout layout;
-  std::vector<std::byte> mirror;
-  std::unique_ptr<Orchestrator> orch;
 };
 
 TEST(Orchestrator, orch_noop_after_fatal) {
@@ -87,7 +60,7 @@ TEST(Orchestrator, orch_noop_after_fatal) {
   const int64_t o[] = {0}, n[] = {4};
   EXPECT_TRUE(x.window(o, n).is_null());
   EXPECT_TRUE(f.orch->external(kEntry, {4}).is_null());
-  EXPECT_EQ(f.orch->claim_graph_outer(2), kNoTask);
+  EXPECT_EQ(OrchestratorTestAccess::claim_graph_outer(*f.orch, 2), kNoTask);
   f.orch->scope_begin();
   f.orch->scope_end();
   f.orch->scope_end();
@@ -378,7 +351,7 @@ TEST(Claim, claim_poison_aa_each_kind) {
   TensorRef bufs[2];
   Shape shapes[2] = {{8}, {2, 2}};
   ASSERT_EQ(f.orch->alloc_tensors(shapes, bufs), 1);
-  ASSERT_EQ(f.orch->claim_graph_outer(3), 2);
+  ASSERT_EQ(OrchestratorTestAccess::claim_graph_outer(*f.orch, 3), 2);
   const uint32_t kinds[3] = {kKindKernel, kKindAlloc, kKindGraph};
   const int32_t kernels[3] = {0, 7, -1};
   for (uint64_t i = 0; i < 3; ++i) {
@@ -432,7 +405,7 @@ TEST(Claim, claim_graph_outer_reset) {
   f.orch->scope_begin();
   TensorRef z;
   ASSERT_EQ(f.fill(&z, {8}, 1), 0);
-  ASSERT_EQ(f.orch->claim_graph_outer(5), 1);
+  ASSERT_EQ(OrchestratorTestAccess::claim_graph_outer(*f.orch, 5), 1);
   const TaskDescriptor d = f.desc(1);
   EXPECT_EQ(d.kind, kKindGraph);
   EXPECT_EQ(d.kernel_id, -1);

@@ -9,6 +9,7 @@
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/devmem/device_access.h"
+#include "stack/runtime/host/bind_measure.h"
 #include "stack/runtime/host/graph/cache.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/plan/check.h"
@@ -105,33 +106,30 @@ void Runtime::release_entries() {
 
 BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
   BindResult r;
+  const uint64_t first_copy = mem_->host_copy_count();
+  run_bind(p, opts, r);
+  // Copies, bytes, reservations and reads: what device memory saw, whatever path was taken.
+  measure_bind(*mem_, link_.id(), first_copy, r.stats);
+  return r;
+}
+
+void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult& r) {
+  // Host bookkeeping only (bind_stats.h); the measured figures come from measure_bind.
   BindStats& st = r.stats;
   st.mirror = orch_->layout().seg.total_bytes;
-  st.reserved.th = cfg_.task_heap;
-  st.reserved.gh = cfg_.graph_heap;
-  // The region splits into the device-only zone (with its alignment pad) and the copied
-  // zone, growth slack included: dev + cp == the region reservation.
-  auto region_stats = [&] {
-    const uint64_t dev = region_.is_null() ? 0 : plan_.runtime_header - plan_.device_only;
-    st.reserved.dev = dev;
-    st.reserved.cp = region_bytes_ - dev;
-    st.reserved.img = plan_.image_bytes;
-    st.reserved.sub = plan_.submissions_bytes;
-    // Graphs: this bind's submissions and inline runs; the definitions resident now.
+  auto graph_stats = [&] {
     const GraphCache& cache = orch_->graph_cache();
-    st.defs = cache.resident();
-    st.reserved.def = cache.resident_bytes();
     st.inlined = orch_->graphs_inlined();
-    st.nodes = st.gint = 0;
+    st.nodes = st.graph_internal_heap = 0;
     for (const GraphSubmissionPlan& s : orch_->graph_submissions()) {
       st.nodes += cache.at(s.definition).header.n_nodes;
-      st.gint += cache.at(s.definition).header.required_heap;
+      st.graph_internal_heap += cache.at(s.definition).header.required_heap;
     }
   };
   if (auto err = validate_plan(p)) {
     r.status = kStatusGeneric;
     r.detail = "invalid plan: " + err->to_string();
-    return r;
+    return;
   }
   try {
     // Entry tensors, before step 1: one reservation and one upload each.
@@ -148,8 +146,6 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
       entries_.push_back(b);
       bases.push_back(b);
       link_.copy_to_device(b, host[i].data(), bytes);
-      ++st.tensor_h2d;
-      st.reserved.ent += bytes;
     }
     // Steps 1-2: reset, root scope, the program, scope end, done.
     orch_->reset();
@@ -160,18 +156,18 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
     orch_->scope_begin();
     const InterpretResult ir = run_plan(p, *orch_, views, opts.max_statements, graph_ids_for(p));
     st.tasks = orch_->submitted();
-    st.task_hw = orch_->task_heap().high_water();
-    st.graph_hw = orch_->graph_heap().high_water();
-    region_stats();
+    st.task_heap_high_water = orch_->task_heap().high_water();
+    st.graph_heap_high_water = orch_->graph_heap().high_water();
+    graph_stats();
     if (ir.outcome == InterpretResult::Outcome::kUnsupported) {
       r.status = kStatusUnsupported;
       r.detail = ir.detail;
-      return r;
+      return;
     }
     if (ir.outcome == InterpretResult::Outcome::kBudgetExhausted) {
       r.status = kStatusGeneric;
       r.detail = ir.detail;
-      return r;
+      return;
     }
     orch_->scope_end();
     orch_->finish();
@@ -181,21 +177,18 @@ BindResult Runtime::bind(const OrchProgram& p, const BindOptions& opts) {
       r.detail = orch_->error_detail().empty()
                      ? code_name(orch_->error())
                      : fmt::format("{}: {}", code_name(orch_->error()), orch_->error_detail());
-      return r;
+      return;
     }
-    ship(p, r, bases, host, opts.schedule);
-    region_stats();
+    ship(p, r, bases, host, opts);
   } catch (const DeviceFault& f) {
     r.status = kStatusGeneric;
     r.detail = f.describe();
     r.entries.clear();
   }
-  return r;
 }
 
 void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
-                   const std::vector<std::vector<int32_t>>& host, const ScheduleOptions& schedule) {
-  BindStats& st = r.stats;
+                   const std::vector<std::vector<int32_t>>& host, const BindOptions& opts) {
   // Step 4: plan the image, the device-only zone and the region layout.
   const uint32_t n = orch_->submitted();
   const PoolCounts cursors = orch_->cursors();
@@ -236,10 +229,9 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     const DevAddr at = link_.reserve(d.bytes.size(), 64, fmt::format("graph_def:{}", s.definition));
     link_.copy_to_device(at, d.bytes.data(), d.bytes.size());
     cache.mark_uploaded(s.definition, at);
-    ++st.def_h2d;
   }
 
-  // Step 7: stage [RuntimeHeader][image][submissions], compact, apply the mutations.
+  // Step 7: stage [RuntimeHeader][image][submissions] and compact; then a harness's hook.
   std::vector<std::byte> staged(shipped, std::byte{0});
   RuntimeHeader rh{};
   std::memcpy(rh.magic, kRuntimeMagic, sizeof rh.magic);
@@ -272,43 +264,35 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     r.detail = fmt::format("compaction: {}: {}", compact_error_name(compacted.error().kind), compacted.error().message);
     return;
   }
-  for (const Mutation& m : p.mutations) {
-    if (m.offset >= shipped - sizeof(RuntimeHeader)) {
+  if (opts.before_upload) {
+    StagedUpload upload{staged, sizeof(RuntimeHeader), img.total_bytes, copied, link_};
+    if (std::optional<std::string> stop = opts.before_upload(upload)) {
       r.status = kStatusGeneric;
-      r.detail = fmt::format("mutate offset {} is past the {} image bytes", m.offset, shipped - sizeof(RuntimeHeader));
+      r.detail = std::move(*stop);
       return;
     }
-    staged[sizeof(RuntimeHeader) + m.offset] = std::byte{m.value};
   }
 
   // Step 8: the one image copy.
   mem_->clear_read_bits(copied, shipped);
   link_.copy_to_device(copied, staged.data(), shipped);
-  st.h2d = 1;
-  st.shipped = shipped;
-  st.image = img.total_bytes;
 
   // Step 9: attach and schedule, then the error words (one D2H) and the InOut entries.
   DeviceAccess dev(*mem_);
   auto view = attach_populated(dev, copied);
   if (!view) {
-    st.read = mem_->bytes_read(copied, shipped);
-    st.image_read = mem_->bytes_read(plan_.image, img.total_bytes);
     r.status = kStatusGeneric;
     r.detail = fmt::format("attach: {}: {}", attach_error_name(view.error().cls), view.error().message);
     return;
   }
-  ScheduleOptions so = schedule;
+  ScheduleOptions so = opts.schedule;
   if (so.workers == 0) so.workers = static_cast<unsigned>(std::min<uint64_t>(cfg_.workers, kMaxWorkers));
   if (so.progress_timeout_ms == 0)
     so.progress_timeout_ms = static_cast<uint32_t>(std::min<uint64_t>(cfg_.progress_timeout_ms, UINT32_MAX));
   ScheduleResult sched = run_scheduler(dev, *view, so);
   r.trace = std::move(sched.trace);
-  st.read = mem_->bytes_read(copied, shipped);
-  st.image_read = mem_->bytes_read(plan_.image, img.total_bytes);
   ErrorWords w{};
   link_.copy_to_host(&w, plan_.image + kErrorWordsOff, sizeof w);
-  st.d2h = 1;
   if (w.sched_error != 0 || w.orch_error != 0) {
     const int32_t code = w.orch_error != 0 ? w.orch_error : w.sched_error;
     r.status = to_status(code);
@@ -325,7 +309,6 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     if (e.inout) {
       e.bytes.resize(host[i].size() * sizeof(int32_t));
       link_.copy_to_host(e.bytes.data(), entry_bases[i], e.bytes.size());
-      ++st.d2h;
     } else {
       e.bytes = to_bytes(host[i]);
     }

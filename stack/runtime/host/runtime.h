@@ -68,9 +68,12 @@ class Runtime {
   // (definition order for the first program), so a cached definition is never replayed for
   // another program's graph of the same position.
   std::vector<uint32_t> graph_ids_for(const OrchProgram& p);
-  // Steps 4-9 for a non-latched orchestration; fills r (status, detail, stats, entries).
+  // The bind minus its measurement: entries, steps 1-9; fills r's status, detail, entries,
+  // trace and the host-bookkeeping figures of r.stats.
+  void run_bind(const OrchProgram& p, const BindOptions& opts, BindResult& r);
+  // Steps 4-9 for a non-latched orchestration; fills r (status, detail, entries, trace).
   void ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
-            const std::vector<std::vector<int32_t>>& host, const ScheduleOptions& schedule);
+            const std::vector<std::vector<int32_t>>& host, const BindOptions& opts);
 
   DeviceMemory* mem_;
   HostLink link_;

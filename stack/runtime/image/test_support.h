@@ -123,6 +123,25 @@ class TestMirror {
   PoolCounts cursors;
 };
 
+// The RuntimeHeader bind would write for a hand-staged upload laid out as bind lays it out:
+// the device-only zone at the region's start, then the copied zone (this header, then the
+// image). Graph fields stay zero for the caller to fill.
+inline RuntimeHeader hand_runtime_header(uint32_t W, uint64_t Q, DevAddr region, uint64_t device_only_bytes,
+                                         uint64_t region_bytes, uint64_t image_bytes) {
+  RuntimeHeader rt{};
+  std::memcpy(rt.magic, kRuntimeMagic, sizeof rt.magic);
+  rt.version = kRuntimeVersion;
+  rt.W = W;
+  rt.Q = static_cast<uint32_t>(Q);
+  rt.image = region + device_only_bytes + sizeof(RuntimeHeader);
+  rt.image_bytes = image_bytes;
+  rt.device_only = region;
+  rt.device_only_bytes = device_only_bytes;
+  rt.region = region;
+  rt.region_bytes = region_bytes;
+  return rt;
+}
+
 template <class T>
 T read_at(const std::vector<std::byte>& b, uint64_t off) {
   T v;

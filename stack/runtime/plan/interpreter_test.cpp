@@ -7,48 +7,29 @@
 #include <cstring>
 #include <memory>
 
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/plan/parser.h"
 
 namespace stackcheck::runtime {
 namespace {
 
-// An orchestrator over a poisoned mirror with entry tensors at fake device addresses.
-struct PlanRun {
+// A plan run on the shared orchestrator fixture (W 64), its entry tensors at the fixture's
+// fake device addresses, with host copies `host_values` (zeros where not given).
+struct PlanRun : testing::OrchestratorFixture {
   explicit PlanRun(std::string_view text, std::vector<std::vector<int32_t>> host_values = {},
                    uint64_t budget = 1'000'000)
-      : layout(LayoutPlanner::mirror(64)), mirror(layout.seg.total_bytes, std::byte{0xAA}) {
-    PlanParseResult r = parse_plan(text);
-    EXPECT_TRUE(r.ok()) << r.error().to_string();
-    if (r.ok()) program = r.program();
-    OrchestratorSetup s;
-    s.mirror = mirror;
-    s.layout = layout;
-    s.task_heap = DevAddr{0x2000'0000'0000ull};
-    s.task_heap_bytes = 1 << 20;
-    s.graph_heap = DevAddr{0x3000'0000'0000ull};
-    s.graph_heap_bytes = 1 << 16;
-    orch = std::make_unique<Orchestrator>(s);
-    orch->reset();
+      : OrchestratorFixture(testing::OrchestratorOptions{64}), program(testing::parse_or_fail(text)) {
     host = std::move(host_values);
     host.resize(program.tensors.size());
     std::vector<EntryView> views;
     for (size_t i = 0; i < program.tensors.size(); ++i) {
       const EntryTensor& t = program.tensors[i];
       host[i].resize(Shape::of(t.shape).elements());
-      views.push_back(EntryView{t.name, orch->external(DevAddr{0x4000'0000'0000ull + (i << 24)}, Shape::of(t.shape)),
-                                host[i], t.inout});
+      views.push_back(EntryView{t.name, entry(i, Shape::of(t.shape)), host[i], t.inout});
     }
-    orch->scope_begin();
     result = run_plan(program, *orch, views, budget);
   }
-  template <class T>
-  T at(uint64_t off) const {
-    T v;
-    std::memcpy(&v, mirror.data() + off, sizeof v);
-    return v;
-  }
-  TensorArg tensor(uint64_t k) const { return at<TensorArg>(layout.seg.tensor_at(k)); }
-  uint64_t scalar(uint64_t k) const { return at<uint64_t>(layout.seg.scalar_at(k)); }
+  TensorArg tensor(uint64_t k) const { return tensor_arg(k); }
   std::vector<int32_t> kernels() const {
     std::vector<int32_t> out;
     for (const TaskRecord& t : orch->task_log()) out.push_back(t.kernel_id);
@@ -56,10 +37,7 @@ struct PlanRun {
   }
 
   OrchProgram program;
-  MirrorLayout layout;
-  std::vector<std::byte> mirror;
   std::vector<std::vector<int32_t>> host;
-  std::unique_ptr<Orchestrator> orch;
   InterpretResult result;
 };
 

@@ -186,6 +186,10 @@ class Parser {
       Mutation m;
       m.loc = tok_.loc();
       next();
+      if (is_word("header")) {
+        m.target = MutationTarget::kRuntimeHeader;
+        next();
+      }
       m.offset = plain_int("a mutate offset");
       const Token vt = tok_;
       const uint64_t v = plain_int("a mutate value");

@@ -12,7 +12,7 @@
 //   config  = "config" KEY "=" ["-"] INT {KEY "=" ["-"] INT}
 //   tensor  = "tensor" ID ":" ("In" | "InOut") shape
 //   graph   = "graph" ID "(" [ID {"," ID}] ")" block
-//   mutate  = "mutate" INT INT
+//   mutate  = "mutate" ["header"] INT INT
 //   stmt    = "scope_begin" | "scope_end" | "fatal" | "wait_tensor" ID | "sync_start" INT
 //           | "alloc" ID ":" shape {"," ID ":" shape} | "view" ID "=" win | "set" ID "=" expr
 //           | "read" ID "=" ID "[" expr {"," expr} "]"

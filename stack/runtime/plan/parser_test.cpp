@@ -105,13 +105,35 @@ for i = 10, 0, -3 {
 }
 scope_end
 mutate 0 255
+mutate header 0 0
 mutate 4096 0
+mutate header 127 9
 )";
   expect_round_trip(kText);
   PlanParseResult r = parse_plan(kText);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(print_plan(r.program()), kText);  // already canonical
-  EXPECT_EQ(r.program().mutations.size(), 2u);
+  const std::vector<Mutation>& m = r.program().mutations;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].target, MutationTarget::kImage);
+  EXPECT_EQ(m[1].target, MutationTarget::kRuntimeHeader);  // the order of the lines is kept
+  EXPECT_EQ(m[1].offset, 0u);
+  EXPECT_EQ(m[2].target, MutationTarget::kImage);
+  EXPECT_EQ(m[2].offset, 4096u);
+  EXPECT_EQ(m[3].target, MutationTarget::kRuntimeHeader);
+  EXPECT_EQ(m[3].offset, 127u);
+  EXPECT_EQ(m[3].value, 9u);
+}
+
+TEST(PlanParser, mutate_target_is_part_of_the_program) {
+  // Same offset and value, another target: unequal programs, distinct texts.
+  const PlanParseResult image = parse_plan("mutate 8 1\n"), header = parse_plan("mutate header 8 1\n");
+  ASSERT_TRUE(image.ok());
+  ASSERT_TRUE(header.ok());
+  EXPECT_FALSE(image.program() == header.program());
+  EXPECT_EQ(print_plan(header.program()), "mutate header 8 1\n");
+  // `header` is not a keyword elsewhere: it stays an ordinary name.
+  EXPECT_TRUE(parse_plan("set header = 1\n").ok());
 }
 
 TEST(PlanParser, canonical_parentheses_and_spacing) {
@@ -165,6 +187,10 @@ TEST(PlanParser, syntax_errors_have_locations) {
   EXPECT_EQ(error_of("fatal\nconfig W=4\n"), "2:1: config must be the first line");
   EXPECT_EQ(error_of("mutate 1 2\nfatal\n"), "2:1: expected 'mutate' after a mutate line, found 'fatal'");
   EXPECT_EQ(error_of("mutate 1 256\n"), "1:10: mutate value is not in 0..255");
+  EXPECT_EQ(error_of("mutate header 1 256\n"), "1:17: mutate value is not in 0..255");
+  EXPECT_EQ(error_of("mutate header x 1\n"), "1:15: expected a mutate offset, found 'x'");
+  EXPECT_EQ(error_of("mutate head 1 2\n"), "1:8: expected a mutate offset, found 'head'");
+  EXPECT_EQ(error_of("mutate header 1 2\nset a = 1\n"), "2:1: expected 'mutate' after a mutate line, found 'set'");
   EXPECT_EQ(error_of("submit acc(foo x)\n"),
             "1:12: expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found 'foo'");
   EXPECT_EQ(error_of("graph g() {\n  graph h() {\n  }\n}\n"), "2:3: graphs cannot be defined inside a block");

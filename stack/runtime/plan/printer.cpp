@@ -142,7 +142,9 @@ std::string print_plan(const OrchProgram& p) {
     out += "}\n";
   }
   block_to(out, p.body, 0);
-  for (const Mutation& m : p.mutations) out += fmt::format("mutate {} {}\n", m.offset, static_cast<unsigned>(m.value));
+  for (const Mutation& m : p.mutations)
+    out += fmt::format("mutate {}{} {}\n", m.target == MutationTarget::kRuntimeHeader ? "header " : "", m.offset,
+                       static_cast<unsigned>(m.value));
   return out;
 }
 

@@ -225,10 +225,14 @@ struct ConfigEntry {
   bool operator==(const ConfigEntry&) const = default;
 };
 
-// `mutate OFF VAL`: after staging, image byte OFF becomes VAL (fuzz_attach's text form).
-// OFF counts from the ImageHeader (the shipped bytes after the RuntimeHeader: the image,
-// then the graph submissions); an OFF past them makes bind fail with status -1.
+// `mutate OFF VAL` / `mutate header OFF VAL` (fuzz_attach's text form of a corrupt image):
+// after bind step 7, byte OFF of the shipped image (counted from the ImageHeader: the image,
+// then the graph submissions) or of the RuntimeHeader becomes VAL. They are data for the
+// harness: the runtime never applies them; the harness does, through the bind's
+// before-upload hook (BindOptions::before_upload, properties/oracles/image_mutation.h).
+enum class MutationTarget : uint8_t { kImage, kRuntimeHeader };
 struct Mutation {
+  MutationTarget target = MutationTarget::kImage;
   uint64_t offset = 0;
   uint8_t value = 0;
   PlanLoc loc;

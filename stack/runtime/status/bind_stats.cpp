@@ -16,8 +16,9 @@ std::string BindStats::to_line() const {
       "shipped={} read={} ratio={} image={} image_read={} mirror={} task_hw={} graph_hw={} "
       "gint={} reserved=(dev={},cp={},img={},sub={},th={},gh={},def={},ent={})",
       tasks, nodes, defs, inlined, h2d, def_h2d, tensor_h2d, d2h, shipped, read, ratio_text(), image, image_read,
-      mirror, task_hw, graph_hw, gint, reserved.dev, reserved.cp, reserved.img, reserved.sub, reserved.th, reserved.gh,
-      reserved.def, reserved.ent);
+      mirror, task_heap_high_water, graph_heap_high_water, graph_internal_heap, reserved.device_only, reserved.copied,
+      reserved.image, reserved.submissions, reserved.task_heap, reserved.graph_heap, reserved.definitions,
+      reserved.entries);
 }
 
 }  // namespace stackcheck::runtime

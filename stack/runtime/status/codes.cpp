@@ -12,25 +12,27 @@ namespace {
 struct CodeEntry {
   int32_t code;
   const char* name;
+  CodeClass cls;
 };
 
+using enum CodeClass;
 constexpr std::array<CodeEntry, 16> kCodes = {{
-    {1, "SCOPE_DEADLOCK"},
-    {2, "HEAP_EXHAUSTED"},
-    {3, "TASK_WINDOW_EXHAUSTED"},
-    {4, "FANIN_OVERFLOW"},
-    {5, "INVALID_ARGS"},
-    {6, "DEPENDENCY_OVERFLOW"},
-    {7, "SYNC_START_INVALID"},
-    {8, "TENSOR_WAIT_TIMEOUT"},
-    {9, "EXPLICIT_FATAL"},
-    {10, "SCOPE_TASKS_OVERFLOW"},
-    {11, "TENSORMAP_OVERFLOW"},
-    {100, "SCHEDULER_TIMEOUT"},
-    {101, "COMPLETION_INVALID"},
-    {102, "WAIT_OVERFLOW"},
-    {103, "WAIT_REGISTRATION_FAILED"},
-    {104, "READY_QUEUE_OVERFLOW"},
+    {1, "SCOPE_DEADLOCK", kUsageError},
+    {2, "HEAP_EXHAUSTED", kResourceLatch},
+    {3, "TASK_WINDOW_EXHAUSTED", kResourceLatch},
+    {4, "FANIN_OVERFLOW", kResourceLatch},
+    {5, "INVALID_ARGS", kUsageError},
+    {6, "DEPENDENCY_OVERFLOW", kRetired},
+    {7, "SYNC_START_INVALID", kUsageError},
+    {8, "TENSOR_WAIT_TIMEOUT", kUsageError},
+    {9, "EXPLICIT_FATAL", kUsageError},
+    {10, "SCOPE_TASKS_OVERFLOW", kResourceLatch},
+    {11, "TENSORMAP_OVERFLOW", kResourceLatch},
+    {100, "SCHEDULER_TIMEOUT", kDeviceInconsistency},
+    {101, "COMPLETION_INVALID", kDeviceInconsistency},
+    {102, "WAIT_OVERFLOW", kResourceLatch},
+    {103, "WAIT_REGISTRATION_FAILED", kDeviceInconsistency},
+    {104, "READY_QUEUE_OVERFLOW", kResourceLatch},
 }};
 
 constexpr std::array<int32_t, kCodes.size()> kCodeValues = [] {
@@ -54,6 +56,26 @@ std::string code_name(int code) {
   if (code == 0) return "NONE";
   if (const CodeEntry* e = find(code)) return e->name;
   return fmt::format("UNKNOWN({})", code);
+}
+
+const char* code_class_name(CodeClass c) {
+  switch (c) {
+    case kResourceLatch: return "resource";
+    case kUsageError: return "usage";
+    case kDeviceInconsistency: return "device";
+    case kRetired: return "retired";
+  }
+  return "?";
+}
+
+std::optional<CodeClass> code_class(int code) {
+  if (const CodeEntry* e = find(code)) return e->cls;
+  return std::nullopt;
+}
+
+bool is_resource_latch_status(int status) {
+  const std::optional<int> code = status_to_code(status);
+  return code && code_class(*code) == kResourceLatch;
 }
 
 std::optional<int> status_to_code(int status) {

@@ -34,6 +34,26 @@ enum class ErrorCode : int32_t {
   kReadyQueueOverflow = 104,
 };
 
+// What a code says about the run that latched it, so a harness can tell "the program met a
+// capacity of this runtime" (inconclusive for a program the compiler accepted, HARNESS.md §2)
+// from "the program or the stack is wrong":
+//   kResourceLatch      a capacity was exceeded by a program that is otherwise valid: the
+//                       configured heaps, task window, scope-task lists, tensormap and ready
+//                       ring (2, 3, 10, 11, 104), and the model's per-task fanin and per-producer
+//                       waiter limits (4, 102), which depend on the derived dependencies,
+//                       not on how an API call was written.
+//   kUsageError         the program used the orchestrator API against its contract: bad
+//                       arguments (5), scopes left unbalanced or nested past 64 (1), a
+//                       sync_start past the clusters (7), wait_tensor (8), fatal() (9).
+//   kDeviceInconsistency the device found its records inconsistent while scheduling: work
+//                       that can never become ready, or (threaded) no completion within
+//                       progress_timeout_ms (100), a completion out of state (101), a fanin
+//                       naming an impossible producer (103). A valid image on a correct stack
+//                       never gets one.
+//   kRetired            named and mapped, never latched (6).
+enum class CodeClass : uint8_t { kResourceLatch, kUsageError, kDeviceInconsistency, kRetired };
+const char* code_class_name(CodeClass c);  // "resource", "usage", "device", "retired"
+
 // Every listed (nonzero) code, ascending: 1..11 then 100..104.
 std::span<const int32_t> all_codes();
 bool is_listed_code(int code);
@@ -54,5 +74,10 @@ constexpr int to_status(ErrorCode c) { return to_status(code_value(c)); }
 
 // Inverse of to_status for listed codes; nullopt for any other status (0, -1, -2, ...).
 std::optional<int> status_to_code(int status);
+
+// The class of a listed code; nullopt for 0 and unlisted codes.
+std::optional<CodeClass> code_class(int code);
+// True exactly for the statuses -(1000 + c) of the kResourceLatch codes.
+bool is_resource_latch_status(int status);
 
 }  // namespace stackcheck::runtime

@@ -1,4 +1,5 @@
 // Tests of the runtime error codes, status mapping and BindStats line (RUNTIME.md §13, §14).
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -58,6 +59,48 @@ TEST(Status, status_names_complete) {
   EXPECT_FALSE(is_listed_code(99));
 }
 
+// The classes, written out here independently of the table in codes.cpp: every listed code
+// has exactly the class RUNTIME.md §13 and codes.h give it.
+TEST(Status, status_code_classes_cover_the_table) {
+  const std::map<int32_t, CodeClass> expected = {
+      {1, CodeClass::kUsageError},
+      {2, CodeClass::kResourceLatch},
+      {3, CodeClass::kResourceLatch},
+      {4, CodeClass::kResourceLatch},
+      {5, CodeClass::kUsageError},
+      {6, CodeClass::kRetired},
+      {7, CodeClass::kUsageError},
+      {8, CodeClass::kUsageError},
+      {9, CodeClass::kUsageError},
+      {10, CodeClass::kResourceLatch},
+      {11, CodeClass::kResourceLatch},
+      {100, CodeClass::kDeviceInconsistency},
+      {101, CodeClass::kDeviceInconsistency},
+      {102, CodeClass::kResourceLatch},
+      {103, CodeClass::kDeviceInconsistency},
+      {104, CodeClass::kResourceLatch},
+  };
+  ASSERT_EQ(all_codes().size(), expected.size());
+  std::set<int> latches;
+  for (int32_t c : all_codes()) {
+    const std::optional<CodeClass> cls = code_class(c);
+    ASSERT_TRUE(cls.has_value()) << c;
+    ASSERT_TRUE(expected.count(c)) << c;
+    EXPECT_EQ(*cls, expected.at(c)) << c << " is " << code_class_name(*cls);
+    if (is_resource_latch_status(to_status(c))) latches.insert(to_status(c));
+  }
+  EXPECT_EQ(latches, (std::set<int>{-1002, -1003, -1004, -1010, -1011, -1102, -1104}));
+  // Positive controls: no class for 0 or unlisted codes; usage errors, generic, unsupported
+  // and raw codes (not statuses) are not resource latches.
+  EXPECT_FALSE(code_class(0).has_value());
+  EXPECT_FALSE(code_class(12).has_value());
+  EXPECT_FALSE(code_class(-2).has_value());
+  for (int s : {0, -1, -2, -3, -1001, -1005, -1006, -1009, -1100, -1103, -1012, 2, 1002})
+    EXPECT_FALSE(is_resource_latch_status(s)) << s;
+  EXPECT_STREQ(code_class_name(CodeClass::kResourceLatch), "resource");
+  EXPECT_STREQ(code_class_name(CodeClass::kUsageError), "usage");
+}
+
 TEST(BindStats, to_line_format) {
   BindStats s;
   s.tasks = 3;
@@ -72,9 +115,9 @@ TEST(BindStats, to_line_format) {
   s.image = 2000;
   s.image_read = 2000;
   s.mirror = 45629568;
-  s.task_hw = 1024;
-  s.graph_hw = 4096;
-  s.gint = 128;
+  s.task_heap_high_water = 1024;
+  s.graph_heap_high_water = 4096;
+  s.graph_internal_heap = 128;
   s.reserved = ReservedBytes{1, 2, 3, 4, 5, 6, 7, 8};
   EXPECT_EQ(s.to_line(),
             "bind tasks=3 nodes=2 defs=1 inlined=0 h2d=1 def_h2d=1 tensor_h2d=2 d2h=2 "

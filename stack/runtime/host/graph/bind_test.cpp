@@ -7,7 +7,7 @@
 
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/devmem/device_access.h"
-#include "stack/runtime/host/graph/test_support.h"
+#include "stack/runtime/host/test_support.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -74,7 +74,7 @@ TEST(Graph, graph_submission_size_exact) {
   EXPECT_EQ(s.subs[1].n_bt, 1);
   EXPECT_EQ(s.subs[1].n_bs, 3);
   EXPECT_EQ(s.rh.submissions_bytes, 384 + bytes[2]);
-  EXPECT_EQ(r.stats.reserved.sub, s.rh.submissions_bytes);
+  EXPECT_EQ(r.stats.reserved.submissions, s.rh.submissions_bytes);
   EXPECT_EQ(r.stats.shipped, align64(image_end) + s.rh.submissions_bytes);
   EXPECT_EQ(b.rt->last_plan().Q, 3u + 1024 * 3);  // pitch + 1024 per GRAPH task
   // graph_ctx of each outer payload (in the image) is its record.
@@ -113,7 +113,7 @@ TEST(Graph, graph_storage_size_exact) {
   EXPECT_EQ(s.subs[0].block_base, b.rt->graph_heap());
   EXPECT_EQ(s.subs[1].block_base, b.rt->graph_heap() + align64(block_g));
   EXPECT_EQ(s.subs[2].block_base, s.subs[1].block_base + align64(block_h));
-  EXPECT_EQ(r.stats.graph_hw, 2 * align64(block_g) + align64(block_h));
+  EXPECT_EQ(r.stats.graph_heap_high_water, 2 * align64(block_g) + align64(block_h));
   // The storage span ends at the last entry's full object: it fits, one byte past faults.
   const DevSpan storage{s.subs[1].block_base + (s.subs[1].block_bytes - h.storage_bytes), h.storage_bytes};
   EXPECT_NO_THROW(storage.load<GraphNodeStorage>(dev, graph_node_offset(2)));
@@ -132,10 +132,10 @@ TEST(Graph, graph_stats_line) {
   EXPECT_EQ(r.stats.inlined, 0u);
   EXPECT_EQ(r.stats.h2d, 1u);
   EXPECT_EQ(r.stats.def_h2d, 2u);
-  EXPECT_EQ(r.stats.gint, 0u);
+  EXPECT_EQ(r.stats.graph_internal_heap, 0u);
   const uint64_t def_bytes =
       b.rt->orchestrator().graph_cache().at(0).bytes.size() + b.rt->orchestrator().graph_cache().at(1).bytes.size();
-  EXPECT_EQ(r.stats.reserved.def, def_bytes);
+  EXPECT_EQ(r.stats.reserved.definitions, def_bytes);
   EXPECT_EQ(b.reservations_named("graph_def:"), 2);
   const CopyCounters cc = b.mem.counters();
   EXPECT_EQ(cc.h2d_calls, r.stats.h2d + r.stats.def_h2d + r.stats.tensor_h2d);
@@ -154,7 +154,7 @@ submit_graph g(inout c)
   RuntimeBench b2(q2);
   const BindResult r2 = b2.rt->bind(q2);
   ASSERT_EQ(r2.status, 0) << r2.detail;
-  EXPECT_EQ(r2.stats.gint, 2u * (64 + 64 + 1024));
+  EXPECT_EQ(r2.stats.graph_internal_heap, 2u * (64 + 64 + 1024));
   EXPECT_EQ(r2.stats.nodes, 8u);
 }
 

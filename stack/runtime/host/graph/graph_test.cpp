@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "stack/runtime/host/graph/recorder.h"
-#include "stack/runtime/host/graph/test_support.h"
+#include "stack/runtime/host/test_support.h"
 #include "stack/support/fnv1a.h"
 
 namespace stackcheck::runtime {

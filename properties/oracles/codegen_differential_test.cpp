@@ -1,17 +1,18 @@
-// Codegen semantics: for legal programs, the generated plan run by the sequential
-// record/replay executor (sequential_plan_test_util.h) reproduces the reference
+// Codegen semantics: for legal programs, the generated plan run by the plan model
+// (plan_model.h: sequential record/replay, no runtime) reproduces the reference
 // interpreter's entry tensors byte for byte, over several seeds. The positive controls show
 // the comparison fails on a broken plan and on a graph whose view offset is frozen at
-// recording (what LegalizeGraphBoundary exists to prevent).
+// recording (what LegalizeGraphBoundary exists to prevent). It lives under properties/
+// because the plan model does.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "properties/oracles/plan_model.h"
 #include "stack/codegen/codegen.h"
 #include "stack/codegen/codegen_test_util.h"
-#include "stack/codegen/sequential_plan_test_util.h"
 #include "stack/interp/interp.h"
 
 namespace stackcheck::codegen {
@@ -23,14 +24,13 @@ using testing::kFixture;
 std::string compare(const ir::Program& original, const CodegenResult& cg, uint64_t seed) {
   const interp::Result expected = interp::run(original, seed);
   if (!expected.ok()) return "interp: " + expected.error().render();
-  testing::SequentialPlan exec(cg.program);
-  const testing::SequentialResult got = exec.run(seed);
-  if (!got.ok) return "plan: " + got.error;
+  const oracles::PlanModelResult got = oracles::run_plan_model(cg.program, seed);
+  if (!got.ok()) return "plan: " + *got.error;
   const auto& want = expected.outputs().tensors;
-  if (want.size() != got.tensors.size() || cg.entry_names.size() != want.size()) return "tensor count differs";
+  if (want.size() != got.entries.size() || cg.entry_names.size() != want.size()) return "tensor count differs";
   for (size_t i = 0; i < want.size(); ++i) {
     if (want[i].name != cg.entry_names[i]) return "entry name " + want[i].name + " vs " + cg.entry_names[i];
-    if (want[i].bytes != got.tensors[i]) return "bytes of entry tensor " + want[i].name + " differ";
+    if (want[i].bytes != got.entries[i].bytes) return "bytes of entry tensor " + want[i].name + " differ";
   }
   return "";
 }

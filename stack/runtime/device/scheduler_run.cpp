@@ -1,8 +1,8 @@
-// The scheduler's unit operations on tasks and the ready ring (sched_core.h, RUNTIME.md §12):
+// The scheduler's unit operations on tasks and the ready ring (scheduler_run.h, RUNTIME.md §12):
 // classification (the fanin scan and wake-list registration), the PENDING -> READY ->
 // RUNNING -> DONE transitions, dispatch of KERNEL/ALLOC tasks, completion (flag, closing the
 // wake list, resuming waiters), the ring and the error latch.
-#include "stack/runtime/device/sched_core.h"
+#include "stack/runtime/device/scheduler_run.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -36,7 +36,7 @@ int64_t now_ticks() { return std::chrono::steady_clock::now().time_since_epoch()
 
 }  // namespace
 
-Core::Core(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers)
+SchedulerRun::SchedulerRun(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers)
     : dev_(dev), v_(view), mode_(mode), rng_(seed), workers_(workers) {
   ctl_ = v_.rt.device_only;
   ring_ = ctl_ + sizeof(SchedControl);
@@ -45,14 +45,14 @@ Core::Core(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed
   last_progress_.store(now_ticks(), std::memory_order_release);
 }
 
-DevAddr Core::follow(DevAddr field) {
+DevAddr SchedulerRun::follow(DevAddr field) {
   const auto d = dev_.load<int32_t>(field);
   const std::optional<DevAddr> t = resolve(field, d);
   if (!t) throw BadRecord(fmt::format("unbound delta at {:#x}", field.raw()));
   return *t;
 }
 
-void Core::init() {
+void SchedulerRun::init() {
   // Every flag byte of the segment is read here once (n = 0 still ships one, unused); the
   // unflagged tasks are the units that must complete (graph nodes are added when their
   // GRAPH task materialises them).
@@ -67,9 +67,9 @@ void Core::init() {
   if (units == 0) finished_.store(true, std::memory_order_release);
 }
 
-uint64_t Core::remaining() { return dev_.load<uint64_t>(ctl_ + kRemaining, std::memory_order_acquire); }
+uint64_t SchedulerRun::remaining() { return dev_.load<uint64_t>(ctl_ + kRemaining, std::memory_order_acquire); }
 
-void Core::classify(uint32_t task, unsigned tid) {
+void SchedulerRun::classify(uint32_t task, unsigned tid) {
   if (dev_.load<uint8_t>(v_.flag(task), std::memory_order_acquire) != 0) return;  // done before upload
   scan(task, tid);
 }
@@ -77,7 +77,7 @@ void Core::classify(uint32_t task, unsigned tid) {
 // Continues task i's scan at its saved cursor: entries [0, cursor) are still to check. On
 // parking the cursor is saved as the index of the producer parked on, so the resumed scan
 // (run by that producer's completer) starts below it.
-void Core::scan(uint32_t i, unsigned tid) {
+void SchedulerRun::scan(uint32_t i, unsigned tid) {
   const DevAddr s = slot(i);
   int32_t k = dev_.load<int32_t>(s + kCursor);
   if (k < 0) {
@@ -116,7 +116,7 @@ void Core::scan(uint32_t i, unsigned tid) {
   make_ready(i, tid);
 }
 
-void Core::count_waiter(uint32_t p, unsigned tid) {
+void SchedulerRun::count_waiter(uint32_t p, unsigned tid) {
   const DevAddr word = slot(p) + kWakeCountWord;
   auto cur = dev_.load<uint32_t>(word, std::memory_order_relaxed);
   for (;;) {
@@ -128,7 +128,7 @@ void Core::count_waiter(uint32_t p, unsigned tid) {
   }
 }
 
-bool Core::transition(DevAddr state, uint32_t from, uint32_t to, unsigned tid, const std::string& unit) {
+bool SchedulerRun::transition(DevAddr state, uint32_t from, uint32_t to, unsigned tid, const std::string& unit) {
   uint32_t cur = from;
   if (dev_.cas<uint32_t>(state, cur, to)) return true;
   latch(code_value(ErrorCode::kCompletionInvalid), tid,
@@ -136,12 +136,12 @@ bool Core::transition(DevAddr state, uint32_t from, uint32_t to, unsigned tid, c
   return false;
 }
 
-void Core::make_ready(uint32_t task, unsigned tid) {
+void SchedulerRun::make_ready(uint32_t task, unsigned tid) {
   if (!transition(slot(task) + kState, kSlotPending, kSlotReady, tid, fmt::format("task {}", task))) return;
   push(task, -1, tid);
 }
 
-void Core::push(uint32_t task, int32_t node, unsigned tid) {
+void SchedulerRun::push(uint32_t task, int32_t node, unsigned tid) {
   {
     std::lock_guard lk(ring_mu_);
     const auto head = dev_.load<uint64_t>(ctl_ + kHead), tail = dev_.load<uint64_t>(ctl_ + kTail);
@@ -157,7 +157,7 @@ void Core::push(uint32_t task, int32_t node, unsigned tid) {
                  : fmt::format("ready ring of {} full at task {} node {}", q_, task, node));
 }
 
-std::optional<uint64_t> Core::pop_policy() {
+std::optional<uint64_t> SchedulerRun::pop_policy() {
   std::lock_guard lk(ring_mu_);
   auto head = dev_.load<uint64_t>(ctl_ + kHead), tail = dev_.load<uint64_t>(ctl_ + kTail);
   if (tail == head) return std::nullopt;
@@ -181,7 +181,7 @@ std::optional<uint64_t> Core::pop_policy() {
   return e;
 }
 
-std::optional<uint64_t> Core::pop_wait(std::chrono::milliseconds wait) {
+std::optional<uint64_t> SchedulerRun::pop_wait(std::chrono::milliseconds wait) {
   std::unique_lock lk(ring_mu_);
   for (int round = 0; round < 2; ++round) {
     const auto head = dev_.load<uint64_t>(ctl_ + kHead), tail = dev_.load<uint64_t>(ctl_ + kTail);
@@ -195,7 +195,7 @@ std::optional<uint64_t> Core::pop_wait(std::chrono::milliseconds wait) {
   return std::nullopt;
 }
 
-void Core::execute(uint64_t entry, unsigned tid) {
+void SchedulerRun::execute(uint64_t entry, unsigned tid) {
   const uint64_t task = entry >> 16;
   const auto node = static_cast<int32_t>(entry & 0xFFFF) - 1;
   if (task >= n_) throw BadRecord(fmt::format("ring entry {:#x} names task {} (n={})", entry, task, n_));
@@ -206,13 +206,13 @@ void Core::execute(uint64_t entry, unsigned tid) {
     run_node(static_cast<uint32_t>(task), static_cast<uint32_t>(node), tid);
 }
 
-void Core::record(uint32_t task, int32_t node) {
+void SchedulerRun::record(uint32_t task, int32_t node) {
   std::lock_guard lk(result_mu_);
   result_.trace.push_back(TraceEntry{static_cast<int32_t>(task), node});
 }
 
-bool Core::call_kernel(int32_t kernel, const std::vector<TensorArg>& t, const std::vector<uint64_t>& s,
-                       const std::string& unit) {
+bool SchedulerRun::call_kernel(int32_t kernel, const std::vector<TensorArg>& t, const std::vector<uint64_t>& s,
+                               const std::string& unit) {
   try {
     if (auto e = run_kernel(dev_, kernel, t, s)) {
       fail(fmt::format("{}: kernel error: {}", unit, e->message));
@@ -225,7 +225,7 @@ bool Core::call_kernel(int32_t kernel, const std::vector<TensorArg>& t, const st
   return true;
 }
 
-void Core::run_task(uint32_t i, unsigned tid) {
+void SchedulerRun::run_task(uint32_t i, unsigned tid) {
   const DevAddr s = slot(i);
   const std::string unit = fmt::format("task {}", i);
   if (!transition(s + kState, kSlotReady, kSlotRunning, tid, unit)) return;
@@ -252,7 +252,7 @@ void Core::run_task(uint32_t i, unsigned tid) {
   complete_task(i, tid);
 }
 
-void Core::complete_task(uint32_t i, unsigned tid) {
+void SchedulerRun::complete_task(uint32_t i, unsigned tid) {
   const DevAddr s = slot(i);
   if (!transition(s + kState, kSlotRunning, kSlotDone, tid, fmt::format("task {}", i))) return;
   dev_.store<uint8_t>(v_.flag(i), 1, std::memory_order_release);
@@ -275,7 +275,7 @@ void Core::complete_task(uint32_t i, unsigned tid) {
   unit_done();
 }
 
-void Core::unit_done() {
+void SchedulerRun::unit_done() {
   dev_.fetch_add<uint64_t>(ctl_ + kCompleted, 1);
   const auto old = dev_.fetch_add<uint64_t>(ctl_ + kRemaining, ~uint64_t{0});
   last_progress_.store(now_ticks(), std::memory_order_release);
@@ -285,13 +285,13 @@ void Core::unit_done() {
   }
 }
 
-void Core::wake_all() {
+void SchedulerRun::wake_all() {
   // Taking the lock orders this notify after any waiter's predicate check.
   { std::lock_guard lk(ring_mu_); }
   ring_cv_.notify_all();
 }
 
-void Core::latch(int32_t code, unsigned tid, std::string why) {
+void SchedulerRun::latch(int32_t code, unsigned tid, std::string why) {
   bool first = false;
   try {
     const DevAddr hdr = v_.image;
@@ -316,7 +316,7 @@ void Core::latch(int32_t code, unsigned tid, std::string why) {
   wake_all();
 }
 
-void Core::fail(std::string detail) {
+void SchedulerRun::fail(std::string detail) {
   {
     std::lock_guard lk(result_mu_);
     result_.faulted = true;
@@ -331,7 +331,7 @@ void Core::fail(std::string detail) {
   wake_all();
 }
 
-ScheduleResult Core::take_result() {
+ScheduleResult SchedulerRun::take_result() {
   uint64_t completed = 0;
   try {
     completed = dev_.load<uint64_t>(ctl_ + kCompleted);

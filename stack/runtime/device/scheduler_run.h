@@ -1,5 +1,6 @@
-// Internal to the scheduler (not a public header): the state and unit operations shared by
-// the run loops (scheduler.cpp) and the graph execution (scheduler_graph.cpp).
+// Internal to the scheduler (not a public header): SchedulerRun is one scheduling of one
+// attached image, the state and unit operations shared by the run loops (scheduler.cpp) and
+// the graph execution (scheduler_graph.cpp).
 // Invariants:
 // - Device records are the truth: unit states, flags, wake lists, cursors, the ring and its
 //   counters live in device memory and are only touched through DeviceAccess. Host-side
@@ -45,10 +46,10 @@ struct GraphCtx {
   DevAddr node(uint64_t j) const { return storage.addr + graph_node_offset(j); }
 };
 
-class Core {
+class SchedulerRun {
  public:
   using Mode = ScheduleOptions::Mode;
-  Core(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers);
+  SchedulerRun(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers);
 
   // SchedControl and the ring bookkeeping; counts the units that must complete.
   void init();

@@ -1,0 +1,27 @@
+// Image mutation (HARNESS.md §1 "image bytes", §4 fuzz_attach): a plan's `mutate` lines
+// applied to the staged upload through the bind's before-upload hook (host/bind.h), so the
+// runtime itself never carries a corruption path. `mutate OFF VAL` sets byte OFF counted
+// from the ImageHeader (the image, then the graph submissions); `mutate header OFF VAL` sets
+// byte OFF of the RuntimeHeader. Lines apply in order; every offset is checked before any
+// byte changes, so an offset past its target stops the bind (status -1) with nothing
+// uploaded and a message naming the line. No RapidCheck here (oracles/ rule).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stack/runtime/host/bind.h"
+#include "stack/runtime/plan/program.h"
+
+namespace stackcheck::oracles {
+
+// Applies `mutations` to `up.bytes`; nullopt on success, else why none was applied.
+std::optional<std::string> apply_mutations(std::span<const runtime::Mutation> mutations, runtime::StagedUpload& up);
+
+// The hook applying `mutations` at every bind it is installed on (empty for no mutations,
+// so a plan without mutate lines binds exactly as without a hook).
+runtime::BeforeUploadHook mutation_hook(std::vector<runtime::Mutation> mutations);
+
+}  // namespace stackcheck::oracles
