@@ -19,7 +19,7 @@ void assert_verdict(const oracles::Verdict& v) {
   if (v.failed()) RC_FAIL(v.to_string());
 }
 
-oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LgbOptions& o = {}) {
+oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LegalizeGraphBoundaryOptions& o = {}) {
   oracles::PipelineRun run = oracles::run_pipeline(p, o);
   // Generated programs are legal by construction: a rejection is a false rejection.
   if (!run.verdict.passed()) RC_FAIL(run.verdict.to_string());
@@ -33,7 +33,7 @@ oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LgbOpt
 RC_GTEST_PROP(CompilerProps, pass_outputs_pass_their_verifiers, ()) {
   const ir::Program p = *gen::arbitrary_program();
   pipeline_or_fail(p);
-  pipeline_or_fail(p, passes::LgbOptions{false});
+  pipeline_or_fail(p, passes::LegalizeGraphBoundaryOptions{false});
 }
 
 // §8.5: the interpreter gives the same bytes before and after every pass.
@@ -53,13 +53,13 @@ RC_GTEST_PROP(CompilerProps, passes_preserve_semantics, ()) {
 RC_GTEST_PROP(CompilerProps, boundary_invariants, ()) {
   const ir::Program p = *gen::arbitrary_program();
   for (bool step_c : {true, false}) {
-    const oracles::PipelineRun run = pipeline_or_fail(p, passes::LgbOptions{step_c});
+    const oracles::PipelineRun run = pipeline_or_fail(p, passes::LegalizeGraphBoundaryOptions{step_c});
     const ir::Program& legal = run.stages.back().program;
-    assert_verdict(oracles::check_node_counts(legal, run.lgb));
-    assert_verdict(oracles::check_hoisted_creates(run.lgb));
+    assert_verdict(oracles::check_node_counts(legal, run.boundary_report));
+    assert_verdict(oracles::check_hoisted_creates(run.boundary_report));
     assert_verdict(oracles::check_graph_writes_inout(legal));
     size_t creates = 0;
-    for (const auto& g : run.lgb.graphs)
+    for (const auto& g : run.boundary_report.graphs)
       for (const auto& a : g.appended) creates += a.kind == passes::HoistKind::Create;
     RC_CLASSIFY(creates > 0, "hoisted creates");
     if (!step_c) RC_ASSERT(creates == 0u);
@@ -171,7 +171,7 @@ TEST(CompilerOracles, node_count_oracle_reports_disagreement) {
       "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
       "  c1 = call kacc(x, c)\n  return c\n}\n"
       "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  call g(x, c)\n}\n");
-  passes::LgbReport report;
+  passes::LegalizeGraphBoundaryReport report;
   report.graphs.push_back({"g", 1, true, {}});
   EXPECT_TRUE(oracles::check_node_counts(legal, report).passed());
   report.graphs[0].node_count = 2;
@@ -179,7 +179,7 @@ TEST(CompilerOracles, node_count_oracle_reports_disagreement) {
 }
 
 TEST(CompilerOracles, hoist_oracle_reports_loop_create_and_in_create) {
-  passes::LgbReport report;
+  passes::LegalizeGraphBoundaryReport report;
   passes::AppendedParam a;
   a.name = "t";
   a.kind = passes::HoistKind::Create;

@@ -16,14 +16,14 @@
 
 namespace stackcheck::oracles {
 
-PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb_options) {
+PipelineRun run_pipeline(const ir::Program& p, const passes::LegalizeGraphBoundaryOptions& boundary_options) {
   PipelineRun out;
   std::vector<std::unique_ptr<passes::Pass>> chain;
   chain.push_back(std::make_unique<passes::Simplify>());
   chain.push_back(std::make_unique<passes::NormalizeReturnOrder>());
-  auto lgb = std::make_unique<passes::LegalizeGraphBoundary>(lgb_options);
-  passes::LegalizeGraphBoundary* lgb_ptr = lgb.get();
-  chain.push_back(std::move(lgb));
+  auto legalize = std::make_unique<passes::LegalizeGraphBoundary>(boundary_options);
+  passes::LegalizeGraphBoundary* legalize_pass = legalize.get();
+  chain.push_back(std::move(legalize));
 
   ir::Program current = p;
   passes::PropertySet held = 0;
@@ -43,7 +43,7 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb_opt
     }
     held = r.held;
     current = r.program;
-    if (name == "LegalizeGraphBoundary") out.lgb = lgb_ptr->report();  // before pm owns it no more
+    if (name == "LegalizeGraphBoundary") out.boundary_report = legalize_pass->report();  // before pm owns it no more
     out.stages.push_back({name, current});
   }
   out.verdict = Verdict::pass();
@@ -73,7 +73,7 @@ Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_
   return Verdict::pass();
 }
 
-Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport& report) {
+Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGraphBoundaryReport& report) {
   const auto counts = verify::graph_node_counts(legalized);
   for (const auto& g : report.graphs) {
     if (!g.checked) continue;
@@ -87,7 +87,7 @@ Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport&
   return Verdict::pass();
 }
 
-Verdict check_hoisted_creates(const passes::LgbReport& report) {
+Verdict check_hoisted_creates(const passes::LegalizeGraphBoundaryReport& report) {
   for (const auto& g : report.graphs)
     for (const auto& a : g.appended) {
       if (a.kind != passes::HoistKind::Create) continue;

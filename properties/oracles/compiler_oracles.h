@@ -25,12 +25,12 @@ struct Stage {
 struct PipelineRun {
   Verdict verdict;            // §8.1: pass / fail (a pass produced invalid IR) / inconclusive (rejected)
   std::vector<Stage> stages;  // outputs of the passes that completed, in order
-  passes::LgbReport lgb;      // LegalizeGraphBoundary's report (when it ran)
+  passes::LegalizeGraphBoundaryReport boundary_report;  // LegalizeGraphBoundary's report (when it ran)
 };
 
 // Runs Simplify, NormalizeReturnOrder, LegalizeGraphBoundary one at a time under the verify
 // instrument, keeping every intermediate program.
-PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb = {});
+PipelineRun run_pipeline(const ir::Program& p, const passes::LegalizeGraphBoundaryOptions& boundary_options = {});
 
 // §8.5: interp(p) == interp(q) byte for byte for `seed`. Inconclusive when p errs, or when q
 // only exhausts the budget; a failure when only q errs or bytes differ (naming the first
@@ -38,10 +38,10 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb = {
 Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what);
 
 // §8.4: the pass's node count per graph equals the verifier's re-derived count.
-Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport& report);
+Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGraphBoundaryReport& report);
 
 // §8.2: every appended create param comes from loop depth 0 and is InOut.
-Verdict check_hoisted_creates(const passes::LgbReport& report);
+Verdict check_hoisted_creates(const passes::LegalizeGraphBoundaryReport& report);
 
 // §8.3: no graph Out params; every tensor param a graph writes (through aliases, views,
 // writebacks, tuple elements, assemble) is InOut. Re-derived here from the IR alone.

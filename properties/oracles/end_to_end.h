@@ -32,7 +32,7 @@ struct EndToEndRun {
 //   fail:         codegen rejects a legal program, any other nonzero status, h2d != 1,
 //                 image_read != image, or a byte differs (naming tensor and element).
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
-                             const passes::LgbOptions& lgb = {});
+                             const passes::LegalizeGraphBoundaryOptions& boundary_options = {});
 
 // The differential comparison itself: every entry tensor's bytes equal; a failure names the
 // first differing tensor and element with both values.

@@ -44,12 +44,12 @@ int cmd_compile(const Args& a) {
   passes::PassManager pm(pm_opts);
   pm.add(std::make_unique<passes::Simplify>());
   if (last >= 1) pm.add(std::make_unique<passes::NormalizeReturnOrder>());
-  passes::LegalizeGraphBoundary* lgb = nullptr;
+  passes::LegalizeGraphBoundary* legalize = nullptr;
   if (last >= 2) {
-    passes::LgbOptions lo;
+    passes::LegalizeGraphBoundaryOptions lo;
     lo.step_c = !a.has("--no-step-c");
     auto pass = std::make_unique<passes::LegalizeGraphBoundary>(lo);
-    lgb = pass.get();
+    legalize = pass.get();
     pm.add(std::move(pass));
   }
   passes::PipelineResult r = pm.run(*p);
@@ -61,8 +61,8 @@ int cmd_compile(const Args& a) {
     if (r.diagnostics.empty()) fmt::print("{}: error: {}\n", file, r.message);
     return kFail;
   }
-  if (lgb && a.has("--report")) {
-    for (const auto& g : lgb->report().graphs) {
+  if (legalize && a.has("--report")) {
+    for (const auto& g : legalize->report().graphs) {
       fmt::print(stderr, "# LegalizeGraphBoundary {}: nodes={} appended={}\n", g.graph, g.node_count,
                  g.appended.size());
       for (const auto& ap : g.appended)

@@ -94,7 +94,9 @@ class PassManager {
 
 // Options of the default pipeline's passes.
 struct PipelineOptions {
-  LgbOptions lgb;  // LegalizeGraphBoundary (step_c)
+  // LegalizeGraphBoundary (step_c). Still spelled `lgb`: codegen_differential_test.cpp,
+  // which another branch is moving, sets it; rename it with that file's next edit.
+  LegalizeGraphBoundaryOptions lgb;
 };
 
 // Simplify, NormalizeReturnOrder, LegalizeGraphBoundary (COMPILER.md §5).

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 namespace {
 
@@ -240,4 +240,4 @@ void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnos
   }
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

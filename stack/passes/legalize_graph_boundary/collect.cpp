@@ -11,7 +11,7 @@
 
 #include <utility>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 namespace {
 
@@ -33,7 +33,8 @@ struct Where {
 
 class Collector {
  public:
-  Collector(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options)
+  Collector(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
+            const LegalizeGraphBoundaryOptions& options)
       : ctx_(ctx), g_(g), types_(types), options_(options), inv_(g, types.dims_of()) {}
 
   Collected run() {
@@ -218,7 +219,7 @@ class Collector {
   const Context& ctx_;
   const ir::Function& g_;
   const FunctionTypes& types_;
-  const LgbOptions& options_;
+  const LegalizeGraphBoundaryOptions& options_;
   const Invariance inv_;
   Collected out_;
   std::unordered_map<std::string, ScalarKind> scalars_;  // param, hoisted or alias scalars
@@ -229,8 +230,9 @@ class Collector {
 
 }  // namespace
 
-Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options) {
+Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
+                  const LegalizeGraphBoundaryOptions& options) {
   return Collector(ctx, g, types, options).run();
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 using Dims = std::vector<int64_t>;
 inline constexpr const char* kRule = "LegalizeGraphBoundary";
@@ -129,7 +129,8 @@ struct Collected {
   std::unordered_set<const ir::Stmt*> deleted;
   std::vector<size_t> param_order;  // hoist indices: creates, views, scalars
 };
-Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options);
+Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
+                  const LegalizeGraphBoundaryOptions& options);
 
 // ---- steps 3 and 4 (rewrite.cpp) ------------------------------------------------------
 // The rewritten graph (hoisted and alias definitions deleted, aliases substituted, params
@@ -189,4 +190,4 @@ void for_each_expr_shallow(const ir::Stmt& s, F&& f) {
   }
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

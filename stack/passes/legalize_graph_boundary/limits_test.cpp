@@ -6,7 +6,7 @@
 
 #include "stack/passes/pass_manager.h"
 
-namespace stackcheck::passes::lgb_test {
+namespace stackcheck::passes::graph_boundary_test {
 namespace {
 
 // ---- D: signature, limits, control, counts, assemble ---------------------------------
@@ -48,7 +48,7 @@ TEST(LegalizeGraphBoundary, D_signature_too_many_tensors_204) {
   f.body += kL;
   // 120 tensors pass step 1; the 9 hoisted creates make 129 > 128.
   expect_codes(text(f), {204});
-  const LgbRun r = run(text(f), LgbOptions{.step_c = false});
+  const LegalizeRun r = run(text(f), LegalizeGraphBoundaryOptions{.step_c = false});
   EXPECT_TRUE(r.result.ok) << dump(r.result.diagnostics);
 }
 
@@ -78,7 +78,7 @@ Fx loop_of_launches(const std::string& range) {
 
 TEST(LegalizeGraphBoundary, D_limits) {
   expect_codes(text(loop_of_launches("0, 2000, 1")), {216});
-  const LgbRun ok = expect_unchanged(loop_of_launches("0, 1024, 1"));
+  const LegalizeRun ok = expect_unchanged(loop_of_launches("0, 1024, 1"));
   EXPECT_EQ(nodes(ok), 1024u);
   expect_codes(text(loop_of_launches("0, 1025, 1")), {216});
   expect_codes(text(loop_of_launches("-9223372036854775808, 9223372036854775807, 1")), {216});
@@ -97,7 +97,7 @@ TEST(LegalizeGraphBoundary, D_counts_loop_of_creates) {
   std::string body = "for j in range(0, 2, 1) {\n";
   for (int k = 0; k < 20; ++k) body += fmt::format("t{} = create [8]\n", k);
   body += std::string(kL) + "\n}";
-  const LgbRun r = expect_unchanged(Fx{.body = body});
+  const LegalizeRun r = expect_unchanged(Fx{.body = body});
   EXPECT_EQ(nodes(r), 6u);
 }
 
@@ -115,18 +115,18 @@ TEST(LegalizeGraphBoundary, D_counts_hoisting_brings_count_under_limit) {
   after.body = loop;
   // The verifier counts 1025 before the rewrite.
   EXPECT_EQ(verify::graph_node_counts(parse(text(before))).at("g"), 1025u);
-  const LgbRun r = expect_rewrite(before, after);
+  const LegalizeRun r = expect_rewrite(before, after);
   EXPECT_EQ(nodes(r), 1020u);
-  expect_codes(text(before), {216}, LgbOptions{.step_c = false});
+  expect_codes(text(before), {216}, LegalizeGraphBoundaryOptions{.step_c = false});
 }
 
 TEST(LegalizeGraphBoundary, D_assemble) {
   expect_codes(text(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [n])"}), {212});
-  const LgbRun r = expect_rewrite(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"},
-                                  Fx{.body = "c1 = assemble(c, u, [4])",
-                                     .params = ", u: In T4",
-                                     .site = "u__graph_arg0 = slice(a, [0], [4])",
-                                     .args = ", u__graph_arg0"});
+  const LegalizeRun r = expect_rewrite(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"},
+                                       Fx{.body = "c1 = assemble(c, u, [4])",
+                                          .params = ", u: In T4",
+                                          .site = "u__graph_arg0 = slice(a, [0], [4])",
+                                          .args = ", u__graph_arg0"});
   EXPECT_EQ(nodes(r), 1u);
 }
 
@@ -165,7 +165,7 @@ orchestration main(a: In T, b: InOut T) {
   }
 }
 )");
-  const LgbRun r = run(before);
+  const LegalizeRun r = run(before);
   ASSERT_TRUE(r.result.ok) << dump(r.result.diagnostics);
   EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(after)));
 }
@@ -201,7 +201,7 @@ orchestration main(a: In T, b: InOut T) {
   call h(a, b, 2, v__graph_arg1)
 }
 )");
-  const LgbRun r = run(before);
+  const LegalizeRun r = run(before);
   ASSERT_TRUE(r.result.ok) << dump(r.result.diagnostics);
   EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(after)));
 }
@@ -217,7 +217,7 @@ TEST(LegalizeGraphBoundary, sites_static_view_out_of_bounds_rejected_11) {
 }
 
 TEST(LegalizeGraphBoundary, report_depth_of_hoists_in_constant_loops) {
-  const LgbRun r =
+  const LegalizeRun r =
       expect_rewrite(Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\ns = n + 1\n"
                                 "v = slice(c, [s], [4])\nv1 = call kacc4(v, v)\n}\n}"},
                      Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\nv1 = call kacc4(v, v)\n}\n}",
@@ -323,4 +323,4 @@ orchestration main(a: In T, b: InOut T) {
 }
 
 }  // namespace
-}  // namespace stackcheck::passes::lgb_test
+}  // namespace stackcheck::passes::graph_boundary_test

@@ -10,7 +10,7 @@
 
 #include <utility>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 namespace {
 
@@ -314,4 +314,4 @@ void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
   SiteRewriter(caller, caller_types, graphs, out).run();
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

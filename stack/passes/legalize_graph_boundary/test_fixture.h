@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace stackcheck::passes::lgb_test {
+namespace stackcheck::passes::graph_boundary_test {
 
 // `T` and `T4` (whole words) -> tensor<i32>[8] and tensor<i32>[4].
 inline std::string expand(const std::string& in) {
@@ -91,16 +91,16 @@ inline std::vector<int> codes(const verify::Diagnostics& ds) {
   return out;
 }
 
-struct LgbRun {
+struct LegalizeRun {
   PassResult result;
-  LgbReport report;
+  LegalizeGraphBoundaryReport report;
   ir::Program input;
 };
 
 // Runs the pass on a well-formed, return-normalized input; an accepted output must be
 // well formed, pass the verifier and have the verifier's node counts.
-inline LgbRun run(const std::string& src, LgbOptions options = {}) {
-  LgbRun r;
+inline LegalizeRun run(const std::string& src, LegalizeGraphBoundaryOptions options = {}) {
+  LegalizeRun r;
   r.input = parse(src);
   const verify::Diagnostics wf = verify::check_well_formed(r.input);
   EXPECT_TRUE(wf.empty()) << "input not well formed:\n" << dump(wf) << src;
@@ -136,15 +136,15 @@ inline LgbRun run(const std::string& src, LgbOptions options = {}) {
   return r;
 }
 
-inline uint64_t nodes(const LgbRun& r, const std::string& graph = "g") {
+inline uint64_t nodes(const LegalizeRun& r, const std::string& graph = "g") {
   const GraphReport* g = r.report.find(graph);
   EXPECT_NE(g, nullptr) << graph;
   return g != nullptr ? g->node_count : 0;
 }
 
 // The pass turns `before` into exactly `after`; returns the run for further checks.
-inline LgbRun expect_rewrite(const Fx& before, const Fx& after, LgbOptions options = {}) {
-  LgbRun r = run(text(before), options);
+inline LegalizeRun expect_rewrite(const Fx& before, const Fx& after, LegalizeGraphBoundaryOptions options = {}) {
+  LegalizeRun r = run(text(before), options);
   EXPECT_TRUE(r.result.ok) << dump(r.result.diagnostics) << text(before);
   if (r.result.ok) {
     EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(text(after))));
@@ -152,16 +152,17 @@ inline LgbRun expect_rewrite(const Fx& before, const Fx& after, LgbOptions optio
   return r;
 }
 
-inline LgbRun expect_unchanged(const Fx& before, LgbOptions options = {}) {
+inline LegalizeRun expect_unchanged(const Fx& before, LegalizeGraphBoundaryOptions options = {}) {
   return expect_rewrite(before, before, options);
 }
 
-inline void expect_codes(const std::string& src, const std::vector<int>& expected, LgbOptions options = {}) {
-  const LgbRun r = run(src, options);
+inline void expect_codes(const std::string& src, const std::vector<int>& expected,
+                         LegalizeGraphBoundaryOptions options = {}) {
+  const LegalizeRun r = run(src, options);
   EXPECT_FALSE(r.result.ok) << src;
   EXPECT_EQ(codes(r.result.diagnostics), expected) << dump(r.result.diagnostics) << src;
 }
 
 inline const char* const kL = "l1 = call kacc(x, c)";  // L: a launch, appended to sketches with none
 
-}  // namespace stackcheck::passes::lgb_test
+}  // namespace stackcheck::passes::graph_boundary_test

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 Context::Context(const ir::Program& p) : program_(p), rpi_(p) {
   for (const ir::Function& f : p.functions) functions_.emplace(f.name, &f);
@@ -216,4 +216,4 @@ bool Invariance::expr(const ir::Expr& e) const {
   return false;
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary
