@@ -3,6 +3,7 @@
 #include "stack/interp/interp.h"
 #include "stack/ir/equal.h"
 #include "stack/ir/printer.h"
+#include "stack/ir/walk.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/pass_manager.h"
 #include "stack/passes/simplify.h"
@@ -143,19 +144,9 @@ struct WriteWalk {
     }
     return results;
   }
-  void block(const std::vector<ir::Stmt>& body) {
-    for (const auto& s : body) {
-      switch (s.kind) {
-        case ir::Stmt::Kind::Invoke: invoke(s.invoke); break;
-        case ir::Stmt::Kind::For:
-        case ir::Stmt::Kind::If:
-          block(s.body);
-          block(s.else_body);
-          break;
-        case ir::Stmt::Kind::Return: break;
-        case ir::Stmt::Kind::Assign: assign(s); break;
-      }
-    }
+  void visit(const ir::Stmt& s, const ir::Place&) {
+    if (s.kind == ir::Stmt::Kind::Invoke) invoke(s.invoke);
+    if (s.kind == ir::Stmt::Kind::Assign) assign(s);
   }
   void assign(const ir::Stmt& s) {
     if (auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
@@ -194,7 +185,7 @@ Verdict check_graph_writes_inout(const ir::Program& p) {
         return Verdict::fail("graph-out-param", fmt::format("graph {}: param {} is Out", f.name, f.params[i].name));
       w.root[f.params[i].name] = i;
     }
-    w.block(f.body);
+    ir::walk_statements(f.body, w);
     for (size_t i : w.written)
       if (f.params[i].dir != ir::Dir::InOut)
         return Verdict::fail("graph-write-inout", fmt::format("graph {}: param {} is written but declared {}", f.name,

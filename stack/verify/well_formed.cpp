@@ -10,6 +10,7 @@
 #include "stack/ir/arith.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/rpi.h"
+#include "stack/ir/walk.h"
 #include "stack/support/limits.h"
 #include "stack/verify/builtins.h"
 
@@ -79,23 +80,6 @@ bool same_type(const Type& a, const Type& b) {
   return a.kind == b.kind && (!a.is_tensor() || (a.dtype == b.dtype && a.dims == b.dims));
 }
 
-const ir::Invoke* invoke_of(const Stmt& s) {
-  if (s.kind == Stmt::Kind::Invoke) return &s.invoke;
-  if (s.kind == Stmt::Kind::Assign) {
-    if (const auto* r = std::get_if<ir::InvokeRhs>(&s.rhs)) return &r->invoke;
-  }
-  return nullptr;
-}
-
-template <typename Visit>
-void for_each_stmt(const std::vector<Stmt>& body, const Visit& visit) {
-  for (const Stmt& s : body) {
-    visit(s);
-    for_each_stmt(s.body, visit);
-    for_each_stmt(s.else_body, visit);
-  }
-}
-
 // Facts about the whole program that every function's check needs.
 struct ProgramInfo {
   const ir::Program& program;
@@ -110,8 +94,8 @@ struct ProgramInfo {
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
     Graph g(n);
     for (size_t i = 0; i < n; ++i) {
-      for_each_stmt(p.functions[i].body, [&](const Stmt& s) {
-        if (const ir::Invoke* inv = invoke_of(s)) {
+      ir::walk_statements(p.functions[i].body, [&](const Stmt& s) {
+        if (const ir::Invoke* inv = ir::invoke_of(s)) {
           if (auto it = first.find(inv->callee); it != first.end()) boost::add_edge(i, it->second, g);
         }
       });
@@ -195,10 +179,10 @@ class FunctionChecker {
     } else if (!f_.results.empty()) {
       report(kReturn, f_.loc, fmt::format("the entry '{}' declares results; it returns nothing", f_.name));
     }
-    for_each_stmt(f_.body, [&](const Stmt& s) {
+    ir::walk_statements(f_.body, [&](const Stmt& s) {
       if (s.kind == Stmt::Kind::Assign || s.kind == Stmt::Kind::For) all_defs_.insert(s.name);
     });
-    statements(f_.body, true);
+    ir::walk_statements(f_.body, *this);
     // A missing final return is reported where the graph ends: at its last statement.
     const bool ends_with_return = !f_.body.empty() && f_.body.back().kind == Stmt::Kind::Return;
     if (f_.kind == Function::Kind::Graph && !f_.results.empty() && !ends_with_return) {
@@ -414,15 +398,14 @@ class FunctionChecker {
 
   // ---- statements --------------------------------------------------------------------
 
-  void statements(const std::vector<Stmt>& body, bool top) {
-    for (size_t i = 0; i < body.size(); ++i) statement(body[i], top && i + 1 == body.size());
-  }
-
-  void statement(const Stmt& s, bool last_top) {
+ public:
+  // Walk hooks: a statement is checked before the lists it holds; every nested list is a
+  // scope (a for body's starts with the loop variable).
+  void visit(const Stmt& s, const ir::Place& at) {
     switch (s.kind) {
       case Stmt::Kind::Assign: assign(s); break;
       case Stmt::Kind::Invoke: invoke(s.invoke); break;
-      case Stmt::Kind::Return: return_stmt(s, last_top); break;
+      case Stmt::Kind::Return: return_stmt(s, at.top_level() && at.last()); break;
       case Stmt::Kind::For: {
         scalar(s.lo);
         scalar(s.hi);
@@ -430,25 +413,24 @@ class FunctionChecker {
         if (step.ok && step.literal && step.value == 0) {
           report(kZero, s.step.loc, fmt::format("loop '{}' has a zero step", s.name));
         }
-        open_scope();
-        define(s.name, Binding::scalar(std::nullopt), s.loc);
-        statements(s.body, false);
-        close_scope();
         break;
       }
       case Stmt::Kind::If:
         scalar(ir::if_lhs(s));
         scalar(ir::if_rhs(s));
-        open_scope();
-        statements(s.body, false);
-        close_scope();
-        open_scope();
-        statements(s.else_body, false);
-        close_scope();
         break;
     }
   }
+  void enter_block(const std::vector<Stmt>&, const ir::Place& at) {
+    if (at.owner == nullptr) return;  // the body's names share the params' scope
+    open_scope();
+    if (at.owner->kind == Stmt::Kind::For) define(at.owner->name, Binding::scalar(std::nullopt), at.owner->loc);
+  }
+  void leave_block(const std::vector<Stmt>&, const ir::Place& at) {
+    if (at.owner != nullptr) close_scope();
+  }
 
+ private:
   void return_stmt(const Stmt& s, bool last_top) {
     if (!last_top) {
       report(kReturn, s.loc, fmt::format("`return` must be the last statement of '{}'", f_.name));
