@@ -318,6 +318,12 @@ class GraphCheck {
       return;
     }
     if (callee->kind != ir::Function::Kind::Kernel) return;
+    if (!arguments_match(inv, *callee)) {
+      report(210, loc_or(inv.loc, s.loc),
+             fmt::format("launch of '{}' passes {} arguments for {} params (only a trailing run of Out params may "
+                         "be left out)",
+                         inv.callee, inv.args.size(), callee->params.size()));
+    }
     const size_t n = std::min(inv.args.size(), callee->params.size());
     for (size_t i = 0; i < n; ++i) {
       if (callee->params[i].type.is_tensor()) continue;
@@ -328,6 +334,16 @@ class GraphCheck {
              fmt::format("scalar argument '{}' of '{}' is neither a scalar param nor invariant", ir::print_expr(a),
                          inv.callee));
     }
+  }
+
+  // A launch passes every param, or leaves out only a trailing run of Out params (results
+  // the kernel creates); anything else leaves a param the recorded node never binds.
+  static bool arguments_match(const ir::Invoke& inv, const ir::Function& kernel) {
+    if (inv.args.size() > kernel.params.size()) return false;
+    for (size_t i = inv.args.size(); i < kernel.params.size(); ++i) {
+      if (kernel.params[i].dir != ir::Dir::Out) return false;
+    }
+    return true;
   }
 
   void offsets(int code, const ir::Stmt& s, const std::vector<ir::Expr>& offs, const char* what) {

@@ -6,6 +6,7 @@
 
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
+#include "stack/verify/well_formed.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -248,6 +249,28 @@ TEST(GraphBoundaryLegalized, code211_view_of_submit_tuple_element) {
 TEST(GraphBoundaryLegalized, code212_assemble_offsets_not_invariant) {
   expect_codes(graph("u = slice(x, [0], [4])\nc1 = assemble(c, u, [n])"), {212});
   expect_codes(graph("u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"), {});
+}
+
+// A kernel launch in a graph, checked by the verifier on its own (WellFormed 5 reports the
+// arity first): it may leave out only a trailing run of Out params.
+TEST(GraphBoundaryLegalized, code210_launch_leaving_out_params) {
+  // kouts binds acc to (x, a); s (In), o and p (Out) are extras.
+  const std::string kouts =
+      "kernel kouts(x: In tensor<i32>[8], a: InOut tensor<i32>[8], s: In i64, o: Out tensor<i32>[8], "
+      "p: Out tensor<i32>[8]) -> (a) = builtin acc\n";
+  expect_codes(kouts + graph("c1 = call kouts(x, c, n, c, c)"), {});
+  // Only trailing Out params left out: not GraphBoundaryLegalized's concern.
+  expect_codes(kouts + graph("c1 = call kouts(x, c, n, c)"), {});
+  expect_codes(kouts + graph("c1 = call kouts(x, c, n)"), {});
+  EXPECT_EQ(codes(verify::check_well_formed(parse(kouts + graph("c1 = call kouts(x, c, n)")))), std::vector<int>{5});
+  // An In param left out, at the end or in the middle of the omitted run; an InOut one; too many.
+  const Diagnostics in = check_graph_boundary_legalized(parse(graph("c1 = call ksc(x, c)")));
+  ASSERT_EQ(codes(in), std::vector<int>{210}) << dump(in);
+  EXPECT_EQ(in[0].location.function, "g");
+  EXPECT_EQ(in[0].location.line, 6u);  // the launch's line
+  expect_codes(kouts + graph("c1 = call kouts(x, c)"), {210});
+  expect_codes(graph("c1 = call kacc(x)"), {210});
+  expect_codes(graph("c1 = call kacc(x, c, c)"), {210});
 }
 
 TEST(GraphBoundaryLegalized, code213_launch_scalar_argument) {
