@@ -6,8 +6,8 @@
 #include "stack/ir/walk.h"
 
 #include "stack/ir/builder.h"
-#include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
+#include "stack/ir/testing.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -24,11 +24,7 @@ namespace {
 
 namespace b = build;
 
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string()) << "\n" << text;
-  return r.ok() ? r.program() : Program{};
-}
+Program parse(const std::string& text) { return testing::parse_or_fail(text); }
 
 // Statements named in program order: a0 .. a7, loop vars i, j, with an if/else between.
 const char* kNested = R"(orchestration main(x: In tensor<i32>[8]) {

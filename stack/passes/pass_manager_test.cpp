@@ -227,13 +227,7 @@ TEST(PassManager, names) {
 }
 
 TEST(PassManager, default_pipeline_on_the_section_1_example) {
-  const std::string text =
-      "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-      "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n"
-      "  v = slice(x, [n * 8], [8])\n  t = create [8]\n  t1 = call kacc(v, t)\n"
-      "  c1 = call kacc(t1, c)\n  return c1\n}\n"
-      "orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {\n"
-      "  for i in range(0, 2, 1) {\n    call g(x, c, i)\n  }\n}\n";
+  const std::string text = ir::testing::kSection1Example;
   std::string log;
   PassManagerOptions o;
   o.print_after_all = true;
@@ -250,15 +244,7 @@ TEST(PassManager, default_pipeline_on_the_section_1_example) {
   EXPECT_EQ(r.unverified, PropertySet{0});  // every property has its verifier wired
   EXPECT_NE(log.find("# after LegalizeGraphBoundary\n"), std::string::npos);
   // The COMPILER.md §5.3 result of this example.
-  EXPECT_EQ(ir::print_program(r.program),
-            canonical("kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-                      "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64, "
-                      "t: InOut tensor<i32>[8], v: In tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
-                      "  t1 = call kacc(v, t)\n  c1 = call kacc(t1, c)\n  return c\n}\n"
-                      "orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {\n"
-                      "  for i in range(0, 2, 1) {\n    v__graph_arg0 = slice(x, [i * 8], [8])\n"
-                      "    t__graph_arg1 = create [8]\n"
-                      "    call g(x, c, i, t__graph_arg1, v__graph_arg0)\n  }\n}\n"));
+  EXPECT_EQ(ir::print_program(r.program), canonical(ir::testing::kSection1Legalized));
   testing::expect_same_meaning(in, r.program);
 }
 

@@ -12,7 +12,7 @@ namespace {
 // ---- D: signature, limits, control, counts, assemble ---------------------------------
 
 TEST(LegalizeGraphBoundary, D_signature_no_tensor_203) {
-  const std::string src = expand(kKernels + R"(
+  const std::string src = expand_fixture_types(kKernels + R"(
 graph h(n: In i64) {
   t = create [8]
   u = create [8]
@@ -26,7 +26,7 @@ orchestration main(a: In T, b: InOut T) {
 }
 
 TEST(LegalizeGraphBoundary, D_signature_out_param_202) {
-  const std::string src = expand(kKernels + R"(
+  const std::string src = expand_fixture_types(kKernels + R"(
 graph h(x: In T, o: Out T) -> (T) {
   o1 = call ksc(x, o, 2)
   return o
@@ -133,7 +133,7 @@ TEST(LegalizeGraphBoundary, D_assemble) {
 // ---- call sites ----------------------------------------------------------------------
 
 TEST(LegalizeGraphBoundary, sites_number_per_caller_and_skip_used_names) {
-  const std::string before = expand(kKernels + R"(
+  const std::string before = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64) -> (T) {
   s = n * 2
   c1 = call ksc(x, c, s)
@@ -148,7 +148,7 @@ orchestration main(a: In T, b: InOut T) {
   }
 }
 )");
-  const std::string after = expand(kKernels + R"(
+  const std::string after = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64, s: In i64) -> (T) {
   c1 = call ksc(x, c, s)
   return c
@@ -171,7 +171,7 @@ orchestration main(a: In T, b: InOut T) {
 }
 
 TEST(LegalizeGraphBoundary, sites_two_graphs_share_the_counter) {
-  const std::string before = expand(kKernels + R"(
+  const std::string before = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64) -> (T) {
   t = create [8]
   c1 = call kacc(t, c)
@@ -186,7 +186,7 @@ orchestration main(a: In T, b: InOut T) {
   call h(a, b, 2)
 }
 )");
-  const std::string after = expand(kKernels + R"(
+  const std::string after = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64, t: InOut T) -> (T) {
   c1 = call kacc(t, c)
   return c
@@ -278,7 +278,7 @@ TEST(LegalizeGraphBoundary, never_crashes_on_malformed_programs) {
 TEST(LegalizeGraphBoundary, default_pipeline_with_verify_instrument) {
   // Unsorted k2 and a create shape bound through a scalar: Simplify and
   // NormalizeReturnOrder prepare it, the verify instrument checks every step.
-  const std::string src = expand(R"(
+  const std::string src = expand_fixture_types(R"(
 kernel kacc(x: In T, a: InOut T) -> (a) = builtin acc
 kernel k2(x: In T, o1: Out T, o2: InOut T) -> (o2, o1) = builtin copy
 graph g(x: In T, c: InOut T, n: In i64) -> (T) {
@@ -298,7 +298,7 @@ orchestration main(a: In T, b: InOut T) {
   PassManager pm = default_pipeline();
   const PipelineResult r = pm.run(parse(src));
   ASSERT_TRUE(r.ok()) << r.message << "\n" << dump(r.diagnostics);
-  const std::string expected = expand(R"(
+  const std::string expected = expand_fixture_types(R"(
 kernel kacc(x: In T, a: InOut T) -> (a) = builtin acc
 kernel k2(x: In T, o1: Out T, o2: InOut T) -> (o1, o2) = builtin copy
 graph g(x: In T, c: InOut T, n: In i64, t: InOut T, v: InOut T4) -> (T) {
