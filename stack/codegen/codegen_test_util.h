@@ -10,7 +10,7 @@
 
 #include "stack/codegen/codegen.h"
 #include "stack/ir/testing.h"
-#include "stack/passes/pass_manager.h"
+#include "stack/passes/pipeline.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"

@@ -4,7 +4,7 @@
 // input. Part 1: legalize_graph_boundary_test.cpp.
 #include "stack/passes/legalize_graph_boundary/test_fixture.h"
 
-#include "stack/passes/pass_manager.h"
+#include "stack/passes/pipeline.h"
 
 namespace stackcheck::passes::graph_boundary_test {
 namespace {
