@@ -4,6 +4,7 @@
 #include "properties/oracles/compiler_oracles.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
+#include "stack/ir/printer.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/pass_manager.h"
 #include "stack/passes/simplify.h"
@@ -19,7 +20,7 @@ void assert_verdict(const oracles::Verdict& v) {
   if (v.failed()) RC_FAIL(v.to_string());
 }
 
-oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LegalizeGraphBoundaryOptions& o = {}) {
+oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::PipelineOptions& o = {}) {
   oracles::PipelineRun run = oracles::run_pipeline(p, o);
   // Generated programs are legal by construction: a rejection is a false rejection.
   if (!run.verdict.passed()) RC_FAIL(run.verdict.to_string());
@@ -33,7 +34,7 @@ oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::Legali
 RC_GTEST_PROP(CompilerProps, pass_outputs_pass_their_verifiers, ()) {
   const ir::Program p = *gen::arbitrary_program();
   pipeline_or_fail(p);
-  pipeline_or_fail(p, passes::LegalizeGraphBoundaryOptions{false});
+  pipeline_or_fail(p, passes::PipelineOptions{.lgb = {.step_c = false}});
 }
 
 // §8.5: the interpreter gives the same bytes before and after every pass.
@@ -53,7 +54,7 @@ RC_GTEST_PROP(CompilerProps, passes_preserve_semantics, ()) {
 RC_GTEST_PROP(CompilerProps, boundary_invariants, ()) {
   const ir::Program p = *gen::arbitrary_program();
   for (bool step_c : {true, false}) {
-    const oracles::PipelineRun run = pipeline_or_fail(p, passes::LegalizeGraphBoundaryOptions{step_c});
+    const oracles::PipelineRun run = pipeline_or_fail(p, passes::PipelineOptions{.lgb = {.step_c = step_c}});
     const ir::Program& legal = run.stages.back().program;
     assert_verdict(oracles::check_node_counts(legal, run.boundary_report));
     assert_verdict(oracles::check_hoisted_creates(run.boundary_report));
@@ -148,6 +149,41 @@ TEST(CompilerOracles, verify_instrument_blames_a_pass_producing_invalid_ir) {
   const passes::PipelineResult r = pm.run(parse_or_die(kAccProgram));
   EXPECT_EQ(r.outcome, passes::Outcome::PassBug);
   EXPECT_EQ(r.pass, "DropEntry");
+}
+
+TEST(CompilerOracles, run_pipeline_keeps_every_accepted_stage) {
+  const std::string graph =
+      "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+      "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+      "  t = create [8]\n  BODY\n  t1 = call kacc(x, t)\n  c1 = call kacc(t1, c)\n  return c1\n}\n"
+      "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  call g(x, c)\n}\n";
+  auto with = [&](const std::string& body) {
+    std::string text = graph;
+    text.replace(text.find("BODY"), 4, body);
+    return parse_or_die(text.c_str());
+  };
+  const oracles::PipelineRun run = oracles::run_pipeline(with("s = 1 + 1"));
+  ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
+  ASSERT_EQ(run.stages.size(), 3u);
+  EXPECT_EQ(run.stages[0].pass, "Simplify");
+  EXPECT_NE(ir::print_program(run.stages[0].program).find("s = 2"), std::string::npos);
+  EXPECT_EQ(run.stages[1].pass, "NormalizeReturnOrder");
+  EXPECT_NE(ir::print_program(run.stages[1].program).find("return c\n"), std::string::npos);
+  EXPECT_EQ(run.stages[2].pass, "LegalizeGraphBoundary");
+  EXPECT_NE(ir::print_program(run.stages[2].program).find("t__graph_arg0 = create [8]"), std::string::npos);
+  ASSERT_EQ(run.boundary_report.graphs.size(), 1u);
+  EXPECT_EQ(run.boundary_report.graphs[0].appended.size(), 1u);
+  // Without Step C the create stays; a rejection keeps the stages before it and no report.
+  const oracles::PipelineRun kept =
+      oracles::run_pipeline(with("s = 1"), passes::PipelineOptions{.lgb = {.step_c = false}});
+  ASSERT_TRUE(kept.verdict.passed()) << kept.verdict.to_string();
+  EXPECT_TRUE(kept.boundary_report.graphs.at(0).appended.empty());
+  const oracles::PipelineRun rejected = oracles::run_pipeline(with("f = full [8], 1"));
+  EXPECT_EQ(rejected.verdict.kind, oracles::VerdictKind::Inconclusive);
+  EXPECT_NE(rejected.verdict.message.find("LegalizeGraphBoundary rejected the input"), std::string::npos)
+      << rejected.verdict.message;
+  EXPECT_EQ(rejected.stages.size(), 2u);
+  EXPECT_TRUE(rejected.boundary_report.graphs.empty());
 }
 
 TEST(CompilerOracles, semantics_oracle_reports_a_changed_scale) {

@@ -41,8 +41,8 @@ TEST(EndToEnd, corpus_programs_under_every_schedule) {
     for (bool step_c : {true, false})
       for (const auto& sched : schedules())
         for (uint64_t seed : {0u, 5u}) {
-          const oracles::EndToEndRun run =
-              oracles::check_end_to_end(parsed.program(), seed, sched, passes::LegalizeGraphBoundaryOptions{step_c});
+          const oracles::EndToEndRun run = oracles::check_end_to_end(
+              parsed.program(), seed, sched, passes::PipelineOptions{.lgb = {.step_c = step_c}});
           EXPECT_TRUE(run.verdict.passed())
               << entry.path() << " step_c=" << step_c << " " << oracles::schedule_text(sched) << " seed " << seed
               << ": " << run.verdict.to_string() << "\nreplay: stackcheck run " << entry.path().string() << " --seed "
@@ -60,7 +60,7 @@ RC_GTEST_PROP(EndToEnd, generated_programs_match_interpreter, ()) {
   const auto& sched = all[*rc::gen::inRange<size_t>(0, all.size())];
   const bool step_c = *rc::gen::arbitrary<bool>();
   const oracles::EndToEndRun run =
-      oracles::check_end_to_end(p, seed, sched, passes::LegalizeGraphBoundaryOptions{step_c});
+      oracles::check_end_to_end(p, seed, sched, passes::PipelineOptions{.lgb = {.step_c = step_c}});
   RC_CLASSIFY(run.verdict.kind == oracles::VerdictKind::Inconclusive, "inconclusive");
   if (run.verdict.failed())
     RC_FAIL(run.verdict.to_string() + "\nplan:\n" + run.plan_text + "replay: stackcheck run FILE --seed " +

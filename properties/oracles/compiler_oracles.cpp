@@ -4,9 +4,7 @@
 #include "stack/ir/equal.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/walk.h"
-#include "stack/passes/normalize_return_order.h"
-#include "stack/passes/pass_manager.h"
-#include "stack/passes/simplify.h"
+#include "stack/passes/pipeline.h"
 #include "stack/verify/graph_boundary_legalized.h"
 
 #include <fmt/format.h>
@@ -17,37 +15,27 @@
 
 namespace stackcheck::oracles {
 
-PipelineRun run_pipeline(const ir::Program& p, const passes::LegalizeGraphBoundaryOptions& boundary_options) {
+PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options) {
   PipelineRun out;
-  std::vector<std::unique_ptr<passes::Pass>> chain;
-  chain.push_back(std::make_unique<passes::Simplify>());
-  chain.push_back(std::make_unique<passes::NormalizeReturnOrder>());
-  auto legalize = std::make_unique<passes::LegalizeGraphBoundary>(boundary_options);
-  passes::LegalizeGraphBoundary* legalize_pass = legalize.get();
-  chain.push_back(std::move(legalize));
-
-  ir::Program current = p;
-  passes::PropertySet held = 0;
-  for (auto& pass : chain) {
-    passes::PassManager pm;
-    const std::string name(pass->name());
-    pm.add(std::move(pass));
-    passes::PipelineResult r = pm.run(current, held);
-    if (r.outcome == passes::Outcome::PassBug) {
-      out.verdict = Verdict::fail("verify-after-pass", fmt::format("{}: {}", name, r.message));
-      return out;
-    }
-    if (r.outcome == passes::Outcome::InputRejected) {
-      const std::string first = r.diagnostics.empty() ? r.message : r.diagnostics.front().render("");
-      out.verdict = Verdict::inconclusive("rejected", fmt::format("{} rejected the input: {}", name, first));
-      return out;
-    }
-    held = r.held;
-    current = r.program;
-    if (name == "LegalizeGraphBoundary") out.boundary_report = legalize_pass->report();  // before pm owns it no more
-    out.stages.push_back({name, current});
+  passes::PassManager pm = passes::default_pipeline(options);  // verify on
+  const passes::SnapshotInstrument& snapshots = pm.emplace_instrument<passes::SnapshotInstrument>();
+  const passes::PipelineResult r = pm.run(p);
+  for (const auto& s : snapshots.snapshots()) out.stages.push_back({s.pass, s.program});
+  const auto* legalize = passes::find_pass<passes::LegalizeGraphBoundary>(pm);
+  if (legalize != nullptr && r.ran(legalize->name())) {
+    out.boundary_report = legalize->report();
   }
-  out.verdict = Verdict::pass();
+  switch (r.outcome) {
+    case passes::Outcome::Ok: out.verdict = Verdict::pass(); break;
+    case passes::Outcome::PassBug:
+      out.verdict = Verdict::fail("verify-after-pass", fmt::format("{}: {}", r.pass, r.message));
+      break;
+    case passes::Outcome::InputRejected: {
+      const std::string first = r.diagnostics.empty() ? r.message : r.diagnostics.front().render("");
+      out.verdict = Verdict::inconclusive("rejected", fmt::format("{} rejected the input: {}", r.pass, first));
+      break;
+    }
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "stack/ir/ast.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/pass.h"
+#include "stack/passes/pipeline.h"
 
 #include <cstdint>
 #include <functional>
@@ -28,9 +29,9 @@ struct PipelineRun {
   passes::LegalizeGraphBoundaryReport boundary_report;  // LegalizeGraphBoundary's report (when it ran)
 };
 
-// Runs Simplify, NormalizeReturnOrder, LegalizeGraphBoundary one at a time under the verify
-// instrument, keeping every intermediate program.
-PipelineRun run_pipeline(const ir::Program& p, const passes::LegalizeGraphBoundaryOptions& boundary_options = {});
+// Runs the pipeline (passes/pipeline.h) in one PassManager under the verify instrument, with
+// the snapshot instrument keeping every accepted intermediate program.
+PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options = {});
 
 // §8.5: interp(p) == interp(q) byte for byte for `seed`. Inconclusive when p errs, or when q
 // only exhausts the budget; a failure when only q errs or bytes differ (naming the first

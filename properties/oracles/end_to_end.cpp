@@ -49,9 +49,9 @@ bool is_resource_latch(int status) {
 }
 
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
-                             const passes::LegalizeGraphBoundaryOptions& boundary_options) {
+                             const passes::PipelineOptions& pipeline) {
   EndToEndRun out;
-  PipelineRun compiled = run_pipeline(p, boundary_options);
+  PipelineRun compiled = run_pipeline(p, pipeline);
   if (!compiled.verdict.passed()) {
     out.verdict = compiled.verdict;
     return out;

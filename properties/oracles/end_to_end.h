@@ -6,7 +6,7 @@
 
 #include "properties/oracles/oracle.h"
 #include "stack/ir/ast.h"
-#include "stack/passes/legalize_graph_boundary.h"
+#include "stack/passes/pipeline.h"
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/host/bind.h"
 
@@ -32,7 +32,7 @@ struct EndToEndRun {
 //   fail:         codegen rejects a legal program, any other nonzero status, h2d != 1,
 //                 image_read != image, or a byte differs (naming tensor and element).
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
-                             const passes::LegalizeGraphBoundaryOptions& boundary_options = {});
+                             const passes::PipelineOptions& pipeline = {});
 
 // The differential comparison itself: every entry tensor's bytes equal; a failure names the
 // first differing tensor and element with both values.

@@ -59,7 +59,7 @@ int cmd_bench_bind(const Args& a) {
       loop->hi.args.clear();
       loop->hi.value = static_cast<int64_t>(n);
       const oracles::EndToEndRun run =
-          oracles::check_end_to_end(p, 0, sched, passes::LegalizeGraphBoundaryOptions{step_c});
+          oracles::check_end_to_end(p, 0, sched, passes::PipelineOptions{.lgb = {.step_c = step_c}});
       const auto& s = run.bind.stats;
       const std::string per_layer =
           prev_n ? fmt::format("{}", (s.graph_hw - prev_hw) / (n - prev_n)) : fmt::format("{}", s.graph_hw);
