@@ -1,8 +1,9 @@
 // Test fixtures shared by the compiler's unit tests (included by *_test.cpp files and their
 // test-only helper headers, never by libstack, properties or fuzz): COMPILER.md §5's case
 // fixture (its kernels and its g/main program), §1's example before and after the pipeline,
-// parsing that fails the test on a parse error, canonical printing, and diagnostics as codes
-// or text for failure messages. Header-only; it uses GoogleTest's non-fatal assertions.
+// parsing that fails the test on a parse error, canonical printing, diagnostics as codes or
+// text for failure messages, and deeply nested programs with a small stack to walk them on.
+// Header-only; it uses GoogleTest's assertions.
 #pragma once
 
 #include "stack/ir/ast.h"
@@ -12,7 +13,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <cctype>
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -151,6 +156,66 @@ std::string diagnostics_text(const Diagnostics& ds) {
   std::string out;
   for (const auto& d : ds) out += fmt::format("{} [{}] {}\n", d.location.function, d.rule, d.render(""));
   return out;
+}
+
+// ---- deep nesting ----------------------------------------------------------------------
+// Code-built programs nest without the parser's cap; walks over them must not recurse.
+// These build such programs, run code on a stack too small for recursion at that depth
+// (walk_test.cpp shows a recursive walk dying there) and take the trees apart again
+// without recursion (their destructors recurse once per level).
+
+inline constexpr size_t kDeepNesting = 20'000;
+inline constexpr size_t kSmallStackBytes = 512 * 1024;
+
+// `depth` nested loops `for iK in range(0, 1, 1) { ... }` (i0 outermost) around `body`,
+// built from the inside out by moves (a copy would recurse).
+inline std::vector<Stmt> nest_in_loops(std::vector<Stmt> body, size_t depth) {
+  for (size_t k = depth; k-- > 0;) {
+    Stmt loop;
+    loop.kind = Stmt::Kind::For;
+    loop.name = "i" + std::to_string(k);
+    loop.lo.value = 0;
+    loop.hi.value = 1;
+    loop.step.value = 1;
+    loop.body = std::move(body);
+    body = std::vector<Stmt>();
+    body.push_back(std::move(loop));
+  }
+  return body;
+}
+
+inline void dismantle(std::vector<Stmt>& root) {
+  std::vector<Stmt> pending = std::move(root);
+  while (!pending.empty()) {
+    Stmt s = std::move(pending.back());
+    pending.pop_back();
+    for (Stmt& c : s.body) pending.push_back(std::move(c));
+    for (Stmt& c : s.else_body) pending.push_back(std::move(c));
+  }
+}
+inline void dismantle(Expr& root) {
+  std::vector<Expr> pending;
+  pending.push_back(std::move(root));
+  while (!pending.empty()) {
+    Expr e = std::move(pending.back());
+    pending.pop_back();
+    for (Expr& a : e.args) pending.push_back(std::move(a));
+  }
+}
+
+// Runs fn to completion on a thread whose stack has kSmallStackBytes.
+inline void on_small_stack(const std::function<void()>& fn) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, kSmallStackBytes), 0);
+  pthread_t thread;
+  auto run = [](void* arg) -> void* {
+    (*static_cast<const std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, run, const_cast<std::function<void()>*>(&fn)), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
 }
 
 }  // namespace stackcheck::ir::testing

@@ -11,11 +11,9 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <pthread.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -261,57 +259,18 @@ TEST(Walk, subexpressions_pre_order_and_mutable) {
 
 // ---- deep nesting --------------------------------------------------------------------
 
-constexpr size_t kDepth = 20'000;
-// Small enough that a recursive walk of kDepth levels overflows it (see the death test),
-// large enough for the walkers' own frames under sanitizers.
-constexpr size_t kSmallStack = 512 * 1024;
+using testing::dismantle;
+using testing::kDeepNesting;
+using testing::nest_in_loops;
+using testing::on_small_stack;
 
-// kDepth nested loops `for iK in range(0, 1, 1) { ... }` around `leaf = 1`, built from the
-// inside out by moves (never copied: a copy would recurse).
+constexpr size_t kDepth = kDeepNesting;
+
+// kDepth nested loops `for iK in range(0, 1, 1) { ... }` around `leaf = 1`.
 std::vector<Stmt> deep_loops() {
-  std::vector<Stmt> body;
-  body.push_back(b::let("leaf", b::lit(1)));
-  for (size_t k = kDepth; k-- > 0;) {
-    std::vector<Stmt> outer;
-    outer.push_back(b::for_("i" + std::to_string(k), b::lit(0), b::lit(1), b::lit(1), std::move(body)));
-    body = std::move(outer);
-  }
-  return body;
-}
-
-// Takes a deep tree apart without recursion (destructors would recurse once per level).
-void dismantle(std::vector<Stmt>& root) {
-  std::vector<Stmt> pending = std::move(root);
-  while (!pending.empty()) {
-    Stmt s = std::move(pending.back());
-    pending.pop_back();
-    for (Stmt& c : s.body) pending.push_back(std::move(c));
-    for (Stmt& c : s.else_body) pending.push_back(std::move(c));
-  }
-}
-void dismantle(Expr& root) {
-  std::vector<Expr> pending;
-  pending.push_back(std::move(root));
-  while (!pending.empty()) {
-    Expr e = std::move(pending.back());
-    pending.pop_back();
-    for (Expr& a : e.args) pending.push_back(std::move(a));
-  }
-}
-
-// Runs fn on a thread with a kSmallStack stack.
-void on_small_stack(const std::function<void()>& fn) {
-  pthread_attr_t attr;
-  ASSERT_EQ(pthread_attr_init(&attr), 0);
-  ASSERT_EQ(pthread_attr_setstacksize(&attr, kSmallStack), 0);
-  pthread_t thread;
-  auto run = [](void* arg) -> void* {
-    (*static_cast<const std::function<void()>*>(arg))();
-    return nullptr;
-  };
-  ASSERT_EQ(pthread_create(&thread, &attr, run, const_cast<std::function<void()>*>(&fn)), 0);
-  pthread_join(thread, nullptr);
-  pthread_attr_destroy(&attr);
+  std::vector<Stmt> leaf;
+  leaf.push_back(b::let("leaf", b::lit(1)));
+  return nest_in_loops(std::move(leaf), kDepth);
 }
 
 // The recursive walk the walkers replace, with a frame no optimizer can shrink away.
