@@ -40,8 +40,14 @@ using Place = BasicPlace<const Stmt>;
 using MutablePlace = BasicPlace<Stmt>;
 
 // The call/submit of a statement (`call f(..)`, `v = submit f(..)`), or nullptr.
-const Invoke* invoke_of(const Stmt& s);
-Invoke* invoke_of(Stmt& s);
+inline const Invoke* invoke_of(const Stmt& s) {
+  if (s.kind == Stmt::Kind::Invoke) return &s.invoke;
+  if (s.kind == Stmt::Kind::Assign) {
+    if (const auto* r = std::get_if<InvokeRhs>(&s.rhs)) return &r->invoke;
+  }
+  return nullptr;
+}
+inline Invoke* invoke_of(Stmt& s) { return const_cast<Invoke*>(invoke_of(static_cast<const Stmt&>(s))); }
 
 // Walks every statement of `root` in program order (pre-order: a for/if before its body,
 // a then-block before its else-block). `visitor` is either
