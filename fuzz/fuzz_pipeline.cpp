@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ir::ParseResult r = ir::parse_program(fuzz::as_text(data, size), limits);
   if (!r.ok() || !verify::check_well_formed(r.program()).empty()) return 0;
   for (bool step_c : {true, false}) {
-    const oracles::PipelineRun run = oracles::run_pipeline(r.program(), passes::LgbOptions{step_c});
+    const oracles::PipelineRun run =
+        oracles::run_pipeline(r.program(), passes::PipelineOptions{.graph_boundary = {.step_c = step_c}});
     if (run.verdict.failed()) fuzz::report_finding("fuzz_pipeline", run.verdict);
     if (!run.verdict.passed()) return 0;  // rejected: outside the codegen oracle's domain
     const codegen::CodegenResult cg = codegen::generate_orchestration(run.stages.back().program);

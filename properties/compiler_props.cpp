@@ -5,12 +5,15 @@
 #include "properties/property.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
+#include "stack/ir/printer.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/pass_manager.h"
 #include "stack/passes/simplify.h"
 
 #include <gtest/gtest.h>
+
 #include <rapidcheck/gtest.h>
+#include <algorithm>
 
 using namespace stackcheck;
 
@@ -18,12 +21,18 @@ namespace {
 
 // Generated programs are legal by construction: a rejection is a false rejection (a fail),
 // never an inconclusive case.
-oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::LgbOptions& o = {}) {
+oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::PipelineOptions& o = {}) {
   oracles::PipelineRun run = oracles::run_pipeline(p, o);
   if (run.verdict.reason == oracles::Inconclusive::kInputRejected)
     props::report(oracles::Verdict::fail("false-rejection", run.verdict.message));
   props::report(run.verdict);
   return run;
+}
+
+passes::PipelineOptions with_step_c(bool step_c) {
+  passes::PipelineOptions o;
+  o.graph_boundary.step_c = step_c;
+  return o;
 }
 
 gen::GeneratedProgram draw(const gen::ProgramKnobs& knobs = {}) {
@@ -39,7 +48,7 @@ gen::GeneratedProgram draw(const gen::ProgramKnobs& knobs = {}) {
 STACKCHECK_PROP(CompilerProps, pass_outputs_pass_their_verifiers, 0.0) {
   const gen::GeneratedProgram g = draw();
   pipeline_or_fail(g.program);
-  pipeline_or_fail(g.program, passes::LgbOptions{false});
+  pipeline_or_fail(g.program, with_step_c(false));
 }
 
 // §8.5: the interpreter gives the same bytes before and after every pass.
@@ -56,13 +65,13 @@ STACKCHECK_PROP(CompilerProps, passes_preserve_semantics, 0.05) {
 STACKCHECK_PROP(CompilerProps, boundary_invariants, 0.0) {
   const gen::GeneratedProgram g = draw();
   for (bool step_c : {true, false}) {
-    const oracles::PipelineRun run = pipeline_or_fail(g.program, passes::LgbOptions{step_c});
+    const oracles::PipelineRun run = pipeline_or_fail(g.program, with_step_c(step_c));
     const ir::Program& legal = run.stages.back().program;
-    props::report(oracles::check_node_counts(legal, run.lgb));
-    props::report(oracles::check_hoisted_creates(run.lgb));
+    props::report(oracles::check_node_counts(legal, run.boundary_report));
+    props::report(oracles::check_hoisted_creates(run.boundary_report));
     props::report(oracles::check_graph_writes_inout(legal));
     size_t creates = 0;
-    for (const auto& gr : run.lgb.graphs)
+    for (const auto& gr : run.boundary_report.graphs)
       for (const auto& a : gr.appended) creates += a.kind == passes::HoistKind::Create;
     if (!step_c && creates != 0) props::report(oracles::Verdict::fail("step-c-off", "creates hoisted with Step C off"));
   }
@@ -77,8 +86,9 @@ STACKCHECK_PROP(CompilerProps, illegal_views_rejected_with_211, 0.0) {
   const oracles::PipelineRun run = oracles::run_pipeline(g.program);
   if (run.verdict.reason != oracles::Inconclusive::kInputRejected)
     props::report(oracles::Verdict::fail("rejection", "an illegal view was not rejected: " + run.verdict.to_string()));
-  RC_ASSERT(run.verdict.message.find("LegalizeGraphBoundary rejected") != std::string::npos);
-  RC_ASSERT(run.verdict.message.find("error[211]") != std::string::npos);
+  RC_ASSERT(run.rejected_by == "LegalizeGraphBoundary");
+  RC_ASSERT(std::any_of(run.diagnostics.begin(), run.diagnostics.end(),
+                        [](const verify::Diagnostic& d) { return d.code == 211; }));
 }
 
 // Passes are deterministic and idempotent.
@@ -152,6 +162,41 @@ TEST(CompilerOracles, verify_instrument_blames_a_pass_producing_invalid_ir) {
   EXPECT_EQ(r.pass, "DropEntry");
 }
 
+TEST(CompilerOracles, run_pipeline_keeps_every_accepted_stage) {
+  const std::string graph =
+      "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+      "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+      "  t = create [8]\n  BODY\n  t1 = call kacc(x, t)\n  c1 = call kacc(t1, c)\n  return c1\n}\n"
+      "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  call g(x, c)\n}\n";
+  auto with = [&](const std::string& body) {
+    std::string text = graph;
+    text.replace(text.find("BODY"), 4, body);
+    return parse_or_die(text.c_str());
+  };
+  const oracles::PipelineRun run = oracles::run_pipeline(with("s = 1 + 1"));
+  ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
+  ASSERT_EQ(run.stages.size(), 3u);
+  EXPECT_EQ(run.stages[0].pass, "Simplify");
+  EXPECT_NE(ir::print_program(run.stages[0].program).find("s = 2"), std::string::npos);
+  EXPECT_EQ(run.stages[1].pass, "NormalizeReturnOrder");
+  EXPECT_NE(ir::print_program(run.stages[1].program).find("return c\n"), std::string::npos);
+  EXPECT_EQ(run.stages[2].pass, "LegalizeGraphBoundary");
+  EXPECT_NE(ir::print_program(run.stages[2].program).find("t__graph_arg0 = create [8]"), std::string::npos);
+  ASSERT_EQ(run.boundary_report.graphs.size(), 1u);
+  EXPECT_EQ(run.boundary_report.graphs[0].appended.size(), 1u);
+  // Without Step C the create stays; a rejection keeps the stages before it and no report.
+  const oracles::PipelineRun kept =
+      oracles::run_pipeline(with("s = 1"), passes::PipelineOptions{.graph_boundary = {.step_c = false}});
+  ASSERT_TRUE(kept.verdict.passed()) << kept.verdict.to_string();
+  EXPECT_TRUE(kept.boundary_report.graphs.at(0).appended.empty());
+  const oracles::PipelineRun rejected = oracles::run_pipeline(with("f = full [8], 1"));
+  EXPECT_EQ(rejected.verdict.kind, oracles::VerdictKind::Inconclusive);
+  EXPECT_NE(rejected.verdict.message.find("LegalizeGraphBoundary rejected the input"), std::string::npos)
+      << rejected.verdict.message;
+  EXPECT_EQ(rejected.stages.size(), 2u);
+  EXPECT_TRUE(rejected.boundary_report.graphs.empty());
+}
+
 TEST(CompilerOracles, semantics_oracle_reports_a_changed_scale) {
   const ir::Program p = parse_or_die(kAccProgram);
   ir::Program q = p;
@@ -173,7 +218,7 @@ TEST(CompilerOracles, node_count_oracle_reports_disagreement) {
       "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
       "  c1 = call kacc(x, c)\n  return c\n}\n"
       "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  call g(x, c)\n}\n");
-  passes::LgbReport report;
+  passes::LegalizeGraphBoundaryReport report;
   report.graphs.push_back({"g", 1, true, {}});
   EXPECT_TRUE(oracles::check_node_counts(legal, report).passed());
   report.graphs[0].node_count = 2;
@@ -181,7 +226,7 @@ TEST(CompilerOracles, node_count_oracle_reports_disagreement) {
 }
 
 TEST(CompilerOracles, hoist_oracle_reports_loop_create_and_in_create) {
-  passes::LgbReport report;
+  passes::LegalizeGraphBoundaryReport report;
   passes::AppendedParam a;
   a.name = "t";
   a.kind = passes::HoistKind::Create;

@@ -42,8 +42,8 @@ TEST(EndToEnd, corpus_programs_under_every_schedule) {
     for (bool step_c : {true, false})
       for (const auto& sched : schedules())
         for (uint64_t seed : {0u, 5u}) {
-          const oracles::EndToEndRun run =
-              oracles::check_end_to_end(parsed.program(), seed, sched, passes::LgbOptions{step_c});
+          const oracles::EndToEndRun run = oracles::check_end_to_end(
+              parsed.program(), seed, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}});
           EXPECT_TRUE(run.verdict.passed())
               << entry.path() << " step_c=" << step_c << " " << oracles::schedule_text(sched) << " seed " << seed
               << ": " << run.verdict.to_string() << "\nreplay: stackcheck run " << entry.path().string() << " --seed "
@@ -73,8 +73,8 @@ STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.05) {
   // Mostly a small task window (a cheap mirror), sometimes the default one.
   std::vector<runtime::ConfigEntry> config;
   if (const size_t w = *rc::gen::inRange<size_t>(0, 10); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
-  const oracles::EndToEndRun run =
-      oracles::check_end_to_end(g.program, seed, sched, passes::LgbOptions{step_c}, config);
+  const oracles::EndToEndRun run = oracles::check_end_to_end(
+      g.program, seed, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}}, config);
   props::report(run.verdict, "plan:\n" + run.plan_text + "replay: stackcheck run FILE --seed " + std::to_string(seed) +
                                  " --schedule " + oracles::schedule_text(sched) + (step_c ? "" : " --no-step-c"));
 }

@@ -10,7 +10,7 @@
 #include "properties/gen/program_gen.h"
 #include "stack/ir/equal.h"
 #include "stack/ir/printer.h"
-#include "stack/passes/pass_manager.h"
+#include "stack/passes/pipeline.h"
 #include "stack/support/splitmix.h"
 #include "stack/verify/well_formed.h"
 

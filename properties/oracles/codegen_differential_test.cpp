@@ -58,7 +58,7 @@ TEST(CodegenDifferential, legalized_example) { expect_same_as_interp(kExample); 
 
 TEST(CodegenDifferential, legalized_example_without_step_c) {
   passes::PipelineOptions o;
-  o.lgb.step_c = false;  // the create stays in the graph: an internal alloc per replay
+  o.graph_boundary.step_c = false;  // the create stays in the graph: an internal alloc per replay
   expect_same_as_interp(kExample, o);
 }
 

@@ -3,9 +3,8 @@
 #include "stack/interp/interp.h"
 #include "stack/ir/equal.h"
 #include "stack/ir/printer.h"
-#include "stack/passes/normalize_return_order.h"
-#include "stack/passes/pass_manager.h"
-#include "stack/passes/simplify.h"
+#include "stack/ir/walk.h"
+#include "stack/passes/pipeline.h"
 #include "stack/verify/graph_boundary_legalized.h"
 
 #include <fmt/format.h>
@@ -16,38 +15,30 @@
 
 namespace stackcheck::oracles {
 
-PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb_options) {
+PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options) {
   PipelineRun out;
-  std::vector<std::unique_ptr<passes::Pass>> chain;
-  chain.push_back(std::make_unique<passes::Simplify>());
-  chain.push_back(std::make_unique<passes::NormalizeReturnOrder>());
-  auto lgb = std::make_unique<passes::LegalizeGraphBoundary>(lgb_options);
-  passes::LegalizeGraphBoundary* lgb_ptr = lgb.get();
-  chain.push_back(std::move(lgb));
-
-  ir::Program current = p;
-  passes::PropertySet held = 0;
-  for (auto& pass : chain) {
-    passes::PassManager pm;
-    const std::string name(pass->name());
-    pm.add(std::move(pass));
-    passes::PipelineResult r = pm.run(current, held);
-    if (r.outcome == passes::Outcome::PassBug) {
-      out.verdict = Verdict::fail("verify-after-pass", fmt::format("{}: {}", name, r.message));
-      return out;
-    }
-    if (r.outcome == passes::Outcome::InputRejected) {
+  passes::PassManager pm = passes::default_pipeline(options);  // verify on
+  const passes::SnapshotInstrument& snapshots = pm.emplace_instrument<passes::SnapshotInstrument>();
+  const passes::PipelineResult r = pm.run(p);
+  for (const auto& s : snapshots.snapshots()) out.stages.push_back({s.pass, s.program});
+  const auto* legalize = passes::find_pass<passes::LegalizeGraphBoundary>(pm);
+  if (legalize != nullptr && r.ran(legalize->name())) {
+    out.boundary_report = legalize->report();
+  }
+  switch (r.outcome) {
+    case passes::Outcome::Ok: out.verdict = Verdict::pass(); break;
+    case passes::Outcome::PassBug:
+      out.verdict = Verdict::fail("verify-after-pass", fmt::format("{}: {}", r.pass, r.message));
+      break;
+    case passes::Outcome::InputRejected: {
       const std::string first = r.diagnostics.empty() ? r.message : r.diagnostics.front().render("");
       out.verdict =
-          Verdict::inconclusive(Inconclusive::kInputRejected, fmt::format("{} rejected the input: {}", name, first));
-      return out;
+          Verdict::inconclusive(Inconclusive::kInputRejected, fmt::format("{} rejected the input: {}", r.pass, first));
+      out.rejected_by = r.pass;
+      out.diagnostics = r.diagnostics;
+      break;
     }
-    held = r.held;
-    current = r.program;
-    if (name == "LegalizeGraphBoundary") out.lgb = lgb_ptr->report();  // before pm owns it no more
-    out.stages.push_back({name, current});
   }
-  out.verdict = Verdict::pass();
   return out;
 }
 
@@ -81,7 +72,7 @@ Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_
   return Verdict::pass();
 }
 
-Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport& report) {
+Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGraphBoundaryReport& report) {
   const auto counts = verify::graph_node_counts(legalized);
   for (const auto& g : report.graphs) {
     if (!g.checked) continue;
@@ -95,7 +86,7 @@ Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport&
   return Verdict::pass();
 }
 
-Verdict check_hoisted_creates(const passes::LgbReport& report) {
+Verdict check_hoisted_creates(const passes::LegalizeGraphBoundaryReport& report) {
   for (const auto& g : report.graphs)
     for (const auto& a : g.appended) {
       if (a.kind != passes::HoistKind::Create) continue;
@@ -151,19 +142,9 @@ struct WriteWalk {
     }
     return results;
   }
-  void block(const std::vector<ir::Stmt>& body) {
-    for (const auto& s : body) {
-      switch (s.kind) {
-        case ir::Stmt::Kind::Invoke: invoke(s.invoke); break;
-        case ir::Stmt::Kind::For:
-        case ir::Stmt::Kind::If:
-          block(s.body);
-          block(s.else_body);
-          break;
-        case ir::Stmt::Kind::Return: break;
-        case ir::Stmt::Kind::Assign: assign(s); break;
-      }
-    }
+  void visit(const ir::Stmt& s, const ir::Place&) {
+    if (s.kind == ir::Stmt::Kind::Invoke) invoke(s.invoke);
+    if (s.kind == ir::Stmt::Kind::Assign) assign(s);
   }
   void assign(const ir::Stmt& s) {
     if (auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
@@ -202,7 +183,7 @@ Verdict check_graph_writes_inout(const ir::Program& p) {
         return Verdict::fail("graph-out-param", fmt::format("graph {}: param {} is Out", f.name, f.params[i].name));
       w.root[f.params[i].name] = i;
     }
-    w.block(f.body);
+    ir::walk_statements(f.body, w);
     for (size_t i : w.written)
       if (f.params[i].dir != ir::Dir::InOut)
         return Verdict::fail("graph-write-inout", fmt::format("graph {}: param {} is written but declared {}", f.name,

@@ -7,6 +7,7 @@
 #include "stack/ir/ast.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/pass.h"
+#include "stack/passes/pipeline.h"
 
 #include <cstdint>
 #include <functional>
@@ -25,12 +26,14 @@ struct Stage {
 struct PipelineRun {
   Verdict verdict;            // §8.1: pass / fail (a pass produced invalid IR) / inconclusive (rejected)
   std::vector<Stage> stages;  // outputs of the passes that completed, in order
-  passes::LgbReport lgb;      // LegalizeGraphBoundary's report (when it ran)
+  passes::LegalizeGraphBoundaryReport boundary_report;  // LegalizeGraphBoundary's report (when it ran)
+  std::string rejected_by;                              // inconclusive: the pass that rejected
+  verify::Diagnostics diagnostics;                      // inconclusive: its diagnostics
 };
 
-// Runs Simplify, NormalizeReturnOrder, LegalizeGraphBoundary one at a time under the verify
-// instrument, keeping every intermediate program.
-PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb = {});
+// Runs the pipeline (passes/pipeline.h) in one PassManager under the verify instrument, with
+// the snapshot instrument keeping every accepted intermediate program.
+PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options = {});
 
 // §8.5: interp(p) == interp(q) byte for byte for `seed`. Inconclusive when p errs, or when q
 // only exhausts the budget; a failure when only q errs or bytes differ (naming the first
@@ -38,10 +41,10 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::LgbOptions& lgb = {
 Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what);
 
 // §8.4: the pass's node count per graph equals the verifier's re-derived count.
-Verdict check_node_counts(const ir::Program& legalized, const passes::LgbReport& report);
+Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGraphBoundaryReport& report);
 
 // §8.2: every appended create param comes from loop depth 0 and is InOut.
-Verdict check_hoisted_creates(const passes::LgbReport& report);
+Verdict check_hoisted_creates(const passes::LegalizeGraphBoundaryReport& report);
 
 // §8.3: no graph Out params; every tensor param a graph writes (through aliases, views,
 // writebacks, tuple elements, assemble) is InOut. Re-derived here from the IR alone.

@@ -45,9 +45,9 @@ std::string schedule_text(const runtime::ScheduleOptions& s) {
 }
 
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
-                             const passes::LgbOptions& lgb, const std::vector<runtime::ConfigEntry>& config) {
+                             const passes::PipelineOptions& pipeline, const std::vector<runtime::ConfigEntry>& config) {
   EndToEndRun out;
-  PipelineRun compiled = run_pipeline(p, lgb);
+  PipelineRun compiled = run_pipeline(p, pipeline);
   if (!compiled.verdict.passed()) {
     out.verdict = compiled.verdict;
     return out;

@@ -7,7 +7,7 @@
 #include "properties/oracles/oracle.h"
 #include "stack/codegen/codegen.h"
 #include "stack/ir/ast.h"
-#include "stack/passes/legalize_graph_boundary.h"
+#include "stack/passes/pipeline.h"
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/host/bind.h"
 
@@ -35,7 +35,8 @@ struct EndToEndRun {
 // `config` becomes the plan's `config` line (RuntimeConfig overrides, e.g. a small W, which
 // makes a bind ten times cheaper than the default W=16384 mirror).
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
-                             const passes::LgbOptions& lgb = {}, const std::vector<runtime::ConfigEntry>& config = {});
+                             const passes::PipelineOptions& pipeline = {},
+                             const std::vector<runtime::ConfigEntry>& config = {});
 
 // The differential comparison itself: every entry tensor's bytes equal; a failure names the
 // first differing tensor and element with both values.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CLI contract tests (ctest label `unit`): print is idempotent through a pipe for every
 # corpus program; malformed input gives `file:line:column: error[parse]` and exit 1, never a
-# signal; usage errors exit 2; verify reports WellFormed codes with exit 1.
+# signal; usage errors exit 2; verify reports WellFormed codes with exit 1; compile's
+# --stop-after, --print-after-all, --report and --emit orch.
 set -u
 sc="$1"; corpus="$2"
 fail=0
@@ -64,6 +65,24 @@ printf 'orchestration m() {\n  a = b\n}\n' | "$sc" run - >"$tmp/out" 2>/dev/null
 check "run of an ill-formed program: its diagnostics, exit 1" "[ $rc = 1 ] && grep -q '<stdin>:2:7: error\[3\]' $tmp/out"
 printf 'kernel kacc(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\norchestration m(x: In tensor<i32>[4], c: InOut tensor<i32>[4]) {\n  for i in range(0, 3, 1) {\n    v = slice(c, [i], [4])\n  }\n}\n' | "$sc" run - >"$tmp/out" 2>/dev/null; rc=$?
 check "run whose interpreter errs (window out of bounds): inconclusive, exit 3" "[ $rc = 3 ] && grep -q '^inconclusive' $tmp/out"
+
+ex="$corpus/programs/example.gir"
+"$sc" compile "$ex" --stop-after Nope >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "compile --stop-after an unknown pass: exit 2 with the pipeline's names" \
+  "[ $rc = 2 ] && grep -q 'Simplify, NormalizeReturnOrder, LegalizeGraphBoundary' $tmp/err"
+"$sc" compile "$ex" --stop-after NormalizeReturnOrder >"$tmp/out" 2>/dev/null; rc=$?
+check "compile --stop-after NormalizeReturnOrder: g returns its param, nothing hoisted" \
+  "[ $rc = 0 ] && grep -q 'return c$' $tmp/out && ! grep -q '__graph_arg' $tmp/out"
+"$sc" compile "$ex" --print-after-all >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "compile --print-after-all: a block per pass on stderr, the legalized program on stdout" \
+  "[ $rc = 0 ] && [ \$(grep -c '^# after ' $tmp/err) = 3 ] && grep -q '__graph_arg' $tmp/out && ! grep -q '^# after' $tmp/out"
+"$sc" compile "$ex" --print-after-all --stop-after Simplify >/dev/null 2>"$tmp/err"; rc=$?
+check "compile --print-after-all --stop-after Simplify: one block" "[ $rc = 0 ] && [ \$(grep -c '^# after ' $tmp/err) = 1 ]"
+"$sc" compile "$ex" --report >/dev/null 2>"$tmp/err"; rc=$?
+check "compile --report: LegalizeGraphBoundary's report on stderr" \
+  "[ $rc = 0 ] && grep -q '^# LegalizeGraphBoundary g: nodes=2 appended=2' $tmp/err"
+"$sc" compile "$ex" --stop-after Simplify --emit orch >/dev/null 2>&1; rc=$?
+check "compile --emit orch without the whole pipeline: exit 2" "[ $rc = 2 ]"
 
 "$sc" print >/dev/null 2>&1; rc=$?
 check "missing argument exits 2" "[ $rc = 2 ]"

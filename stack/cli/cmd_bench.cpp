@@ -58,7 +58,8 @@ int cmd_bench_bind(const Args& a) {
       loop->hi.kind = ir::Expr::Kind::Int;
       loop->hi.args.clear();
       loop->hi.value = static_cast<int64_t>(n);
-      const oracles::EndToEndRun run = oracles::check_end_to_end(p, 0, sched, passes::LgbOptions{step_c});
+      const oracles::EndToEndRun run =
+          oracles::check_end_to_end(p, 0, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}});
       const auto& s = run.bind.stats;
       const std::string per_layer = prev_n ? fmt::format("{}", (s.graph_heap_high_water - prev_hw) / (n - prev_n))
                                            : fmt::format("{}", s.graph_heap_high_water);

@@ -5,9 +5,7 @@
 #include "stack/interp/interp.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/legalize_graph_boundary.h"
-#include "stack/passes/normalize_return_order.h"
-#include "stack/passes/pass_manager.h"
-#include "stack/passes/simplify.h"
+#include "stack/passes/pipeline.h"
 #include "stack/runtime/plan/printer.h"
 
 #include <fmt/format.h>
@@ -15,13 +13,10 @@
 namespace stackcheck::cli {
 
 int cmd_compile(const Args& a) {
-  const std::string stop = a.get("--stop-after", "LegalizeGraphBoundary");
-  const char* order[] = {"Simplify", "NormalizeReturnOrder", "LegalizeGraphBoundary"};
-  int last = -1;
-  for (int i = 0; i < 3; ++i)
-    if (stop == order[i]) last = i;
-  if (last < 0) {
-    fmt::print(stderr, "stackcheck: unknown pass '{}' (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)\n", stop);
+  const std::string_view last_stage = passes::pipeline_stages().back().name;
+  const std::string stop = a.get("--stop-after", std::string(last_stage));
+  if (passes::find_stage(stop) == nullptr) {
+    fmt::print(stderr, "stackcheck: unknown pass '{}' ({})\n", stop, passes::pipeline_stage_names());
     return kUsage;
   }
   const std::string emit = a.get("--emit", "gir");
@@ -29,7 +24,7 @@ int cmd_compile(const Args& a) {
     fmt::print(stderr, "stackcheck: --emit takes gir or orch, got '{}'\n", emit);
     return kUsage;
   }
-  if (emit == "orch" && last != 2) {
+  if (emit == "orch" && stop != last_stage) {
     fmt::print(stderr, "stackcheck: --emit orch needs the whole pipeline (no --stop-after)\n");
     return kUsage;
   }
@@ -38,20 +33,13 @@ int cmd_compile(const Args& a) {
   auto p = load_program(a.positional[0], rc);
   if (!p) return rc;
 
-  passes::PassManagerOptions pm_opts;
-  pm_opts.print_after_all = a.has("--print-after-all");
-  pm_opts.sink = [](std::string_view block) { fmt::print(stderr, "{}", block); };
-  passes::PassManager pm(pm_opts);
-  pm.add(std::make_unique<passes::Simplify>());
-  if (last >= 1) pm.add(std::make_unique<passes::NormalizeReturnOrder>());
-  passes::LegalizeGraphBoundary* lgb = nullptr;
-  if (last >= 2) {
-    passes::LgbOptions lo;
-    lo.step_c = !a.has("--no-step-c");
-    auto pass = std::make_unique<passes::LegalizeGraphBoundary>(lo);
-    lgb = pass.get();
-    pm.add(std::move(pass));
-  }
+  passes::PipelineOptions pipeline;
+  pipeline.graph_boundary.step_c = !a.has("--no-step-c");
+  passes::PassManagerOptions manager;
+  manager.print_after_all = a.has("--print-after-all");
+  manager.sink = [](std::string_view block) { fmt::print(stderr, "{}", block); };
+  if (stop != last_stage) manager.stop_after = stop;
+  passes::PassManager pm = passes::default_pipeline(pipeline, std::move(manager));
   passes::PipelineResult r = pm.run(*p);
   const std::string file = display_name(a.positional[0]);
   if (!r.ok()) {
@@ -61,8 +49,9 @@ int cmd_compile(const Args& a) {
     if (r.diagnostics.empty()) fmt::print("{}: error: {}\n", file, r.message);
     return kFail;
   }
-  if (lgb && a.has("--report")) {
-    for (const auto& g : lgb->report().graphs) {
+  const auto* legalize = passes::find_pass<passes::LegalizeGraphBoundary>(pm);
+  if (legalize != nullptr && r.ran(legalize->name()) && a.has("--report")) {
+    for (const auto& g : legalize->report().graphs) {
       fmt::print(stderr, "# LegalizeGraphBoundary {}: nodes={} appended={}\n", g.graph, g.node_count,
                  g.appended.size());
       for (const auto& ap : g.appended)

@@ -21,9 +21,10 @@ int cmd_run(const Args& a) {
     fmt::print(stderr, "stackcheck: --schedule takes threaded, random:SEED, newest or oldest, got '{}'\n", sched_text);
     return kUsage;
   }
-  passes::LgbOptions lgb;
-  lgb.step_c = !a.has("--no-step-c");
-  fmt::print(stderr, "run: seed={} schedule={}{}\n", seed, sched_text, lgb.step_c ? "" : " --no-step-c");
+  passes::PipelineOptions pipeline;
+  pipeline.graph_boundary.step_c = !a.has("--no-step-c");
+  fmt::print(stderr, "run: seed={} schedule={}{}\n", seed, sched_text,
+             pipeline.graph_boundary.step_c ? "" : " --no-step-c");
   int rc = kOk;
   auto p = load_program(a.positional[0], rc);
   if (!p) return rc;
@@ -33,7 +34,7 @@ int cmd_run(const Args& a) {
     for (const auto& d : diags) fmt::print("{}\n", d.render(file));
     return kFail;
   }
-  const oracles::EndToEndRun run = oracles::check_end_to_end(*p, seed, *schedule, lgb);
+  const oracles::EndToEndRun run = oracles::check_end_to_end(*p, seed, *schedule, pipeline);
   if (!run.plan_text.empty()) {
     fmt::print("{}\n{}\n", run.bind.stats.to_line(), runtime::status_line(run.bind));
   }
@@ -52,7 +53,7 @@ int cmd_run(const Args& a) {
   }
   fmt::print("mismatch [{}]: {}\n", run.verdict.rule, run.verdict.message);
   fmt::print(stderr, "replay: stackcheck run {} --seed {} --schedule {}{}\n", file, seed, sched_text,
-             lgb.step_c ? "" : " --no-step-c");
+             pipeline.graph_boundary.step_c ? "" : " --no-step-c");
   return kFail;
 }
 

@@ -5,6 +5,7 @@
 
 #include "stack/codegen/lowering.h"
 #include "stack/ir/invariance.h"
+#include "stack/ir/walk.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/verify/builtins.h"
 
@@ -38,9 +39,10 @@ class Analyzer {
       if (p.type.is_tensor()) out_.dims[p.name] = p.type.dims;
   }
 
-  void list(const std::vector<ir::Stmt>& stmts) {
-    fresh_in_list(stmts);
-    for (const ir::Stmt& s : stmts) stmt(s);
+  // Walk hooks: each statement list's fresh creates are decided as it is entered.
+  void enter_block(const std::vector<ir::Stmt>& stmts, const ir::Place&) { fresh_in_list(stmts); }
+  void visit(const ir::Stmt& s, const ir::Place&) {
+    if (s.kind == ir::Stmt::Kind::Assign) assign(s);
   }
 
  private:
@@ -65,19 +67,6 @@ class Analyzer {
       d.push_back(r.value);
     }
     out_.dims[name] = std::move(d);
-  }
-
-  void stmt(const ir::Stmt& s) {
-    switch (s.kind) {
-      case ir::Stmt::Kind::Assign: assign(s); return;
-      case ir::Stmt::Kind::For: list(s.body); return;
-      case ir::Stmt::Kind::If:
-        list(s.body);
-        list(s.else_body);
-        return;
-      case ir::Stmt::Kind::Invoke:
-      case ir::Stmt::Kind::Return: return;
-    }
   }
 
   void assign(const ir::Stmt& s) {
@@ -123,63 +112,34 @@ class Analyzer {
   // Calls `f(name)` for every name a statement mentions, nested blocks included, except the
   // tensor of a `dim` (which reads only the static shape, never the buffer).
   static void mentions(const ir::Expr& e, const std::function<void(const std::string&)>& f) {
-    if (e.kind == ir::Expr::Kind::Var || e.kind == ir::Expr::Kind::Read) f(e.name);
-    for (const ir::Expr& a : e.args) mentions(a, f);
+    ir::for_each_subexpr(e, [&](const ir::Expr& x) {
+      if (x.kind == ir::Expr::Kind::Var || x.kind == ir::Expr::Kind::Read) f(x.name);
+    });
   }
-  static void mentions(const std::vector<ir::Expr>& es, const std::function<void(const std::string&)>& f) {
-    for (const ir::Expr& e : es) mentions(e, f);
+  static void mentions_here(const ir::Stmt& s, const std::function<void(const std::string&)>& f) {
+    ir::for_each_expr(s, [&](const ir::Expr& e) { mentions(e, f); });
+    if (const auto* t = std::get_if<ir::TupleGetRhs>(&s.rhs); t != nullptr && s.kind == ir::Stmt::Kind::Assign) {
+      f(t->tuple);
+    } else if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs); sl != nullptr && s.kind == ir::Stmt::Kind::Assign) {
+      f(sl->source);
+    } else if (const auto* a = std::get_if<ir::AssembleRhs>(&s.rhs); a != nullptr && s.kind == ir::Stmt::Kind::Assign) {
+      f(a->target);
+      f(a->source);
+    }
+    if (s.kind == ir::Stmt::Kind::Return) {
+      for (const std::string& n : s.returns) f(n);
+    }
   }
   static void mentions(const ir::Stmt& s, const std::function<void(const std::string&)>& f) {
-    switch (s.kind) {
-      case ir::Stmt::Kind::Assign:
-        std::visit(
-            [&](const auto& r) {
-              using T = std::decay_t<decltype(r)>;
-              if constexpr (std::is_same_v<T, ir::ExprRhs>)
-                mentions(r.expr, f);
-              else if constexpr (std::is_same_v<T, ir::InvokeRhs>)
-                mentions(r.invoke.args, f);
-              else if constexpr (std::is_same_v<T, ir::TupleGetRhs>)
-                f(r.tuple);
-              else if constexpr (std::is_same_v<T, ir::CreateRhs>)
-                mentions(r.shape, f);
-              else if constexpr (std::is_same_v<T, ir::FullRhs>) {
-                mentions(r.shape, f);
-                mentions(r.value, f);
-              } else if constexpr (std::is_same_v<T, ir::SliceRhs>) {
-                f(r.source);
-                mentions(r.offsets, f);
-              } else if constexpr (std::is_same_v<T, ir::AssembleRhs>) {
-                f(r.target);
-                f(r.source);
-                mentions(r.offsets, f);
-              }
-            },
-            s.rhs);
-        return;
-      case ir::Stmt::Kind::Invoke: mentions(s.invoke.args, f); return;
-      case ir::Stmt::Kind::Return:
-        for (const std::string& n : s.returns) f(n);
-        return;
-      case ir::Stmt::Kind::For:
-      case ir::Stmt::Kind::If:
-        mentions(s.lo, f);
-        mentions(s.hi, f);
-        if (s.kind == ir::Stmt::Kind::For) mentions(s.step, f);
-        for (const ir::Stmt& b : s.body) mentions(b, f);
-        for (const ir::Stmt& b : s.else_body) mentions(b, f);
-        return;
-    }
+    mentions_here(s, f);
+    ir::walk_statements(s.body, [&](const ir::Stmt& b) { mentions_here(b, f); });
+    ir::walk_statements(s.else_body, [&](const ir::Stmt& b) { mentions_here(b, f); });
   }
 
   // Is `s` a kernel launch passing `name` unviewed to a builtin-written Out param and to
   // no other param?
   bool fresh_launch(const ir::Stmt& s, const std::string& name) const {
-    const ir::Invoke* inv = nullptr;
-    if (s.kind == ir::Stmt::Kind::Invoke)
-      inv = &s.invoke;
-    else if (s.kind == ir::Stmt::Kind::Assign)
-      if (const auto* c = std::get_if<ir::InvokeRhs>(&s.rhs)) inv = &c->invoke;
+    const ir::Invoke* inv = ir::invoke_of(s);
     if (inv == nullptr) return false;
     const ir::Function* k = info_.find(inv->callee);
     if (k == nullptr || k->kind != ir::Function::Kind::Kernel || inv->args.size() != k->params.size()) return false;
@@ -253,7 +213,7 @@ StaticInfo analyze_function(const ProgramInfo& info, const ir::Function& f) {
   StaticInfo out;
   Analyzer a(info, out);
   a.params(f);
-  a.list(f.body);
+  ir::walk_statements(f.body, a);
   return out;
 }
 

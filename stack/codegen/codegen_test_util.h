@@ -9,44 +9,19 @@
 #include <string_view>
 
 #include "stack/codegen/codegen.h"
-#include "stack/ir/parser.h"
-#include "stack/passes/pass_manager.h"
+#include "stack/ir/testing.h"
+#include "stack/passes/pipeline.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 
 namespace stackcheck::codegen::testing {
 
-// The §5 case fixture's kernels (COMPILER.md §5: T = tensor<i32>[8], T4 = tensor<i32>[4]).
-inline constexpr const char* kFixture =
-    R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc
-kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale
-kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o2, o1) = builtin copy
-)";
+// The §5 case fixture's kernels and COMPILER.md §1's example (before the pipeline).
+inline constexpr const char* kFixture = ir::testing::kFixtureKernels;
+inline constexpr const char* kSection1Example = ir::testing::kSection1Example;
 
-// COMPILER.md §1's example program (before the pipeline).
-inline constexpr const char* kSection1Example =
-    R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
-  v = slice(x, [n * 8], [8])
-  t = create [8]
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c1
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    call g(x, c, i)
-  }
-}
-)";
-
-inline ir::Program parse_gir(std::string_view text) {
-  ir::ParseResult r = ir::parse_program(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string()) << "\n" << text;
-  return r.ok() ? r.program() : ir::Program{};
-}
+inline ir::Program parse_gir(std::string_view text) { return ir::testing::parse_or_fail(text); }
 
 // `text` after the default pipeline (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)
 // with the verify instrument on.

@@ -3,7 +3,7 @@
 // and a hand-computed program.
 #include "stack/interp/interp.h"
 
-#include "stack/ir/parser.h"
+#include "stack/ir/testing.h"
 #include "stack/support/splitmix.h"
 
 #include <gtest/gtest.h>
@@ -28,11 +28,7 @@ const char* kKernels =
     "kernel k2(x: In tensor<i32>[4], o1: Out tensor<i32>[4], o2: InOut tensor<i32>[4]) -> (o2, o1)"
     " = builtin copy\n";
 
-ir::Program parse(const std::string& text) {
-  ir::ParseResult r = ir::parse_program(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string() << "\n" << text;
-  return r.ok() ? r.program() : ir::Program{};
-}
+ir::Program parse(const std::string& text) { return ir::testing::parse_or_fail(text); }
 
 // Runs kKernels + `text`; expects success.
 Outputs run_ok(const std::string& text, uint64_t seed = 1) {

@@ -1,41 +1,13 @@
 #include "stack/ir/rpi.h"
 
+#include "stack/ir/walk.h"
+
 #include <type_traits>
 #include <utility>
 #include <variant>
 
 namespace stackcheck::ir {
 namespace {
-
-// Calls `visit(stmt)` on every statement of `body` in program order (pre-order, into
-// loop and if bodies) without recursion, so deep nesting cannot exhaust the stack.
-template <typename Visit>
-void walk_statements(const std::vector<Stmt>& body, Visit&& visit) {
-  std::vector<std::pair<const std::vector<Stmt>*, size_t>> stack;
-  stack.emplace_back(&body, 0);
-  while (!stack.empty()) {
-    auto& [list, next] = stack.back();
-    if (next == list->size()) {
-      stack.pop_back();
-      continue;
-    }
-    const Stmt& s = (*list)[next++];
-    visit(s);
-    if (s.kind == Stmt::Kind::For || s.kind == Stmt::Kind::If) {
-      // Push the else block first so that the then block is walked first.
-      if (!s.else_body.empty()) stack.emplace_back(&s.else_body, 0);
-      if (!s.body.empty()) stack.emplace_back(&s.body, 0);
-    }
-  }
-}
-
-const Invoke* invoke_of(const Stmt& s) {
-  if (s.kind == Stmt::Kind::Invoke) return &s.invoke;
-  if (s.kind == Stmt::Kind::Assign) {
-    if (const auto* r = std::get_if<InvokeRhs>(&s.rhs)) return &r->invoke;
-  }
-  return nullptr;
-}
 
 // The return statement whose names define a graph's rpi: the last top-level `return`.
 const Stmt* graph_return(const Function& f) {

@@ -4,7 +4,7 @@
 #include "stack/ir/rpi.h"
 
 #include "stack/ir/builder.h"
-#include "stack/ir/parser.h"
+#include "stack/ir/testing.h"
 
 #include <gtest/gtest.h>
 
@@ -13,18 +13,11 @@
 namespace stackcheck::ir {
 namespace {
 
-const char* kKernels =
-    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-    "kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale\n"
-    "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o2, o1)"
-    " = builtin copy\n"
-    "kernel knone(x: In tensor<i32>[8], o: Out tensor<i32>[8]) -> () = builtin copy\n";
+// The §5 fixture's kernels and one returning nothing.
+const std::string kKernels = std::string(testing::kFixtureKernels) +
+                             "kernel knone(x: In tensor<i32>[8], o: Out tensor<i32>[8]) -> () = builtin copy\n";
 
-Program parse(const std::string& text) {
-  ParseResult r = parse_program(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string() << "\n" << text;
-  return r.ok() ? r.program() : Program{};
-}
+Program parse(const std::string& text) { return testing::parse_or_fail(text); }
 
 // rpi of the graph `g` whose body is `body` (params x: In, c: InOut, o: InOut, n).
 ReturnParams graph_rpi(const std::string& body, const std::string& results = "tensor<i32>[8]") {

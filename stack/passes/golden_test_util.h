@@ -1,12 +1,13 @@
 // Test-only helpers for pass golden tests (STYLE.md 7): parse Before and Expected `.gir`
-// text, compare canonical prints, and check the pass's contracts on the way: the output is
-// WellFormed, a second run changes nothing (idempotence) and the reference interpreter
-// gives the same bytes before and after (COMPILER.md §8.5). Included by *_test.cpp only.
+// text (the §5 fixture from ir/testing.h), compare canonical prints, and check the pass's
+// contracts on the way: the output is WellFormed, a second run changes nothing
+// (idempotence) and the reference interpreter gives the same bytes before and after
+// (COMPILER.md §8.5). Included by *_test.cpp only.
 #pragma once
 
 #include "stack/interp/interp.h"
-#include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
+#include "stack/ir/testing.h"
 #include "stack/verify/well_formed.h"
 
 #include <gtest/gtest.h>
@@ -16,36 +17,13 @@
 
 namespace stackcheck::passes::testing {
 
-// The §5 case fixture. T = tensor<i32>[8], T4 = tensor<i32>[4].
-inline const char* kFixtureKernels =
-    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-    "kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n"
-    "kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale\n"
-    "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o2, o1)"
-    " = builtin copy\n";
+using ir::testing::canonical;
+using ir::testing::diagnostics_text;
+using ir::testing::kFixtureKernels;
+using ir::testing::parse_or_fail;
 
-// The fixture with `body` (lines, each ending in "\n") as g's body before `return c`.
-inline std::string fixture(const std::string& body) {
-  return std::string(kFixtureKernels) +
-         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n" + body +
-         "  return c\n}\n"
-         "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n"
-         "  for i in range(0, 2, 1) {\n    call g(a, b, i)\n  }\n}\n";
-}
-
-inline ir::Program parse_or_fail(const std::string& text) {
-  ir::ParseResult r = ir::parse_program(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string() << "\nin:\n" << text;
-  return r.ok() ? r.program() : ir::Program{};
-}
-
-inline std::string canonical(const std::string& text) { return ir::print_program(parse_or_fail(text)); }
-
-inline std::string diagnostics_text(const verify::Diagnostics& ds) {
-  std::string s;
-  for (const verify::Diagnostic& d : ds) s += d.render("") + "\n";
-  return s;
-}
+// The §5 fixture with `body` (lines) as g's body before `return c`.
+inline std::string fixture(const std::string& body) { return ir::testing::fixture_text({.body = body}); }
 
 // Interpreter equivalence for a few seeds: equal bytes when the input runs; when the input
 // fails (inconclusive), the output must fail too.

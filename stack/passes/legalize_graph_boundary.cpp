@@ -18,7 +18,7 @@ const char* hoist_kind_name(HoistKind k) {
   return "?";
 }
 
-const GraphReport* LgbReport::find(std::string_view graph) const {
+const GraphReport* LegalizeGraphBoundaryReport::find(std::string_view graph) const {
   for (const GraphReport& g : graphs) {
     if (g.graph == graph) return &g;
   }
@@ -54,14 +54,15 @@ PassResult reject(const ir::Program& p, verify::Diagnostics diags) {
 
 }  // namespace
 
-PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& options, LgbReport* report) {
-  LgbReport local_report;
-  LgbReport& rep = report != nullptr ? *report : local_report;
+PassResult legalize_graph_boundary(const ir::Program& input, const LegalizeGraphBoundaryOptions& options,
+                                   LegalizeGraphBoundaryReport* report) {
+  LegalizeGraphBoundaryReport local_report;
+  LegalizeGraphBoundaryReport& rep = report != nullptr ? *report : local_report;
   rep.graphs.clear();
 
-  const lgb::Context ctx(input);
+  const graph_boundary::Context ctx(input);
   verify::Diagnostics diags;
-  std::unordered_map<std::string, lgb::LegalizedGraph> legal;
+  std::unordered_map<std::string, graph_boundary::LegalizedGraph> legal;
   ir::Program out = input;
   bool any_graph = false;
 
@@ -73,15 +74,15 @@ PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& o
     GraphReport gr;
     gr.graph = g.name;
     const size_t before = diags.size();
-    lgb::check_original(ctx, g, diags);
+    graph_boundary::check_original(ctx, g, diags);
     if (diags.size() == before && legal.count(g.name) == 0) {
-      lgb::LegalizedGraph lg;
+      graph_boundary::LegalizedGraph lg;
       lg.original = &g;
-      lg.types = lgb::infer_types(ctx, g);
-      lg.collected = lgb::collect(ctx, g, lg.types, options);
-      out.functions[i] = lgb::rewrite_graph(g, lg.collected);
+      lg.types = graph_boundary::infer_types(ctx, g);
+      lg.collected = graph_boundary::collect(ctx, g, lg.types, options);
+      out.functions[i] = graph_boundary::rewrite_graph(g, lg.collected);
       for (size_t idx : lg.collected.param_order) {
-        const lgb::Hoist& h = lg.collected.hoists[idx];
+        const graph_boundary::Hoist& h = lg.collected.hoists[idx];
         gr.appended.push_back(AppendedParam{h.def->name, h.def->loc, h.kind, h.depth, h.dir, h.type});
       }
       legal.emplace(g.name, std::move(lg));
@@ -94,19 +95,19 @@ PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& o
   // Step 4: every caller (graphs calling graphs were rejected in step 1).
   for (size_t i = 0; i < input.functions.size(); ++i) {
     if (input.functions[i].kind != ir::Function::Kind::Orchestration) continue;
-    const lgb::FunctionTypes caller_types = lgb::infer_types(ctx, input.functions[i]);
-    lgb::rewrite_call_sites(out.functions[i], caller_types, legal, diags);
+    const graph_boundary::FunctionTypes caller_types = graph_boundary::infer_types(ctx, input.functions[i]);
+    graph_boundary::rewrite_call_sites(out.functions[i], caller_types, legal, diags);
   }
   if (!diags.empty()) return reject(input, std::move(diags));
 
   // Step 5 on the rewritten program.
-  const lgb::Context out_ctx(out);
+  const graph_boundary::Context out_ctx(out);
   for (GraphReport& gr : rep.graphs) {
     const ir::Function* g = out_ctx.find(gr.graph);
     if (g == nullptr || legal.count(gr.graph) == 0) continue;
-    gr.node_count = lgb::check_result(out_ctx, *g, diags);
+    gr.node_count = graph_boundary::check_result(out_ctx, *g, diags);
     gr.checked = true;
-    lgb::check_call_sites(out_ctx, *g, diags);
+    graph_boundary::check_call_sites(out_ctx, *g, diags);
   }
   if (!diags.empty()) return reject(out, std::move(diags));
   return PassResult{true, std::move(out), {}};

@@ -25,7 +25,7 @@
 
 namespace stackcheck::passes {
 
-struct LgbOptions {
+struct LegalizeGraphBoundaryOptions {
   // false skips Step C (depth-0 creates stay), to measure its effect.
   bool step_c = true;
 };
@@ -52,14 +52,14 @@ struct GraphReport {
 };
 
 // Filled by each run (reset first); graphs in program order.
-struct LgbReport {
+struct LegalizeGraphBoundaryReport {
   std::vector<GraphReport> graphs;
   const GraphReport* find(std::string_view graph) const;
 };
 
 class LegalizeGraphBoundary final : public Pass {
  public:
-  explicit LegalizeGraphBoundary(LgbOptions options = {}) : options_(options) {}
+  explicit LegalizeGraphBoundary(LegalizeGraphBoundaryOptions options = {}) : options_(options) {}
   std::string_view name() const override { return "LegalizeGraphBoundary"; }
   PropertySet required() const override { return kWellFormed | kReturnParamsExplicit; }
   PropertySet produced() const override { return kGraphBoundaryLegalized; }
@@ -67,16 +67,16 @@ class LegalizeGraphBoundary final : public Pass {
   PassResult run(const ir::Program& input) override;
 
   // The report of the last run().
-  const LgbReport& report() const { return report_; }
-  const LgbOptions& options() const { return options_; }
+  const LegalizeGraphBoundaryReport& report() const { return report_; }
+  const LegalizeGraphBoundaryOptions& options() const { return options_; }
 
  private:
-  LgbOptions options_;
-  LgbReport report_;
+  LegalizeGraphBoundaryOptions options_;
+  LegalizeGraphBoundaryReport report_;
 };
 
 // The transformation as a function; `report` (optional) receives the report.
-PassResult legalize_graph_boundary(const ir::Program& input, const LgbOptions& options = {},
-                                   LgbReport* report = nullptr);
+PassResult legalize_graph_boundary(const ir::Program& input, const LegalizeGraphBoundaryOptions& options = {},
+                                   LegalizeGraphBoundaryReport* report = nullptr);
 
 }  // namespace stackcheck::passes

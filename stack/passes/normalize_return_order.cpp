@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stack/ir/rpi.h"
+#include "stack/ir/walk.h"
 
 namespace stackcheck::passes {
 namespace {
@@ -71,33 +72,27 @@ class TupleRemapper {
 
  private:
   void collect(const std::vector<Stmt>& body) {
-    for (const Stmt& s : body) {
+    ir::walk_statements(body, [&](const Stmt& s) {
       if (s.kind == Stmt::Kind::Assign) {
         if (const auto* c = std::get_if<ir::InvokeRhs>(&s.rhs)) {
           tuple_callee_.emplace(s.name, c->invoke.callee);  // first definition wins
         }
       }
-      collect(s.body);
-      collect(s.else_body);
-    }
+    });
   }
   void remap(std::vector<Stmt>& body) {
-    for (Stmt& s : body) {
-      if (s.kind == Stmt::Kind::Assign) {
-        if (auto* t = std::get_if<ir::TupleGetRhs>(&s.rhs)) {
-          auto callee = tuple_callee_.find(t->tuple);
-          if (callee != tuple_callee_.end()) {
-            auto perm = perms_.find(callee->second);
-            // Indices past the returns (the submit task id) keep their position.
-            if (perm != perms_.end() && t->index >= 0 && static_cast<uint64_t>(t->index) < perm->second.size()) {
-              t->index = static_cast<int64_t>(perm->second[static_cast<size_t>(t->index)]);
-            }
-          }
-        }
+    ir::walk_statements(body, [&](Stmt& s) {
+      if (s.kind != Stmt::Kind::Assign) return;
+      auto* t = std::get_if<ir::TupleGetRhs>(&s.rhs);
+      if (t == nullptr) return;
+      auto callee = tuple_callee_.find(t->tuple);
+      if (callee == tuple_callee_.end()) return;
+      auto perm = perms_.find(callee->second);
+      // Indices past the returns (the submit task id) keep their position.
+      if (perm != perms_.end() && t->index >= 0 && static_cast<uint64_t>(t->index) < perm->second.size()) {
+        t->index = static_cast<int64_t>(perm->second[static_cast<size_t>(t->index)]);
       }
-      remap(s.body);
-      remap(s.else_body);
-    }
+    });
   }
 
   const std::unordered_map<std::string, std::vector<size_t>>& perms_;

@@ -5,25 +5,12 @@
 #include <utility>
 
 #include "stack/ir/printer.h"
-#include "stack/passes/normalize_return_order.h"
-#include "stack/passes/simplify.h"
 #include "stack/verify/graph_boundary_legalized.h"
 #include "stack/verify/return_params_explicit.h"
 #include "stack/verify/well_formed.h"
 
 namespace stackcheck::passes {
 namespace {
-
-VerifierRegistry& mutable_default_verifiers() {
-  static VerifierRegistry registry = [] {
-    VerifierRegistry r;
-    r.set(kWellFormed, [](const ir::Program& p) { return verify::check_well_formed(p); });
-    r.set(kReturnParamsExplicit, [](const ir::Program& p) { return verify::check_return_params_explicit(p); });
-    r.set(kGraphBoundaryLegalized, [](const ir::Program& p) { return verify::check_graph_boundary_legalized(p); });
-    return r;
-  }();
-  return registry;
-}
 
 std::string first_finding(const verify::Diagnostics& d) {
   if (d.empty()) return "no diagnostic";
@@ -39,9 +26,13 @@ const Verifier* VerifierRegistry::find(Property p) const {
   return it == verifiers_.end() || !it->second ? nullptr : &it->second;
 }
 
-const VerifierRegistry& default_verifiers() { return mutable_default_verifiers(); }
-
-void register_verifier(Property p, Verifier v) { mutable_default_verifiers().set(p, std::move(v)); }
+VerifierRegistry default_verifiers() {
+  VerifierRegistry r;
+  r.set(kWellFormed, [](const ir::Program& p) { return verify::check_well_formed(p); });
+  r.set(kReturnParamsExplicit, [](const ir::Program& p) { return verify::check_return_params_explicit(p); });
+  r.set(kGraphBoundaryLegalized, [](const ir::Program& p) { return verify::check_graph_boundary_legalized(p); });
+  return r;
+}
 
 std::vector<Property> properties_in(PropertySet set) {
   std::vector<Property> out;
@@ -73,111 +64,157 @@ std::function<void(std::string_view)> string_sink(std::string& out) {
   return [&out](std::string_view s) { out.append(s); };
 }
 
-PassManager::PassManager(PassManagerOptions options, VerifierRegistry verifiers)
-    : options_(std::move(options)), verifiers_(std::move(verifiers)) {}
+// ---- instruments -----------------------------------------------------------------------
+
+void VerifyInstrument::before_pipeline(const ir::Program&, PropertyLedger&) { verified_ = 0; }
+
+bool VerifyInstrument::holds(Property p, const ir::Program& program, PropertyLedger& ledger,
+                             verify::Diagnostics& found) {
+  if ((verified_ & p) != 0) return true;
+  const Verifier* v = verifiers_.find(p);
+  if (v == nullptr) {
+    ledger.unverified |= p;
+    return true;
+  }
+  found = (*v)(program);
+  if (!found.empty()) return false;
+  verified_ |= p;
+  return true;
+}
+
+HookResult VerifyInstrument::before_pass(const Pass& pass, const ir::Program& input, PropertyLedger& ledger) {
+  const std::string name(pass.name());
+  for (Property p : properties_in(pass.required())) {
+    verify::Diagnostics found;
+    if (holds(p, input, ledger, found)) {
+      ledger.held |= p;
+      continue;
+    }
+    // Broken while held: whoever claimed it is to blame, unless that was the caller.
+    auto c = ledger.claimant.find(p);
+    const bool produced_by_pass = (ledger.held & p) != 0 && c != ledger.claimant.end() && !c->second.empty();
+    if (produced_by_pass) {
+      const std::string message = fmt::format(
+          "bug in pass {}: {} claimed by it no longer holds before {} (last pass run: {}): {}", c->second,
+          property_name(p), name, ledger.passes_run.empty() ? "-" : ledger.passes_run.back(), first_finding(found));
+      return HookResult::fail(Outcome::PassBug, c->second, message, std::move(found));
+    }
+    const std::string message = fmt::format("input rejected by {}: required property {} does not hold: {}", name,
+                                            property_name(p), first_finding(found));
+    return HookResult::fail(Outcome::InputRejected, name, message, std::move(found));
+  }
+  return HookResult::proceed();
+}
+
+HookResult VerifyInstrument::after_pass(const Pass& pass, const ir::Program&, const ir::Program& output,
+                                        PropertyLedger& ledger) {
+  verified_ = 0;  // a new program
+  const std::string name(pass.name());
+  for (Property p : properties_in(kWellFormed | pass.produced())) {
+    verify::Diagnostics found;
+    if (holds(p, output, ledger, found)) continue;
+    const std::string message =
+        fmt::format("bug in pass {}: its output violates {}: {}", name, property_name(p), first_finding(found));
+    return HookResult::fail(Outcome::PassBug, name, message, std::move(found));
+  }
+  ledger.held |= kWellFormed;
+  return HookResult::proceed();
+}
+
+HookResult PrintAfterAllInstrument::after_pass(const Pass& pass, const ir::Program&, const ir::Program& output,
+                                               PropertyLedger&) {
+  if (sink_) sink_(fmt::format("# after {}\n{}", pass.name(), ir::print_program(output)));
+  return HookResult::proceed();
+}
+
+HookResult StopAfterInstrument::after_pass(const Pass& pass, const ir::Program&, const ir::Program&, PropertyLedger&) {
+  return pass.name() == pass_ ? HookResult::stop() : HookResult::proceed();
+}
+
+HookResult SnapshotInstrument::after_pass(const Pass& pass, const ir::Program&, const ir::Program& output,
+                                          PropertyLedger&) {
+  snapshots_.push_back(Snapshot{std::string(pass.name()), output});
+  return HookResult::proceed();
+}
+
+// ---- the manager -----------------------------------------------------------------------
+
+PassManager::PassManager(PassManagerOptions options) {
+  if (options.print_after_all && options.sink) {
+    emplace_instrument<PrintAfterAllInstrument>(std::move(options.sink));
+  }
+  if (options.verify) emplace_instrument<VerifyInstrument>(std::move(options.verifiers));
+  if (!options.stop_after.empty()) emplace_instrument<StopAfterInstrument>(std::move(options.stop_after));
+}
 
 PassManager& PassManager::add(std::unique_ptr<Pass> pass) {
   passes_.push_back(std::move(pass));
   return *this;
 }
 
+PassManager& PassManager::add_instrument(std::unique_ptr<PassInstrument> instrument) {
+  instruments_.push_back(std::move(instrument));
+  return *this;
+}
+
 PipelineResult PassManager::run(const ir::Program& input, PropertySet held) {
   PipelineResult res;
   res.program = input;
-  res.held = held;
-  // Who last claimed each held property: a pass name, or empty for the caller's claim or
-  // a property found to hold by verification of the input.
-  std::map<Property, std::string> claimant;
-  // Properties verified on the current program (cleared whenever a pass changes it).
-  PropertySet verified = 0;
-
-  // Runs p's verifier on the current program; true when it holds (or cannot be checked).
-  auto holds = [&](Property p, verify::Diagnostics& found) {
-    if ((verified & p) != 0) return true;
-    const Verifier* v = verifiers_.find(p);
-    if (v == nullptr) {
-      res.unverified |= p;
-      return true;
-    }
-    found = (*v)(res.program);
-    if (!found.empty()) return false;
-    verified |= p;
-    return true;
+  PropertyLedger ledger;
+  ledger.held = held;
+  auto finish = [&](PipelineResult& r) -> PipelineResult& {
+    r.held = ledger.held;
+    r.unverified = ledger.unverified;
+    r.passes_run = ledger.passes_run;
+    return r;
+  };
+  auto failed = [&](HookResult&& h) -> PipelineResult& {
+    res.outcome = h.outcome;
+    res.pass = std::move(h.pass);
+    res.message = std::move(h.message);
+    res.diagnostics = std::move(h.diagnostics);
+    return finish(res);
   };
 
+  for (const auto& instrument : instruments_) instrument->before_pipeline(res.program, ledger);
   for (const std::unique_ptr<Pass>& pass : passes_) {
     const std::string name(pass->name());
-    if (options_.verify) {
-      for (Property p : properties_in(pass->required())) {
-        verify::Diagnostics found;
-        if (holds(p, found)) {
-          res.held |= p;
-          continue;
-        }
-        auto c = claimant.find(p);
-        const bool produced_by_pass = (res.held & p) != 0 && c != claimant.end() && !c->second.empty();
-        res.diagnostics = std::move(found);
-        if (produced_by_pass) {
-          res.outcome = Outcome::PassBug;
-          res.pass = c->second;
-          res.message =
-              fmt::format("bug in pass {}: {} claimed by it no longer holds before {} (last pass run: {}): {}",
-                          c->second, property_name(p), name, res.passes_run.empty() ? "-" : res.passes_run.back(),
-                          first_finding(res.diagnostics));
-        } else {
-          res.outcome = Outcome::InputRejected;
-          res.pass = name;
-          res.message = fmt::format("input rejected by {}: required property {} does not hold: {}", name,
-                                    property_name(p), first_finding(res.diagnostics));
-        }
-        return res;
-      }
+    for (const auto& instrument : instruments_) {
+      HookResult h = instrument->before_pass(*pass, res.program, ledger);
+      if (h.action == HookResult::Action::Fail) return failed(std::move(h));
     }
 
     PassResult out = pass->run(res.program);
     if (!out.ok) {
-      res.outcome = Outcome::InputRejected;
-      res.pass = name;
-      res.diagnostics = std::move(out.diagnostics);
-      res.message = fmt::format("input rejected by {}: {}", name, first_finding(res.diagnostics));
-      return res;
-    }
-    if (options_.print_after_all && options_.sink) {
-      options_.sink(fmt::format("# after {}\n{}", name, ir::print_program(out.program)));
-    }
-
-    ir::Program accepted = std::move(res.program);
-    res.program = std::move(out.program);
-    verified = 0;
-    res.held = (res.held & ~pass->invalidated()) | pass->produced();
-    for (Property p : properties_in(pass->invalidated())) claimant.erase(p);
-    for (Property p : properties_in(pass->produced())) claimant[p] = name;
-
-    if (options_.verify) {
-      for (Property p : properties_in(kWellFormed | pass->produced())) {
-        verify::Diagnostics found;
-        if (holds(p, found)) continue;
-        res.outcome = Outcome::PassBug;
-        res.pass = name;
-        res.diagnostics = std::move(found);
-        res.message = fmt::format("bug in pass {}: its output violates {}: {}", name, property_name(p),
-                                  first_finding(res.diagnostics));
-        res.program = std::move(accepted);
-        return res;
+      for (const auto& instrument : instruments_) {
+        instrument->after_pass_failed(*pass, res.program, out.diagnostics, ledger);
       }
-      res.held |= kWellFormed;
+      const std::string message = fmt::format("input rejected by {}: {}", name, first_finding(out.diagnostics));
+      return failed(HookResult::fail(Outcome::InputRejected, name, message, std::move(out.diagnostics)));
     }
-    res.passes_run.push_back(name);
-  }
-  return res;
-}
 
-PassManager default_pipeline(const PipelineOptions& pipeline, PassManagerOptions options) {
-  PassManager pm(std::move(options));
-  pm.add(std::make_unique<Simplify>());
-  pm.add(std::make_unique<NormalizeReturnOrder>());
-  pm.add(std::make_unique<LegalizeGraphBoundary>(pipeline.lgb));
-  return pm;
+    ledger.held = (ledger.held & ~pass->invalidated()) | pass->produced();
+    for (Property p : properties_in(pass->invalidated())) ledger.claimant.erase(p);
+    for (Property p : properties_in(pass->produced())) ledger.claimant[p] = name;
+
+    bool stop = false;
+    for (const auto& instrument : instruments_) {
+      HookResult h = instrument->after_pass(*pass, res.program, out.program, ledger);
+      if (h.action == HookResult::Action::Stop) stop = true;
+      if (h.action != HookResult::Action::Fail) continue;
+      for (const auto& observer : instruments_) {
+        observer->after_pass_failed(*pass, res.program, h.diagnostics, ledger);
+      }
+      return failed(std::move(h));  // res.program stays the accepted input
+    }
+    res.program = std::move(out.program);
+    ledger.passes_run.push_back(name);
+    if (stop) {
+      res.stopped_after = name;
+      break;
+    }
+  }
+  return finish(res);
 }
 
 }  // namespace stackcheck::passes

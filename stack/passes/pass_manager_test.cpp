@@ -1,12 +1,16 @@
 // Pass manager: property tracking, the verify instrument's three verdicts (ok, input
 // rejected, pass bug — each with a case that must trigger it), print-after-all, the
-// verifier registry and the default pipeline.
+// verifier registry, and the instrument hooks: what they see, failing, stopping
+// (stop-after) and snapshots. The pipeline's definition: pipeline_test.cpp.
 #include "stack/passes/pass_manager.h"
 
 #include "stack/passes/golden_test_util.h"
 #include "stack/passes/normalize_return_order.h"
+#include "stack/passes/pipeline.h"
 #include "stack/passes/simplify.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -191,32 +195,42 @@ TEST(PassManager, print_after_all) {
 }
 
 TEST(PassManager, registry_and_unverified_properties) {
-  VerifierRegistry none;  // no verifier at all: every property is trusted, and said so
-  PassManager pm(PassManagerOptions{}, none);
+  PassManagerOptions none;
+  none.verifiers = VerifierRegistry{};  // no verifier at all: every property is trusted, and said so
+  PassManager pm(none);
   pm.add(fake("Liar", kWellFormed, kReturnParamsExplicit, 0, unsort_k2));
   PipelineResult r = pm.run(parse_or_fail(fixture("")));
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.unverified, PropertySet{kWellFormed | kReturnParamsExplicit});
 
-  VerifierRegistry strict = default_verifiers();
-  strict.set(kGraphBoundaryLegalized, [](const ir::Program&) {
+  PassManagerOptions strict;
+  strict.verifiers.set(kGraphBoundaryLegalized, [](const ir::Program&) {
     return verify::Diagnostics{verify::Diagnostic{"GraphBoundaryLegalized", 216, {}, "test"}};
   });
-  PassManager pm2(PassManagerOptions{}, strict);
+  PassManager pm2(strict);
   pm2.add(fake("Claims", kWellFormed, kGraphBoundaryLegalized, 0, same));
   r = pm2.run(parse_or_fail(fixture("")));
   EXPECT_EQ(r.outcome, Outcome::PassBug);
   EXPECT_EQ(r.diagnostics.at(0).code, 216);
 }
 
-TEST(PassManager, register_verifier_wires_the_default_registry) {
-  ASSERT_NE(default_verifiers().find(kWellFormed), nullptr);
-  ASSERT_NE(default_verifiers().find(kReturnParamsExplicit), nullptr);
-  const Verifier* before = default_verifiers().find(kGraphBoundaryLegalized);
-  const Verifier saved = before ? *before : Verifier{};
-  register_verifier(kGraphBoundaryLegalized, [](const ir::Program&) { return verify::Diagnostics{}; });
-  EXPECT_NE(default_verifiers().find(kGraphBoundaryLegalized), nullptr);
-  register_verifier(kGraphBoundaryLegalized, saved);  // restore for other tests
+TEST(PassManager, default_verifiers_are_values) {
+  // Every call gives a registry of the three verifiers; changing one changes no other (the
+  // registry replaced here would otherwise reject every program).
+  VerifierRegistry changed = default_verifiers();
+  changed.set(kWellFormed, [](const ir::Program&) {
+    return verify::Diagnostics{verify::Diagnostic{"WellFormed", 1, {}, "test"}};
+  });
+  const VerifierRegistry fresh = default_verifiers();
+  for (Property p : {kWellFormed, kReturnParamsExplicit, kGraphBoundaryLegalized}) {
+    ASSERT_NE(fresh.find(p), nullptr) << property_name(p);
+  }
+  const ir::Program ok = parse_or_fail(fixture(""));
+  EXPECT_TRUE((*fresh.find(kWellFormed))(ok).empty());
+  EXPECT_FALSE((*changed.find(kWellFormed))(ok).empty());
+  PassManager pm;
+  pm.add(fake("A", kWellFormed, 0, 0, same));
+  EXPECT_TRUE(pm.run(ok).ok());
 }
 
 TEST(PassManager, names) {
@@ -226,40 +240,166 @@ TEST(PassManager, names) {
   EXPECT_STREQ(outcome_name(Outcome::PassBug), "pass bug");
 }
 
-TEST(PassManager, default_pipeline_on_the_section_1_example) {
-  const std::string text =
-      "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-      "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n"
-      "  v = slice(x, [n * 8], [8])\n  t = create [8]\n  t1 = call kacc(v, t)\n"
-      "  c1 = call kacc(t1, c)\n  return c1\n}\n"
-      "orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {\n"
-      "  for i in range(0, 2, 1) {\n    call g(x, c, i)\n  }\n}\n";
-  std::string log;
+// ---- instruments -----------------------------------------------------------------------
+
+// Logs every hook it sees, with what the hook was given.
+class Recorder final : public PassInstrument {
+ public:
+  explicit Recorder(std::vector<std::string>& log, std::string tag = "") : log_(log), tag_(std::move(tag)) {}
+  void before_pipeline(const ir::Program& input, PropertyLedger& ledger) override {
+    log_.push_back(
+        fmt::format("{}pipeline functions={} held={}", tag_, input.functions.size(), property_set_name(ledger.held)));
+  }
+  HookResult before_pass(const Pass& pass, const ir::Program&, PropertyLedger& ledger) override {
+    log_.push_back(fmt::format("{}before {} held={} run={}", tag_, pass.name(), property_set_name(ledger.held),
+                               ledger.passes_run.size()));
+    return HookResult::proceed();
+  }
+  HookResult after_pass(const Pass& pass, const ir::Program& input, const ir::Program& output,
+                        PropertyLedger& ledger) override {
+    log_.push_back(
+        fmt::format("{}after {} held={} claimant={} changed={}", tag_, pass.name(), property_set_name(ledger.held),
+                    ledger.claimant.count(kReturnParamsExplicit) ? ledger.claimant[kReturnParamsExplicit] : "-",
+                    ir::print_program(input) != ir::print_program(output)));
+    return HookResult::proceed();
+  }
+  void after_pass_failed(const Pass& pass, const ir::Program&, const verify::Diagnostics& diagnostics,
+                         const PropertyLedger&) override {
+    log_.push_back(fmt::format("{}failed {} codes={}", tag_, pass.name(),
+                               fmt::join(ir::testing::diagnostic_codes(diagnostics), ",")));
+  }
+
+ private:
+  std::vector<std::string>& log_;
+  std::string tag_;
+};
+
+// Fails every pass's output, or only `pass`'s.
+class Veto final : public PassInstrument {
+ public:
+  explicit Veto(std::string pass) : pass_(std::move(pass)) {}
+  HookResult after_pass(const Pass& pass, const ir::Program&, const ir::Program&, PropertyLedger&) override {
+    if (pass.name() != pass_) return HookResult::proceed();
+    return HookResult::fail(Outcome::PassBug, pass_, "vetoed",
+                            {verify::Diagnostic{"Veto", 399, {"main", 1, 1}, "vetoed"}});
+  }
+
+ private:
+  std::string pass_;
+};
+
+TEST(PassInstruments, hooks_see_the_pass_its_programs_and_the_ledger) {
+  std::vector<std::string> log;
+  PassManager pm;  // verify first, so the recorder sees its effect on the ledger
+  pm.emplace_instrument<Recorder>(log);
+  pm.add(std::make_unique<Simplify>()).add(std::make_unique<NormalizeReturnOrder>());
+  ASSERT_TRUE(pm.run(parse_or_fail(fixture(""))).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{
+                     "pipeline functions=6 held=-",
+                     "before Simplify held=WellFormed run=0",
+                     "after Simplify held=WellFormed claimant=- changed=false",
+                     "before NormalizeReturnOrder held=WellFormed run=1",
+                     // k2's returns sorted; RPE now claimed by the pass
+                     "after NormalizeReturnOrder held=WellFormed|ReturnParamsExplicit "
+                     "claimant=NormalizeReturnOrder changed=true",
+                 }));
+}
+
+TEST(PassInstruments, after_pass_failed_on_rejections_and_vetoes) {
+  std::vector<std::string> log;
+  PassManager picky;
+  picky.emplace_instrument<Recorder>(log);
+  picky.add(fake("Picky", kWellFormed, 0, 0, [](const ir::Program&) {
+    PassResult r;
+    r.diagnostics.push_back(verify::Diagnostic{"Picky", 250, {"g", 1, 2}, "no"});
+    return r;
+  }));
+  EXPECT_EQ(picky.run(parse_or_fail(fixture(""))).outcome, Outcome::InputRejected);
+  EXPECT_EQ(log.back(), "failed Picky codes=250");
+
+  // A veto ends the step: instruments after it see no after_pass, every one sees the failure.
+  log.clear();
+  PassManager vetoed;
+  vetoed.emplace_instrument<Recorder>(log, "1:");
+  vetoed.emplace_instrument<Veto>("A");
+  vetoed.emplace_instrument<Recorder>(log, "2:");
+  vetoed.add(fake("A", kWellFormed, 0, 0, same)).add(fake("B", kWellFormed, 0, 0, same));
+  const ir::Program in = parse_or_fail(fixture("  a = 1 + 1\n"));
+  const PipelineResult r = vetoed.run(in);
+  EXPECT_EQ(r.outcome, Outcome::PassBug);
+  EXPECT_EQ(r.pass, "A");
+  EXPECT_EQ(r.message, "vetoed");
+  EXPECT_EQ(ir::testing::diagnostic_codes(r.diagnostics), std::vector<int>{399});
+  EXPECT_TRUE(r.passes_run.empty());
+  EXPECT_EQ(ir::print_program(r.program), ir::print_program(in));
+  EXPECT_EQ(log, (std::vector<std::string>{"1:pipeline functions=6 held=-", "2:pipeline functions=6 held=-",
+                                           "1:before A held=WellFormed run=0", "2:before A held=WellFormed run=0",
+                                           "1:after A held=WellFormed claimant=- changed=false", "1:failed A codes=399",
+                                           "2:failed A codes=399"}));
+}
+
+TEST(PassInstruments, stop_after_ends_the_run_cleanly) {
+  PassManagerOptions o;
+  o.stop_after = "NormalizeReturnOrder";
+  PassManager pm = default_pipeline({}, o);
+  const ir::Program in = parse_or_fail(fixture("  a = 1 + 1\n  c1 = call kacc(x, c)\n"));
+  const PipelineResult r = pm.run(in);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.stopped_after, "NormalizeReturnOrder");
+  EXPECT_EQ(r.passes_run, (std::vector<std::string>{"Simplify", "NormalizeReturnOrder"}));
+  EXPECT_FALSE(r.ran("LegalizeGraphBoundary"));
+  EXPECT_EQ(ir::print_program(r.program), ir::print_program(normalize_return_order(simplify(in))));
+  EXPECT_EQ(r.held, PropertySet{kWellFormed | kReturnParamsExplicit});
+  // Without it the whole pipeline runs; a name no pass has stops nothing.
+  const PipelineResult whole = default_pipeline().run(in);
+  ASSERT_TRUE(whole.ok()) << whole.message;
+  EXPECT_EQ(whole.passes_run.size(), 3u);
+  o.stop_after = "NoSuchPass";
+  const PipelineResult all = default_pipeline({}, o).run(in);
+  ASSERT_TRUE(all.ok()) << all.message;
+  EXPECT_EQ(all.passes_run.size(), 3u);
+  EXPECT_EQ(all.stopped_after, "");
+  // The stopped pass's output is still verified.
+  PassManagerOptions liar_stop;
+  liar_stop.stop_after = "Liar";
+  PassManager liar(liar_stop);
+  liar.add(fake("Liar", kWellFormed, kReturnParamsExplicit, 0, unsort_k2));
+  EXPECT_EQ(liar.run(parse_or_fail(fixture(""))).outcome, Outcome::PassBug);
+}
+
+TEST(PassInstruments, snapshot_keeps_each_accepted_output) {
+  PassManager pm;
+  const SnapshotInstrument& snapshots = pm.emplace_instrument<SnapshotInstrument>();
+  pm.add(std::make_unique<Simplify>()).add(std::make_unique<NormalizeReturnOrder>());
+  const ir::Program in = parse_or_fail(fixture("  a = 1 + 1\n"));
+  ASSERT_TRUE(pm.run(in).ok());
+  ASSERT_EQ(snapshots.snapshots().size(), 2u);
+  EXPECT_EQ(snapshots.snapshots()[0].pass, "Simplify");
+  EXPECT_EQ(ir::print_program(snapshots.snapshots()[0].program), ir::print_program(simplify(in)));
+  EXPECT_EQ(snapshots.snapshots()[1].pass, "NormalizeReturnOrder");
+  EXPECT_EQ(ir::print_program(snapshots.snapshots()[1].program),
+            ir::print_program(normalize_return_order(simplify(in))));
+  // A rejected output is not kept (verify runs first), and each run starts afresh.
+  PassManager buggy;
+  const SnapshotInstrument& kept = buggy.emplace_instrument<SnapshotInstrument>();
+  buggy.add(std::make_unique<Simplify>()).add(fake("Dropper", kWellFormed, 0, 0, drop_entry));
+  EXPECT_EQ(buggy.run(in).outcome, Outcome::PassBug);
+  ASSERT_EQ(kept.snapshots().size(), 1u);
+  EXPECT_EQ(kept.snapshots()[0].pass, "Simplify");
+  EXPECT_EQ(buggy.run(in).outcome, Outcome::PassBug);
+  EXPECT_EQ(kept.snapshots().size(), 1u);
+}
+
+TEST(PassInstruments, print_after_all_shows_the_output_verify_then_blames) {
+  std::string out;
   PassManagerOptions o;
   o.print_after_all = true;
-  o.sink = string_sink(log);
-  PassManager pm = default_pipeline({}, o);
-  ASSERT_EQ(pm.passes().size(), 3u);
-  EXPECT_EQ(pm.passes()[0]->name(), "Simplify");
-  EXPECT_EQ(pm.passes()[1]->name(), "NormalizeReturnOrder");
-  EXPECT_EQ(pm.passes()[2]->name(), "LegalizeGraphBoundary");
-  const ir::Program in = parse_or_fail(text);
-  PipelineResult r = pm.run(in);
-  ASSERT_TRUE(r.ok()) << r.message << "\n" << testing::diagnostics_text(r.diagnostics);
-  EXPECT_EQ(r.held, PropertySet{kWellFormed | kReturnParamsExplicit | kGraphBoundaryLegalized});
-  EXPECT_EQ(r.unverified, PropertySet{0});  // every property has its verifier wired
-  EXPECT_NE(log.find("# after LegalizeGraphBoundary\n"), std::string::npos);
-  // The COMPILER.md §5.3 result of this example.
-  EXPECT_EQ(ir::print_program(r.program),
-            canonical("kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-                      "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64, "
-                      "t: InOut tensor<i32>[8], v: In tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
-                      "  t1 = call kacc(v, t)\n  c1 = call kacc(t1, c)\n  return c\n}\n"
-                      "orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {\n"
-                      "  for i in range(0, 2, 1) {\n    v__graph_arg0 = slice(x, [i * 8], [8])\n"
-                      "    t__graph_arg1 = create [8]\n"
-                      "    call g(x, c, i, t__graph_arg1, v__graph_arg0)\n  }\n}\n"));
-  testing::expect_same_meaning(in, r.program);
+  o.sink = string_sink(out);
+  PassManager pm(o);
+  pm.add(fake("Liar", kWellFormed, kReturnParamsExplicit, 0, unsort_k2));
+  const ir::Program in = parse_or_fail(fixture(""));
+  EXPECT_EQ(pm.run(in).outcome, Outcome::PassBug);
+  EXPECT_EQ(out, "# after Liar\n" + ir::print_program(unsort_k2(in).program));
 }
 
 }  // namespace

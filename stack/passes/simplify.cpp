@@ -9,6 +9,7 @@
 
 #include "stack/ir/arith.h"
 #include "stack/ir/rpi.h"
+#include "stack/ir/walk.h"
 
 namespace stackcheck::passes {
 namespace {
@@ -20,11 +21,9 @@ using ir::Stmt;
 // How many times each name is defined in f (params, loop vars, assignments). Only names
 // defined once are substituted or given a static shape, so ill-formed input stays safe.
 void count_definitions(const std::vector<Stmt>& body, std::unordered_map<std::string, int>& n) {
-  for (const Stmt& s : body) {
+  ir::walk_statements(body, [&](const Stmt& s) {
     if (s.kind == Stmt::Kind::Assign || s.kind == Stmt::Kind::For) ++n[s.name];
-    count_definitions(s.body, n);
-    count_definitions(s.else_body, n);
-  }
+  });
 }
 
 // One forward sweep over a function; `changed` says whether another sweep is needed.

@@ -3,6 +3,7 @@
 #include "stack/ir/invariance.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/rpi.h"
+#include "stack/ir/walk.h"
 #include "stack/support/limits.h"
 
 #include <fmt/format.h>
@@ -74,13 +75,6 @@ size_t results_of(const ir::Function& f) {
   if (f.kind == ir::Function::Kind::Kernel) return f.kernel_returns.size();
   if (f.kind == ir::Function::Kind::Graph) return f.results.size();
   return 0;
-}
-
-const ir::Invoke* invocation(const ir::Stmt& s) {
-  if (s.kind == ir::Stmt::Kind::Invoke) return &s.invoke;
-  if (s.kind != ir::Stmt::Kind::Assign) return nullptr;
-  const auto* r = std::get_if<ir::InvokeRhs>(&s.rhs);
-  return r != nullptr ? &r->invoke : nullptr;
 }
 
 // The names of one function and their kinds, dims and static values.
@@ -193,69 +187,67 @@ class Names {
   }
 
   void define_all(const std::vector<ir::Stmt>& body) {
-    for (const ir::Stmt& s : body) {
+    ir::walk_statements(body, [&](const ir::Stmt& s) {
       if (s.kind == ir::Stmt::Kind::Assign) {
         if (auto n = define(s)) names_.emplace(s.name, std::move(*n));
       } else if (s.kind == ir::Stmt::Kind::For) {
         names_.emplace(s.name, NameInfo{});
       }
-      define_all(s.body);
-      define_all(s.else_body);
-    }
+    });
   }
 
   const Program& prog_;
   std::unordered_map<std::string, NameInfo> names_;
 };
 
-// §4 node count of one statement list of a graph.
-uint64_t nodes_in(const Program& prog, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims) {
-  uint64_t launches = 0, creates = 0, nested = 0;
-  for (const ir::Stmt& s : body) {
-    if (const ir::Invoke* inv = invocation(s); inv != nullptr && prog.kernel(inv->callee)) ++launches;
+// §4 node count of one statement list of a graph: per open list, its launches, its creates
+// (ceil(n/16) together) and what its loops (trips x body) and ifs (both lists) hold.
+class NodeCount {
+ public:
+  NodeCount(const Program& prog, const ir::DimsOf& dims) : prog_(prog), dims_(dims) {}
+
+  void enter_block(const std::vector<ir::Stmt>&, const ir::Place&) { lists_.emplace_back(); }
+  void visit(const ir::Stmt& s, const ir::Place&) {
+    ListCount& c = lists_.back();
+    if (const ir::Invoke* inv = ir::invoke_of(s); inv != nullptr && prog_.kernel(inv->callee)) ++c.launches;
     if (s.kind == ir::Stmt::Kind::Assign) {
-      if (std::holds_alternative<ir::AssembleRhs>(s.rhs)) ++launches;
-      if (std::holds_alternative<ir::CreateRhs>(s.rhs)) ++creates;
-    } else if (s.kind == ir::Stmt::Kind::For) {
-      const uint64_t per_trip = nodes_in(prog, s.body, dims);
-      const std::optional<uint64_t> trips = ir::constant_trips(s, dims);
-      nested = ir::sat_add(nested, trips.has_value() ? ir::sat_mul(*trips, per_trip) : per_trip);
-    } else if (s.kind == ir::Stmt::Kind::If) {
-      nested = ir::sat_add(nested, nodes_in(prog, s.body, dims));
-      nested = ir::sat_add(nested, nodes_in(prog, s.else_body, dims));
+      if (std::holds_alternative<ir::AssembleRhs>(s.rhs)) ++c.launches;
+      if (std::holds_alternative<ir::CreateRhs>(s.rhs)) ++c.creates;
     }
   }
-  return ir::sat_add(ir::sat_add(launches, nested),
-                     creates / support::kAllocMaxBuffers + (creates % support::kAllocMaxBuffers != 0 ? 1 : 0));
-}
+  void leave_block(const std::vector<ir::Stmt>&, const ir::Place& at) {
+    const ListCount c = lists_.back();
+    lists_.pop_back();
+    const uint64_t n =
+        ir::sat_add(ir::sat_add(c.launches, c.nested),
+                    c.creates / support::kAllocMaxBuffers + (c.creates % support::kAllocMaxBuffers != 0 ? 1 : 0));
+    if (at.owner == nullptr) {
+      total_ = n;
+      return;
+    }
+    uint64_t held = n;
+    if (at.owner->kind == ir::Stmt::Kind::For) {
+      const std::optional<uint64_t> trips = ir::constant_trips(*at.owner, dims_);
+      if (trips.has_value()) held = ir::sat_mul(*trips, n);
+    }
+    lists_.back().nested = ir::sat_add(lists_.back().nested, held);
+  }
+  uint64_t total() const { return total_; }
 
-// Top-level expressions of one statement (not of nested bodies).
-std::vector<const ir::Expr*> exprs_of(const ir::Stmt& s) {
-  std::vector<const ir::Expr*> out;
-  auto add = [&](const std::vector<ir::Expr>& es) {
-    for (const ir::Expr& e : es) out.push_back(&e);
+ private:
+  struct ListCount {
+    uint64_t launches = 0, creates = 0, nested = 0;
   };
-  if (const ir::Invoke* inv = invocation(s)) add(inv->args);
-  if (s.kind == ir::Stmt::Kind::Assign) {
-    if (const auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) out.push_back(&e->expr);
-    if (const auto* c = std::get_if<ir::CreateRhs>(&s.rhs)) add(c->shape);
-    if (const auto* f = std::get_if<ir::FullRhs>(&s.rhs)) {
-      add(f->shape);
-      out.push_back(&f->value);
-    }
-    if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) add(sl->offsets);
-    if (const auto* a = std::get_if<ir::AssembleRhs>(&s.rhs)) add(a->offsets);
-  } else if (s.kind == ir::Stmt::Kind::For) {
-    out.insert(out.end(), {&s.lo, &s.hi, &s.step});
-  } else if (s.kind == ir::Stmt::Kind::If) {
-    out.insert(out.end(), {&s.lo, &s.hi});
-  }
-  return out;
-}
+  const Program& prog_;
+  const ir::DimsOf& dims_;
+  std::vector<ListCount> lists_;
+  uint64_t total_ = 0;
+};
 
-void find_reads(const ir::Expr& e, std::vector<const ir::Expr*>& out) {
-  if (e.kind == ir::Expr::Kind::Read) out.push_back(&e);
-  for (const ir::Expr& a : e.args) find_reads(a, out);
+uint64_t nodes_in(const Program& prog, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims) {
+  NodeCount count(prog, dims);
+  ir::walk_statements(body, count);
+  return count.total();
 }
 
 ir::Loc loc_or(ir::Loc a, ir::Loc b) { return a.line != 0 ? a : b; }
@@ -304,17 +296,16 @@ class GraphCheck {
 
   // Replay-invariance (§3) with the names seen so far.
   bool invariant(const ir::Expr& e) const {
-    switch (e.kind) {
-      case ir::Expr::Kind::Int:
-      case ir::Expr::Kind::Dim: return true;
-      case ir::Expr::Kind::Read: return false;
-      case ir::Expr::Kind::Var: {
-        auto it = invariant_.find(e.name);
-        return it != invariant_.end() && it->second;
+    bool ok = true;
+    ir::for_each_subexpr(e, [&](const ir::Expr& x) {
+      if (x.kind == ir::Expr::Kind::Read || (x.kind == ir::Expr::Kind::Binary && x.args.size() != 2)) {
+        ok = false;
+      } else if (x.kind == ir::Expr::Kind::Var) {
+        auto it = invariant_.find(x.name);
+        ok = ok && it != invariant_.end() && it->second;
       }
-      case ir::Expr::Kind::Binary: return e.args.size() == 2 && invariant(e.args[0]) && invariant(e.args[1]);
-    }
-    return false;
+    });
+    return ok;
   }
 
   bool holds_nodes(const std::vector<ir::Stmt>& b) const { return nodes_in(prog_, b, names_.dims_of()) > 0; }
@@ -327,6 +318,12 @@ class GraphCheck {
       return;
     }
     if (callee->kind != ir::Function::Kind::Kernel) return;
+    if (!arguments_match(inv, *callee)) {
+      report(210, loc_or(inv.loc, s.loc),
+             fmt::format("launch of '{}' passes {} arguments for {} params (only a trailing run of Out params may "
+                         "be left out)",
+                         inv.callee, inv.args.size(), callee->params.size()));
+    }
     const size_t n = std::min(inv.args.size(), callee->params.size());
     for (size_t i = 0; i < n; ++i) {
       if (callee->params[i].type.is_tensor()) continue;
@@ -339,6 +336,16 @@ class GraphCheck {
     }
   }
 
+  // A launch passes every param, or leaves out only a trailing run of Out params (results
+  // the kernel creates); anything else leaves a param the recorded node never binds.
+  static bool arguments_match(const ir::Invoke& inv, const ir::Function& kernel) {
+    if (inv.args.size() > kernel.params.size()) return false;
+    for (size_t i = inv.args.size(); i < kernel.params.size(); ++i) {
+      if (kernel.params[i].dir != ir::Dir::Out) return false;
+    }
+    return true;
+  }
+
   void offsets(int code, const ir::Stmt& s, const std::vector<ir::Expr>& offs, const char* what) {
     for (const ir::Expr& o : offs) {
       if (invariant(o)) continue;
@@ -349,32 +356,32 @@ class GraphCheck {
   }
 
   void body(const std::vector<ir::Stmt>& list) {
-    for (const ir::Stmt& s : list) {
-      for (const ir::Expr* e : exprs_of(s)) {
-        std::vector<const ir::Expr*> reads;
-        find_reads(*e, reads);
-        for (const ir::Expr* r : reads) {
-          report(217, loc_or(r->loc, s.loc), fmt::format("read of '{}' in a graph", r->name));
+    ir::walk_statements(list, [&](const ir::Stmt& s) { statement(s); });
+  }
+
+  // One statement, before the lists it holds (a forward walk: invariance of a name depends
+  // only on what precedes it).
+  void statement(const ir::Stmt& s) {
+    ir::for_each_expr(s, [&](const ir::Expr& top) {
+      ir::for_each_subexpr(top, [&](const ir::Expr& e) {
+        if (e.kind == ir::Expr::Kind::Read)
+          report(217, loc_or(e.loc, s.loc), fmt::format("read of '{}' in a graph", e.name));
+      });
+    });
+    if (const ir::Invoke* inv = ir::invoke_of(s)) launch(s, *inv);
+    switch (s.kind) {
+      case ir::Stmt::Kind::Assign: assign(s); break;
+      case ir::Stmt::Kind::For:
+        if (!ir::constant_trips(s, names_.dims_of()) && holds_nodes(s.body)) {
+          report(214, s.loc, fmt::format("loop '{}' holds nodes without constant trips", s.name));
         }
-      }
-      if (const ir::Invoke* inv = invocation(s)) launch(s, *inv);
-      switch (s.kind) {
-        case ir::Stmt::Kind::Assign: assign(s); break;
-        case ir::Stmt::Kind::For:
-          if (!ir::constant_trips(s, names_.dims_of()) && holds_nodes(s.body)) {
-            report(214, s.loc, fmt::format("loop '{}' holds nodes without constant trips", s.name));
-          }
-          invariant_.emplace(s.name, ir::constant_trips(s, names_.dims_of()).has_value());
-          body(s.body);
-          break;
-        case ir::Stmt::Kind::If:
-          if (holds_nodes(s.body) || holds_nodes(s.else_body)) report(215, s.loc, "if holds nodes");
-          body(s.body);
-          body(s.else_body);
-          break;
-        case ir::Stmt::Kind::Invoke:
-        case ir::Stmt::Kind::Return: break;
-      }
+        invariant_.emplace(s.name, ir::constant_trips(s, names_.dims_of()).has_value());
+        break;
+      case ir::Stmt::Kind::If:
+        if (holds_nodes(s.body) || holds_nodes(s.else_body)) report(215, s.loc, "if holds nodes");
+        break;
+      case ir::Stmt::Kind::Invoke:
+      case ir::Stmt::Kind::Return: break;
     }
   }
 
@@ -444,17 +451,12 @@ void check_calls(const Program& prog, const ir::Function& f, Diagnostics& out) {
       }
     }
   };
-  auto visit = [&](const auto& self, const std::vector<ir::Stmt>& list) -> void {
-    for (const ir::Stmt& s : list) {
-      if (const ir::Invoke* inv = invocation(s)) {
-        const ir::Function* g = prog.find(inv->callee);
-        if (g != nullptr && g->kind == ir::Function::Kind::Graph) call(s, *inv, *g);
-      }
-      self(self, s.body);
-      self(self, s.else_body);
+  ir::walk_statements(f.body, [&](const ir::Stmt& s) {
+    if (const ir::Invoke* inv = ir::invoke_of(s)) {
+      const ir::Function* g = prog.find(inv->callee);
+      if (g != nullptr && g->kind == ir::Function::Kind::Graph) call(s, *inv, *g);
     }
-  };
-  visit(visit, f.body);
+  });
 }
 
 }  // namespace

@@ -6,10 +6,12 @@
 //   201 scalar param not In; 202 tensor param Out; 203 no tensor param; 204 > 128 tensor
 //   params; 205 > 64 scalar params; 206 `full` in a graph; 207 create extent not literal;
 //   208 graph calls graph (or is called other than from the entry); 209 return not
-//   traceable to a param; 210 call-site arguments != params; 211 view with non-invariant
-//   offsets; 212 assemble with non-invariant offsets; 213 launch scalar argument neither a
-//   scalar param name nor invariant; 214 loop holding nodes without constant trips;
-//   215 `if` holding nodes; 216 node count not in 1..1024; 217 `read` in a graph.
+//   traceable to a param; 210 call-site arguments != params (at a graph's call site, and at
+//   a kernel launch in a graph, which may leave out only a trailing run of Out params);
+//   211 view with non-invariant offsets; 212 assemble with non-invariant offsets; 213 launch
+//   scalar argument neither a scalar param name nor invariant; 214 loop holding nodes
+//   without constant trips; 215 `if` holding nodes; 216 node count not in 1..1024;
+//   217 `read` in a graph.
 // Returns all diagnostics in program order; never crashes on any Program.
 #pragma once
 

@@ -5,7 +5,8 @@
 #include "stack/verify/graph_boundary_legalized.h"
 
 #include "stack/ir/builder.h"
-#include "stack/ir/parser.h"
+#include "stack/ir/testing.h"
+#include "stack/verify/well_formed.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -18,40 +19,19 @@ namespace {
 
 namespace b = ir::build;
 
-const std::string kKernels =
-    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-    "kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n"
-    "kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale\n"
-    "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o1, o2) "
-    "= builtin copy\n";
+using ir::testing::parse_or_fail;
 
-// g(x: In T, c: InOut T, n: In i64) -> (T) { <body> return c }, called from main's loop.
+// The §5 fixture's kernels, k2 sorted (a legalized program has passed NormalizeReturnOrder).
+const std::string kKernels = ir::testing::fixture_kernels_normalized();
+
+// g(x: In T, c: InOut T, n: In i64) -> (T) { <body> return <ret> }, called from main's loop.
 std::string graph(const std::string& body, const std::string& ret = "c") {
-  return kKernels +
-         "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) "
-         "{\n" +
-         body + "\nreturn " + ret +
-         "\n}\norchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n"
-         "for i in range(0, 2, 1) {\ncall g(a, b, i)\n}\n}\n";
+  return ir::testing::fixture_text({.body = body, .ret = ret}, kKernels);
 }
 
-ir::Program parse(const std::string& text) {
-  ir::ParseResult r = ir::parse_program(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string()) << "\n" << text;
-  return r.ok() ? r.program() : ir::Program{};
-}
-
-std::vector<int> codes(const Diagnostics& ds) {
-  std::vector<int> out;
-  for (const Diagnostic& d : ds) out.push_back(d.code);
-  return out;
-}
-
-std::string dump(const Diagnostics& ds) {
-  std::string out;
-  for (const Diagnostic& d : ds) out += d.location.function + ": " + d.render("") + "\n";
-  return out;
-}
+ir::Program parse(const std::string& text) { return parse_or_fail(text); }
+std::vector<int> codes(const Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
+std::string dump(const Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
 
 void expect_codes(const ir::Program& p, const std::vector<int>& expected) {
   const Diagnostics ds = check_graph_boundary_legalized(p);
@@ -60,25 +40,11 @@ void expect_codes(const ir::Program& p, const std::vector<int>& expected) {
 }
 void expect_codes(const std::string& text, const std::vector<int>& expected) { expect_codes(parse(text), expected); }
 
-const char* kL = "l1 = call kacc(x, c)\n";
+const std::string kL = std::string(ir::testing::kFixtureLaunch) + "\n";
 
 // ---- the examples ------------------------------------------------------------------
 
-const std::string kLegalized =
-    R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64, t: InOut tensor<i32>[8], v: In tensor<i32>[8]) -> (tensor<i32>[8]) {
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    v__graph_arg0 = slice(x, [i * 8], [8])
-    t__graph_arg1 = create [8]
-    call g(x, c, i, t__graph_arg1, v__graph_arg0)
-  }
-}
-)";
+const std::string kLegalized = ir::testing::kSection1Legalized;
 
 TEST(GraphBoundaryLegalized, legalized_example_passes) {
   const ir::Program p = parse(kLegalized);
@@ -87,20 +53,7 @@ TEST(GraphBoundaryLegalized, legalized_example_passes) {
 }
 
 TEST(GraphBoundaryLegalized, unlegalized_example_fails) {
-  const ir::Program p = parse(R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
-  v = slice(x, [n * 8], [8])
-  t = create [8]
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    call g(x, c, i)
-  }
-}
-)");
+  const ir::Program p = parse(ir::testing::section1_example_normalized());
   const Diagnostics ds = check_graph_boundary_legalized(p);
   ASSERT_EQ(codes(ds), std::vector<int>{211}) << dump(ds);
   EXPECT_EQ(ds[0].location.function, "g");
@@ -191,18 +144,18 @@ TEST(GraphBoundaryLegalized, code205_too_many_scalar_params) {
   expect_codes(many_params(1, 65), {205});
 }
 
-TEST(GraphBoundaryLegalized, code206_full) { expect_codes(graph("f = full [8], 1\n" + std::string(kL)), {206}); }
+TEST(GraphBoundaryLegalized, code206_full) { expect_codes(graph("f = full [8], 1\n" + kL), {206}); }
 
 TEST(GraphBoundaryLegalized, code207_create_shape_not_literal) {
-  expect_codes(graph("s = 8\nt = create [s]\n" + std::string(kL)), {207});
-  expect_codes(graph("t = create [dim(x, 0) * 2]\n" + std::string(kL)), {});
+  expect_codes(graph("s = 8\nt = create [s]\n" + kL), {207});
+  expect_codes(graph("t = create [dim(x, 0) * 2]\n" + kL), {});
 }
 
 TEST(GraphBoundaryLegalized, code208_graph_calls_graph) {
   const std::string h =
       "graph h(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
       "c1 = call kacc(x, c)\nreturn c\n}\n";
-  std::string src = graph("c2 = call h(x, c)\n" + std::string(kL));
+  std::string src = graph("c2 = call h(x, c)\n" + kL);
   src.insert(kKernels.size(), h);
   const Diagnostics ds = check_graph_boundary_legalized(parse(src));
   ASSERT_EQ(codes(ds), std::vector<int>{208}) << dump(ds);
@@ -230,11 +183,11 @@ TEST(GraphBoundaryLegalized, code210_call_site_args_differ_from_params) {
 }
 
 TEST(GraphBoundaryLegalized, code211_view_offsets_not_invariant) {
-  expect_codes(graph("v = slice(x, [n], [4])\n" + std::string(kL)), {211});
-  expect_codes(graph("v = slice(x, [4], [4])\n" + std::string(kL)), {});
+  expect_codes(graph("v = slice(x, [n], [4])\n" + kL), {211});
+  expect_codes(graph("v = slice(x, [4], [4])\n" + kL), {});
   // Loop vars of constant-trip loops are invariant; of other loops not.
   expect_codes(graph("for j in range(0, 2, 1) {\no = j * 4\nv = slice(c, [o], [4])\nv1 = call kacc4(v, v)\n}"), {});
-  expect_codes(graph("for j in range(0, n, 1) {\nv = slice(c, [j], [4])\n}\n" + std::string(kL)), {211});
+  expect_codes(graph("for j in range(0, n, 1) {\nv = slice(c, [j], [4])\n}\n" + kL), {211});
 }
 
 TEST(GraphBoundaryLegalized, code211_view_of_writeback) {
@@ -250,6 +203,28 @@ TEST(GraphBoundaryLegalized, code212_assemble_offsets_not_invariant) {
   expect_codes(graph("u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"), {});
 }
 
+// A kernel launch in a graph, checked by the verifier on its own (WellFormed 5 reports the
+// arity first): it may leave out only a trailing run of Out params.
+TEST(GraphBoundaryLegalized, code210_launch_leaving_out_params) {
+  // kouts binds acc to (x, a); s (In), o and p (Out) are extras.
+  const std::string kouts =
+      "kernel kouts(x: In tensor<i32>[8], a: InOut tensor<i32>[8], s: In i64, o: Out tensor<i32>[8], "
+      "p: Out tensor<i32>[8]) -> (a) = builtin acc\n";
+  expect_codes(kouts + graph("c1 = call kouts(x, c, n, c, c)"), {});
+  // Only trailing Out params left out: not GraphBoundaryLegalized's concern.
+  expect_codes(kouts + graph("c1 = call kouts(x, c, n, c)"), {});
+  expect_codes(kouts + graph("c1 = call kouts(x, c, n)"), {});
+  EXPECT_EQ(codes(verify::check_well_formed(parse(kouts + graph("c1 = call kouts(x, c, n)")))), std::vector<int>{5});
+  // An In param left out, at the end or in the middle of the omitted run; an InOut one; too many.
+  const Diagnostics in = check_graph_boundary_legalized(parse(graph("c1 = call ksc(x, c)")));
+  ASSERT_EQ(codes(in), std::vector<int>{210}) << dump(in);
+  EXPECT_EQ(in[0].location.function, "g");
+  EXPECT_EQ(in[0].location.line, 6u);  // the launch's line
+  expect_codes(kouts + graph("c1 = call kouts(x, c)"), {210});
+  expect_codes(graph("c1 = call kacc(x)"), {210});
+  expect_codes(graph("c1 = call kacc(x, c, c)"), {210});
+}
+
 TEST(GraphBoundaryLegalized, code213_launch_scalar_argument) {
   expect_codes(graph("c1 = call ksc(x, c, n + 1)"), {213});
   expect_codes(graph("m = n\nc1 = call ksc(x, c, m)"), {213});  // an alias left in place
@@ -258,15 +233,15 @@ TEST(GraphBoundaryLegalized, code213_launch_scalar_argument) {
 }
 
 TEST(GraphBoundaryLegalized, code214_loop_with_nodes_without_constant_trips) {
-  expect_codes(graph("for j in range(0, n, 1) {\n" + std::string(kL) + "}"), {214});
-  expect_codes(graph("for j in range(0, n, 1) {\nt = create [8]\n}\n" + std::string(kL)), {214});
-  expect_codes(graph("for j in range(0, n, 1) {\ns = j * 2\n}\n" + std::string(kL)), {});
+  expect_codes(graph("for j in range(0, n, 1) {\n" + kL + "}"), {214});
+  expect_codes(graph("for j in range(0, n, 1) {\nt = create [8]\n}\n" + kL), {214});
+  expect_codes(graph("for j in range(0, n, 1) {\ns = j * 2\n}\n" + kL), {});
 }
 
 TEST(GraphBoundaryLegalized, code215_if_with_nodes) {
-  expect_codes(graph("if n > 0 {\n" + std::string(kL) + "}"), {215});
-  expect_codes(graph("if n > 0 {\ns = 1\n} else {\nt = create [8]\n}\n" + std::string(kL)), {215});
-  expect_codes(graph("if n > 0 {\nv = slice(x, [0], [4])\n}\n" + std::string(kL)), {});
+  expect_codes(graph("if n > 0 {\n" + kL + "}"), {215});
+  expect_codes(graph("if n > 0 {\ns = 1\n} else {\nt = create [8]\n}\n" + kL), {215});
+  expect_codes(graph("if n > 0 {\nv = slice(x, [0], [4])\n}\n" + kL), {});
 }
 
 TEST(GraphBoundaryLegalized, code216_node_count) {
@@ -277,8 +252,8 @@ TEST(GraphBoundaryLegalized, code216_node_count) {
 }
 
 TEST(GraphBoundaryLegalized, code217_read) {
-  expect_codes(graph("s = read(x, [0])\n" + std::string(kL)), {217});
-  expect_codes(graph("v = slice(x, [read(x, [0])], [4])\n" + std::string(kL)), {211, 217});
+  expect_codes(graph("s = read(x, [0])\n" + kL), {217});
+  expect_codes(graph("v = slice(x, [read(x, [0])], [4])\n" + kL), {211, 217});
 }
 
 // ---- node counts, order, robustness ------------------------------------------------
@@ -290,15 +265,13 @@ TEST(GraphBoundaryLegalized, node_counts) {
   std::string top;
   for (int k = 0; k < 80; ++k) top += fmt::format("u{} = create [8]\n", k);
   EXPECT_EQ(graph_node_counts(parse(graph(top + "for j in range(0, 1020, 1) {\n" + kL + "}"))).at("g"), 1025u);
-  const ir::Program big = parse(graph("for j in range(-9223372036854775808, 9223372036854775807, 1) {\n" +
-                                      std::string(kL) + "l2 = call kacc(x, c)\n}"));
+  const ir::Program big =
+      parse(graph("for j in range(-9223372036854775808, 9223372036854775807, 1) {\n" + kL + "l2 = call kacc(x, c)\n}"));
   EXPECT_EQ(graph_node_counts(big).at("g"), UINT64_MAX);  // (2^64-1) x 2 saturates
   expect_codes(big, {216});
   // A non-constant loop counts its body once; an if counts both branches.
-  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, n, 1) {\n" + std::string(kL) + "}"))).at("g"), 1u);
-  EXPECT_EQ(
-      graph_node_counts(parse(graph("if n > 0 {\n" + std::string(kL) + "} else {\nl2 = call kacc(x, c)\n}"))).at("g"),
-      2u);
+  EXPECT_EQ(graph_node_counts(parse(graph("for j in range(0, n, 1) {\n" + kL + "}"))).at("g"), 1u);
+  EXPECT_EQ(graph_node_counts(parse(graph("if n > 0 {\n" + kL + "} else {\nl2 = call kacc(x, c)\n}"))).at("g"), 2u);
 }
 
 TEST(GraphBoundaryLegalized, diagnostics_in_program_order) {

@@ -2,7 +2,7 @@
 // positive control (the same program made explicit passes).
 #include "stack/verify/return_params_explicit.h"
 
-#include "stack/ir/parser.h"
+#include "stack/ir/testing.h"
 
 #include <gtest/gtest.h>
 
@@ -13,11 +13,7 @@ namespace {
 
 const char* kKernels = "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n";
 
-Diagnostics check(const std::string& text) {
-  ir::ParseResult r = ir::parse_program(text);
-  EXPECT_TRUE(r.ok()) << r.error().to_string();
-  return r.ok() ? check_return_params_explicit(r.program()) : Diagnostics{};
-}
+Diagnostics check(const std::string& text) { return check_return_params_explicit(ir::testing::parse_or_fail(text)); }
 
 std::string graph(const std::string& body) {
   return std::string(kKernels) + "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n" +

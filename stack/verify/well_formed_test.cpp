@@ -4,7 +4,7 @@
 #include "stack/verify/well_formed.h"
 
 #include "stack/ir/builder.h"
-#include "stack/ir/parser.h"
+#include "stack/ir/testing.h"
 #include "stack/verify/builtins.h"
 
 #include <gtest/gtest.h>
@@ -15,26 +15,9 @@
 namespace stackcheck::verify {
 namespace {
 
-Diagnostics check(const std::string& text) {
-  ir::ParseResult r = ir::parse_program(text);
-  if (!r.ok()) {
-    ADD_FAILURE() << "parse error: " << r.error().to_string() << "\n" << text;
-    return {};
-  }
-  return check_well_formed(r.program());
-}
-
-std::vector<int> codes(const Diagnostics& ds) {
-  std::vector<int> out;
-  for (const Diagnostic& d : ds) out.push_back(d.code);
-  return out;
-}
-
-std::string dump(const Diagnostics& ds) {
-  std::string out;
-  for (const Diagnostic& d : ds) out += d.location.function + ": " + d.render("") + "\n";
-  return out;
-}
+Diagnostics check(const std::string& text) { return check_well_formed(ir::testing::parse_or_fail(text)); }
+std::vector<int> codes(const Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
+std::string dump(const Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
 
 #define EXPECT_CODES(text, ...)                                          \
   do {                                                                   \
@@ -48,33 +31,16 @@ std::string dump(const Diagnostics& ds) {
     EXPECT_TRUE(ds_.empty()) << dump(ds_); \
   } while (0)
 
-// The §5 fixture's kernels, prepended to most cases.
+// The §5 fixture's kernels and a fill kernel, prepended to most cases.
 const std::string kKernels =
-    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-    "kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n"
-    "kernel ksc(x: In tensor<i32>[8], o: Out tensor<i32>[8], s: In i64) -> (o) = builtin scale\n"
-    "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], o2: InOut tensor<i32>[8]) -> (o2, o1) = builtin copy\n"
-    "kernel kfill(o: Out tensor<i32>[8], v: In i64) -> () = builtin fill\n";
+    std::string(ir::testing::kFixtureKernels) + "kernel kfill(o: Out tensor<i32>[8], v: In i64) -> () = builtin fill\n";
 
 // An entry over a: In T, b: InOut T, n: In i64 with `body` (lines, two-space indented).
 std::string entry(const std::string& body) {
   return kKernels + "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8], n: In i64) {\n" + body + "}\n";
 }
 
-const char* kExample = R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
-  v = slice(x, [n * 8], [8])
-  t = create [8]
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c1
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    call g(x, c, i)
-  }
-}
-)";
+const char* kExample = ir::testing::kSection1Example;
 
 TEST(WellFormed, example_is_accepted) { EXPECT_CLEAN(kExample); }
 

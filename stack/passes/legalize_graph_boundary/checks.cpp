@@ -6,58 +6,62 @@
 
 #include <fmt/format.h>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 namespace {
 
 bool callee_is_kernel(const Context& ctx, const ir::Stmt& s) {
-  const ir::Invoke* inv = invoke_of(s);
+  const ir::Invoke* inv = ir::invoke_of(s);
   return inv != nullptr && ctx.is_kernel(inv->callee);
 }
 
-// Statement-level walk into loop and if bodies (pre-order).
-template <typename F>
-void walk(const std::vector<ir::Stmt>& body, F&& f) {
-  for (const ir::Stmt& s : body) {
-    f(s);
-    if (s.kind == ir::Stmt::Kind::For || s.kind == ir::Stmt::Kind::If) {
-      walk(s.body, f);
-      walk(s.else_body, f);
-    }
+// The §4 count, one tally per open statement list: a list's nodes are its launches, its
+// nested loops and ifs, and ceil(creates / 16).
+class NodeCounter {
+ public:
+  NodeCounter(const Context& ctx, const ir::DimsOf& dims_of) : ctx_(ctx), dims_of_(dims_of) {}
+
+  void enter_block(const std::vector<ir::Stmt>&, const ir::Place&) { open_.emplace_back(); }
+  void visit(const ir::Stmt& s, const ir::Place&) {
+    Tally& t = open_.back();
+    if (s.kind == ir::Stmt::Kind::Assign && std::holds_alternative<ir::CreateRhs>(s.rhs)) ++t.creates;
+    const bool assemble = s.kind == ir::Stmt::Kind::Assign && std::holds_alternative<ir::AssembleRhs>(s.rhs);
+    if (assemble || callee_is_kernel(ctx_, s)) t.nodes = ir::sat_add(t.nodes, 1);
   }
-}
+  void leave_block(const std::vector<ir::Stmt>&, const ir::Place& at) {
+    const Tally t = open_.back();
+    open_.pop_back();
+    uint64_t nodes = ir::sat_add(t.nodes, (t.creates + kCreatesPerNode - 1) / kCreatesPerNode);
+    if (at.owner == nullptr) {
+      total_ = nodes;
+      return;
+    }
+    if (at.owner->kind == ir::Stmt::Kind::For) {
+      // A loop without constant trips (214 when it holds nodes) counts as one trip.
+      const auto trips = ir::constant_trips(*at.owner, dims_of_);
+      if (trips) nodes = ir::sat_mul(*trips, nodes);
+    }
+    open_.back().nodes = ir::sat_add(open_.back().nodes, nodes);
+  }
+  uint64_t total() const { return total_; }
+
+ private:
+  struct Tally {
+    uint64_t nodes = 0;
+    uint64_t creates = 0;
+  };
+  const Context& ctx_;
+  const ir::DimsOf& dims_of_;
+  std::vector<Tally> open_;
+  uint64_t total_ = 0;
+};
 
 }  // namespace
 
 uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims_of) {
-  uint64_t nodes = 0;
-  uint64_t creates = 0;
-  for (const ir::Stmt& s : body) {
-    switch (s.kind) {
-      case ir::Stmt::Kind::Assign:
-        if (std::holds_alternative<ir::CreateRhs>(s.rhs)) ++creates;
-        if (std::holds_alternative<ir::AssembleRhs>(s.rhs) || callee_is_kernel(ctx, s)) {
-          nodes = ir::sat_add(nodes, 1);
-        }
-        break;
-      case ir::Stmt::Kind::Invoke:
-        if (callee_is_kernel(ctx, s)) nodes = ir::sat_add(nodes, 1);
-        break;
-      case ir::Stmt::Kind::For: {
-        const uint64_t inner = count_nodes(ctx, s.body, dims_of);
-        // A loop without constant trips (214 when it holds nodes) counts as one trip.
-        const auto trips = ir::constant_trips(s, dims_of);
-        nodes = ir::sat_add(nodes, trips ? ir::sat_mul(*trips, inner) : inner);
-        break;
-      }
-      case ir::Stmt::Kind::If:
-        nodes = ir::sat_add(nodes, count_nodes(ctx, s.body, dims_of));
-        nodes = ir::sat_add(nodes, count_nodes(ctx, s.else_body, dims_of));
-        break;
-      case ir::Stmt::Kind::Return: break;
-    }
-  }
-  return ir::sat_add(nodes, (creates + kCreatesPerNode - 1) / kCreatesPerNode);
+  NodeCounter counter(ctx, dims_of);
+  ir::walk_statements(body, counter);
+  return counter.total();
 }
 
 void check_params(const ir::Function& g, verify::Diagnostics& out) {
@@ -94,7 +98,7 @@ void check_params(const ir::Function& g, verify::Diagnostics& out) {
 
 void check_original(const Context& ctx, const ir::Function& g, verify::Diagnostics& out) {
   check_params(g, out);
-  walk(g.body, [&](const ir::Stmt& s) {
+  ir::walk_statements(g.body, [&](const ir::Stmt& s) {
     if (s.kind == ir::Stmt::Kind::Assign) {
       if (std::holds_alternative<ir::FullRhs>(s.rhs)) {
         out.push_back(make_diag(206, g, s.loc, fmt::format("'full' in graph region ('{}')", s.name)));
@@ -109,14 +113,14 @@ void check_original(const Context& ctx, const ir::Function& g, verify::Diagnosti
         }
       }
     }
-    if (const ir::Invoke* inv = invoke_of(s); inv != nullptr && ctx.is_graph(inv->callee)) {
+    if (const ir::Invoke* inv = ir::invoke_of(s); inv != nullptr && ctx.is_graph(inv->callee)) {
       out.push_back(make_diag(208, g, inv->loc.line != 0 ? inv->loc : s.loc,
                               fmt::format("graph calls graph '{}' (graphs are called only "
                                           "from the entry)",
                                           inv->callee)));
     }
-    for_each_expr_shallow(s, [&](const ir::Expr& top) {
-      for_each_subexpr(top, [&](const ir::Expr& e) {
+    ir::for_each_expr(s, [&](const ir::Expr& top) {
+      ir::for_each_subexpr(top, [&](const ir::Expr& e) {
         if (e.kind == ir::Expr::Kind::Read) {
           out.push_back(
               make_diag(217, g, e.loc.line != 0 ? e.loc : s.loc, fmt::format("'read' of '{}' in a graph", e.name)));
@@ -147,7 +151,7 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
   for (const ir::Param& p : g.params) {
     if (!p.type.is_tensor()) scalar_params.insert(p.name);
   }
-  walk(g.body, [&](const ir::Stmt& s) {
+  ir::walk_statements(g.body, [&](const ir::Stmt& s) {
     if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs); sl != nullptr && s.kind == ir::Stmt::Kind::Assign) {
       for (const ir::Expr& o : sl->offsets) {
         if (!inv.expr(o)) {
@@ -170,7 +174,7 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
         }
       }
     }
-    if (const ir::Invoke* call = invoke_of(s)) {
+    if (const ir::Invoke* call = ir::invoke_of(s)) {
       const ir::Function* k = ctx.find(call->callee);
       if (k != nullptr && k->kind == ir::Function::Kind::Kernel) {
         for (size_t i = 0; i < call->args.size() && i < k->params.size(); ++i) {
@@ -208,8 +212,8 @@ void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnos
   for (const ir::Function& caller : ctx.program().functions) {
     if (caller.kind == ir::Function::Kind::Kernel) continue;
     std::optional<FunctionTypes> types;  // built on the first call of g
-    walk(caller.body, [&](const ir::Stmt& s) {
-      const ir::Invoke* inv = invoke_of(s);
+    ir::walk_statements(caller.body, [&](const ir::Stmt& s) {
+      const ir::Invoke* inv = ir::invoke_of(s);
       if (inv == nullptr || inv->callee != g.name) return;
       if (!types) types = infer_types(ctx, caller);
       const ir::Loc loc = inv->loc.line != 0 ? inv->loc : s.loc;
@@ -240,4 +244,4 @@ void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnos
   }
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

@@ -11,7 +11,7 @@
 
 #include <utility>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 namespace {
 
@@ -33,7 +33,8 @@ struct Where {
 
 class Collector {
  public:
-  Collector(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options)
+  Collector(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
+            const LegalizeGraphBoundaryOptions& options)
       : ctx_(ctx), g_(g), types_(types), options_(options), inv_(g, types.dims_of()) {}
 
   Collected run() {
@@ -44,7 +45,7 @@ class Collector {
         scalars_[p.name] = ScalarKind::Param;
       }
     }
-    walk(g_.body, Where{});
+    ir::walk_statements(g_.body, *this);
     // Param order: creates, views, scalars, each in definition order.
     for (HoistKind k : {HoistKind::Create, HoistKind::View, HoistKind::Scalar}) {
       for (size_t i = 0; i < out_.hoists.size(); ++i) {
@@ -54,34 +55,31 @@ class Collector {
     return std::move(out_);
   }
 
- private:
-  void walk(const std::vector<ir::Stmt>& body, Where where) {
-    for (const ir::Stmt& s : body) {
-      switch (s.kind) {
-        case ir::Stmt::Kind::Assign: assign(s, where); break;
-        case ir::Stmt::Kind::For: {
-          loop_vars_.insert(s.name);
-          const auto trips = ir::constant_trips(s, types_.dims_of());
-          walk(s.body, Where{where.depth + 1, where.conditional || !trips || *trips == 0});
-          break;
-        }
-        case ir::Stmt::Kind::If:
-          walk(s.body, Where{where.depth, true});
-          walk(s.else_body, Where{where.depth, true});
-          break;
-        case ir::Stmt::Kind::Invoke:
-        case ir::Stmt::Kind::Return: break;
-      }
+  // Walk hooks: each list is entered with where its statements sit.
+  void enter_block(const std::vector<ir::Stmt>&, const ir::Place& at) {
+    if (at.owner == nullptr) {
+      where_.push_back(Where{});
+    } else if (at.owner->kind == ir::Stmt::Kind::For) {
+      const auto trips = ir::constant_trips(*at.owner, types_.dims_of());
+      where_.push_back(Where{where_.back().depth + 1, where_.back().conditional || !trips || *trips == 0});
+    } else {
+      where_.push_back(Where{where_.back().depth, true});
     }
   }
+  void leave_block(const std::vector<ir::Stmt>&, const ir::Place&) { where_.pop_back(); }
+  void visit(const ir::Stmt& s, const ir::Place&) {
+    if (s.kind == ir::Stmt::Kind::Assign) assign(s, where_.back());
+    if (s.kind == ir::Stmt::Kind::For) loop_vars_.insert(s.name);
+  }
 
+ private:
   // Derivable at the call site (§3): no read, no loop var, each name a scalar param or an
   // earlier hoisted or aliased scalar, every dim known; when conditional it also cannot
   // fail: divisors are nonzero literals and view offsets are literals.
   bool derivable(const ir::Expr& e, Where where, bool view_offset) const {
     if (where.conditional && view_offset && !ir::is_literal(e)) return false;
     bool ok = true;
-    for_each_subexpr(e, [&](const ir::Expr& x) {
+    ir::for_each_subexpr(e, [&](const ir::Expr& x) {
       switch (x.kind) {
         case ir::Expr::Kind::Int: break;
         case ir::Expr::Kind::Read: ok = false; break;
@@ -218,19 +216,21 @@ class Collector {
   const Context& ctx_;
   const ir::Function& g_;
   const FunctionTypes& types_;
-  const LgbOptions& options_;
+  const LegalizeGraphBoundaryOptions& options_;
   const Invariance inv_;
   Collected out_;
   std::unordered_map<std::string, ScalarKind> scalars_;  // param, hoisted or alias scalars
   std::unordered_map<std::string, TensorInfo> tensors_;
   std::unordered_map<std::string, const ir::Invoke*> tuples_;
   std::unordered_set<std::string> loop_vars_;
+  std::vector<Where> where_;  // one per open statement list
 };
 
 }  // namespace
 
-Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options) {
+Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
+                  const LegalizeGraphBoundaryOptions& options) {
   return Collector(ctx, g, types, options).run();
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

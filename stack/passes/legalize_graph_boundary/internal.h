@@ -6,6 +6,7 @@
 #include "stack/ir/ast.h"
 #include "stack/ir/invariance.h"
 #include "stack/ir/rpi.h"
+#include "stack/ir/walk.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/support/limits.h"
 #include "stack/verify/diagnostic.h"
@@ -13,13 +14,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
-#include <variant>
 #include <vector>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 using Dims = std::vector<int64_t>;
 inline constexpr const char* kRule = "LegalizeGraphBoundary";
@@ -76,20 +75,6 @@ class Invariance {
   std::unordered_map<std::string, bool> names_;
 };
 
-// Visits every expression of a statement (not of nested bodies), read args included.
-template <typename F>
-void for_each_expr_shallow(const ir::Stmt& s, F&& f);
-// Visits every sub-expression of e (pre-order).
-template <typename F>
-void for_each_subexpr(const ir::Expr& e, F&& f) {
-  f(e);
-  for (const ir::Expr& a : e.args) for_each_subexpr(a, f);
-}
-
-// The invoke of a call/submit statement or `v = call/submit ...`; nullptr otherwise.
-const ir::Invoke* invoke_of(const ir::Stmt& s);
-ir::Invoke* invoke_of(ir::Stmt& s);
-
 verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message);
 
 // ---- step 1 and step 5 checks (checks.cpp) ---------------------------------------------
@@ -129,7 +114,8 @@ struct Collected {
   std::unordered_set<const ir::Stmt*> deleted;
   std::vector<size_t> param_order;  // hoist indices: creates, views, scalars
 };
-Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types, const LgbOptions& options);
+Collected collect(const Context& ctx, const ir::Function& g, const FunctionTypes& types,
+                  const LegalizeGraphBoundaryOptions& options);
 
 // ---- steps 3 and 4 (rewrite.cpp) ------------------------------------------------------
 // The rewritten graph (hoisted and alias definitions deleted, aliases substituted, params
@@ -147,46 +133,4 @@ struct LegalizedGraph {
 void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
                         const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& out);
 
-// ---- template definitions ------------------------------------------------------------
-template <typename F>
-void for_each_expr_shallow(const ir::Stmt& s, F&& f) {
-  auto invoke_args = [&](const ir::Invoke& inv) {
-    for (const ir::Expr& a : inv.args) f(a);
-  };
-  switch (s.kind) {
-    case ir::Stmt::Kind::Assign:
-      std::visit(
-          [&](const auto& r) {
-            using R = std::decay_t<decltype(r)>;
-            if constexpr (std::is_same_v<R, ir::ExprRhs>) {
-              f(r.expr);
-            } else if constexpr (std::is_same_v<R, ir::InvokeRhs>) {
-              invoke_args(r.invoke);
-            } else if constexpr (std::is_same_v<R, ir::CreateRhs>) {
-              for (const ir::Expr& e : r.shape) f(e);
-            } else if constexpr (std::is_same_v<R, ir::FullRhs>) {
-              for (const ir::Expr& e : r.shape) f(e);
-              f(r.value);
-            } else if constexpr (std::is_same_v<R, ir::SliceRhs>) {
-              for (const ir::Expr& e : r.offsets) f(e);
-            } else if constexpr (std::is_same_v<R, ir::AssembleRhs>) {
-              for (const ir::Expr& e : r.offsets) f(e);
-            }
-          },
-          s.rhs);
-      return;
-    case ir::Stmt::Kind::Invoke: invoke_args(s.invoke); return;
-    case ir::Stmt::Kind::Return: return;
-    case ir::Stmt::Kind::For:
-      f(s.lo);
-      f(s.hi);
-      f(s.step);
-      return;
-    case ir::Stmt::Kind::If:
-      f(s.lo);
-      f(s.hi);
-      return;
-  }
-}
-
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

@@ -7,46 +7,18 @@
 
 #include "stack/passes/simplify.h"
 
-namespace stackcheck::passes::lgb_test {
+namespace stackcheck::passes::graph_boundary_test {
 namespace {
 
 // ---- the §1 example ----------------------------------------------------------------
 
-const std::string kExample =
-    R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
-  v = slice(x, [n * 8], [8])
-  t = create [8]
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    call g(x, c, i)
-  }
-}
-)";
+// §5.3's inputs have passed NormalizeReturnOrder: g returns c.
+const std::string kExample = ir::testing::section1_example_normalized();
 
 TEST(LegalizeGraphBoundary, example_section1) {
-  const LgbRun r = run(kExample);
+  const LegalizeRun r = run(kExample);
   ASSERT_TRUE(r.result.ok) << dump(r.result.diagnostics);
-  const std::string expected =
-      R"(kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc
-graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64, t: InOut tensor<i32>[8], v: In tensor<i32>[8]) -> (tensor<i32>[8]) {
-  t1 = call kacc(v, t)
-  c1 = call kacc(t1, c)
-  return c
-}
-orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
-  for i in range(0, 2, 1) {
-    v__graph_arg0 = slice(x, [i * 8], [8])
-    t__graph_arg1 = create [8]
-    call g(x, c, i, t__graph_arg1, v__graph_arg0)
-  }
-}
-)";
-  EXPECT_EQ(ir::print_program(r.result.program), expected);
+  EXPECT_EQ(ir::print_program(r.result.program), ir::testing::kSection1Legalized);
   EXPECT_EQ(nodes(r), 2u);
   const GraphReport* g = r.report.find("g");
   ASSERT_NE(g, nullptr);
@@ -63,10 +35,10 @@ orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {
 }
 
 TEST(LegalizeGraphBoundary, no_graph_unchanged) {
-  const std::string src = expand(kKernels +
-                                 "orchestration main(a: In T, b: InOut T) {\n"
-                                 "  b1 = call kacc(a, b)\n}\n");
-  const LgbRun r = run(src);
+  const std::string src = expand_fixture_types(kKernels +
+                                               "orchestration main(a: In T, b: InOut T) {\n"
+                                               "  b1 = call kacc(a, b)\n}\n");
+  const LegalizeRun r = run(src);
   ASSERT_TRUE(r.result.ok);
   EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(src)));
   EXPECT_TRUE(r.report.graphs.empty());
@@ -75,10 +47,11 @@ TEST(LegalizeGraphBoundary, no_graph_unchanged) {
 // ---- A: scalars ----------------------------------------------------------------------
 
 TEST(LegalizeGraphBoundary, A_derived) {
-  const LgbRun r = expect_rewrite(Fx{.body = "s = n * 2\nc1 = call ksc(x, c, s)"}, Fx{.body = "c1 = call ksc(x, c, s)",
-                                                                                      .params = ", s: In i64",
-                                                                                      .site = "s__graph_arg0 = i * 2",
-                                                                                      .args = ", s__graph_arg0"});
+  const LegalizeRun r =
+      expect_rewrite(Fx{.body = "s = n * 2\nc1 = call ksc(x, c, s)"}, Fx{.body = "c1 = call ksc(x, c, s)",
+                                                                         .params = ", s: In i64",
+                                                                         .site = "s__graph_arg0 = i * 2",
+                                                                         .args = ", s__graph_arg0"});
   EXPECT_EQ(nodes(r), 1u);
   ASSERT_EQ(r.report.find("g")->appended.size(), 1u);
   EXPECT_EQ(r.report.find("g")->appended[0].kind, HoistKind::Scalar);
@@ -93,7 +66,7 @@ TEST(LegalizeGraphBoundary, A_args_expression_213) {
 }
 
 TEST(LegalizeGraphBoundary, A_args_loop_var_scalar) {
-  const LgbRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\ns = j * 3\nc1 = call ksc(x, c, s)\n}"});
+  const LegalizeRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\ns = j * 3\nc1 = call ksc(x, c, s)\n}"});
   EXPECT_EQ(nodes(r), 2u);
 }
 
@@ -106,7 +79,8 @@ TEST(LegalizeGraphBoundary, A_multi_level) {
 }
 
 TEST(LegalizeGraphBoundary, A_alias) {
-  const LgbRun r = expect_rewrite(Fx{.body = "m = n\nc1 = call ksc(x, c, m)"}, Fx{.body = "c1 = call ksc(x, c, n)"});
+  const LegalizeRun r =
+      expect_rewrite(Fx{.body = "m = n\nc1 = call ksc(x, c, m)"}, Fx{.body = "c1 = call ksc(x, c, n)"});
   EXPECT_EQ(ir::print_program(r.result.program).find("m__graph_arg"), std::string::npos);
   EXPECT_TRUE(r.report.find("g")->appended.empty());
 }
@@ -152,7 +126,7 @@ TEST(LegalizeGraphBoundary, A_call_site_expression_mapped_with_parentheses) {
 // ---- the conditional clause of "derivable" (§3) ---------------------------------------
 
 TEST(LegalizeGraphBoundary, A_conditional_division_by_nonzero_literal_hoisted) {
-  const LgbRun r =
+  const LegalizeRun r =
       expect_rewrite(Fx{.body = "for j in range(0, n, 1) {\ns = n / 2\nv = slice(c, [4], [4])\n}\n" + std::string(kL)},
                      Fx{.body = "for j in range(0, n, 1) {\n}\n" + std::string(kL),
                         .params = ", v: InOut T4, s: In i64",
@@ -190,12 +164,13 @@ TEST(LegalizeGraphBoundary, B_conditional_view_needs_literal_offsets) {
 // ---- B: views ------------------------------------------------------------------------
 
 TEST(LegalizeGraphBoundary, B_views) {
-  const LgbRun r = expect_rewrite(Fx{.body = "m = n\ny = x\nv = slice(y, [m], [4])\nu = slice(c, [4], [4])\n"
-                                             "u1 = call kacc4(v, u)"},
-                                  Fx{.body = "y = x\nu1 = call kacc4(v, u)",
-                                     .params = ", v: In T4, u: InOut T4",
-                                     .site = "v__graph_arg0 = slice(a, [i], [4])\nu__graph_arg1 = slice(b, [4], [4])",
-                                     .args = ", v__graph_arg0, u__graph_arg1"});
+  const LegalizeRun r =
+      expect_rewrite(Fx{.body = "m = n\ny = x\nv = slice(y, [m], [4])\nu = slice(c, [4], [4])\n"
+                                "u1 = call kacc4(v, u)"},
+                     Fx{.body = "y = x\nu1 = call kacc4(v, u)",
+                        .params = ", v: In T4, u: InOut T4",
+                        .site = "v__graph_arg0 = slice(a, [i], [4])\nu__graph_arg1 = slice(b, [4], [4])",
+                        .args = ", v__graph_arg0, u__graph_arg1"});
   const GraphReport* g = r.report.find("g");
   ASSERT_EQ(g->appended.size(), 2u);
   EXPECT_EQ(g->appended[0].dir, ir::Dir::In);
@@ -212,7 +187,7 @@ TEST(LegalizeGraphBoundary, B_view_of_view) {
 }
 
 TEST(LegalizeGraphBoundary, B_of_create) {
-  const LgbRun r =
+  const LegalizeRun r =
       expect_rewrite(Fx{.body = "t = create [16]\nv = slice(t, [n], [4])\n" + std::string(kL)},
                      Fx{.body = kL,
                         .params = ", t: InOut tensor<i32>[16], v: InOut T4",
@@ -251,7 +226,7 @@ std::string loop_var_body(const std::string& off) {
 TEST(LegalizeGraphBoundary, B_loop_var) {
   std::string after = loop_var_body("o");
   after.erase(0, after.find('\n') + 1);  // p's definition moves to the call site
-  const LgbRun r = expect_rewrite(
+  const LegalizeRun r = expect_rewrite(
       Fx{.body = loop_var_body("o")},
       Fx{.body = after, .params = ", p: In i64", .site = "p__graph_arg0 = i * 4", .args = ", p__graph_arg0"});
   EXPECT_EQ(nodes(r), 3u);
@@ -267,11 +242,11 @@ TEST(LegalizeGraphBoundary, B_loop_var_read_217) {
 }
 
 TEST(LegalizeGraphBoundary, B_rebound_writeback) {
-  const LgbRun r = expect_rewrite(Fx{.body = "c1 = call kacc(x, c)\nv = slice(c1, [n], [4])"},
-                                  Fx{.body = "c1 = call kacc(x, c)",
-                                     .params = ", v: InOut T4",
-                                     .site = "v__graph_arg0 = slice(b, [i], [4])",
-                                     .args = ", v__graph_arg0"});
+  const LegalizeRun r = expect_rewrite(Fx{.body = "c1 = call kacc(x, c)\nv = slice(c1, [n], [4])"},
+                                       Fx{.body = "c1 = call kacc(x, c)",
+                                          .params = ", v: InOut T4",
+                                          .site = "v__graph_arg0 = slice(b, [i], [4])",
+                                          .args = ", v__graph_arg0"});
   EXPECT_EQ(r.report.find("g")->appended[0].dir, ir::Dir::InOut);
 }
 
@@ -301,9 +276,9 @@ TEST(LegalizeGraphBoundary, B_view_of_non_whole_rooted_stays_when_invariant) {
 }
 
 TEST(LegalizeGraphBoundary, B_local_view) {
-  const LgbRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\nt = create [8]\n"
-                                               "v = slice(t, [4], [4])\n}\n" +
-                                               std::string(kL)});
+  const LegalizeRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\nt = create [8]\n"
+                                                    "v = slice(t, [4], [4])\n}\n" +
+                                                    std::string(kL)});
   EXPECT_EQ(nodes(r), 3u);
 }
 
@@ -319,25 +294,26 @@ TEST(LegalizeGraphBoundary, B_local_view_non_invariant_211) {
 const char* kCreateBody = "t = create [8]\nt1 = call kacc(x, t)\nc1 = call kacc(t1, c)";
 
 TEST(LegalizeGraphBoundary, C_create) {
-  const LgbRun r = expect_rewrite(Fx{.body = kCreateBody}, Fx{.body = "t1 = call kacc(x, t)\nc1 = call kacc(t1, c)",
-                                                              .params = ", t: InOut T",
-                                                              .site = "t__graph_arg0 = create [8]",
-                                                              .args = ", t__graph_arg0"});
+  const LegalizeRun r =
+      expect_rewrite(Fx{.body = kCreateBody}, Fx{.body = "t1 = call kacc(x, t)\nc1 = call kacc(t1, c)",
+                                                 .params = ", t: InOut T",
+                                                 .site = "t__graph_arg0 = create [8]",
+                                                 .args = ", t__graph_arg0"});
   EXPECT_EQ(nodes(r), 2u);
 }
 
 TEST(LegalizeGraphBoundary, C_create_in_loop_stays) {
-  const LgbRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\n" + std::string(kCreateBody) + "\n}"});
+  const LegalizeRun r = expect_unchanged(Fx{.body = "for j in range(0, 2, 1) {\n" + std::string(kCreateBody) + "\n}"});
   EXPECT_EQ(nodes(r), 6u);
   EXPECT_TRUE(r.report.find("g")->appended.empty());
 }
 
 TEST(LegalizeGraphBoundary, C_create_in_if_hoisted) {
-  const LgbRun r = expect_rewrite(Fx{.body = "if n > 0 {\nt = create [8]\n}\n" + std::string(kL)},
-                                  Fx{.body = "if n > 0 {\n}\n" + std::string(kL),
-                                     .params = ", t: InOut T",
-                                     .site = "t__graph_arg0 = create [8]",
-                                     .args = ", t__graph_arg0"});
+  const LegalizeRun r = expect_rewrite(Fx{.body = "if n > 0 {\nt = create [8]\n}\n" + std::string(kL)},
+                                       Fx{.body = "if n > 0 {\n}\n" + std::string(kL),
+                                          .params = ", t: InOut T",
+                                          .site = "t__graph_arg0 = create [8]",
+                                          .args = ", t__graph_arg0"});
   EXPECT_EQ(r.report.find("g")->appended[0].depth, 0u);
   // A view of it at literal offsets inside the if goes too.
   expect_rewrite(Fx{.body = "if n > 0 {\nt = create [8]\nv = slice(t, [4], [4])\n}\n" + std::string(kL)},
@@ -375,9 +351,9 @@ TEST(LegalizeGraphBoundary, C_full_206) {
 }
 
 TEST(LegalizeGraphBoundary, C_step_c_off) {
-  const LgbOptions off{.step_c = false};
+  const LegalizeGraphBoundaryOptions off{.step_c = false};
   // Depth-0 creates stay, which GBL allows.
-  const LgbRun r = expect_unchanged(Fx{.body = kCreateBody}, off);
+  const LegalizeRun r = expect_unchanged(Fx{.body = kCreateBody}, off);
   EXPECT_EQ(nodes(r), 3u);
   // A view of one at non-invariant offsets then gives 211.
   expect_codes(text(Fx{.body = "t = create [16]\nv = slice(t, [n], [4])\n" + std::string(kL)}), {211}, off);
@@ -386,4 +362,4 @@ TEST(LegalizeGraphBoundary, C_step_c_off) {
 }
 
 }  // namespace
-}  // namespace stackcheck::passes::lgb_test
+}  // namespace stackcheck::passes::graph_boundary_test

@@ -4,15 +4,15 @@
 // input. Part 1: legalize_graph_boundary_test.cpp.
 #include "stack/passes/legalize_graph_boundary/test_fixture.h"
 
-#include "stack/passes/pass_manager.h"
+#include "stack/passes/pipeline.h"
 
-namespace stackcheck::passes::lgb_test {
+namespace stackcheck::passes::graph_boundary_test {
 namespace {
 
 // ---- D: signature, limits, control, counts, assemble ---------------------------------
 
 TEST(LegalizeGraphBoundary, D_signature_no_tensor_203) {
-  const std::string src = expand(kKernels + R"(
+  const std::string src = expand_fixture_types(kKernels + R"(
 graph h(n: In i64) {
   t = create [8]
   u = create [8]
@@ -26,7 +26,7 @@ orchestration main(a: In T, b: InOut T) {
 }
 
 TEST(LegalizeGraphBoundary, D_signature_out_param_202) {
-  const std::string src = expand(kKernels + R"(
+  const std::string src = expand_fixture_types(kKernels + R"(
 graph h(x: In T, o: Out T) -> (T) {
   o1 = call ksc(x, o, 2)
   return o
@@ -48,7 +48,7 @@ TEST(LegalizeGraphBoundary, D_signature_too_many_tensors_204) {
   f.body += kL;
   // 120 tensors pass step 1; the 9 hoisted creates make 129 > 128.
   expect_codes(text(f), {204});
-  const LgbRun r = run(text(f), LgbOptions{.step_c = false});
+  const LegalizeRun r = run(text(f), LegalizeGraphBoundaryOptions{.step_c = false});
   EXPECT_TRUE(r.result.ok) << dump(r.result.diagnostics);
 }
 
@@ -78,7 +78,7 @@ Fx loop_of_launches(const std::string& range) {
 
 TEST(LegalizeGraphBoundary, D_limits) {
   expect_codes(text(loop_of_launches("0, 2000, 1")), {216});
-  const LgbRun ok = expect_unchanged(loop_of_launches("0, 1024, 1"));
+  const LegalizeRun ok = expect_unchanged(loop_of_launches("0, 1024, 1"));
   EXPECT_EQ(nodes(ok), 1024u);
   expect_codes(text(loop_of_launches("0, 1025, 1")), {216});
   expect_codes(text(loop_of_launches("-9223372036854775808, 9223372036854775807, 1")), {216});
@@ -97,7 +97,7 @@ TEST(LegalizeGraphBoundary, D_counts_loop_of_creates) {
   std::string body = "for j in range(0, 2, 1) {\n";
   for (int k = 0; k < 20; ++k) body += fmt::format("t{} = create [8]\n", k);
   body += std::string(kL) + "\n}";
-  const LgbRun r = expect_unchanged(Fx{.body = body});
+  const LegalizeRun r = expect_unchanged(Fx{.body = body});
   EXPECT_EQ(nodes(r), 6u);
 }
 
@@ -115,25 +115,25 @@ TEST(LegalizeGraphBoundary, D_counts_hoisting_brings_count_under_limit) {
   after.body = loop;
   // The verifier counts 1025 before the rewrite.
   EXPECT_EQ(verify::graph_node_counts(parse(text(before))).at("g"), 1025u);
-  const LgbRun r = expect_rewrite(before, after);
+  const LegalizeRun r = expect_rewrite(before, after);
   EXPECT_EQ(nodes(r), 1020u);
-  expect_codes(text(before), {216}, LgbOptions{.step_c = false});
+  expect_codes(text(before), {216}, LegalizeGraphBoundaryOptions{.step_c = false});
 }
 
 TEST(LegalizeGraphBoundary, D_assemble) {
   expect_codes(text(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [n])"}), {212});
-  const LgbRun r = expect_rewrite(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"},
-                                  Fx{.body = "c1 = assemble(c, u, [4])",
-                                     .params = ", u: In T4",
-                                     .site = "u__graph_arg0 = slice(a, [0], [4])",
-                                     .args = ", u__graph_arg0"});
+  const LegalizeRun r = expect_rewrite(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"},
+                                       Fx{.body = "c1 = assemble(c, u, [4])",
+                                          .params = ", u: In T4",
+                                          .site = "u__graph_arg0 = slice(a, [0], [4])",
+                                          .args = ", u__graph_arg0"});
   EXPECT_EQ(nodes(r), 1u);
 }
 
 // ---- call sites ----------------------------------------------------------------------
 
 TEST(LegalizeGraphBoundary, sites_number_per_caller_and_skip_used_names) {
-  const std::string before = expand(kKernels + R"(
+  const std::string before = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64) -> (T) {
   s = n * 2
   c1 = call ksc(x, c, s)
@@ -148,7 +148,7 @@ orchestration main(a: In T, b: InOut T) {
   }
 }
 )");
-  const std::string after = expand(kKernels + R"(
+  const std::string after = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64, s: In i64) -> (T) {
   c1 = call ksc(x, c, s)
   return c
@@ -165,13 +165,13 @@ orchestration main(a: In T, b: InOut T) {
   }
 }
 )");
-  const LgbRun r = run(before);
+  const LegalizeRun r = run(before);
   ASSERT_TRUE(r.result.ok) << dump(r.result.diagnostics);
   EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(after)));
 }
 
 TEST(LegalizeGraphBoundary, sites_two_graphs_share_the_counter) {
-  const std::string before = expand(kKernels + R"(
+  const std::string before = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64) -> (T) {
   t = create [8]
   c1 = call kacc(t, c)
@@ -186,7 +186,7 @@ orchestration main(a: In T, b: InOut T) {
   call h(a, b, 2)
 }
 )");
-  const std::string after = expand(kKernels + R"(
+  const std::string after = expand_fixture_types(kKernels + R"(
 graph g(x: In T, c: InOut T, n: In i64, t: InOut T) -> (T) {
   c1 = call kacc(t, c)
   return c
@@ -201,7 +201,7 @@ orchestration main(a: In T, b: InOut T) {
   call h(a, b, 2, v__graph_arg1)
 }
 )");
-  const LgbRun r = run(before);
+  const LegalizeRun r = run(before);
   ASSERT_TRUE(r.result.ok) << dump(r.result.diagnostics);
   EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(after)));
 }
@@ -217,7 +217,7 @@ TEST(LegalizeGraphBoundary, sites_static_view_out_of_bounds_rejected_11) {
 }
 
 TEST(LegalizeGraphBoundary, report_depth_of_hoists_in_constant_loops) {
-  const LgbRun r =
+  const LegalizeRun r =
       expect_rewrite(Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\ns = n + 1\n"
                                 "v = slice(c, [s], [4])\nv1 = call kacc4(v, v)\n}\n}"},
                      Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\nv1 = call kacc4(v, v)\n}\n}",
@@ -278,7 +278,7 @@ TEST(LegalizeGraphBoundary, never_crashes_on_malformed_programs) {
 TEST(LegalizeGraphBoundary, default_pipeline_with_verify_instrument) {
   // Unsorted k2 and a create shape bound through a scalar: Simplify and
   // NormalizeReturnOrder prepare it, the verify instrument checks every step.
-  const std::string src = expand(R"(
+  const std::string src = expand_fixture_types(R"(
 kernel kacc(x: In T, a: InOut T) -> (a) = builtin acc
 kernel k2(x: In T, o1: Out T, o2: InOut T) -> (o2, o1) = builtin copy
 graph g(x: In T, c: InOut T, n: In i64) -> (T) {
@@ -298,7 +298,7 @@ orchestration main(a: In T, b: InOut T) {
   PassManager pm = default_pipeline();
   const PipelineResult r = pm.run(parse(src));
   ASSERT_TRUE(r.ok()) << r.message << "\n" << dump(r.diagnostics);
-  const std::string expected = expand(R"(
+  const std::string expected = expand_fixture_types(R"(
 kernel kacc(x: In T, a: InOut T) -> (a) = builtin acc
 kernel k2(x: In T, o1: Out T, o2: InOut T) -> (o1, o2) = builtin copy
 graph g(x: In T, c: InOut T, n: In i64, t: InOut T, v: InOut T4) -> (T) {
@@ -323,4 +323,4 @@ orchestration main(a: In T, b: InOut T) {
 }
 
 }  // namespace
-}  // namespace stackcheck::passes::lgb_test
+}  // namespace stackcheck::passes::graph_boundary_test

@@ -10,62 +10,29 @@
 
 #include <utility>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 namespace {
 
-// Calls f on every top-level expression of s (not of nested bodies), mutably.
-template <typename F>
-void for_each_expr_mut(ir::Stmt& s, F&& f) {
-  auto args = [&](ir::Invoke& inv) {
-    for (ir::Expr& a : inv.args) f(a);
-  };
-  switch (s.kind) {
-    case ir::Stmt::Kind::Assign:
-      std::visit(
-          [&](auto& r) {
-            using R = std::decay_t<decltype(r)>;
-            if constexpr (std::is_same_v<R, ir::ExprRhs>) {
-              f(r.expr);
-            } else if constexpr (std::is_same_v<R, ir::InvokeRhs>) {
-              args(r.invoke);
-            } else if constexpr (std::is_same_v<R, ir::CreateRhs>) {
-              for (ir::Expr& e : r.shape) f(e);
-            } else if constexpr (std::is_same_v<R, ir::FullRhs>) {
-              for (ir::Expr& e : r.shape) f(e);
-              f(r.value);
-            } else if constexpr (std::is_same_v<R, ir::SliceRhs> || std::is_same_v<R, ir::AssembleRhs>) {
-              for (ir::Expr& e : r.offsets) f(e);
-            }
-          },
-          s.rhs);
-      return;
-    case ir::Stmt::Kind::Invoke: args(s.invoke); return;
-    case ir::Stmt::Kind::Return: return;
-    case ir::Stmt::Kind::For:
-      f(s.lo);
-      f(s.hi);
-      f(s.step);
-      return;
-    case ir::Stmt::Kind::If:
-      f(s.lo);
-      f(s.hi);
-      return;
-  }
-}
-
 void substitute_aliases(ir::Expr& e, const std::unordered_map<std::string, std::string>& alias) {
-  if (e.kind == ir::Expr::Kind::Var) {
-    if (auto it = alias.find(e.name); it != alias.end()) e.name = it->second;
-  }
-  for (ir::Expr& a : e.args) substitute_aliases(a, alias);
+  ir::for_each_subexpr(e, [&](ir::Expr& x) {
+    if (x.kind != ir::Expr::Kind::Var) return;
+    if (auto it = alias.find(x.name); it != alias.end()) x.name = it->second;
+  });
 }
 
-std::vector<ir::Stmt> rewrite_list(const std::vector<ir::Stmt>& in, const Collected& c) {
-  std::vector<ir::Stmt> out;
-  out.reserve(in.size());
-  for (const ir::Stmt& s : in) {
-    if (c.deleted.count(&s) != 0) continue;
+// Copies a graph body without the deleted definitions, aliases substituted: one output list
+// per open input list; a copied for/if receives each of its lists when that list is left.
+class BodyCopier {
+ public:
+  explicit BodyCopier(const Collected& c) : c_(c) {}
+
+  void enter_block(const std::vector<ir::Stmt>& in, const ir::Place&) {
+    open_.emplace_back();
+    open_.back().reserve(in.size());
+  }
+  bool visit(const ir::Stmt& s, const ir::Place&) {
+    if (c_.deleted.count(&s) != 0) return false;  // deleted definitions have no nested lists
     ir::Stmt t;
     t.kind = s.kind;
     t.loc = s.loc;
@@ -77,42 +44,48 @@ std::vector<ir::Stmt> rewrite_list(const std::vector<ir::Stmt>& in, const Collec
     t.hi = s.hi;
     t.step = s.step;
     t.cmp = s.cmp;
-    for_each_expr_mut(t, [&](ir::Expr& e) { substitute_aliases(e, c.alias_param); });
-    t.body = rewrite_list(s.body, c);
-    t.else_body = rewrite_list(s.else_body, c);
-    out.push_back(std::move(t));
+    ir::for_each_expr(t, [&](ir::Expr& e) { substitute_aliases(e, c_.alias_param); });
+    open_.back().push_back(std::move(t));
+    return true;
   }
-  return out;
-}
+  void leave_block(const std::vector<ir::Stmt>&, const ir::Place& at) {
+    std::vector<ir::Stmt> done = std::move(open_.back());
+    open_.pop_back();
+    if (at.owner == nullptr) {
+      result_ = std::move(done);
+      return;
+    }
+    ir::Stmt& copy = open_.back().back();  // the owner's copy: the last one made in its list
+    (at.block == ir::Block::Else ? copy.else_body : copy.body) = std::move(done);
+  }
+  std::vector<ir::Stmt> take() { return std::move(result_); }
+
+ private:
+  const Collected& c_;
+  std::vector<std::vector<ir::Stmt>> open_;
+  std::vector<ir::Stmt> result_;
+};
 
 // Every identifier the caller mentions, so that emitted names never collide with one.
 void collect_names(const ir::Function& f, std::unordered_set<std::string>& used) {
   for (const ir::Param& p : f.params) used.insert(p.name);
-  struct Walk {
-    std::unordered_set<std::string>& used;
-    void expr(const ir::Expr& e) {
-      if (e.kind == ir::Expr::Kind::Var || e.kind == ir::Expr::Kind::Dim || e.kind == ir::Expr::Kind::Read) {
-        used.insert(e.name);
-      }
-      for (const ir::Expr& a : e.args) expr(a);
+  ir::walk_statements(f.body, [&](const ir::Stmt& s) {
+    if (s.kind == ir::Stmt::Kind::Assign || s.kind == ir::Stmt::Kind::For) used.insert(s.name);
+    for (const std::string& r : s.returns) used.insert(r);
+    if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) used.insert(sl->source);
+    if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs)) {
+      used.insert(as->target);
+      used.insert(as->source);
     }
-    void run(const std::vector<ir::Stmt>& body) {
-      for (const ir::Stmt& s : body) {
-        if (s.kind == ir::Stmt::Kind::Assign || s.kind == ir::Stmt::Kind::For) used.insert(s.name);
-        for (const std::string& r : s.returns) used.insert(r);
-        if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) used.insert(sl->source);
-        if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs)) {
-          used.insert(as->target);
-          used.insert(as->source);
+    if (const auto* t = std::get_if<ir::TupleGetRhs>(&s.rhs)) used.insert(t->tuple);
+    ir::for_each_expr(s, [&](const ir::Expr& top) {
+      ir::for_each_subexpr(top, [&](const ir::Expr& e) {
+        if (e.kind == ir::Expr::Kind::Var || e.kind == ir::Expr::Kind::Dim || e.kind == ir::Expr::Kind::Read) {
+          used.insert(e.name);
         }
-        if (const auto* t = std::get_if<ir::TupleGetRhs>(&s.rhs)) used.insert(t->tuple);
-        for_each_expr_shallow(s, [&](const ir::Expr& e) { expr(e); });
-        run(s.body);
-        run(s.else_body);
-      }
-    }
-  };
-  Walk{used}.run(f.body);
+      });
+    });
+  });
 }
 
 // Rewrites one caller: emits hoisted definitions before each call of a legalized graph.
@@ -124,30 +97,49 @@ class SiteRewriter {
     collect_names(caller, used_);
   }
 
-  void run() { caller_.body = rewrite(std::move(caller_.body)); }
+  void run() { ir::walk_statements(caller_.body, *this); }
+
+  // Walk hooks. Definitions for the call at index i of a list are spliced in before it when
+  // the list is left (a list being walked is never edited).
+  void enter_block(std::vector<ir::Stmt>&, const ir::MutablePlace&) { inserts_.emplace_back(); }
+  void visit(ir::Stmt& s, const ir::MutablePlace& at) {
+    if (ir::Invoke* inv = ir::invoke_of(s)) {
+      auto it = graphs_.find(inv->callee);
+      if (it != graphs_.end()) {
+        std::vector<ir::Stmt> defs;
+        site(s, *inv, it->second, defs);
+        if (!defs.empty()) inserts_.back().push_back(Insert{at.index, std::move(defs)});
+      }
+    }
+    // Names this caller binds to static values (for the static checks of later sites).
+    if (s.kind == ir::Stmt::Kind::Assign) {
+      if (const auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
+        const ir::EvalResult r = ir::evaluate(e->expr, caller_types_.dims_of(), static_value());
+        if (r.ok()) statics_.emplace(s.name, r.value);
+      }
+    }
+  }
+  void leave_block(std::vector<ir::Stmt>& list, const ir::MutablePlace&) {
+    std::vector<Insert> inserts = std::move(inserts_.back());
+    inserts_.pop_back();
+    if (inserts.empty()) return;
+    std::vector<ir::Stmt> out;
+    out.reserve(list.size());
+    size_t next = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      for (; next < inserts.size() && inserts[next].before == i; ++next) {
+        for (ir::Stmt& d : inserts[next].defs) out.push_back(std::move(d));
+      }
+      out.push_back(std::move(list[i]));
+    }
+    list = std::move(out);
+  }
 
  private:
-  std::vector<ir::Stmt> rewrite(std::vector<ir::Stmt> body) {
-    std::vector<ir::Stmt> out;
-    out.reserve(body.size());
-    for (ir::Stmt& s : body) {
-      s.body = rewrite(std::move(s.body));
-      s.else_body = rewrite(std::move(s.else_body));
-      if (ir::Invoke* inv = invoke_of(s)) {
-        auto it = graphs_.find(inv->callee);
-        if (it != graphs_.end()) site(s, *inv, it->second, out);
-      }
-      // Names this caller binds to static values (for the static checks of later sites).
-      if (s.kind == ir::Stmt::Kind::Assign) {
-        if (const auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
-          const ir::EvalResult r = ir::evaluate(e->expr, caller_types_.dims_of(), static_value());
-          if (r.ok()) statics_.emplace(s.name, r.value);
-        }
-      }
-      out.push_back(std::move(s));
-    }
-    return out;
-  }
+  struct Insert {
+    size_t before;  // index of the call in its list
+    std::vector<ir::Stmt> defs;
+  };
 
   ir::ValueOf static_value() const {
     return [this](std::string_view n) -> std::optional<int64_t> {
@@ -190,7 +182,7 @@ class SiteRewriter {
   // only reachable when the original graph would fail at run time anyway.
   bool zero_divisor(const ir::Expr& e) const {
     bool zero = false;
-    for_each_subexpr(e, [&](const ir::Expr& x) {
+    ir::for_each_subexpr(e, [&](const ir::Expr& x) {
       if (x.kind == ir::Expr::Kind::Binary && x.args.size() == 2 &&
           (x.op == ir::BinOp::Div || x.op == ir::BinOp::Mod)) {
         const ir::EvalResult r = ir::evaluate(x.args[1], caller_types_.dims_of(), static_value());
@@ -285,6 +277,7 @@ class SiteRewriter {
   verify::Diagnostics& diags_;
   std::unordered_set<std::string> used_;
   uint64_t k_ = 0;
+  std::vector<std::vector<Insert>> inserts_;  // one per open list, in index order
 };
 
 }  // namespace
@@ -296,7 +289,9 @@ ir::Function rewrite_graph(const ir::Function& g, const Collected& c) {
   out.loc = g.loc;
   out.params = g.params;
   out.results = g.results;
-  out.body = rewrite_list(g.body, c);
+  BodyCopier copier(c);
+  ir::walk_statements(g.body, copier);
+  out.body = copier.take();
   for (size_t idx : c.param_order) {
     const Hoist& h = c.hoists[idx];
     ir::Param p;
@@ -314,4 +309,4 @@ void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
   SiteRewriter(caller, caller_types, graphs, out).run();
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace stackcheck::passes::lgb {
+namespace stackcheck::passes::graph_boundary {
 
 Context::Context(const ir::Program& p) : program_(p), rpi_(p) {
   for (const ir::Function& f : p.functions) functions_.emplace(f.name, &f);
@@ -24,16 +24,6 @@ bool Context::is_graph(std::string_view name) const {
   const ir::Function* f = find(name);
   return f != nullptr && f->kind == ir::Function::Kind::Graph;
 }
-
-const ir::Invoke* invoke_of(const ir::Stmt& s) {
-  if (s.kind == ir::Stmt::Kind::Invoke) return &s.invoke;
-  if (s.kind == ir::Stmt::Kind::Assign) {
-    if (const auto* r = std::get_if<ir::InvokeRhs>(&s.rhs)) return &r->invoke;
-  }
-  return nullptr;
-}
-
-ir::Invoke* invoke_of(ir::Stmt& s) { return const_cast<ir::Invoke*>(invoke_of(static_cast<const ir::Stmt&>(s))); }
 
 verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message) {
   verify::Diagnostic d;
@@ -147,15 +137,8 @@ struct TypeWalker {
     }
   }
 
-  void walk(const std::vector<ir::Stmt>& body) {
-    for (const ir::Stmt& s : body) {
-      if (s.kind == ir::Stmt::Kind::Assign) {
-        assign(s);
-      } else if (s.kind == ir::Stmt::Kind::For || s.kind == ir::Stmt::Kind::If) {
-        walk(s.body);
-        walk(s.else_body);
-      }
-    }
+  void visit(const ir::Stmt& s, const ir::Place&) {
+    if (s.kind == ir::Stmt::Kind::Assign) assign(s);
   }
 };
 
@@ -169,35 +152,22 @@ FunctionTypes infer_types(const Context& ctx, const ir::Function& f) {
       t.tensors.emplace(p.name, p.type.dims);
     }
   }
-  TypeWalker w{ctx, t, {}};
-  w.walk(f.body);
+  ir::walk_statements(f.body, TypeWalker{ctx, t, {}});
   return t;
 }
 
 // ---- Invariance ----------------------------------------------------------------------
 
 Invariance::Invariance(const ir::Function& g, const ir::DimsOf& dims_of) {
-  // Scalar params are never invariant: absent names answer false.
-  struct Walk {
-    Invariance& inv;
-    const ir::DimsOf& dims_of;
-    void run(const std::vector<ir::Stmt>& body) {
-      for (const ir::Stmt& s : body) {
-        if (s.kind == ir::Stmt::Kind::Assign) {
-          if (const auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
-            inv.names_.emplace(s.name, inv.expr(e->expr));
-          }
-        } else if (s.kind == ir::Stmt::Kind::For) {
-          inv.names_.emplace(s.name, ir::constant_trips(s, dims_of).has_value());
-          run(s.body);
-        } else if (s.kind == ir::Stmt::Kind::If) {
-          run(s.body);
-          run(s.else_body);
-        }
-      }
+  // Scalar params are never invariant: absent names answer false. A forward walk, so a
+  // name depends only on definitions before it.
+  ir::walk_statements(g.body, [&](const ir::Stmt& s) {
+    if (s.kind == ir::Stmt::Kind::Assign) {
+      if (const auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) names_.emplace(s.name, expr(e->expr));
+    } else if (s.kind == ir::Stmt::Kind::For) {
+      names_.emplace(s.name, ir::constant_trips(s, dims_of).has_value());
     }
-  };
-  Walk{*this, dims_of}.run(g.body);
+  });
 }
 
 bool Invariance::name(const std::string& n) const {
@@ -206,14 +176,17 @@ bool Invariance::name(const std::string& n) const {
 }
 
 bool Invariance::expr(const ir::Expr& e) const {
-  switch (e.kind) {
-    case ir::Expr::Kind::Int:
-    case ir::Expr::Kind::Dim: return true;
-    case ir::Expr::Kind::Var: return name(e.name);
-    case ir::Expr::Kind::Read: return false;
-    case ir::Expr::Kind::Binary: return e.args.size() == 2 && expr(e.args[0]) && expr(e.args[1]);
-  }
-  return false;
+  bool invariant = true;
+  ir::for_each_subexpr(e, [&](const ir::Expr& x) {
+    switch (x.kind) {
+      case ir::Expr::Kind::Int:
+      case ir::Expr::Kind::Dim: break;
+      case ir::Expr::Kind::Var: invariant = invariant && name(x.name); break;
+      case ir::Expr::Kind::Read: invariant = false; break;
+      case ir::Expr::Kind::Binary: invariant = invariant && x.args.size() == 2; break;
+    }
+  });
+  return invariant;
 }
 
-}  // namespace stackcheck::passes::lgb
+}  // namespace stackcheck::passes::graph_boundary
