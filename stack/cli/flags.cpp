@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "stack/passes/pipeline.h"
+
 namespace stackcheck::cli {
 
 namespace {
@@ -54,8 +56,7 @@ constexpr FlagSpec kFlags[] = {
     {"--fill", true, "bind", "device memory fill byte 0..255 (default: the config's fill_byte)"},
     {"--dump", false, "interp", "also print every element of each entry tensor"},
     {"--print-after-all", false, "compile", "print the program after each pass (stderr)"},
-    {"--stop-after", true, "compile",
-     "stop after the named pass (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)"},
+    {"--stop-after", true, "compile", "stop after the named pipeline stage (listed below)"},
     {"--no-step-c", false, "compile run", "run LegalizeGraphBoundary without Step C (creates stay)"},
     {"--report", false, "compile", "print LegalizeGraphBoundary's report (stderr)"},
     {"--emit", true, "compile",
@@ -93,6 +94,7 @@ std::string usage() {
   for (const auto& f : kFlags)
     out +=
         fmt::format("  {:<22} {} [{}]\n", fmt::format("{}{}", f.name, f.takes_value ? " V" : ""), f.help, f.commands);
+  out += fmt::format("\npipeline stages: {}\n", passes::pipeline_stage_names());
   out += "\nexit codes: 0 success/equal, 1 diagnostics/mismatch/failure status, 2 usage, 3 inconclusive\n";
   return out;
 }

@@ -61,6 +61,8 @@ TEST(Fnv1a, reference_values_and_increments) {
   const std::vector<uint8_t> ab = {'a', 'b'};
   const uint64_t h = support::fnv1a64(support::fnv1a64(support::kFnvOffset, "a", 1), "b", 1);
   EXPECT_EQ(h, support::fnv1a64(ab));
+  const std::vector<uint8_t> foobar = {'f', 'o', 'o', 'b', 'a', 'r'};
+  EXPECT_EQ(support::fnv1a64(foobar), 0x85944171f73967e8ull);
 }
 
 }  // namespace
