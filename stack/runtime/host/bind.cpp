@@ -13,12 +13,14 @@ BindResult bind_plan(const OrchProgram& p, const BindOptions& opts) {
   BindResult r;
   if (auto err = validate_plan(p)) {
     r.status = kStatusGeneric;
+    r.failure = BindFailure::kInvalidPlan;
     r.detail = "invalid plan: " + err->to_string();
     return r;
   }
   RuntimeConfig cfg;
   if (auto why = apply_config(p.config, cfg)) {
     r.status = kStatusUnsupported;
+    r.failure = BindFailure::kConfig;
     r.detail = *why;
     return r;
   }
@@ -30,10 +32,28 @@ BindResult bind_plan(const OrchProgram& p, const BindOptions& opts) {
   auto rt = Runtime::create(mem, cfg);
   if (!rt) {
     r.status = kStatusUnsupported;
+    r.failure = BindFailure::kConfig;
     r.detail = rt.error();
     return r;
   }
   return (*rt)->bind(p, opts);
+}
+
+const char* bind_failure_name(BindFailure f) {
+  switch (f) {
+    case BindFailure::kNone: return "none";
+    case BindFailure::kInvalidPlan: return "invalid-plan";
+    case BindFailure::kConfig: return "config";
+    case BindFailure::kBudget: return "budget";
+    case BindFailure::kUnsupported: return "unsupported";
+    case BindFailure::kLatched: return "latched";
+    case BindFailure::kCompaction: return "compaction";
+    case BindFailure::kHook: return "hook";
+    case BindFailure::kAttach: return "attach";
+    case BindFailure::kScheduler: return "scheduler";
+    case BindFailure::kDeviceFault: return "device-fault";
+  }
+  return "?";
 }
 
 std::string status_line(const BindResult& r) {

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stack/runtime/device/attach.h"
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/devmem/host_link.h"
 #include "stack/runtime/plan/program.h"
@@ -71,9 +72,27 @@ struct EntryResult {
   bool operator==(const EntryResult&) const = default;
 };
 
+// Where a bind stopped, typed, so that callers never parse `detail`.
+enum class BindFailure : uint8_t {
+  kNone,         // status 0
+  kInvalidPlan,  // validate_plan rejected the program (-1)
+  kConfig,       // the RuntimeConfig was rejected (-2)
+  kBudget,       // the orchestration budget ran out (-1)
+  kUnsupported,  // a statement this runtime does not implement (-2)
+  kLatched,      // the orchestrator latched a code before upload (-(1000+code))
+  kCompaction,   // compact_live_image refused (-1)
+  kHook,         // the before-upload hook stopped the bind (-1)
+  kAttach,       // attach_populated rejected the image (-1, attach_class)
+  kScheduler,    // the scheduler latched a code (-(1000+code))
+  kDeviceFault,  // a DeviceFault or kernel error stopped the run (-1)
+};
+const char* bind_failure_name(BindFailure f);
+
 struct BindResult {
   int status = kStatusOk;
   std::string detail;  // why, for every nonzero status
+  BindFailure failure = BindFailure::kNone;
+  std::optional<AttachErrorClass> attach_class;  // failure == kAttach
   BindStats stats;
   std::vector<EntryResult> entries;  // on status 0 only, in declaration order
   std::vector<TraceEntry> trace;     // units in dispatch order (empty if nothing ran)

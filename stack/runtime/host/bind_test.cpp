@@ -234,6 +234,7 @@ void expect_refused(const FatalCase& c) {
   RuntimeBench b(p);
   const BindResult r = b.rt->bind(p);
   EXPECT_EQ(r.status, -(1000 + c.code)) << r.detail;
+  EXPECT_EQ(r.failure, BindFailure::kLatched);
   EXPECT_EQ(r.stats.h2d, 0u);
   EXPECT_EQ(r.stats.def_h2d, 0u);
   EXPECT_EQ(r.stats.shipped, 0u);
@@ -363,6 +364,7 @@ TEST(Bind, rejected_config_is_unsupported) {
     const BindResult r = bind_plan(parse_or_fail(text));
     EXPECT_EQ(r.status, -2) << text;
     EXPECT_EQ(status_line(r), "status=-2 UNSUPPORTED");
+    EXPECT_EQ(r.failure, BindFailure::kConfig);
     EXPECT_FALSE(r.detail.empty());
   }
   EXPECT_EQ(bind_plan(parse_or_fail("config W=4 workers=1\n")).status, 0);  // control
@@ -414,11 +416,14 @@ TEST(Bind, invalid_plan_and_budget_are_generic) {
   const BindResult r = bind_plan(bad);
   EXPECT_EQ(r.status, -1);
   EXPECT_EQ(status_line(r), "status=-1 GENERIC invalid plan: 0:0: undefined name 'nope'");
+  EXPECT_EQ(r.failure, BindFailure::kInvalidPlan);
   BindOptions o;
   o.max_statements = 1000;
   const BindResult spin = bind_plan(parse_or_fail("for i = 0, 9223372036854775807, 1 {\n  set a = i\n}\n"), o);
   EXPECT_EQ(spin.status, -1);
   EXPECT_NE(spin.detail.find("budget"), std::string::npos);
+  EXPECT_EQ(spin.failure, BindFailure::kBudget);
+  EXPECT_EQ(bind_plan(parse_or_fail("submit fill(output o: [8], scalar 1)\n")).failure, BindFailure::kNone);
 }
 
 // The before-upload hook (a harness's seam): it sees the staged bytes after compaction and
@@ -449,6 +454,8 @@ TEST(Bind, before_upload_hook_reaches_attach) {
   const BindResult magic = bind_plan(p, image_magic);
   EXPECT_EQ(magic.status, -1);
   EXPECT_EQ(magic.detail.rfind("attach: BadMagic: image header", 0), 0u) << magic.detail;
+  EXPECT_EQ(magic.failure, BindFailure::kAttach);
+  EXPECT_EQ(magic.attach_class, AttachErrorClass::kBadMagic);
   EXPECT_EQ(magic.stats.h2d, 1u);  // uploaded, then refused by the device
   BindOptions runtime_magic;       // RuntimeHeader byte 0
   runtime_magic.before_upload = [](StagedUpload& up) -> std::optional<std::string> {
@@ -466,6 +473,8 @@ TEST(Bind, before_upload_hook_reaches_attach) {
   const BindResult stopped = bind_plan(p, stop);
   EXPECT_EQ(stopped.status, -1);
   EXPECT_EQ(stopped.detail, "stopped by the harness");
+  EXPECT_EQ(stopped.failure, BindFailure::kHook);
+  EXPECT_FALSE(stopped.attach_class.has_value());
   EXPECT_EQ(stopped.stats.h2d, 0u);
   // The runtime never applies `mutate` lines itself: without a hook they change nothing.
   EXPECT_EQ(bind_plan(parse_or_fail("submit fill(output o: [8], scalar 1)\nmutate 0 0\nmutate header 0 0\n")).status,

@@ -128,6 +128,7 @@ void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult
   };
   if (auto err = validate_plan(p)) {
     r.status = kStatusGeneric;
+    r.failure = BindFailure::kInvalidPlan;
     r.detail = "invalid plan: " + err->to_string();
     return;
   }
@@ -161,11 +162,13 @@ void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult
     graph_stats();
     if (ir.outcome == InterpretResult::Outcome::kUnsupported) {
       r.status = kStatusUnsupported;
+      r.failure = BindFailure::kUnsupported;
       r.detail = ir.detail;
       return;
     }
     if (ir.outcome == InterpretResult::Outcome::kBudgetExhausted) {
       r.status = kStatusGeneric;
+      r.failure = BindFailure::kBudget;
       r.detail = ir.detail;
       return;
     }
@@ -174,6 +177,7 @@ void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult
     // Step 3: a latched code refuses the upload; nothing is planned, reserved or copied.
     if (orch_->latched()) {
       r.status = to_status(orch_->error());
+      r.failure = BindFailure::kLatched;
       r.detail = orch_->error_detail().empty()
                      ? code_name(orch_->error())
                      : fmt::format("{}: {}", code_name(orch_->error()), orch_->error_detail());
@@ -182,6 +186,7 @@ void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult
     ship(p, r, bases, host, opts);
   } catch (const DeviceFault& f) {
     r.status = kStatusGeneric;
+    r.failure = BindFailure::kDeviceFault;
     r.detail = f.describe();
     r.entries.clear();
   }
@@ -261,6 +266,7 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
                                       std::span(staged).subspan(sizeof(RuntimeHeader), img.total_bytes));
   if (!compacted) {
     r.status = kStatusGeneric;
+    r.failure = BindFailure::kCompaction;
     r.detail = fmt::format("compaction: {}: {}", compact_error_name(compacted.error().kind), compacted.error().message);
     return;
   }
@@ -268,6 +274,7 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     StagedUpload upload{staged, sizeof(RuntimeHeader), img.total_bytes, copied, link_};
     if (std::optional<std::string> stop = opts.before_upload(upload)) {
       r.status = kStatusGeneric;
+      r.failure = BindFailure::kHook;
       r.detail = std::move(*stop);
       return;
     }
@@ -282,6 +289,8 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   auto view = attach_populated(dev, copied);
   if (!view) {
     r.status = kStatusGeneric;
+    r.failure = BindFailure::kAttach;
+    r.attach_class = view.error().cls;
     r.detail = fmt::format("attach: {}: {}", attach_error_name(view.error().cls), view.error().message);
     return;
   }
@@ -296,11 +305,13 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   if (w.sched_error != 0 || w.orch_error != 0) {
     const int32_t code = w.orch_error != 0 ? w.orch_error : w.sched_error;
     r.status = to_status(code);
+    r.failure = w.orch_error != 0 ? BindFailure::kLatched : BindFailure::kScheduler;
     r.detail = sched.detail.empty() ? code_name(code) : fmt::format("{}: {}", code_name(code), sched.detail);
     return;
   }
   if (!sched.completed()) {  // a DeviceFault or kernel error stopped the run
     r.status = kStatusGeneric;
+    r.failure = BindFailure::kDeviceFault;
     r.detail = sched.detail;
     return;
   }

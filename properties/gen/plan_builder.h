@@ -1,0 +1,118 @@
+// Internal to the bind-plan generator (plan_gen.h): the builder's state, shared by
+// plan_gen.cpp (statements), plan_gen_graph.cpp (graph definitions and submissions) and
+// plan_gen_fatal.cpp (planted fatal codes).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/gen/plan_gen.h"
+
+namespace stackcheck::gen::plan_detail {
+
+using Dims = std::vector<int64_t>;
+
+// A tensor name in a body: a window of a buffer.
+struct Ten {
+  std::string name;
+  Dims dims;
+  int buf = -1;
+  std::optional<Dims> off;  // offsets within the buffer, when static
+  bool writable = false;
+  bool entry_in = false;  // rooted in an entry In tensor (readable, never written)
+  bool entry = false;     // an entry tensor itself
+  bool local = false;     // allocated by this plan (alloc, output)
+  bool is_view = false;
+  int level = 0;      // the scope depth that allocated it (task-heap buffers die with it)
+  bool dead = false;  // its scope ended: never used again
+};
+
+// A window argument about to be passed.
+struct Window {
+  runtime::PlanWindow window;
+  Dims dims;
+  int buf = -1;
+  std::optional<Dims> off;  // static offsets within the buffer
+  runtime::PlanTag tag = runtime::PlanTag::Input;
+};
+
+struct Access {
+  Dims off, dims;
+  bool wrote = false;
+};
+
+struct Body {
+  std::vector<Ten> tensors;
+  std::vector<std::string> scalars;
+  std::vector<std::string> read_scalars;  // scalars read from entry inputs
+  int depth = 0;                          // loop / if nesting
+  int scope = 0;                          // open scope_begin count
+  bool in_graph = false;
+  int slots = 0;  // graph body: scalar slots $0..$slots-1
+};
+
+// A graph definition's signature: its boundary params (dims, written?) and slot count.
+struct GraphSig {
+  std::string name;
+  std::vector<Dims> params;
+  std::vector<bool> inout;
+  int slots = 0;
+  int submissions = 0;
+  std::vector<std::string> keys;  // keys it was submitted under (the generator's view)
+};
+
+runtime::PlanExpr lit(int64_t v);
+runtime::PlanExpr name_of(const std::string& n);
+runtime::PlanStmt stmt(runtime::PlanStmt::Node n);
+int64_t overlap(const Dims& oa, const Dims& da, const Dims& ob, const Dims& db);
+
+class PlanBuilder {
+ public:
+  PlanBuilder(ChoiceSource& c, const PlanKnobs& k) : c_(c), k_(k) {}
+  GeneratedPlan build();
+
+ private:
+  std::string fresh(const char* stem);
+  int new_buffer();
+  Dims window_dims(const Dims& base);
+  std::vector<const Ten*> alive(const Body& b, bool writable, size_t rank) const;
+  runtime::PlanExpr scalar_expr(const Body& b, int depth);
+  runtime::PlanExpr scalar_arg(const Body& b);
+  Window window_of(const Body& b, const Ten& t, const Dims& w);
+  void note_access(const Window& w, bool wrote);
+  std::optional<Window> input_window(runtime::PlanBlock& out, Body& b, const Dims& w);
+  std::optional<Window> output_window(Body& b, const Dims& w);
+  runtime::PlanArg arg_of(const Window& w) const;
+
+  void statement(runtime::PlanBlock& out, Body& b);
+  void block(runtime::PlanBlock& out, Body& b, int n);
+  void submit(runtime::PlanBlock& out, Body& b);
+  void alloc(runtime::PlanBlock& out, Body& b);
+  void view(runtime::PlanBlock& out, Body& b);
+  void set_or_read(runtime::PlanBlock& out, Body& b);
+  void loop(runtime::PlanBlock& out, Body& b);
+  void if_stmt(runtime::PlanBlock& out, Body& b);
+  void scope(runtime::PlanBlock& out, Body& b);
+  void kill_inner(Body& outer, const Body& inner);
+  void flow_locals(runtime::PlanBlock& out, Body& b);
+
+  // plan_gen_graph.cpp
+  runtime::PlanGraph graph_def(const std::string& name);
+  void submit_graph(runtime::PlanBlock& out, Body& b, size_t g);
+
+  // plan_gen_fatal.cpp: appends one cause of a fatal code; returns the code.
+  int plant(runtime::OrchProgram& p, Body& root);
+  static int plan_code_for(size_t choice);
+
+  ChoiceSource& c_;
+  const PlanKnobs& k_;
+  PlanFeatureSet features_;
+  int fresh_ = 0;
+  std::vector<std::vector<Access>> accesses_;  // per buffer
+  std::vector<GraphSig> graphs_;
+  std::map<std::string, int64_t> config_;
+};
+
+}  // namespace stackcheck::gen::plan_detail

@@ -1,0 +1,95 @@
+// Bind-plan generator (HARNESS.md §1): random orchestration programs (RUNTIME.md §17) that
+// bypass the compiler, written once over a ChoiceSource (choice.h) like the program
+// generator, so the same code feeds RapidCheck properties and byte-driven fuzzing. Every
+// choice sequence builds a plan that passes validate_plan; choice 0 is the simpler option.
+//
+// A clean plan (the default) stays inside every oracle's domain: balanced scopes, no buffer
+// used after the scope that allocated it ends, no_dep only on never-written entry inputs,
+// valid tags and shapes for every builtin, a roomy RuntimeConfig. Its statements cover the
+// whole format: nested scopes; submits whose windows overlap earlier accesses exactly, partly,
+// by a single element or not at all, written by non-commuting kernels; runtime-allocated
+// outputs; alloc; host views; reads of entry inputs steering ifs and loop bounds; loops;
+// graphs with internal buffers, boundary args and slot scalars, submitted under one key
+// (replays) and under others (new definitions: aliasing boundary args, other strides).
+//
+// A planted plan (PlanKnobs::planted_percent) adds one deliberate cause of a fatal code 1..11
+// (a config biased small where the code is a resource: W, heaps, tensormap, scope lists) so
+// that every code is reached by some share of cases; the code the generator planted is
+// recorded, the one the runtime latched is measured by whoever binds it.
+#pragma once
+
+#include <bitset>
+#include <string>
+#include <vector>
+
+#include "properties/gen/choice.h"
+#include "stack/runtime/plan/program.h"
+
+namespace stackcheck::gen {
+
+struct PlanKnobs {
+  int max_stmts = 10;        // root statements (loops and ifs hold more)
+  int max_graphs = 2;        // graph definitions per plan
+  int max_trips = 3;         // loop trips
+  int max_depth = 2;         // nesting of loops / ifs
+  bool two_d = true;         // 2-D tensors, matmul, rowsum
+  bool scopes = true;        // scope_begin / scope_end pairs
+  bool graphs = true;        // graph definitions and submit_graph
+  bool reads = true;         // read of entry In tensors (steering ifs and loops)
+  bool no_dep = true;        // no_dep reads of entry inputs
+  bool overlaps = true;      // windows placed against earlier accesses
+  int planted_percent = 0;   // share of plans with one planted fatal code
+  bool small_config = true;  // vary W (and workers) in clean plans too
+};
+
+enum class PlanFeature : unsigned {
+  kScope,
+  kNestedScope,
+  kAlloc,
+  kOutput,
+  kView,
+  kSet,
+  kRead,
+  kIfOnRead,
+  kLoop,
+  kDynamicTrips,
+  kNoDep,
+  kTwoD,
+  kMatmul,
+  kRowsum,
+  kNonCommutingWrite,
+  kOverlapExact,
+  kOverlapPartial,
+  kOverlapSingleElement,
+  kDisjointSameBuffer,
+  kGraph,
+  kGraphInternal,
+  kSlotScalar,
+  kFrozenExpr,
+  kKeyReused,
+  kNewKey,
+  kBoundaryAlias,
+  kPlanted,
+  kCount
+};
+const char* plan_feature_name(PlanFeature f);
+
+class PlanFeatureSet {
+ public:
+  void add(PlanFeature f) { bits_.set(static_cast<unsigned>(f)); }
+  bool has(PlanFeature f) const { return bits_.test(static_cast<unsigned>(f)); }
+  std::vector<std::string> names() const;
+
+ private:
+  std::bitset<static_cast<unsigned>(PlanFeature::kCount)> bits_;
+};
+
+struct GeneratedPlan {
+  runtime::OrchProgram plan;
+  PlanFeatureSet features;
+  int planted = 0;  // the fatal code the generator planted (0: a clean plan)
+};
+
+GeneratedPlan generate_plan(ChoiceSource& choices, const PlanKnobs& knobs = {});
+
+}  // namespace stackcheck::gen

@@ -1,0 +1,157 @@
+// Planted fatal codes (plan_builder.h): one deliberate cause of each orchestrator code 1..11
+// (6 is retired), appended after the clean statements, with the config it needs. The
+// generator records the code it planted; which code latched is measured by the binder (the
+// clean prefix may latch the same resource code earlier, never another one unless the
+// config it was given is small too).
+#include <fmt/format.h>
+
+#include "properties/gen/plan_builder.h"
+
+namespace stackcheck::gen::plan_detail {
+
+using namespace runtime;
+
+namespace {
+
+PlanWindow win(const std::string& name, std::vector<std::pair<PlanExpr, int64_t>> ranges) {
+  PlanWindow w;
+  w.name = name;
+  for (auto& [o, n] : ranges) w.ranges.push_back({std::move(o), n});
+  return w;
+}
+
+PlanStmt fill(PlanWindow w, PlanExpr v) {
+  SubmitStmt s;
+  s.builtin = Builtin::Fill;
+  s.args = {PlanArg::tensor(PlanTag::OutputExisting, std::move(w)), PlanArg::scalar_value(std::move(v))};
+  return stmt(std::move(s));
+}
+
+}  // namespace
+
+int PlanBuilder::plan_code_for(size_t choice) {
+  static const int codes[] = {9, 8, 5, 1, 7, 2, 3, 10, 11, 4};
+  return codes[choice];
+}
+
+int PlanBuilder::plant(OrchProgram& p, Body& root) {
+  (void)root;
+  const int code = plan_code_for(c_.one_of(10));
+  PlanBlock& body = p.body;
+  switch (code) {
+    case 9: body.push_back(stmt(FatalStmt{})); break;
+    case 8: body.push_back(stmt(WaitTensorStmt{"c"})); break;
+    case 5:
+      switch (c_.one_of(5)) {
+        case 0: {  // a zero divisor in orchestration arithmetic
+          const std::string z = fresh("z"), q = fresh("q");
+          body.push_back(stmt(SetStmt{z, lit(0)}));
+          body.push_back(stmt(SetStmt{q, PlanExpr::binary(PlanBinOp::Div, lit(1), name_of(z))}));
+          break;
+        }
+        case 1: {  // a zero loop step
+          ForStmt f;
+          f.var = fresh("i");
+          f.start = lit(0);
+          f.stop = lit(4);
+          f.step = lit(0);
+          body.push_back(stmt(std::move(f)));
+          break;
+        }
+        case 2:  // a window outside its buffer
+          body.push_back(stmt(ViewStmt{fresh("v"), win("c", {{lit(c_.integer(9, 15)), 8}})}));
+          break;
+        case 3: {  // a tensor after a scalar
+          SubmitStmt s;
+          s.builtin = Builtin::Scale;
+          s.args = {PlanArg::tensor(PlanTag::Input, win("x", {{lit(0), 4}})), PlanArg::scalar_value(lit(2)),
+                    PlanArg::tensor(PlanTag::OutputExisting, win("c", {{lit(0), 4}}))};
+          body.push_back(stmt(std::move(s)));
+          break;
+        }
+        default: {  // a tag the builtin's param does not accept
+          SubmitStmt s;
+          s.builtin = Builtin::Fill;
+          s.args = {PlanArg::tensor(PlanTag::Input, win("c", {{lit(0), 4}})), PlanArg::scalar_value(lit(1))};
+          body.push_back(stmt(std::move(s)));
+        }
+      }
+      break;
+    case 1:
+      switch (c_.one_of(3)) {
+        case 0: body.push_back(stmt(ScopeEndStmt{})); break;    // unmatched
+        case 1: body.push_back(stmt(ScopeBeginStmt{})); break;  // left open
+        default:                                                // the 65th open scope (the root is the first)
+          for (int i = 0; i < 64; ++i) body.push_back(stmt(ScopeBeginStmt{}));
+          for (int i = 0; i < 64; ++i) body.push_back(stmt(ScopeEndStmt{}));
+      }
+      break;
+    case 7:
+      config_["clusters"] = c_.integer(1, 4);
+      body.push_back(stmt(SyncStartStmt{config_["clusters"] + 1}));
+      break;
+    case 2: {  // a 1 KiB task heap and a 2 KiB buffer
+      config_["task_heap"] = 1024;
+      AllocStmt a;
+      a.buffers.push_back({fresh("big"), {512}});
+      body.push_back(stmt(std::move(a)));
+      break;
+    }
+    case 3: {  // more tasks than the window
+      config_["W"] = 4;
+      ForStmt f;
+      f.var = fresh("i");
+      f.start = lit(0);
+      f.stop = lit(8);
+      f.step = lit(1);
+      f.body.push_back(fill(win("c", {{lit(0), 1}}), name_of(f.var)));
+      body.push_back(stmt(std::move(f)));
+      break;
+    }
+    case 10: {  // a scope whose task list holds two
+      config_["scope_tasks_capacity"] = 2;
+      body.push_back(stmt(ScopeBeginStmt{}));
+      for (int i = 0; i < 3; ++i) body.push_back(fill(win("c", {{lit(i), 1}}), lit(i)));
+      body.push_back(stmt(ScopeEndStmt{}));
+      break;
+    }
+    case 11: {  // a tensormap of 8 ranges + readers
+      config_["tensormap_capacity"] = 8;
+      ForStmt f;
+      f.var = fresh("i");
+      f.start = lit(0);
+      f.stop = lit(8);
+      f.step = lit(1);
+      SubmitStmt s;
+      s.builtin = Builtin::Copy;
+      s.args = {
+          PlanArg::tensor(PlanTag::Input, win("x", {{PlanExpr::binary(PlanBinOp::Mul, name_of(f.var), lit(2)), 2}})),
+          PlanArg::output(fresh("o"), {2})};
+      f.body.push_back(stmt(std::move(s)));
+      body.push_back(stmt(std::move(f)));
+      break;
+    }
+    default: {  // 4: one task with 129 producers
+      config_["W"] = 1024;
+      const std::string big = fresh("big"), sum = fresh("sum");
+      p.tensors.push_back({big, true, {2048}, {}});
+      AllocStmt a;
+      a.buffers.push_back({sum, {2048}});
+      body.push_back(stmt(std::move(a)));
+      ForStmt f;
+      f.var = fresh("i");
+      f.start = lit(0);
+      f.stop = lit(128);
+      f.step = lit(1);
+      f.body.push_back(fill(win(big, {{PlanExpr::binary(PlanBinOp::Mul, name_of(f.var), lit(16)), 16}}), lit(1)));
+      body.push_back(stmt(std::move(f)));
+      SubmitStmt s;
+      s.builtin = Builtin::Acc;
+      s.args = {PlanArg::tensor(PlanTag::Input, win(big, {})), PlanArg::tensor(PlanTag::Inout, win(sum, {}))};
+      body.push_back(stmt(std::move(s)));
+    }
+  }
+  return code;
+}
+
+}  // namespace stackcheck::gen::plan_detail
