@@ -1,9 +1,12 @@
 #include "properties/gen/arbitrary.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "properties/gen/rc_choices.h"
 #include "stack/ir/printer.h"
-
-#include <fmt/format.h>
+#include "stack/runtime/plan/printer.h"
 
 namespace stackcheck::gen {
 
@@ -11,16 +14,30 @@ rc::Gen<GeneratedProgram> arbitrary_program(const ProgramKnobs& knobs) {
   return from_choices<GeneratedProgram>([knobs](ChoiceSource& c) { return generate_program(c, knobs); });
 }
 
-void FeatureTally::add(const FeatureSet& f) {
-  ++cases_;
-  for (unsigned i = 0; i < static_cast<unsigned>(Feature::kCount); ++i) hits_[i] += f.has(static_cast<Feature>(i));
+rc::Gen<GeneratedPlan> arbitrary_plan(const PlanKnobs& knobs) {
+  return from_choices<GeneratedPlan>([knobs](ChoiceSource& c) { return generate_plan(c, knobs); });
+}
+
+void FeatureTally::declare(const std::vector<std::string>& names) {
+  for (const std::string& n : names)
+    if (hits_.emplace(n, 0).second) order_.push_back(n);
+}
+
+void FeatureTally::hit(const std::string& tag) {
+  if (hits_.emplace(tag, 0).second) order_.push_back(tag);
+  ++hits_[tag];
+}
+
+size_t FeatureTally::hits(const std::string& tag) const {
+  auto it = hits_.find(tag);
+  return it == hits_.end() ? 0 : it->second;
 }
 
 std::string FeatureTally::table() const {
-  if (cases_ == 0) return "";
-  std::string out = fmt::format("generator features over {} cases:\n", cases_);
-  for (unsigned i = 0; i < static_cast<unsigned>(Feature::kCount); ++i)
-    out += fmt::format("  {:<30} {:5.1f}%\n", feature_name(static_cast<Feature>(i)), 100.0 * hits_[i] / cases_);
+  if (cases_ == 0 || order_.empty()) return "";
+  std::string out = fmt::format("tags over {} cases:\n", cases_);
+  for (const std::string& t : order_)
+    out += fmt::format("  {:<30} {:5.1f}%\n", t, 100.0 * static_cast<double>(hits(t)) / static_cast<double>(cases_));
   return out;
 }
 
@@ -29,12 +46,39 @@ FeatureTally& feature_tally() {
   return tally;
 }
 
-void tag_features(const FeatureSet& features) { feature_tally().add(features); }
+void tag_features(const FeatureSet& features) {
+  FeatureTally& t = feature_tally();
+  std::vector<std::string> all;
+  for (unsigned i = 0; i < static_cast<unsigned>(Feature::kCount); ++i)
+    all.push_back(feature_name(static_cast<Feature>(i)));
+  t.declare(all);
+  t.begin_case();
+  for (const std::string& f : features.names()) t.hit(f);
+}
+
+void tag_plan(const PlanFeatureSet& features) {
+  FeatureTally& t = feature_tally();
+  std::vector<std::string> all;
+  for (unsigned i = 0; i < static_cast<unsigned>(PlanFeature::kCount); ++i)
+    all.push_back(plan_feature_name(static_cast<PlanFeature>(i)));
+  t.declare(all);
+  t.begin_case();
+  for (const std::string& f : features.names()) t.hit(f);
+}
+
+void tag(const std::string& name) { feature_tally().hit(name); }
 
 void showValue(const GeneratedProgram& p, std::ostream& os) {
   os << "\n# features:";
   for (const std::string& f : p.features.names()) os << " " << f;
   os << "\n" << ir::print_program(p.program);
+}
+
+void showValue(const GeneratedPlan& p, std::ostream& os) {
+  os << "\n# features:";
+  for (const std::string& f : p.features.names()) os << " " << f;
+  if (p.planted != 0) os << "\n# planted fatal code " << p.planted;
+  os << "\n" << runtime::print_plan(p.plan);
 }
 
 }  // namespace stackcheck::gen

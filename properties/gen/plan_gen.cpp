@@ -107,7 +107,8 @@ GeneratedPlan PlanBuilder::build() {
     root.tensors.push_back(e);
   }
   if (k_.graphs) {
-    const size_t n = c_.length(static_cast<size_t>(k_.max_graphs));
+    const size_t n =
+        std::max<size_t>(c_.length(static_cast<size_t>(k_.max_graphs)), static_cast<size_t>(k_.min_graphs));
     for (size_t g = 0; g < n; ++g) out.plan.graphs.push_back(graph_def(fmt::format("g{}", g)));
   }
   block(out.plan.body, root, static_cast<int>(c_.length(static_cast<size_t>(k_.max_stmts))));
@@ -116,7 +117,7 @@ GeneratedPlan PlanBuilder::build() {
     if (graphs_[g].submissions == 0) submit_graph(out.plan.body, root, g);
   flow_locals(out.plan.body, root);
 
-  if (k_.small_config && c_.chance(70)) {
+  if (k_.small_config && c_.chance(90)) {  // the default W (a 45 MB mirror) one plan in ten
     static const int64_t ws[] = {256, 64, 1024};
     config_["W"] = ws[c_.one_of(3)];
   }

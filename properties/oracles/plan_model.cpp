@@ -256,6 +256,7 @@ class PlanModel {
           for (int k = 0; k < 4; ++k) e.bytes.push_back(static_cast<uint8_t>(v >> (8 * k)));
         r.entries.push_back(std::move(e));
       }
+      r.definitions = records_.size();
     } catch (const ModelError& e) {
       r.error = e.message;
       r.entries.clear();

@@ -49,6 +49,7 @@ struct ModelEntry {
 struct PlanModelResult {
   std::optional<std::string> error;  // why the model gives no result for this program
   std::vector<ModelEntry> entries;   // declaration order (on success)
+  size_t definitions = 0;            // graph definitions recorded (distinct keys, at most 16)
   bool ok() const { return !error.has_value(); }
 };
 

@@ -54,10 +54,12 @@ struct TraceEntry {
 };
 
 struct ScheduleResult {
-  int32_t code = 0;          // the latched scheduler code (100..104), 0 when none
-  int32_t code_thread = -1;  // the thread that latched it (Threaded: `workers` = watchdog)
-  bool faulted = false;      // a DeviceFault or KernelError stopped the run
-  std::string detail;        // why the run stopped (fault text, kernel error, code reason)
+  int32_t code = 0;           // the latched scheduler code (100..104), 0 when none
+  int32_t code_thread = -1;   // the thread that latched it (Threaded: `workers` = watchdog)
+  bool faulted = false;       // a DeviceFault or KernelError stopped the run
+  bool kernel_fault = false;  // ... raised by a builtin's own accesses through its tensor args
+                              // (the scheduler's reads of its records were sound)
+  std::string detail;         // why the run stopped (fault text, kernel error, code reason)
   std::vector<TraceEntry> trace;
   uint64_t units_completed = 0;  // tasks + graph nodes
 

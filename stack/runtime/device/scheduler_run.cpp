@@ -215,11 +215,11 @@ bool SchedulerRun::call_kernel(int32_t kernel, const std::vector<TensorArg>& t, 
                                const std::string& unit) {
   try {
     if (auto e = run_kernel(dev_, kernel, t, s)) {
-      fail(fmt::format("{}: kernel error: {}", unit, e->message));
+      fail(fmt::format("{}: kernel error: {}", unit, e->message), /*kernel=*/true);
       return false;
     }
   } catch (const DeviceFault& f) {
-    fail(fmt::format("{} ({}): {}", unit, builtin_kernel_name(kernel), f.describe()));
+    fail(fmt::format("{} ({}): {}", unit, builtin_kernel_name(kernel), f.describe()), /*kernel=*/true);
     return false;
   }
   return true;
@@ -316,9 +316,10 @@ void SchedulerRun::latch(int32_t code, unsigned tid, std::string why) {
   wake_all();
 }
 
-void SchedulerRun::fail(std::string detail) {
+void SchedulerRun::fail(std::string detail, bool kernel) {
   {
     std::lock_guard lk(result_mu_);
+    if (!result_.faulted) result_.kernel_fault = kernel;  // the first fault says where
     result_.faulted = true;
     if (result_.detail.empty()) result_.detail = std::move(detail);
   }

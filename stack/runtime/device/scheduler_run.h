@@ -62,7 +62,8 @@ class SchedulerRun {
   void execute(uint64_t entry, unsigned tid);
 
   void latch(int32_t code, unsigned tid, std::string why);
-  void fail(std::string detail);  // DeviceFault / KernelError: stops the run
+  // DeviceFault / KernelError: stops the run; `kernel` when a builtin raised it.
+  void fail(std::string detail, bool kernel = false);
   bool stopped() const { return stop_.load(std::memory_order_acquire); }
   bool finished() const { return finished_.load(std::memory_order_acquire); }
   uint64_t remaining();

@@ -51,6 +51,7 @@ const char* bind_failure_name(BindFailure f) {
     case BindFailure::kHook: return "hook";
     case BindFailure::kAttach: return "attach";
     case BindFailure::kScheduler: return "scheduler";
+    case BindFailure::kKernelFault: return "kernel-fault";
     case BindFailure::kDeviceFault: return "device-fault";
   }
   return "?";

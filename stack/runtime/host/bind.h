@@ -84,7 +84,9 @@ enum class BindFailure : uint8_t {
   kHook,         // the before-upload hook stopped the bind (-1)
   kAttach,       // attach_populated rejected the image (-1, attach_class)
   kScheduler,    // the scheduler latched a code (-(1000+code))
-  kDeviceFault,  // a DeviceFault or kernel error stopped the run (-1)
+  kKernelFault,  // a builtin's access through its tensor args faulted, or it refused its
+                 // args (-1): contained by device memory, the runtime's records were sound
+  kDeviceFault,  // a DeviceFault in the runtime's own accesses (records, host steps) (-1)
 };
 const char* bind_failure_name(BindFailure f);
 

@@ -311,7 +311,7 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   }
   if (!sched.completed()) {  // a DeviceFault or kernel error stopped the run
     r.status = kStatusGeneric;
-    r.failure = BindFailure::kDeviceFault;
+    r.failure = sched.kernel_fault ? BindFailure::kKernelFault : BindFailure::kDeviceFault;
     r.detail = sched.detail;
     return;
   }

@@ -1,0 +1,44 @@
+// Structural checks of one bind (RUNTIME.md §15.2, §15.4, §15.5, §15.7, §15.8), over what a
+// Bench captured: the shipped bytes, the copy ledger behind BindStats, the Runtime's mirror
+// and device memory after the run. Shared by the runtime properties and the fuzz targets;
+// each returns a Verdict naming the invariant it checks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "properties/oracles/image_checks.h"
+#include "properties/oracles/oracle.h"
+#include "stack/runtime/image/compact.h"
+
+namespace stackcheck::oracles {
+
+// §15.4: a successful bind made exactly one image copy, `definitions` definition copies and
+// one upload per entry tensor.
+Verdict check_copies(const runtime::BindStats& s, uint64_t definitions, uint64_t entry_tensors);
+
+// §15.5: a completed run read exactly the shipped image bytes.
+Verdict check_image_read(const runtime::BindStats& s, uint64_t image_bytes);
+
+// §15.7: a latched bind copied nothing (image, definitions, readbacks), shipped nothing and
+// reserved no region.
+Verdict check_latch_uploads_nothing(const Captured& c);
+
+// §15.2: compacting `mirror` with every byte outside the live prefix ([0, n) records,
+// [0, cursor) pool entries, the header) inverted gives the same image, and that image is
+// `shipped`. `compact` is the compaction under test (runtime::compact_live_image).
+using Compactor = std::function<bool(std::span<const std::byte> mirror, const runtime::MirrorLayout&,
+                                     const runtime::PoolCounts&, uint32_t n, std::span<std::byte> out)>;
+Compactor runtime_compactor();
+Verdict check_compaction_live_prefix(const Compactor& compact, std::span<const std::byte> mirror,
+                                     const runtime::MirrorLayout& layout, const runtime::PoolCounts& cursors,
+                                     uint32_t n, std::span<const std::byte> shipped);
+
+// §15.8: each definition's storage figure is 32+128(n-1)+104 (the last entry's full object,
+// not stride x n), each submission's block is [required_heap][args][storage] exactly, the
+// scheduler's GraphExecution sits where that places the span, and blocks never overlap.
+// Reads definitions and blocks with `mem` (after the run).
+Verdict check_graph_storage(const Captured& c, runtime::DeviceMemory& mem, uint32_t* submissions = nullptr);
+
+}  // namespace stackcheck::oracles

@@ -1,0 +1,110 @@
+// Positive controls of the bind checks (bind_checks.h): each reports the defect it exists
+// for, and passes a real bind.
+#include "properties/oracles/bind_checks.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "stack/runtime/image/layout.h"
+#include "stack/runtime/image/records.h"
+#include "stack/runtime/plan/parser.h"
+
+namespace stackcheck::oracles {
+namespace {
+
+using namespace runtime;
+
+OrchProgram parse(const char* text) {
+  PlanParseResult p = parse_plan(text);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+  return p.ok() ? p.program() : OrchProgram{};
+}
+
+const char* kGraphPlan =
+    "config W=64\ntensor x: In [16]\ntensor c: InOut [16]\n"
+    "graph g(a, b) {\n  alloc t: [8]\n  submit copy(input a, output_existing t)\n  submit acc(input t, inout b)\n}\n"
+    "submit_graph g(input x[0:8], inout c[0:8])\nsubmit_graph g(input x[8:8], inout c[8:8])\n";
+
+TEST(BindChecks, copies_and_bytes_read) {
+  const OrchProgram p = parse(kGraphPlan);
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, 0) << c.result.detail;
+  EXPECT_TRUE(check_copies(c.result.stats, 1, 2).passed());
+  BindStats twice = c.result.stats;
+  twice.h2d = 2;
+  EXPECT_TRUE(check_copies(twice, 1, 2).failed());
+  EXPECT_TRUE(check_copies(c.result.stats, 2, 2).failed());  // a definition copy missing
+  EXPECT_TRUE(check_copies(c.result.stats, 1, 3).failed());
+  EXPECT_TRUE(check_image_read(c.result.stats, c.image_bytes).passed());
+  BindStats unread = c.result.stats;
+  unread.image_read -= 1;
+  EXPECT_TRUE(check_image_read(unread, c.image_bytes).failed());
+}
+
+TEST(BindChecks, latched_binds_upload_nothing) {
+  const OrchProgram p = parse("tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\nfatal\n");
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, -1009);
+  EXPECT_TRUE(check_latch_uploads_nothing(c).passed());
+  Captured leaked = c;
+  leaked.result.stats.h2d = 1;
+  EXPECT_TRUE(check_latch_uploads_nothing(leaked).failed());
+  Captured staged = c;
+  staged.staged.resize(128);
+  EXPECT_TRUE(check_latch_uploads_nothing(staged).failed());
+}
+
+TEST(BindChecks, compaction_reading_past_the_live_prefix_is_caught) {
+  const OrchProgram p = parse(kGraphPlan);
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, 0);
+  const Orchestrator& o = b->runtime().orchestrator();
+  EXPECT_TRUE(check_compaction_live_prefix(runtime_compactor(), b->runtime().mirror(), o.layout(), o.cursors(),
+                                           o.submitted(), c.image())
+                  .passed());
+  // A compaction that lets the first descriptor past the prefix leak into its output.
+  const Compactor leaky = [](std::span<const std::byte> m, const MirrorLayout& L, const PoolCounts& cur, uint32_t n,
+                             std::span<std::byte> out) {
+    if (!compact_live_image(m, L, cur, n, out)) return false;
+    out[offsetof(ImageHeader, reserved)] ^= m[L.seg.desc_at(n)];
+    return true;
+  };
+  const Verdict v =
+      check_compaction_live_prefix(leaky, b->runtime().mirror(), o.layout(), o.cursors(), o.submitted(), c.image());
+  ASSERT_TRUE(v.failed());
+  EXPECT_EQ(v.rule, "compaction-live-prefix");
+}
+
+TEST(BindChecks, graph_storage_figures) {
+  const OrchProgram p = parse(kGraphPlan);
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, 0);
+  uint32_t n = 0;
+  EXPECT_TRUE(check_graph_storage(c, b->memory(), &n).passed()) << check_graph_storage(c, b->memory()).to_string();
+  EXPECT_EQ(n, 2u);
+  // A block that claims stride x n storage (the historical off-by-24), and a second block
+  // placed over the first.
+  RuntimeHeader rh;
+  std::memcpy(&rh, c.staged.data(), sizeof rh);
+  const uint64_t sub0 = rh.submissions - c.destination;
+  Captured wide = c;
+  uint64_t bytes;
+  std::memcpy(&bytes, wide.staged.data() + sub0 + offsetof(GraphSubmission, block_bytes), 8);
+  bytes += 24;
+  std::memcpy(wide.staged.data() + sub0 + offsetof(GraphSubmission, block_bytes), &bytes, 8);
+  EXPECT_TRUE(check_graph_storage(wide, b->memory()).failed());
+  Captured moved = c;
+  GraphSubmission s0;
+  std::memcpy(&s0, c.staged.data() + sub0, sizeof s0);
+  const uint64_t sub1 = align64(sub0 + s0.record_bytes);
+  std::memcpy(moved.staged.data() + sub1 + offsetof(GraphSubmission, block_base), &s0.block_base, 8);
+  EXPECT_TRUE(check_graph_storage(moved, b->memory()).failed());
+}
+
+}  // namespace
+}  // namespace stackcheck::oracles

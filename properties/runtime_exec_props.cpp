@@ -1,0 +1,172 @@
+// Runtime execution properties over generated bind plans (RUNTIME.md §15.11, §15.12, §11):
+// the device result equals the sequential plan model under the threaded scheduler and every
+// adversarial policy, threaded equals adversarial, valid plans read no uninitialised byte and
+// fault nowhere, and a corrupted image is either rejected by attach with a class or runs
+// safely.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "properties/gen/arbitrary.h"
+#include "properties/oracles/image_checks.h"
+#include "properties/oracles/image_mutation.h"
+#include "properties/oracles/plan_model.h"
+#include "properties/property.h"
+#include "stack/runtime/plan/printer.h"
+#include "stack/runtime/status/codes.h"
+
+using namespace stackcheck;
+using oracles::Inconclusive;
+using oracles::Verdict;
+
+namespace {
+
+gen::GeneratedPlan draw(gen::PlanKnobs knobs = {}) {
+  gen::GeneratedPlan g = *gen::arbitrary_plan(knobs);
+  gen::tag_plan(g.features);
+  return g;
+}
+
+std::string context(const gen::GeneratedPlan& g, const std::string& what) {
+  return what + "\nplan:\n" + runtime::print_plan(g.plan);
+}
+
+std::vector<runtime::ScheduleOptions> schedules(uint64_t random_seed) {
+  using Mode = runtime::ScheduleOptions::Mode;
+  std::vector<runtime::ScheduleOptions> out(4);
+  out[0].mode = Mode::kThreaded;
+  out[1].mode = Mode::kNewest;
+  out[2].mode = Mode::kOldest;
+  out[3].mode = Mode::kRandom;
+  out[3].seed = random_seed;
+  return out;
+}
+
+std::string schedule_name(const runtime::ScheduleOptions& s) {
+  return s.mode == runtime::ScheduleOptions::Mode::kRandom ? "random:" + std::to_string(s.seed)
+                                                           : runtime::schedule_mode_name(s.mode);
+}
+
+}  // namespace
+
+// §15.11: under threaded and every policy, user tensors equal sequential execution in
+// submission order (replayed nodes in index order, frozen values).
+STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  for (const runtime::ScheduleOptions& s : schedules(*rc::gen::arbitrary<uint64_t>())) {
+    runtime::BindOptions o;
+    o.seed = seed;
+    o.schedule = s;
+    props::report(oracles::check_plan_model(g.plan, seed, runtime::bind_plan(g.plan, o)),
+                  context(g, "schedule " + schedule_name(s) + " seed " + std::to_string(seed)));
+  }
+}
+
+// The threaded scheduler and the adversarial policies agree with each other, tensor by
+// tensor (independently of the model).
+STACKCHECK_PROP(RuntimeExec, threaded_equals_adversarial, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  const auto all = schedules(*rc::gen::arbitrary<uint64_t>());
+  runtime::BindOptions o;
+  o.schedule = all[0];
+  const runtime::BindResult threaded = runtime::bind_plan(g.plan, o);
+  if (threaded.status != 0) {
+    if (runtime::is_resource_latch_status(threaded.status))
+      props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(threaded),
+                                          runtime::status_to_code(threaded.status).value_or(0)));
+    props::report(Verdict::fail("bind-status", runtime::status_line(threaded) + " " + threaded.detail), context(g, ""));
+  }
+  for (size_t k = 1; k < all.size(); ++k) {
+    o.schedule = all[k];
+    const runtime::BindResult r = runtime::bind_plan(g.plan, o);
+    if (r.status != threaded.status || !(r.entries == threaded.entries))
+      props::report(Verdict::fail("threaded-vs-adversarial",
+                                  fmt::format("{} gives {} and other bytes than threaded ({})", schedule_name(all[k]),
+                                              runtime::status_line(r), runtime::status_line(threaded))),
+                    context(g, ""));
+  }
+}
+
+// §15.12: a valid plan reads no never-written device byte (strict mode faults on one) and
+// hits no DeviceFault, under a 0xAA fill.
+STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto b = oracles::Bench::create(g.plan, 0xAA, /*strict_uninit=*/true);
+  if (!b) props::report(Verdict::fail("config", "the generator's config was rejected"));
+  runtime::BindOptions o;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
+  const oracles::Captured c = b->bind(g.plan, o);
+  const runtime::BindResult& r = c.result;
+  if (r.status == 0) return;
+  if (runtime::is_resource_latch_status(r.status))
+    props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
+                                        runtime::status_to_code(r.status).value_or(0)));
+  props::report(Verdict::fail(r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "bind-status",
+                              runtime::status_line(r) + " (" + r.detail + ")"),
+                context(g, ""));
+}
+
+// §11, HARNESS.md §1 "image bytes": a valid bound image with bytes changed anywhere (the
+// runtime header included, through the before-upload hook) is rejected by attach with a
+// class, or ends in a scheduler code, or runs to completion, or a builtin faults on the
+// corrupt tensor args it was handed (contained by device memory: attach does not vouch for
+// what a TensorArg points at, RUNTIME.md §11, §12). Never a DeviceFault in the runtime's own
+// accesses: a record attach accepted must be followable. Run without strict uninitialised
+// reads: a corrupt pointer (a definition address, the runtime header's image address) can
+// always name mapped bytes nobody wrote, which a device reads as garbage and attach then
+// rejects; strict mode would turn that garbage into a fault the device cannot have.
+STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto probe = oracles::Bench::create(g.plan, 0xAA, false);
+  const oracles::Captured clean = probe->bind(g.plan);
+  if (clean.result.status != 0)
+    props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
+                                        runtime::status_to_code(clean.result.status).value_or(0)));
+  const uint64_t image_and_subs = clean.staged.size() - clean.image_offset;
+  std::vector<runtime::Mutation> muts;
+  const size_t n = 1 + *rc::gen::inRange<size_t>(0, 4);
+  for (size_t k = 0; k < n; ++k) {
+    runtime::Mutation m;
+    const size_t where = *rc::gen::inRange<size_t>(0, 10);
+    if (where < 2) {
+      m.target = runtime::MutationTarget::kRuntimeHeader;
+      m.offset = *rc::gen::inRange<uint64_t>(0, sizeof(runtime::RuntimeHeader));
+    } else if (where < 5) {  // a figure of the ImageHeader: pitch, n, image_bytes, segments, counts
+      static const uint64_t fields[] = {16, 17, 20, 21, 48, 49, 50, 56, 64, 72, 96, 104, 112, 113, 116, 120};
+      m.offset = fields[*rc::gen::inRange<size_t>(0, std::size(fields))];
+    } else if (where < 7) {  // the ImageHeader and the first records
+      m.offset = *rc::gen::inRange<uint64_t>(0, std::min<uint64_t>(image_and_subs, 512));
+    } else {
+      m.offset = *rc::gen::inRange<uint64_t>(0, image_and_subs);
+    }
+    // Zero and all-ones as often as any other value: they shrink and grow figures most.
+    const int v = *rc::gen::inRange<int>(0, 256 + 170);
+    m.value = static_cast<uint8_t>(v < 256 ? v : (v < 341 ? 0 : 255));
+    muts.push_back(m);
+  }
+  auto b = oracles::Bench::create(g.plan, 0xAA, false);
+  runtime::BindOptions o;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
+  o.schedule.progress_timeout_ms = 2000;
+  o.before_upload = oracles::mutation_hook(muts);
+  runtime::OrchProgram shown = g.plan;
+  shown.mutations = muts;
+  const oracles::Captured c = b->bind(g.plan, o);
+  const runtime::BindResult& r = c.result;
+  switch (r.failure) {
+    case runtime::BindFailure::kNone: gen::tag("ran to completion"); break;
+    case runtime::BindFailure::kAttach:
+      gen::tag(std::string("attach ") + runtime::attach_error_name(*r.attach_class));
+      break;
+    case runtime::BindFailure::kKernelFault: gen::tag("builtin fault on corrupt args (contained)"); break;
+    case runtime::BindFailure::kScheduler:
+    case runtime::BindFailure::kLatched:
+      gen::tag("scheduler/device code " + runtime::code_name(runtime::status_to_code(r.status).value_or(0)));
+      break;
+    default:
+      props::report(Verdict::fail(r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "corrupt-image",
+                                  fmt::format("{} ({}: {})", runtime::status_line(r),
+                                              runtime::bind_failure_name(r.failure), r.detail)),
+                    "plan with its mutations:\n" + runtime::print_plan(shown));
+  }
+}

@@ -1,0 +1,258 @@
+// Runtime properties over generated bind plans (RUNTIME.md §15, HARNESS.md §3): the shipped
+// image's deltas, position independence, compaction, the one copy, bytes read, slot reset,
+// fatal latches, graph storage spans and the status mapping. Every figure is read from what
+// the device got (the captured copy, device memory, the copy ledger behind BindStats).
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "properties/gen/arbitrary.h"
+#include "properties/oracles/bind_checks.h"
+#include "properties/oracles/image_checks.h"
+#include "properties/oracles/plan_model.h"
+#include "properties/property.h"
+#include "stack/runtime/devmem/device_access.h"
+#include "stack/runtime/image/compact.h"
+#include "stack/runtime/image/graph_def.h"
+#include "stack/runtime/image/layout.h"
+#include "stack/runtime/image/records.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
+#include "stack/runtime/status/codes.h"
+#include "stack/support/splitmix.h"
+
+using namespace stackcheck;
+using oracles::Inconclusive;
+using oracles::Verdict;
+
+namespace {
+
+gen::GeneratedPlan draw(gen::PlanKnobs knobs = {}) {
+  gen::GeneratedPlan g = *gen::arbitrary_plan(knobs);
+  gen::tag_plan(g.features);
+  return g;
+}
+
+std::string context(const gen::GeneratedPlan& g) { return "plan:\n" + runtime::print_plan(g.plan); }
+
+// A clean plan binds with status 0, or latches a resource its small config lacks
+// (inconclusive); anything else is a failure of the runtime on a valid plan.
+void require_completed(const oracles::Captured& c, const gen::GeneratedPlan& g) {
+  const runtime::BindResult& r = c.result;
+  if (r.status == 0) return;
+  gen::tag(runtime::status_line(r).substr(0, 24));
+  if (runtime::is_resource_latch_status(r.status))
+    props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
+                                        runtime::status_to_code(r.status).value_or(0)));
+  props::report(Verdict::fail("bind-status", runtime::status_line(r) + " (" + r.detail + ")"), context(g));
+}
+
+std::unique_ptr<oracles::Bench> bench(const gen::GeneratedPlan& g, uint8_t fill = 0xAA, bool strict = true) {
+  std::string why;
+  auto b = oracles::Bench::create(g.plan, fill, strict, &why);
+  if (!b) props::report(Verdict::fail("config", "the generator's config was rejected: " + why), context(g));
+  return b;
+}
+
+}  // namespace
+
+STACKCHECK_PROP(RuntimeProps, plan_print_parse_roundtrip, 0.0) {
+  gen::PlanKnobs k;
+  k.planted_percent = 30;
+  const gen::GeneratedPlan g = draw(k);
+  const std::string text = runtime::print_plan(g.plan);
+  runtime::PlanParseResult back = runtime::parse_plan(text);
+  if (!back.ok())
+    props::report(Verdict::fail("plan-roundtrip", "printed plan does not parse: " + back.error().to_string()),
+                  context(g));
+  if (!(back.program() == g.plan)) props::report(Verdict::fail("plan-roundtrip", "parse(print(p)) != p"), context(g));
+  if (runtime::print_plan(back.program()) != text)
+    props::report(Verdict::fail("plan-roundtrip", "print is not a fixed point"), context(g));
+}
+
+// §15.1: every delta of the shipped image is unbound or resolves to the right record.
+STACKCHECK_PROP(RuntimeProps, image_deltas_int32_or_unbound, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  require_completed(c, g);
+  props::report(oracles::check_image_deltas(c.image(), "shipped image"), context(g));
+}
+
+// §15.3: resolution is unchanged after a copy to another base, near 2^31 and 2^32 included.
+STACKCHECK_PROP(RuntimeProps, image_position_independent, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  require_completed(c, g);
+  const uint64_t size = c.image_bytes;
+  const uint64_t near31 = (uint64_t{1} << 31) - *rc::gen::inRange<uint64_t>(0, size + 1);
+  const uint64_t near32 = (uint64_t{1} << 32) - size - *rc::gen::inRange<uint64_t>(1, 4096);
+  const uint64_t any = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 33) & ~uint64_t{7};
+  for (uint64_t off : {near31, near32, any})
+    props::report(oracles::check_position_independent(c.image(), off), context(g));
+}
+
+// §15.2: compaction reads only [0, n) and [0, cursor): scrambling every other mirror byte
+// leaves its output unchanged, and that output is what was shipped.
+STACKCHECK_PROP(RuntimeProps, compaction_reads_only_the_live_prefix, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  require_completed(c, g);
+  const runtime::Orchestrator& o = b->runtime().orchestrator();
+  props::report(oracles::check_compaction_live_prefix(oracles::runtime_compactor(), b->runtime().mirror(), o.layout(),
+                                                      o.cursors(), o.submitted(), c.image()),
+                context(g));
+}
+
+// §15.2: each violated precondition is its own clean error, checked before any read.
+STACKCHECK_PROP(RuntimeProps, compaction_rejects_violated_preconditions, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  require_completed(c, g);
+  const runtime::Orchestrator& o = b->runtime().orchestrator();
+  runtime::MirrorLayout L = o.layout();
+  uint64_t n = o.submitted();
+  runtime::PoolCounts cur = o.cursors();
+  std::vector<std::byte> out(c.image_bytes);
+  const size_t which = *rc::gen::inRange<size_t>(0, 5);
+  const uint64_t by = *rc::gen::inRange<uint64_t>(1, 1u << 20);
+  runtime::CompactErrorKind want{};
+  switch (which) {
+    case 0: n = L.W() + by, want = runtime::CompactErrorKind::kNGreaterThanW; break;
+    case 1: cur.tensors = L.seg.counts.tensors + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
+    case 2: cur.fanin = L.seg.counts.fanin + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
+    case 3:
+      L.payload_stride = sizeof(runtime::TaskPayload) + by, want = runtime::CompactErrorKind::kPayloadStride;
+      break;
+    default: out.resize(out.size() + by), want = runtime::CompactErrorKind::kOutSize;
+  }
+  gen::tag(fmt::format("precondition {}", which));
+  const auto r = runtime::compact_live_image(b->runtime().mirror(), L, cur,
+                                             static_cast<uint32_t>(std::min<uint64_t>(n, UINT32_MAX)), out);
+  if (r)
+    props::report(Verdict::fail("compaction-precondition", fmt::format("precondition {} violated, accepted", which)));
+  if (r.error().kind != want)
+    props::report(Verdict::fail("compaction-precondition", fmt::format("precondition {}: error {}, expected {}", which,
+                                                                       runtime::compact_error_name(r.error().kind),
+                                                                       runtime::compact_error_name(want))));
+}
+
+// §15.4: a successful bind makes exactly one image copy, plus one definition copy per new
+// definition (the plan model counts the distinct keys); binding again on the same Runtime
+// copies no definition and gives the same results (a reused Runtime).
+STACKCHECK_PROP(RuntimeProps, one_image_copy_per_bind, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto b = bench(g);
+  const oracles::Captured first = b->bind(g.plan);
+  require_completed(first, g);
+  const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, 0);
+  if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kInterpreterError, "model: " + *model.error));
+  props::report(oracles::check_copies(first.result.stats, model.definitions, g.plan.tensors.size()), context(g));
+  gen::tag(fmt::format("definitions={}", std::min<size_t>(model.definitions, 3)));
+  const oracles::Captured again = b->bind(g.plan);
+  require_completed(again, g);
+  if (again.result.stats.h2d != 1 || again.result.stats.def_h2d != 0)
+    props::report(Verdict::fail("rebind-copies", fmt::format("rebind: h2d={} def_h2d={}", again.result.stats.h2d,
+                                                             again.result.stats.def_h2d)),
+                  context(g));
+  if (!(again.result.entries == first.result.entries))
+    props::report(Verdict::fail("reused-runtime", "a second bind on the same Runtime gives other results"), context(g));
+}
+
+// §15.5: a completed run has read exactly the shipped image bytes.
+STACKCHECK_PROP(RuntimeProps, image_bytes_read_equal_shipped, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  require_completed(c, g);
+  props::report(oracles::check_image_read(c.result.stats, c.image_bytes), context(g));
+}
+
+// §15.6: claims rewrite every field: a mirror poisoned with 0xAA or left zero ships the same
+// bytes, and a Runtime that bound another plan first gives the same results.
+STACKCHECK_PROP(RuntimeProps, claims_reset_slots, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  const gen::GeneratedPlan other = draw();
+  auto poisoned = bench(g, 0xAA);
+  auto zeroed = bench(g, 0x00);
+  const oracles::Captured a = poisoned->bind(g.plan);
+  require_completed(a, g);
+  const oracles::Captured z = zeroed->bind(g.plan);
+  require_completed(z, g);
+  if (a.staged != z.staged)
+    props::report(Verdict::fail("slot-reset", "a 0xAA mirror and a zero mirror ship different bytes"), context(g));
+  auto reused = bench(g, 0xAA);
+  (void)reused->bind(other.plan);  // whatever it did, the next bind must not see it
+  const oracles::Captured r = reused->bind(g.plan);
+  require_completed(r, g);
+  if (!(r.result.entries == a.result.entries))
+    props::report(Verdict::fail("reused-mirror", "a reused mirror gives other results"), context(g));
+}
+
+// §15.7: a latched fatal uploads nothing (no image, definition or readback copy, no region)
+// and reports the mapped status of the FIRST code: a second cause after the planted one
+// does not change it.
+STACKCHECK_PROP(RuntimeProps, latched_fatal_uploads_nothing, 0.0) {
+  gen::PlanKnobs k;
+  k.planted_percent = 100;
+  k.small_config = false;
+  gen::GeneratedPlan g = draw(k);
+  // (A scope left open is only seen when the root scope closes: no second cause after it.)
+  if (g.planted != 1 && *rc::gen::arbitrary<bool>()) {
+    g.plan.body.push_back(runtime::PlanStmt{g.planted == 9 ? runtime::PlanStmt::Node{runtime::WaitTensorStmt{"c"}}
+                                                           : runtime::PlanStmt::Node{runtime::FatalStmt{}},
+                                            {}});
+    gen::tag("second cause");
+  }
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  const runtime::BindResult& r = c.result;
+  gen::tag(fmt::format("planted {}", g.planted));
+  if (r.status != runtime::to_status(g.planted))
+    props::report(Verdict::fail("first-code", fmt::format("planted {}: {}", g.planted, runtime::status_line(r))),
+                  context(g));
+  props::report(oracles::check_latch_uploads_nothing(c), context(g));
+}
+
+// §15.8: each graph submission's block is [required_heap][args][storage] exactly, the
+// storage span ends at the last entry's full object: it is readable, one byte past faults.
+STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
+  gen::PlanKnobs k;
+  k.max_graphs = 3;
+  k.min_graphs = 1;
+  const gen::GeneratedPlan g = draw(k);
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  require_completed(c, g);
+  uint32_t submissions = 0;
+  const Verdict v = oracles::check_graph_storage(c, b->memory(), &submissions);
+  if (v.passed() && submissions == 0)
+    props::report(Verdict::inconclusive(Inconclusive::kInputRejected, "no graph submission ran"));
+  gen::tag(fmt::format("submissions {}", std::min<uint32_t>(submissions, 4)));
+  props::report(v, context(g));
+}
+
+// §15.9: the status mapping is injective and negative, avoids -1/-2/-3 and round-trips;
+// every other status maps back to no code.
+STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
+  const int32_t a = *rc::gen::inRange<int32_t>(-2000, 2000), bcode = *rc::gen::inRange<int32_t>(-2000, 2000);
+  const bool a_code = runtime::code_class(a).has_value();
+  const bool b_code = runtime::code_class(bcode).has_value();
+  gen::tag(a_code ? "a listed code" : "an unlisted code");
+  if (a_code) {
+    const int s = runtime::to_status(a);
+    if (s >= 0 || s == -1 || s == -2 || s == -3)
+      props::report(Verdict::fail("status-map", fmt::format("code {} maps to reserved status {}", a, s)));
+    if (runtime::status_to_code(s) != a)
+      props::report(Verdict::fail("status-map", fmt::format("{} does not round-trip", a)));
+    if (b_code && a != bcode && runtime::to_status(bcode) == s)
+      props::report(Verdict::fail("status-map", fmt::format("codes {} and {} share status {}", a, bcode, s)));
+  }
+  if (const auto back = runtime::status_to_code(a); back && runtime::to_status(*back) != a)
+    props::report(Verdict::fail("status-map", fmt::format("status {} maps to code {} and back elsewhere", a, *back)));
+}
