@@ -84,6 +84,15 @@ std::string lines_of(const Unit& u, const std::vector<TaskOrigin>& tasks, const 
   return fmt::format("{} line {}", what, o.loc.line);
 }
 
+// Why a report names no plan lines, if it does not ("" when it does, or none were asked for).
+std::string provenance_note(const TaskGraph& g, const Provenance& prov) {
+  if (!prov.note.empty()) return "; " + prov.note;
+  if (!prov.plan.empty() && !provenance_fits(g, prov.plan))
+    return fmt::format("; plan lines omitted: the plan model made {} tasks, the image holds {}", prov.plan.size(),
+                       g.task_start.size());
+  return "";
+}
+
 // ---- cycles ----
 
 struct CycleFinder : boost::default_dfs_visitor {
@@ -291,7 +300,7 @@ DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov, Reachabil
     std::string path;
     for (UnitId u : out.cycle) path += describe_unit(g, u, prov) + " -> ";
     path += out.cycle.empty() ? "?" : describe_unit(g, out.cycle.front(), prov);
-    out.verdict = Verdict::fail("deps-acyclic", "the task DAG has a cycle: " + path);
+    out.verdict = Verdict::fail("deps-acyclic", "the task DAG has a cycle: " + path + provenance_note(g, prov));
     return out;
   }
   std::vector<Query> queries = conflicting_pairs(g);
@@ -316,8 +325,7 @@ DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov, Reachabil
   }
   if (out.unordered.empty()) return out;
   std::string msg = conflict_text(g, out.unordered.front(), prov);
-  msg += fmt::format("; {} unordered unit pair(s) in all", out.unordered_pairs);
-  if (!prov.note.empty()) msg += "; " + prov.note;
+  msg += fmt::format("; {} unordered unit pair(s) in all", out.unordered_pairs) + provenance_note(g, prov);
   out.verdict = Verdict::fail("deps-order", std::move(msg));
   return out;
 }

@@ -250,6 +250,26 @@ TEST(DepsOracle, missing_war_edge_names_both_tasks_and_lines) {
   EXPECT_EQ(c.unordered[0].overlap.hi - c.unordered[0].overlap.lo, 16u);  // the 4 shared elements
   // The other method finds the same.
   EXPECT_EQ(check_task_graph(g, run.provenance, Reachability::kClosure).verdict.message, m);
+  // A provenance that does not describe these tasks names no lines, and says so.
+  Provenance wrong = run.provenance;
+  wrong.plan.pop_back();
+  const std::string w = check_task_graph(g, wrong).verdict.message;
+  EXPECT_EQ(w.find("at plan line"), std::string::npos) << w;
+  EXPECT_NE(w.find("plan lines omitted: the plan model made 1 tasks, the image holds 2"), std::string::npos) << w;
+}
+
+// The runtime binds a buffer used after its scope ended (the plan model refuses it): the
+// oracle still judges, without lines, and says why.
+TEST(DepsOracle, model_error_leaves_no_lines) {
+  DepsRun run = check_plan_dependencies(
+      parse("config W=16\nscope_begin\nalloc t: [8]\nscope_end\nsubmit fill(output_existing t, scalar 1)\n"),
+      options());
+  ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
+  EXPECT_NE(run.provenance.note.find("plan model"), std::string::npos);
+  remove_edge(*run.graph, 0, 1);
+  const std::string m = check_task_graph(*run.graph, run.provenance).verdict.message;
+  EXPECT_NE(m.find("task 0 (alloc) writes arg 0"), std::string::npos) << m;
+  EXPECT_NE(m.find("plan lines unavailable (plan model: "), std::string::npos) << m;
 }
 
 TEST(DepsOracle, cycle_in_the_dag_is_reported) {
