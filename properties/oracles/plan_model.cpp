@@ -213,6 +213,7 @@ struct RecordedArg {
 struct RecordedNode {
   std::optional<runtime::Builtin> builtin;  // none: an ALLOC node (its buffers start zeroed)
   std::vector<RecordedArg> args;
+  runtime::PlanLoc loc;  // the body statement behind the node (provenance only)
 };
 struct Record {
   std::vector<std::vector<int64_t>> internal_shapes;
@@ -257,6 +258,7 @@ class PlanModel {
         r.entries.push_back(std::move(e));
       }
       r.definitions = records_.size();
+      r.tasks = std::move(origins_);
     } catch (const ModelError& e) {
       r.error = e.message;
       r.entries.clear();
@@ -369,6 +371,7 @@ class PlanModel {
       if (n->block_num > clusters_) fail("sync_start past the clusters (the runtime latches 7)");
     } else if (const auto* n = std::get_if<AllocStmt>(&s.node)) {
       for (const PlanBuffer& b : n->buffers) env_[b.name] = fresh(b.shape, 0, true);
+      origins_.push_back(TaskOrigin{TaskOrigin::Kind::kAlloc, s.loc, {}});
     } else if (const auto* n = std::get_if<ViewStmt>(&s.node)) {
       env_[n->name] = window(n->source);
     } else if (const auto* n = std::get_if<SetStmt>(&s.node)) {
@@ -377,8 +380,9 @@ class PlanModel {
       read(*n);
     } else if (const auto* n = std::get_if<SubmitStmt>(&s.node)) {
       submit(*n);
+      origins_.push_back(TaskOrigin{TaskOrigin::Kind::kKernel, s.loc, {}});
     } else if (const auto* n = std::get_if<SubmitGraphStmt>(&s.node)) {
-      submit_graph(*n);
+      submit_graph(*n, s.loc);
     } else if (const auto* n = std::get_if<ForStmt>(&s.node)) {
       const int64_t a = eval(n->start, nullptr), e = eval(n->stop, nullptr), st = eval(n->step, nullptr);
       const auto trips = support::trip_count(a, e, st);
@@ -443,7 +447,7 @@ class PlanModel {
     return cls;
   }
 
-  void submit_graph(const runtime::SubmitGraphStmt& n) {
+  void submit_graph(const runtime::SubmitGraphStmt& n, runtime::PlanLoc loc) {
     size_t gi = 0;
     while (gi < p_.graphs.size() && p_.graphs[gi].name != n.graph) ++gi;
     if (gi == p_.graphs.size()) fail(fmt::format("no graph '{}'", n.graph));
@@ -471,10 +475,27 @@ class PlanModel {
     key.words.insert(key.words.end(), cls.begin(), cls.end());
     key.words.push_back(static_cast<int64_t>(slots.size()));
     for (const auto& [k, rec] : records_)
-      if (k == key) return replay(rec, boundary, slots);
+      if (k == key) return replay(rec, boundary, slots, loc);
     Record rec = record(g, boundary, slots);
-    if (records_.size() < kDefinitionCapacity) records_.emplace_back(key, rec);
-    replay(rec, boundary, slots);  // the first submission replays too; a full cache runs it once
+    if (records_.size() >= kDefinitionCapacity) return run_inline(rec, boundary, slots);
+    records_.emplace_back(key, rec);
+    replay(rec, boundary, slots, loc);  // the first submission replays too
+  }
+
+  // A miss past the cache's capacity: the body runs once as ordinary tasks, one per node.
+  void run_inline(const Record& rec, const std::vector<Window>& boundary, const std::vector<int64_t>& slots) {
+    execute(rec, boundary, slots);
+    for (const RecordedNode& node : rec.nodes)
+      origins_.push_back(TaskOrigin{node.builtin ? TaskOrigin::Kind::kKernel : TaskOrigin::Kind::kAlloc, node.loc, {}});
+  }
+
+  // One GRAPH task replaying `rec`.
+  void replay(const Record& rec, const std::vector<Window>& boundary, const std::vector<int64_t>& slots,
+              runtime::PlanLoc loc) {
+    execute(rec, boundary, slots);
+    TaskOrigin o{TaskOrigin::Kind::kGraph, loc, {}};
+    for (const RecordedNode& node : rec.nodes) o.nodes.push_back(node.loc);
+    origins_.push_back(std::move(o));
   }
 
   Record record(const runtime::PlanGraph& g, const std::vector<Window>& boundary, const std::vector<int64_t>& slots) {
@@ -541,13 +562,13 @@ class PlanModel {
       count_statement();
       if (const auto* a = std::get_if<AllocStmt>(&st.node)) {
         for (const PlanBuffer& buf : a->buffers) env[buf.name] = internal(buf.shape, true);
-        rec.nodes.push_back(RecordedNode{});
+        rec.nodes.push_back(RecordedNode{std::nullopt, {}, st.loc});
       } else if (const auto* v = std::get_if<ViewStmt>(&st.node)) {
         env[v->name] = recorded(v->source);
       } else if (const auto* s = std::get_if<SetStmt>(&st.node)) {
         env[s->name] = value(s->value);
       } else if (const auto* sub = std::get_if<SubmitStmt>(&st.node)) {
-        RecordedNode node{sub->builtin, {}};
+        RecordedNode node{sub->builtin, {}, st.loc};
         std::vector<std::pair<std::string, RecordedWindow>> outputs;
         for (const PlanArg& a : sub->args) {
           if (a.tag == PlanTag::Scalar) {
@@ -581,7 +602,7 @@ class PlanModel {
     }
   }
 
-  void replay(const Record& rec, const std::vector<Window>& boundary, const std::vector<int64_t>& slots) {
+  void execute(const Record& rec, const std::vector<Window>& boundary, const std::vector<int64_t>& slots) {
     std::vector<Window> internal;
     for (size_t k = 0; k < rec.internal_shapes.size(); ++k)  // a fresh graph-heap block per submission
       internal.push_back(fresh(rec.internal_shapes[k], rec.internal_zeroed[k] ? 0 : 0xAAAAAAAAu, false));
@@ -610,6 +631,7 @@ class PlanModel {
   std::vector<std::vector<std::shared_ptr<Buffer>>> frames_ = {{}};  // the root scope, open
   const std::vector<std::vector<uint32_t>>* uploaded_ = nullptr;
   std::vector<std::pair<GraphKey, Record>> records_;
+  std::vector<TaskOrigin> origins_;
   uint64_t statements_ = 0, elements_ = 0, ops_ = 0;
 };
 

@@ -46,10 +46,22 @@ struct ModelEntry {
   std::vector<uint8_t> bytes;  // little-endian i32, row-major, like runtime::EntryResult
 };
 
+// Provenance of one task, in submission order (the runtime's task ids): the statement that
+// created it, and for a GRAPH task the body statement behind each node of its definition, in
+// node index order (the recording's, so a replay names the lines recorded). A graph run inline
+// (a full definition cache) gives one kKernel/kAlloc task per body statement instead.
+struct TaskOrigin {
+  enum class Kind : uint8_t { kKernel, kAlloc, kGraph };
+  Kind kind = Kind::kKernel;
+  runtime::PlanLoc loc;
+  std::vector<runtime::PlanLoc> nodes;  // kGraph only
+};
+
 struct PlanModelResult {
   std::optional<std::string> error;  // why the model gives no result for this program
   std::vector<ModelEntry> entries;   // declaration order (on success)
   size_t definitions = 0;            // graph definitions recorded (distinct keys, at most 16)
+  std::vector<TaskOrigin> tasks;     // submission order (on success)
   bool ok() const { return !error.has_value(); }
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "stack/ir/ast.h"
+#include "stack/runtime/host/bind.h"
 
 #include <cstdint>
 #include <map>
@@ -42,8 +43,13 @@ int cmd_verify(const Args& a);
 int cmd_compile(const Args& a);
 int cmd_interp(const Args& a);
 int cmd_bind(const Args& a);
+int cmd_dot(const Args& a);
 int cmd_run(const Args& a);
 int cmd_bench_bind(const Args& a);
+
+// --seed and --schedule of the runtime commands (bind, dot) into `opts`; false after printing
+// the usage error.
+bool runtime_flags(const Args& a, runtime::BindOptions& opts, std::string& schedule_text);
 
 // Reads and parses FILE|-; on failure prints the error (stderr), sets `exit_code`.
 std::optional<ir::Program> load_program(const std::string& path, int& exit_code);

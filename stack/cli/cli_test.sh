@@ -2,7 +2,7 @@
 # CLI contract tests (ctest label `unit`): print is idempotent through a pipe for every
 # corpus program; malformed input gives `file:line:column: error[parse]` and exit 1, never a
 # signal; usage errors exit 2; verify reports WellFormed codes with exit 1; compile's
-# --stop-after, --print-after-all, --report and --emit orch.
+# --stop-after, --print-after-all, --report and --emit orch; dot's digraph and exit codes.
 set -u
 sc="$1"; corpus="$2"
 fail=0
@@ -39,6 +39,39 @@ for f in "$corpus"/plans/*.plan; do
       check "bind $name: h2d=1, status=0 OK" "[ $rc = 0 ] && grep -q ' h2d=1 ' $tmp/bind && grep -q '^status=0 OK' $tmp/bind" ;;
   esac
 done
+# dot: the dependency oracle's Graphviz; stdout carries only the digraph.
+for f in "$corpus"/plans/*.plan; do
+  name=$(basename "$f")
+  "$sc" dot "$f" >"$tmp/dot" 2>"$tmp/err"; rc=$?
+  case "$name" in
+    fatal_*)
+      check "dot $name: nothing uploaded, inconclusive, exit 3, no dot" \
+        "[ $rc = 3 ] && [ ! -s $tmp/dot ] && grep -q '^dot: inconclusive' $tmp/err" ;;
+    *)
+      check "dot $name: the oracle passes, exit 0, one digraph without red edges" \
+        "[ $rc = 0 ] && head -1 $tmp/dot | grep -q '^digraph G {' && tail -1 $tmp/dot | grep -q '^}' && ! grep -q 'color=red' $tmp/dot && grep -q '^dot: pass' $tmp/err" ;;
+  esac
+done
+for f in "$corpus"/programs/*.gir; do
+  "$sc" dot "$f" >"$tmp/dot" 2>/dev/null; rc=$?
+  check "dot $(basename "$f"): compiled and bound, the oracle passes, vertices name .gir lines" \
+    "[ $rc = 0 ] && grep -q 'gir line' $tmp/dot"
+done
+"$sc" dot - <"$corpus/programs/example.gir" >"$tmp/dot" 2>/dev/null; rc=$?
+check "dot - reads a .gir from stdin (its orchestration function)" "[ $rc = 0 ] && grep -q 'gir line' $tmp/dot"
+"$sc" compile "$corpus/programs/example.gir" --emit orch | "$sc" dot - --schedule oldest >"$tmp/dot" 2>/dev/null; rc=$?
+check "compile --emit orch | dot -: a plan from stdin passes" "[ $rc = 0 ] && grep -q '^digraph G {' $tmp/dot"
+# Task 2's fanin {0, 1} (fanin pool entry 1 at image byte 964) becomes {0, 0}: task 1's write of
+# x is unordered with task 2's read, drawn red; the run itself completes.
+printf 'config W=16\ntensor x: InOut [8]\ntensor y: InOut [8]\nsubmit fill(output_existing y, scalar 1)\nsubmit fill(output_existing x, scalar 2)\nsubmit acc(input x, inout y)\nmutate 964 0\n' |
+  "$sc" dot - >"$tmp/dot" 2>"$tmp/err"; rc=$?
+check "dot of a dropped fanin edge: exit 1, a red dashed edge 1->2, both tasks and lines named" \
+  "[ $rc = 1 ] && grep -q '^1->2 .*color=red.*style=dashed' $tmp/dot && grep -q 'fail \[deps-order\]: task 1 (fill) at plan line 5 writes arg 0 .* task 2 (acc) at plan line 6 reads arg 0' $tmp/err"
+"$sc" dot --fill 1 "$corpus/plans/example.plan" >/dev/null 2>&1; rc=$?
+check "dot takes no --fill: exit 2" "[ $rc = 2 ]"
+printf 'submit frob(input x)\n' | "$sc" dot - >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "dot of a malformed plan: error[parse], exit 1, nothing on stdout" "[ $rc = 1 ] && [ ! -s $tmp/out ] && grep -q '<stdin>:1:[0-9]*: error\[parse\]' $tmp/err"
+
 printf 'submit fill(output o: [8], scalar 1)\nmutate header 0 0\n' | "$sc" bind - >"$tmp/bind" 2>/dev/null; rc=$?
 check "bind applies a plan's mutate header line: attach BadMagic, exit 1" "[ $rc = 1 ] && grep -q '^status=-1 GENERIC attach: BadMagic: runtime header' $tmp/bind"
 printf 'submit fill(output o: [8], scalar 1)\nmutate 100000 1\n' | "$sc" bind - >"$tmp/bind" 2>/dev/null; rc=$?

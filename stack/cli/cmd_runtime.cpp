@@ -11,12 +11,26 @@
 
 namespace stackcheck::cli {
 
-int cmd_bind(const Args& a) {
-  runtime::BindOptions opts;
+bool runtime_flags(const Args& a, runtime::BindOptions& opts, std::string& schedule_text) {
   if (a.has("--seed") && !parse_u64(a.get("--seed"), opts.seed)) {
     fmt::print(stderr, "stackcheck: --seed takes an unsigned 64-bit integer, got '{}'\n", a.get("--seed"));
-    return kUsage;
+    return false;
   }
+  schedule_text = a.get("--schedule", "threaded");
+  const auto schedule = oracles::parse_schedule(schedule_text);
+  if (!schedule) {
+    fmt::print(stderr, "stackcheck: --schedule takes threaded, random:SEED, newest or oldest, got '{}'\n",
+               schedule_text);
+    return false;
+  }
+  opts.schedule = *schedule;
+  return true;
+}
+
+int cmd_bind(const Args& a) {
+  runtime::BindOptions opts;
+  std::string sched_text;
+  if (!runtime_flags(a, opts, sched_text)) return kUsage;
   if (a.has("--fill")) {
     uint64_t fill = 0;
     if (!parse_u64(a.get("--fill"), fill) || fill > 255) {
@@ -26,13 +40,6 @@ int cmd_bind(const Args& a) {
     opts.fill_byte = static_cast<uint8_t>(fill);
     fmt::print(stderr, "bind: fill=0x{:02x}\n", fill);
   }
-  const std::string sched_text = a.get("--schedule", "threaded");
-  const auto schedule = oracles::parse_schedule(sched_text);
-  if (!schedule) {
-    fmt::print(stderr, "stackcheck: --schedule takes threaded, random:SEED, newest or oldest, got '{}'\n", sched_text);
-    return kUsage;
-  }
-  opts.schedule = *schedule;
   fmt::print(stderr, "bind: seed={} schedule={}\n", opts.seed, sched_text);
   std::string text, error;
   if (!read_input(a.positional[0], text, error)) {

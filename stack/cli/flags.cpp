@@ -40,6 +40,10 @@ constexpr CommandSpec kCommands[] = {
     {"bind",
      "bind FILE.plan|- [--seed S] [--fill B] [--schedule M]  bind, upload, attach and run an orchestration program", 1,
      1},
+    {"dot",
+     "dot FILE.plan|FILE.gir|- [--seed S] [--schedule M]  the task DAG decoded from the shipped image, as Graphviz;\n"
+     "                          exit 1 when the dependency oracle finds an unordered conflicting pair or a cycle",
+     1, 1},
     {"run",
      "run FILE|- [--seed S] [--schedule threaded|random:SEED|newest|oldest] [--no-step-c]\n"
      "                          compile, bind, run; compare with the reference interpreter",
@@ -50,8 +54,8 @@ constexpr CommandSpec kCommands[] = {
 
 constexpr FlagSpec kFlags[] = {
     {"--rule", true, "verify", "verifier to run: WellFormed (default), ReturnParamsExplicit, GraphBoundaryLegalized"},
-    {"--seed", true, "interp bind run", "input seed (default 0)"},
-    {"--schedule", true, "bind run", "scheduler: threaded (default), random:SEED, newest, oldest"},
+    {"--seed", true, "interp bind dot run", "input seed (default 0)"},
+    {"--schedule", true, "bind dot run", "scheduler: threaded (default), random:SEED, newest, oldest"},
     {"--max-layers", true, "bench-bind", "largest layer count (default 64)"},
     {"--fill", true, "bind", "device memory fill byte 0..255 (default: the config's fill_byte)"},
     {"--dump", false, "interp", "also print every element of each entry tensor"},

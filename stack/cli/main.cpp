@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     if (args->command == "compile") return cmd_compile(*args);
     if (args->command == "interp") return cmd_interp(*args);
     if (args->command == "bind") return cmd_bind(*args);
+    if (args->command == "dot") return cmd_dot(*args);
     if (args->command == "run") return cmd_run(*args);
     if (args->command == "bench-bind") return cmd_bench_bind(*args);
   } catch (const std::exception& e) {

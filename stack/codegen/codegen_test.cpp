@@ -44,6 +44,26 @@ scope_end
 )");
 }
 
+// Each emitted statement carries the location of the IR statement it lowers (the dependency
+// oracle names .gir lines with it); PlanLocs never compare, so plan equality is untouched.
+TEST(OrchestrationCodegen, statements_carry_gir_locations) {
+  const CodegenResult r = generate_orchestration(testing::legalize(testing::kSection1Example));
+  ASSERT_TRUE(r.ok);
+  const runtime::PlanGraph& g = r.program.graphs.at(0);
+  ASSERT_EQ(g.body.size(), 2u);
+  EXPECT_EQ(g.body[0].loc.line, 5u);  // t1 = call kacc(v, t)
+  EXPECT_EQ(g.body[1].loc.line, 6u);  // c1 = call kacc(t1, c)
+  ASSERT_EQ(r.program.body.size(), 3u);
+  EXPECT_EQ(r.program.body[0].loc.line, 9u);   // the entry's scope_begin: the orchestration function
+  EXPECT_EQ(r.program.body[1].loc.line, 10u);  // for i in range(0, 2, 1)
+  const auto& loop = std::get<runtime::ForStmt>(r.program.body[1].node);
+  ASSERT_EQ(loop.body.size(), 6u);
+  EXPECT_EQ(loop.body.front().loc.line, 10u);  // the iteration's scope_begin
+  EXPECT_TRUE(std::holds_alternative<runtime::SubmitGraphStmt>(loop.body[4].node));
+  EXPECT_EQ(loop.body[4].loc.line, 11u);  // call g(x, c, i)
+  for (const runtime::PlanStmt& s : loop.body) EXPECT_NE(s.loc.line, 0u);
+}
+
 // §6 `tags`: a create first used as a builtin's Out is fresh: no alloc, an `output` slot.
 TEST(OrchestrationCodegen, tags) {
   EXPECT_EQ(compile(with_fixture(R"(orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {

@@ -55,8 +55,10 @@ PlanBlock BodyLowering::lower_entry() {
         env_[p.name] = Binding{Binding::Kind::Scalar, {}, PlanExpr::integer(0), {}};
       }
     }
+    at_ = f_.loc;
     emit(out, runtime::ScopeBeginStmt{});
     block(f_.body, out, 0);
+    at_ = f_.loc;
     emit(out, runtime::ScopeEndStmt{});
   } catch (const Broken& b) {
     diag(kPrecondition, b.loc, b.message);
@@ -90,6 +92,7 @@ void BodyLowering::block(const std::vector<ir::Stmt>& list, PlanBlock& out, unsi
   // The list opens with the allocs of its non-fresh creates, 16 per statement, in
   // definition order; fresh creates wait for the launch that binds them.
   std::vector<runtime::PlanBuffer> buffers;
+  std::vector<ir::Loc> creates;  // the IR statement of each buffer
   for (const ir::Stmt& s : list) {
     if (s.kind != ir::Stmt::Kind::Assign || !std::holds_alternative<ir::CreateRhs>(s.rhs)) continue;
     const std::vector<int64_t>& d = buffer_shape(s.name, s.loc);
@@ -100,17 +103,29 @@ void BodyLowering::block(const std::vector<ir::Stmt>& list, PlanBlock& out, unsi
     const std::string reg = new_tensor();
     env_[s.name] = Binding{Binding::Kind::Tensor, TensorReg{reg, Root::Local}, {}, {}};
     buffers.push_back(runtime::PlanBuffer{reg, d});
+    creates.push_back(s.loc);
   }
+  const ir::Loc outer = at_;
   for (size_t i = 0; i < buffers.size(); i += kMaxAllocBuffers) {
+    at_ = creates[i];  // an alloc is located at its first create
     runtime::AllocStmt a;
     const size_t end = std::min(buffers.size(), i + kMaxAllocBuffers);
     a.buffers.assign(buffers.begin() + static_cast<ptrdiff_t>(i), buffers.begin() + static_cast<ptrdiff_t>(end));
     emit(out, std::move(a));
   }
+  at_ = outer;
   for (const ir::Stmt& s : list) stmt(s, out, depth);
 }
 
 void BodyLowering::stmt(const ir::Stmt& s, PlanBlock& out, unsigned depth) {
+  // What s emits is located at s, a nested body's statements at their own (a Broken throw
+  // ends the function's lowering, so no restore is needed on that path).
+  struct At {
+    ir::Loc& at;
+    ir::Loc outer;
+    ~At() { at = outer; }
+  } restore{at_, at_};
+  at_ = s.loc;
   switch (s.kind) {
     case ir::Stmt::Kind::Assign: assign(s, out); return;
     case ir::Stmt::Kind::Invoke: launch(s.invoke, s.loc, out); return;
@@ -271,6 +286,8 @@ void BodyLowering::broken(ir::Loc loc, std::string message) const {
   throw Broken{loc, "codegen precondition broken (run the pipeline first): " + message};
 }
 
-void BodyLowering::emit(PlanBlock& out, PlanStmt::Node node) const { out.push_back(PlanStmt{std::move(node), {}}); }
+void BodyLowering::emit(PlanBlock& out, PlanStmt::Node node) const {
+  out.push_back(PlanStmt{std::move(node), runtime::PlanLoc{at_.line, at_.column}});
+}
 
 }  // namespace stackcheck::codegen::detail

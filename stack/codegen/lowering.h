@@ -126,6 +126,8 @@ class BodyLowering {
   std::string new_scalar() { return "s" + std::to_string(next_s_++); }
   void diag(int code, ir::Loc loc, std::string message);
   [[noreturn]] void broken(ir::Loc loc, std::string message) const;
+  // Appends a statement located at at_, the IR statement being lowered (provenance: a plan
+  // line of codegen output names the .gir line behind it; PlanLocs never compare).
   void emit(runtime::PlanBlock& out, runtime::PlanStmt::Node node) const;
 
   const ProgramInfo& info_;
@@ -136,6 +138,7 @@ class BodyLowering {
   std::unordered_map<std::string, Binding> env_;
   uint64_t next_t_ = 0;
   uint64_t next_s_ = 0;
+  ir::Loc at_;
 };
 
 }  // namespace stackcheck::codegen::detail

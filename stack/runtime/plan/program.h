@@ -24,7 +24,8 @@
 
 namespace stackcheck::runtime {
 
-// 1-based line and byte column in `.plan` text; 0:0 for nodes built in code.
+// 1-based line and byte column in `.plan` text; 0:0 for nodes built in code, except that the
+// statements codegen emits carry the location of the .gir statement they lower.
 struct PlanLoc {
   uint32_t line = 0;
   uint32_t column = 0;

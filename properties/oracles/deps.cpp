@@ -1,0 +1,453 @@
+// The checks of the dependency oracle and its whole runs (deps.h). Decoding is in
+// deps_decode.cpp, the Graphviz form in deps_dot.cpp.
+//
+// Conflicts: every tracked access contributes its footprint's byte ranges; one sweep over all
+// ranges in address order finds each pair of accesses of different units that overlap with
+// a write among them, once per access pair. Each such pair asks one reachability question
+// (earlier unit -> later unit), answered after the sweep, grouped by source.
+#include "properties/oracles/deps.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <tuple>
+#include <unordered_set>
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/depth_first_search.hpp>
+#include <boost/graph/topological_sort.hpp>
+#include <boost/graph/transitive_closure.hpp>
+
+#include "properties/oracles/compiler_oracles.h"
+#include "stack/codegen/codegen.h"
+#include "stack/runtime/host/runtime.h"
+#include "stack/runtime/host/runtime_config.h"
+#include "stack/runtime/image/records.h"
+#include "stack/runtime/plan/check.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
+#include "stack/runtime/status/codes.h"
+
+namespace stackcheck::oracles {
+namespace {
+
+namespace rt = runtime;
+using Edge = TaskDag::edge_descriptor;
+
+const char* builtin_text(int32_t kernel) {
+  static constexpr const char* kNames[] = {"fill", "copy", "add", "acc", "scale", "matmul", "rowsum", "zero"};
+  return kernel >= 0 && kernel <= rt::kMaxBuiltinKernelId ? kNames[kernel] : "?";
+}
+
+const char* tag_text(uint32_t tag) {
+  switch (tag) {
+    case rt::kTagInput: return "input";
+    case rt::kTagOutput: return "output";
+    case rt::kTagInout: return "inout";
+    case rt::kTagOutputExisting: return "output_existing";
+    case rt::kTagNoDep: return "no_dep";
+    default: return "?";
+  }
+}
+
+std::string dims_text(const std::array<int32_t, 4>& v, uint32_t rank) {
+  std::string s = "[";
+  for (uint32_t d = 0; d < rank && d < 4; ++d) s += fmt::format("{}{}", d ? ", " : "", v[d]);
+  return s + "]";
+}
+
+std::string window_text(const DecodedWindow& w, const Provenance& prov) {
+  return fmt::format("{} window of the {} B buffer at {}: offset {} B, shape {}, stride {}", tag_text(w.tag),
+                     w.buffer_bytes, prov.address_name(w.base), w.offset_bytes, dims_text(w.shape, w.rank),
+                     dims_text(w.stride, w.rank));
+}
+
+// The provenance only names lines when it describes the decoded tasks one for one.
+bool provenance_fits(const TaskGraph& g, const std::vector<TaskOrigin>& tasks) {
+  if (tasks.size() != g.task_start.size()) return false;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const UnitKind k = g.dag[g.task_start[i]].kind;
+    const TaskOrigin::Kind want = k == UnitKind::kAlloc        ? TaskOrigin::Kind::kAlloc
+                                  : k == UnitKind::kGraphStart ? TaskOrigin::Kind::kGraph
+                                                               : TaskOrigin::Kind::kKernel;
+    if (tasks[i].kind != want || tasks[i].nodes.size() != g.task_nodes[i].size()) return false;
+  }
+  return true;
+}
+
+std::string lines_of(const Unit& u, const std::vector<TaskOrigin>& tasks, const char* what) {
+  const TaskOrigin& o = tasks[static_cast<size_t>(u.task)];
+  if (u.kind == UnitKind::kNode)
+    return fmt::format("{} line {} (graph body; submit_graph at line {})", what,
+                       o.nodes[static_cast<size_t>(u.node)].line, o.loc.line);
+  return fmt::format("{} line {}", what, o.loc.line);
+}
+
+// Why a report names no plan lines, if it does not ("" when it does, or none were asked for).
+std::string provenance_note(const TaskGraph& g, const Provenance& prov) {
+  if (!prov.note.empty()) return "; " + prov.note;
+  if (!prov.plan.empty() && !provenance_fits(g, prov.plan))
+    return fmt::format("; plan lines omitted: the plan model made {} tasks, the image holds {}", prov.plan.size(),
+                       g.task_start.size());
+  return "";
+}
+
+// ---- cycles ----
+
+struct CycleFinder : boost::default_dfs_visitor {
+  std::vector<UnitId>* parent;
+  std::optional<std::pair<UnitId, UnitId>>* back;
+  void tree_edge(Edge e, const TaskDag& g) const { (*parent)[boost::target(e, g)] = boost::source(e, g); }
+  void back_edge(Edge e, const TaskDag& g) const {
+    if (!*back) *back = std::make_pair(boost::source(e, g), boost::target(e, g));
+  }
+};
+
+// A cycle of a graph topological_sort refused: a DFS back edge u -> v closes the tree path
+// v -> ... -> u.
+std::vector<UnitId> find_cycle(const TaskDag& g) {
+  std::vector<UnitId> parent(boost::num_vertices(g));
+  std::optional<std::pair<UnitId, UnitId>> back;
+  boost::depth_first_search(g, boost::visitor(CycleFinder{{}, &parent, &back}));
+  std::vector<UnitId> cycle;
+  if (!back) return cycle;
+  for (UnitId u = back->first; u != back->second; u = parent[u]) cycle.push_back(u);
+  cycle.push_back(back->second);
+  std::reverse(cycle.begin(), cycle.end());
+  // Start the report at the unit submitted first.
+  std::rotate(cycle.begin(),
+              std::min_element(cycle.begin(), cycle.end(), [&](UnitId a, UnitId b) { return g[a].order < g[b].order; }),
+              cycle.end());
+  return cycle;
+}
+
+// ---- reachability ----
+
+struct Query {
+  UnitId from, to;
+  Conflict conflict;
+};
+
+struct Discover : boost::default_bfs_visitor {
+  std::vector<char>* seen;
+  void discover_vertex(UnitId u, const TaskDag&) const { (*seen)[u] = 1; }
+};
+
+// ordered[k]: a path joins queries[k].from to queries[k].to. `queries` sorted by `from`.
+std::vector<char> answer_by_bfs(const TaskDag& g, const std::vector<Query>& queries) {
+  std::vector<char> ordered(queries.size(), 0), seen(boost::num_vertices(g));
+  std::vector<boost::default_color_type> color(boost::num_vertices(g));
+  for (size_t k = 0; k < queries.size();) {
+    const UnitId s = queries[k].from;
+    std::fill(seen.begin(), seen.end(), 0);
+    boost::breadth_first_search(
+        g, s,
+        boost::visitor(Discover{{}, &seen})
+            .color_map(boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+    for (; k < queries.size() && queries[k].from == s; ++k) ordered[k] = seen[queries[k].to];
+  }
+  return ordered;
+}
+
+std::vector<char> answer_by_closure(const TaskDag& g, const std::vector<Query>& queries) {
+  using Plain = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  const size_t n = boost::num_vertices(g);
+  Plain tc;
+  std::vector<Plain::vertex_descriptor> to_tc(n);
+  boost::transitive_closure(g, tc, boost::make_iterator_property_map(to_tc.begin(), boost::get(boost::vertex_index, g)),
+                            boost::get(boost::vertex_index, g));
+  std::vector<UnitId> from_tc(boost::num_vertices(tc));
+  for (UnitId v = 0; v < n; ++v) from_tc[to_tc[v]] = v;
+  const size_t words = (n + 63) / 64;
+  std::vector<uint64_t> rows(n * words, 0);
+  // Out-edge lists, not boost::edges: gcc 12 warns (maybe-uninitialized) inside Boost's edge
+  // iterator.
+  for (Plain::vertex_descriptor x = 0; x < boost::num_vertices(tc); ++x)
+    for (auto [e, end] = boost::out_edges(x, tc); e != end; ++e) {
+      const UnitId a = from_tc[x], b = from_tc[boost::target(*e, tc)];
+      rows[a * words + b / 64] |= uint64_t{1} << (b % 64);
+    }
+  std::vector<char> ordered(queries.size());
+  for (size_t k = 0; k < queries.size(); ++k) {
+    const UnitId a = queries[k].from, b = queries[k].to;
+    ordered[k] = (rows[a * words + b / 64] >> (b % 64)) & 1;
+  }
+  return ordered;
+}
+
+// ---- conflicts ----
+
+struct FlatAccess {
+  UnitId unit;
+  uint32_t index;  // into the unit's accesses
+  uint32_t order;
+  bool writes;
+};
+struct Piece {
+  uint64_t lo, hi;
+  uint32_t access;
+};
+
+std::vector<Query> conflicting_pairs(const TaskGraph& g) {
+  std::vector<FlatAccess> acc;
+  std::vector<Piece> pieces;
+  for (UnitId v = 0; v < boost::num_vertices(g.dag); ++v) {
+    const Unit& u = g.dag[v];
+    for (uint32_t k = 0; k < u.accesses.size(); ++k) {
+      const UnitAccess& a = u.accesses[k];
+      if (!a.tracked) continue;
+      const auto id = static_cast<uint32_t>(acc.size());
+      acc.push_back(FlatAccess{v, k, u.order, a.writes});
+      for (const ByteRange& r : a.footprint) pieces.push_back(Piece{r.lo, r.hi, id});
+    }
+  }
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo; });
+  std::vector<Query> out;
+  std::unordered_set<uint64_t> seen;
+  std::vector<uint32_t> active;  // pieces that may overlap the next one
+  for (uint32_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    size_t keep = 0;
+    for (uint32_t q : active)
+      if (pieces[q].hi > p.lo) active[keep++] = q;
+    active.resize(keep);
+    const FlatAccess& a = acc[p.access];
+    for (uint32_t q : active) {
+      const FlatAccess& b = acc[pieces[q].access];
+      if (a.unit == b.unit || (!a.writes && !b.writes)) continue;
+      const uint64_t key = uint64_t{std::min(p.access, pieces[q].access)} << 32 | std::max(p.access, pieces[q].access);
+      if (!seen.insert(key).second) continue;
+      const FlatAccess& e = a.order < b.order ? a : b;
+      const FlatAccess& l = a.order < b.order ? b : a;
+      out.push_back(
+          Query{e.unit, l.unit, Conflict{e.unit, l.unit, e.index, l.index, {p.lo, std::min(p.hi, pieces[q].hi)}}});
+    }
+    active.push_back(i);
+  }
+  return out;
+}
+
+std::string conflict_text(const TaskGraph& g, const Conflict& c, const Provenance& prov) {
+  const Unit& e = g.dag[c.earlier];
+  const Unit& l = g.dag[c.later];
+  const UnitAccess& ea = e.accesses[c.earlier_access];
+  const UnitAccess& la = l.accesses[c.later_access];
+  const auto verb = [](const UnitAccess& a) { return a.writes ? (a.reads ? "reads and writes" : "writes") : "reads"; };
+  return fmt::format(
+      "{} {} arg {} ({}) and {} {} arg {} ({}), overlapping at bytes [{}, {}), with no path from the earlier to the "
+      "later",
+      describe_unit(g, c.earlier, prov), verb(ea), ea.arg, window_text(ea.window, prov),
+      describe_unit(g, c.later, prov), verb(la), la.arg, window_text(la.window, prov), prov.address_name(c.overlap.lo),
+      prov.address_name(c.overlap.hi));
+}
+
+}  // namespace
+
+const char* unit_kind_name(UnitKind k) {
+  switch (k) {
+    case UnitKind::kKernel: return "kernel";
+    case UnitKind::kAlloc: return "alloc";
+    case UnitKind::kGraphStart: return "graph start";
+    case UnitKind::kGraphEnd: return "graph end";
+    case UnitKind::kNode: return "node";
+  }
+  return "?";
+}
+
+std::string Provenance::address_name(uint64_t addr) const {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), addr,
+                             [](uint64_t a, const NamedRange& r) { return a < r.range.lo; });
+  if (it != ranges.begin() && addr - std::prev(it)->range.lo <= std::prev(it)->range.hi - std::prev(it)->range.lo)
+    return fmt::format("{}+{}", std::prev(it)->name, addr - std::prev(it)->range.lo);
+  return fmt::format("{:#x}", addr);
+}
+
+std::string describe_unit(const TaskGraph& g, UnitId u, const Provenance& prov) {
+  const Unit& x = g.dag[u];
+  std::string s;
+  if (x.kind == UnitKind::kNode)  // an alloc_tensors node runs the zero builtin
+    s = fmt::format("task {} node {} ({})", x.task, x.node,
+                    x.kernel_id == rt::kAllocKernelId ? "alloc" : builtin_text(x.kernel_id));
+  else if (x.kind == UnitKind::kKernel)
+    s = fmt::format("task {} ({})", x.task, builtin_text(x.kernel_id));
+  else
+    s = fmt::format("task {} ({})", x.task, unit_kind_name(x.kind));
+  if (provenance_fits(g, prov.plan)) {
+    s += " at " + lines_of(x, prov.plan, "plan");
+    if (provenance_fits(g, prov.source)) s += ", " + lines_of(x, prov.source, ".gir");
+  }
+  return s;
+}
+
+Provenance plan_provenance(const runtime::OrchProgram& p, uint64_t seed) {
+  Provenance out;
+  PlanModelResult m = run_plan_model(p, seed);
+  if (m.ok())
+    out.plan = std::move(m.tasks);
+  else
+    out.note = "plan lines unavailable (plan model: " + *m.error + ")";
+  return out;
+}
+
+DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov, Reachability how) {
+  DepsCheck out;
+  std::vector<UnitId> topo;
+  try {
+    boost::topological_sort(g.dag, std::back_inserter(topo));
+  } catch (const boost::not_a_dag&) {
+    out.cycle = find_cycle(g.dag);
+    std::string path;
+    for (UnitId u : out.cycle) path += describe_unit(g, u, prov) + " -> ";
+    path += out.cycle.empty() ? "?" : describe_unit(g, out.cycle.front(), prov);
+    out.verdict = Verdict::fail("deps-acyclic", "the task DAG has a cycle: " + path + provenance_note(g, prov));
+    return out;
+  }
+  std::vector<Query> queries = conflicting_pairs(g);
+  out.conflicting_pairs = queries.size();
+  std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.from < b.from; });
+  const std::vector<char> ordered =
+      how == Reachability::kBfs ? answer_by_bfs(g.dag, queries) : answer_by_closure(g.dag, queries);
+  std::vector<Conflict> bad;
+  for (size_t k = 0; k < queries.size(); ++k)
+    if (!ordered[k]) bad.push_back(queries[k].conflict);
+  // One report per unit pair, in submission order of the earlier, then the later unit.
+  std::sort(bad.begin(), bad.end(), [&](const Conflict& a, const Conflict& b) {
+    const auto key = [&](const Conflict& c) {
+      return std::make_tuple(g.dag[c.earlier].order, g.dag[c.later].order, c.earlier_access, c.later_access);
+    };
+    return key(a) < key(b);
+  });
+  for (size_t k = 0; k < bad.size(); ++k) {
+    if (k > 0 && bad[k].earlier == bad[k - 1].earlier && bad[k].later == bad[k - 1].later) continue;
+    ++out.unordered_pairs;
+    if (out.unordered.size() < DepsCheck::kMaxReported) out.unordered.push_back(bad[k]);
+  }
+  if (out.unordered.empty()) return out;
+  std::string msg = conflict_text(g, out.unordered.front(), prov);
+  msg += fmt::format("; {} unordered unit pair(s) in all", out.unordered_pairs) + provenance_note(g, prov);
+  out.verdict = Verdict::fail("deps-order", std::move(msg));
+  return out;
+}
+
+namespace {
+
+Verdict bind_verdict(const runtime::BindResult& r) {
+  const int32_t code = rt::status_to_code(r.status).value_or(r.status);
+  if (rt::is_resource_latch_status(r.status))
+    return Verdict::inconclusive(Inconclusive::kResourceLatch, rt::status_line(r), code);
+  if (r.status == rt::kStatusUnsupported)
+    return Verdict::inconclusive(Inconclusive::kUnsupported, fmt::format("{} ({})", rt::status_line(r), r.detail));
+  return Verdict::inconclusive(Inconclusive::kRuntimeRefused, fmt::format("{} ({})", rt::status_line(r), r.detail),
+                               code);
+}
+
+// The bind of `p` as bind_plan makes it, on memory this oracle owns, so that the uploaded
+// definitions can be read back while the Runtime lives.
+DepsRun run_plan(const runtime::OrchProgram& p, const runtime::BindOptions& opts, Provenance prov) {
+  DepsRun out;
+  out.provenance = std::move(prov);
+  rt::BindResult& r = out.bind;
+  rt::RuntimeConfig cfg;
+  if (auto err = rt::validate_plan(p)) {
+    r.status = rt::kStatusGeneric;
+    r.detail = "invalid plan: " + err->to_string();
+  } else if (auto why = rt::apply_config(p.config, cfg)) {
+    r.status = rt::kStatusUnsupported;
+    r.detail = *why;
+  }
+  if (r.status != rt::kStatusOk) {
+    out.verdict = bind_verdict(r);
+    return out;
+  }
+  if (opts.fill_byte) cfg.fill_byte = *opts.fill_byte;
+  rt::DeviceMemoryConfig mc;
+  mc.fill_byte = static_cast<uint8_t>(cfg.fill_byte);
+  mc.strict_uninit = opts.strict_uninit;
+  rt::DeviceMemory mem(mc);  // outlives the Runtime
+  auto runtime = rt::Runtime::create(mem, cfg);
+  if (!runtime) {
+    r.status = rt::kStatusUnsupported;
+    r.detail = runtime.error();
+    out.verdict = bind_verdict(r);
+    return out;
+  }
+  std::optional<std::vector<std::byte>> shipped;
+  uint64_t destination = 0;
+  rt::BindOptions o = opts;
+  o.before_upload = [&shipped, &destination, inner = opts.before_upload](rt::StagedUpload& up) {
+    if (inner)
+      if (std::optional<std::string> stop = inner(up)) return stop;
+    shipped.emplace(up.bytes.begin(), up.bytes.end());  // what the one copy ships
+    destination = up.destination.raw();
+    return std::optional<std::string>();
+  };
+  r = (*runtime)->bind(p, o);
+  for (const rt::ReservationInfo& info : mem.reservations())  // for the report: which buffer
+    if (info.link != rt::kDirectCaller)
+      out.provenance.ranges.push_back(NamedRange{{info.base.raw(), info.base.raw() + info.bytes}, info.name});
+  std::sort(out.provenance.ranges.begin(), out.provenance.ranges.end(),
+            [](const NamedRange& a, const NamedRange& b) { return a.range.lo < b.range.lo; });
+  std::string decode_error;
+  if (shipped) {
+    DecodeResult d = decode_task_graph(*shipped, destination, device_definition_reader(mem));
+    out.graph = std::move(d.graph);
+    decode_error = std::move(d.error);
+  }
+  if (r.status != rt::kStatusOk) {
+    out.verdict = bind_verdict(r);
+    return out;
+  }
+  if (!shipped) {
+    out.verdict = Verdict::fail("deps-decode", "a completed bind never reached its before-upload hook");
+    return out;
+  }
+  if (!out.graph) {
+    out.verdict = Verdict::fail("deps-decode", decode_error);
+    return out;
+  }
+  out.check = check_task_graph(*out.graph, out.provenance);
+  out.verdict = out.check.verdict;
+  return out;
+}
+
+}  // namespace
+
+DepsRun check_plan_dependencies(const runtime::OrchProgram& p, const runtime::BindOptions& opts) {
+  return run_plan(p, opts, plan_provenance(p, opts.seed));
+}
+
+DepsRun check_program_dependencies(const ir::Program& p, const runtime::BindOptions& opts,
+                                   const passes::PipelineOptions& pipeline,
+                                   const std::vector<runtime::ConfigEntry>& config) {
+  DepsRun out;
+  const PipelineRun compiled = run_pipeline(p, pipeline);
+  if (!compiled.verdict.passed()) {
+    out.verdict = compiled.verdict;
+    return out;
+  }
+  const codegen::CodegenResult cg = codegen::generate_orchestration(compiled.stages.back().program);
+  if (!cg.ok) {
+    out.verdict =
+        Verdict::fail("codegen", "codegen rejects a legalized program: " +
+                                     (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render("")));
+    return out;
+  }
+  rt::OrchProgram plan = cg.program;  // its statements carry the .gir locations
+  plan.config = config;
+  const std::string text = rt::print_plan(plan);
+  rt::PlanParseResult parsed = rt::parse_plan(text);  // the same program, located in `text`
+  if (!parsed.ok()) {
+    out.verdict =
+        Verdict::fail("plan-roundtrip", fmt::format("the printed plan does not parse: {}:{}: {}", parsed.error().line,
+                                                    parsed.error().column, parsed.error().message));
+    return out;
+  }
+  Provenance prov = plan_provenance(parsed.program(), opts.seed);
+  prov.source = plan_provenance(plan, opts.seed).plan;
+  out = run_plan(parsed.program(), opts, std::move(prov));
+  out.plan_text = text;
+  return out;
+}
+
+}  // namespace stackcheck::oracles
