@@ -414,6 +414,14 @@ DepsRun run_plan(const runtime::OrchProgram& p, const runtime::BindOptions& opts
 }  // namespace
 
 DepsRun check_plan_dependencies(const runtime::OrchProgram& p, const runtime::BindOptions& opts) {
+  // A program built in code has no locations: its printed text supplies them, so a report's
+  // "plan line N" is line N of print_plan(p).
+  bool located = false;
+  for (const rt::PlanStmt& s : p.body) located |= s.loc.line != 0;
+  if (!located && !p.body.empty()) {
+    rt::PlanParseResult parsed = rt::parse_plan(rt::print_plan(p));
+    if (parsed.ok()) return run_plan(parsed.program(), opts, plan_provenance(parsed.program(), opts.seed));
+  }
   return run_plan(p, opts, plan_provenance(p, opts.seed));
 }
 
