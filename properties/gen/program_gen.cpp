@@ -106,8 +106,8 @@ constexpr int64_t kExtents[] = {1, 2, 4, 8, 16};
 
 GeneratedProgram Builder::build() {
   // The rejection mode plants its view in a graph, so it needs one.
-  const int n_graphs =
-      static_cast<int>(c_.integer(k_.illegal_view ? 1 : 0, std::max(k_.max_graphs, k_.illegal_view ? 1 : 0)));
+  const int lo = std::max(k_.min_graphs, k_.illegal_view ? 1 : 0);
+  const int n_graphs = static_cast<int>(c_.integer(lo, std::max(k_.max_graphs, lo)));
   std::vector<ir::Function> graphs;
   for (int g = 0; g < n_graphs; ++g) {
     GraphSig sig;

@@ -29,7 +29,8 @@
 namespace stackcheck::gen {
 
 struct ProgramKnobs {
-  int max_graphs = 3;           // graphs per program (0..max)
+  int max_graphs = 3;  // graphs per program (min_graphs..max)
+  int min_graphs = 0;
   int max_sites = 3;            // call sites per graph (1..max)
   int max_graph_stmts = 8;      // statements per graph body (plus at least one launch)
   int max_entry_stmts = 8;      // entry statements around the call sites
