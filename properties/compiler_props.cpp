@@ -23,9 +23,11 @@ namespace {
 // never an inconclusive case.
 oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::PipelineOptions& o = {}) {
   oracles::PipelineRun run = oracles::run_pipeline(p, o);
+  const oracles::Counterexample cx{
+      "pipeline", ir::print_program(p), {{"step_c", o.graph_boundary.step_c ? "1" : "0"}}, "", ""};
   if (run.verdict.reason == oracles::Inconclusive::kInputRejected)
-    props::report(oracles::Verdict::fail("false-rejection", run.verdict.message));
-  props::report(run.verdict);
+    props::report(oracles::Verdict::fail("false-rejection", run.verdict.message), cx);
+  props::report(run.verdict, cx);
   return run;
 }
 
@@ -57,7 +59,9 @@ STACKCHECK_PROP(CompilerProps, passes_preserve_semantics, 0.05) {
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   const oracles::PipelineRun run = pipeline_or_fail(g.program);
   for (const auto& st : run.stages)
-    props::report(oracles::check_same_semantics(g.program, st.program, seed, "after " + st.pass));
+    props::report(
+        oracles::check_same_semantics(g.program, st.program, seed, "after " + st.pass),
+        oracles::Counterexample{"semantics", ir::print_program(g.program), {{"seed", std::to_string(seed)}}, "", ""});
 }
 
 // §8.4: pass and verifier node counts agree; §8.2: hoisted creates come from depth 0 and are

@@ -8,6 +8,7 @@
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
 #include "stack/ir/parser.h"
+#include "stack/ir/printer.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/simplify.h"
 
@@ -75,8 +76,10 @@ STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.05) {
   if (const size_t w = *rc::gen::inRange<size_t>(0, 10); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
   const oracles::EndToEndRun run = oracles::check_end_to_end(
       g.program, seed, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}}, config);
-  props::report(run.verdict, "plan:\n" + run.plan_text + "replay: stackcheck run FILE --seed " + std::to_string(seed) +
-                                 " --schedule " + oracles::schedule_text(sched) + (step_c ? "" : " --no-step-c"));
+  std::map<std::string, std::string> params = {
+      {"seed", std::to_string(seed)}, {"schedule", oracles::schedule_text(sched)}, {"step_c", step_c ? "1" : "0"}};
+  if (!config.empty()) params["W"] = std::to_string(config[0].value);
+  props::report(run.verdict, oracles::Counterexample{"end-to-end", ir::print_program(g.program), params, "", ""});
 }
 
 // Positive control: the differential comparison reports a flipped byte, naming the element.

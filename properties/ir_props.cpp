@@ -17,7 +17,7 @@ STACKCHECK_PROP(IrProps, print_parse_roundtrip, 0.0) {
   gen::tag_features(g.features);
   const ir::Program& p = g.program;
   const oracles::Verdict v = oracles::check_print_roundtrip(p);
-  stackcheck::props::report(v);
+  stackcheck::props::report(v, oracles::Counterexample{"roundtrip", ir::print_program(p), {}, "", ""});
 }
 
 STACKCHECK_PROP(IrProps, generated_programs_are_well_formed, 0.0) {

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <rapidcheck/detail/Configuration.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 namespace stackcheck::props {
 
 namespace {
@@ -42,6 +46,37 @@ void report(const oracles::Verdict& v, const std::string& context) {
     RC_DISCARD(v.to_string());
   }
   RC_FAIL(fmt::format("{}{}{}\n{}", context, context.empty() ? "" : ": ", v.to_string(), replay_command()));
+}
+
+std::string counterexample_dir() {
+  if (const char* d = std::getenv("STACKCHECK_COUNTEREXAMPLES")) return d;
+  return STACKCHECK_COUNTEREXAMPLE_DIR;
+}
+
+void report(const oracles::Verdict& v, oracles::Counterexample cx) {
+  if (!v.failed()) {
+    report(v);
+    return;
+  }
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name = info ? fmt::format("{}.{}", info->test_suite_name(), info->name()) : "property";
+  cx.failed = v.to_string();
+  cx.found_by = fmt::format("{} ({})", name, replay_command().substr(8));
+  const std::string path = fmt::format(
+      "{}/{}.{}", counterexample_dir(), name,
+      oracles::is_plan_oracle(cx.oracle) || (cx.oracle == "deps" && cx.text.find("orchestration ") == std::string::npos)
+          ? "plan"
+          : "gir");
+  std::error_code ec;
+  std::filesystem::create_directories(counterexample_dir(), ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << oracles::write_counterexample(cx);
+  }
+  std::filesystem::rename(tmp, path, ec);
+  RC_FAIL(fmt::format("{}\n{}\ncounterexample: {}\nreplay: stackcheck replay {}\n{}", cx.text, v.to_string(), path,
+                      path, replay_command()));
 }
 
 void begin_property() { tally() = Tally(); }

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "properties/oracles/oracle.h"
+#include "properties/oracles/replay.h"
 
 namespace stackcheck::props {
 
@@ -34,6 +35,12 @@ void set_program_name(std::string argv0);
 void report(const oracles::Verdict& v);
 // report() with a context line prepended to a failure's message (e.g. the schedule).
 void report(const oracles::Verdict& v, const std::string& context);
+// report() of a failure that `stackcheck replay` can rerun: the shrunk input is written to
+// the counterexample folder (build/counterexamples/<Suite>.<Name>.gir|plan, overwritten at
+// each shrink step, so it ends as the smallest) with its header, and the failure message
+// names the file and the replay command.
+void report(const oracles::Verdict& v, oracles::Counterexample cx);
+std::string counterexample_dir();
 
 void begin_property();
 // Fails the running test when inconclusive / cases > bound.

@@ -58,7 +58,11 @@ STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
     o.seed = seed;
     o.schedule = s;
     props::report(oracles::check_plan_model(g.plan, seed, runtime::bind_plan(g.plan, o)),
-                  context(g, "schedule " + schedule_name(s) + " seed " + std::to_string(seed)));
+                  oracles::Counterexample{"plan-model",
+                                          runtime::print_plan(g.plan),
+                                          {{"seed", std::to_string(seed)}, {"schedule", schedule_name(s)}},
+                                          "",
+                                          ""});
   }
 }
 

@@ -36,6 +36,10 @@ gen::GeneratedPlan draw(gen::PlanKnobs knobs = {}) {
 }
 
 std::string context(const gen::GeneratedPlan& g) { return "plan:\n" + runtime::print_plan(g.plan); }
+// The replayable form of a structural failure (`stackcheck replay` reruns bind-structure).
+oracles::Counterexample structure(const gen::GeneratedPlan& g) {
+  return oracles::Counterexample{"bind-structure", runtime::print_plan(g.plan), {}, "", ""};
+}
 
 // A clean plan binds with status 0, or latches a resource its small config lacks
 // (inconclusive); anything else is a failure of the runtime on a valid plan.
@@ -78,7 +82,7 @@ STACKCHECK_PROP(RuntimeProps, image_deltas_int32_or_unbound, 0.1) {
   auto b = bench(g);
   const oracles::Captured c = b->bind(g.plan);
   require_completed(c, g);
-  props::report(oracles::check_image_deltas(c.image(), "shipped image"), context(g));
+  props::report(oracles::check_image_deltas(c.image(), "shipped image"), structure(g));
 }
 
 // §15.3: resolution is unchanged after a copy to another base, near 2^31 and 2^32 included.
@@ -170,7 +174,7 @@ STACKCHECK_PROP(RuntimeProps, image_bytes_read_equal_shipped, 0.1) {
   auto b = bench(g);
   const oracles::Captured c = b->bind(g.plan);
   require_completed(c, g);
-  props::report(oracles::check_image_read(c.result.stats, c.image_bytes), context(g));
+  props::report(oracles::check_image_read(c.result.stats, c.image_bytes), structure(g));
 }
 
 // §15.6: claims rewrite every field: a mirror poisoned with 0xAA or left zero ships the same
@@ -234,7 +238,7 @@ STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
   if (v.passed() && submissions == 0)
     props::report(Verdict::inconclusive(Inconclusive::kInputRejected, "no graph submission ran"));
   gen::tag(fmt::format("submissions {}", std::min<uint32_t>(submissions, 4)));
-  props::report(v, context(g));
+  props::report(v, structure(g));
 }
 
 // §15.9: the status mapping is injective and negative, avoids -1/-2/-3 and round-trips;

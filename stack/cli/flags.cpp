@@ -40,6 +40,10 @@ constexpr CommandSpec kCommands[] = {
     {"bind",
      "bind FILE.plan|- [--seed S] [--fill B] [--schedule M]  bind, upload, attach and run an orchestration program", 1,
      1},
+    {"replay",
+     "replay FILE|-            rerun a saved counterexample through the oracle its header names\n"
+     "                          (# stackcheck ORACLE, # replay: seed=S schedule=M step_c=0|1 W=N)",
+     1, 1},
     {"dot",
      "dot FILE.plan|FILE.gir|- [--seed S] [--schedule M]  the task DAG decoded from the shipped image, as Graphviz;\n"
      "                          exit 1 when the dependency oracle finds an unordered conflicting pair or a cycle",

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     if (args->command == "dot") return cmd_dot(*args);
     if (args->command == "run") return cmd_run(*args);
     if (args->command == "bench-bind") return cmd_bench_bind(*args);
+    if (args->command == "replay") return cmd_replay(*args);
   } catch (const std::exception& e) {
     // Library code reports through values; reaching here is a bug of the stack.
     fmt::print(stderr, "stackcheck: internal error: {}\n", e.what());

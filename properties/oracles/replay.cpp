@@ -1,0 +1,175 @@
+#include "properties/oracles/replay.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "properties/oracles/bind_checks.h"
+#include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/deps.h"
+#include "properties/oracles/end_to_end.h"
+#include "properties/oracles/image_checks.h"
+#include "properties/oracles/image_mutation.h"
+#include "properties/oracles/plan_model.h"
+#include "properties/oracles/roundtrip.h"
+#include "stack/ir/parser.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
+
+namespace stackcheck::oracles {
+
+namespace {
+
+const std::vector<std::string> kOracles = {"end-to-end", "pipeline",   "semantics",     "roundtrip",
+                                           "deps",       "plan-model", "bind-structure"};
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+bool parse_u64(std::string_view s, uint64_t& out) {
+  if (s.empty()) return false;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+struct Params {
+  uint64_t seed = 0;
+  runtime::ScheduleOptions schedule;
+  bool step_c = true;
+  std::vector<runtime::ConfigEntry> config;
+};
+
+std::optional<std::string> read_params(const std::map<std::string, std::string>& kv, Params& p) {
+  for (const auto& [k, v] : kv) {
+    if (k == "seed") {
+      if (!parse_u64(v, p.seed)) return fmt::format("seed '{}' is not an unsigned integer", v);
+    } else if (k == "schedule") {
+      auto s = parse_schedule(v);
+      if (!s) return fmt::format("schedule '{}' is not threaded, newest, oldest or random:SEED", v);
+      p.schedule = *s;
+    } else if (k == "step_c") {
+      if (v != "0" && v != "1") return fmt::format("step_c '{}' is not 0 or 1", v);
+      p.step_c = v == "1";
+    } else if (k == "W") {
+      uint64_t w = 0;
+      if (!parse_u64(v, w) || w > (uint64_t{1} << 40)) return fmt::format("W '{}' is not a task window", v);
+      p.config.push_back({"W", static_cast<int64_t>(w), {}});
+    } else {
+      return fmt::format("unknown replay parameter '{}'", k);
+    }
+  }
+  return std::nullopt;
+}
+
+Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan, const Params& p) {
+  runtime::BindOptions o;
+  o.seed = p.seed;
+  o.schedule = p.schedule;
+  // A plan's mutate lines are applied as `stackcheck bind` applies them (corrupt images).
+  if (!plan.mutations.empty()) o.before_upload = mutation_hook(plan.mutations);
+  if (oracle == "deps") return check_plan_dependencies(plan, o).verdict;
+  if (oracle == "plan-model") return check_plan_model(plan, p.seed, runtime::bind_plan(plan, o));
+  // bind-structure
+  std::string why;
+  auto b = Bench::create(plan, 0xAA, true, &why);
+  if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
+  const Captured c = b->bind(plan, o);
+  if (c.result.status != 0) {
+    if (runtime::is_resource_latch_status(c.result.status))
+      return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(c.result),
+                                   runtime::status_to_code(c.result.status).value_or(0));
+    return Verdict::fail("bind-status", runtime::status_line(c.result) + " (" + c.result.detail + ")");
+  }
+  for (const Verdict& v : {check_image_deltas(c.image()), check_image_read(c.result.stats, c.image_bytes),
+                           check_graph_storage(c, b->memory())})
+    if (!v.passed()) return v;
+  return Verdict::pass();
+}
+
+Verdict replay_program(const std::string& oracle, const ir::Program& prog, const Params& p) {
+  passes::PipelineOptions po;
+  po.graph_boundary.step_c = p.step_c;
+  if (oracle == "end-to-end") return check_end_to_end(prog, p.seed, p.schedule, po, p.config).verdict;
+  if (oracle == "roundtrip") return check_print_roundtrip(prog);
+  if (oracle == "deps") {
+    runtime::BindOptions o;
+    o.seed = p.seed;
+    o.schedule = p.schedule;
+    return check_program_dependencies(prog, o, po, p.config).verdict;
+  }
+  const PipelineRun run = run_pipeline(prog, po);
+  if (oracle == "pipeline" || !run.verdict.passed()) return run.verdict;
+  for (const Stage& st : run.stages) {  // semantics
+    const Verdict v = check_same_semantics(prog, st.program, p.seed, "after " + st.pass);
+    if (!v.passed()) return v;
+  }
+  return Verdict::pass();
+}
+
+}  // namespace
+
+std::vector<std::string> replay_oracles() { return kOracles; }
+
+bool is_plan_oracle(std::string_view o) { return o == "plan-model" || o == "bind-structure"; }
+
+std::string write_counterexample(const Counterexample& c) {
+  std::string out = fmt::format("# stackcheck {}\n# failed: {}\n# replay:", c.oracle, one_line(c.failed));
+  for (const auto& [k, v] : c.params) out += fmt::format(" {}={}", k, v);
+  out += fmt::format("\n# found by {}\n", one_line(c.found_by));
+  return out + c.text;
+}
+
+ReplayResult replay_counterexample(std::string_view file) {
+  ReplayResult r;
+  auto line_at = [&](size_t& pos) {
+    const size_t end = file.find('\n', pos);
+    std::string_view l = file.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    pos = end == std::string_view::npos ? file.size() : end + 1;
+    return l;
+  };
+  size_t pos = 0;
+  const std::string_view first = line_at(pos);
+  constexpr std::string_view kHead = "# stackcheck ";
+  if (first.substr(0, kHead.size()) != kHead) return r.error = "the first line is not '# stackcheck <oracle>'", r;
+  r.oracle = std::string(first.substr(kHead.size()));
+  while (!r.oracle.empty() && (r.oracle.back() == ' ' || r.oracle.back() == '\r')) r.oracle.pop_back();
+  if (std::find(kOracles.begin(), kOracles.end(), r.oracle) == kOracles.end())
+    return r.error = fmt::format("unknown oracle '{}' (replayable: {})", r.oracle, fmt::join(kOracles, ", ")), r;
+  std::map<std::string, std::string> kv;
+  while (pos < file.size() && file[pos] == '#') {
+    const std::string_view l = line_at(pos);
+    constexpr std::string_view kReplay = "# replay:";
+    if (l.substr(0, kReplay.size()) != kReplay) continue;
+    std::string_view rest = l.substr(kReplay.size());
+    while (!rest.empty()) {
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      const size_t sp = rest.find(' ');
+      const std::string_view item = rest.substr(0, sp);
+      rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp);
+      if (item.empty()) continue;
+      const size_t eq = item.find('=');
+      if (eq == std::string_view::npos) return r.error = fmt::format("replay parameter '{}' is not KEY=VALUE", item), r;
+      kv[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
+    }
+  }
+  Params p;
+  if (auto why = read_params(kv, p)) return r.error = *why, r;
+  // `deps` takes either form: a file holding an orchestration function is a program.
+  const bool plan =
+      is_plan_oracle(r.oracle) || (r.oracle == "deps" && file.find("orchestration ") == std::string_view::npos);
+  if (plan) {
+    runtime::PlanParseResult parsed = runtime::parse_plan(file);
+    if (!parsed.ok()) return r.error = "the plan does not parse: " + parsed.error().to_string(), r;
+    r.verdict = replay_plan(r.oracle, parsed.program(), p);
+    return r;
+  }
+  ir::ParseResult parsed = ir::parse_program(file);
+  if (!parsed.ok()) return r.error = "the program does not parse: " + parsed.error().to_string(), r;
+  r.verdict = replay_program(r.oracle, parsed.program(), p);
+  return r;
+}
+
+}  // namespace stackcheck::oracles

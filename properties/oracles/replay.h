@@ -1,0 +1,54 @@
+// Counterexample files and their replay (HARNESS.md §1, §3): the text form of a failing input
+// headed by what found it, so `stackcheck replay FILE` reruns exactly that oracle.
+//
+//   # stackcheck <oracle>
+//   # failed: <the verdict>
+//   # replay: seed=S schedule=M step_c=0|1 W=N          (the oracle's parameters)
+//   # found by <Suite.Name> (<how to rerun the property>)
+//   <.gir or .plan text>
+//
+// Header lines are comments of both text forms, so the file parses as it is. Oracles:
+//   end-to-end (.gir)   the compiled program on the runtime == the interpreter
+//   pipeline (.gir)     verify after every pass, no false rejection
+//   semantics (.gir)    the interpreter before == after every pass
+//   roundtrip (.gir)    parse(print(p)) == p
+//   deps (.plan|.gir)   the dependency oracle on the shipped image
+//   plan-model (.plan)  the device == the sequential plan model
+//   bind-structure (.plan)  the shipped image's deltas, the copies, the bytes read, storage
+// No RapidCheck, nothing printed.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "properties/oracles/oracle.h"
+
+namespace stackcheck::oracles {
+
+struct Counterexample {
+  std::string oracle;                         // one of replay_oracles()
+  std::string text;                           // the input, .gir or .plan
+  std::map<std::string, std::string> params;  // seed, schedule, step_c, W
+  std::string failed;                         // the verdict's text (one line)
+  std::string found_by;                       // who found it and how to rerun that
+};
+
+std::vector<std::string> replay_oracles();
+bool is_plan_oracle(std::string_view oracle);  // the input is a .plan (deps takes both)
+
+// The file's bytes: header lines, then the text.
+std::string write_counterexample(const Counterexample& c);
+
+struct ReplayResult {
+  std::optional<std::string> error;  // the file cannot be replayed (header, text, params)
+  Verdict verdict;                   // the oracle's answer
+  std::string oracle;
+};
+
+// Parses the header of `file`, parses the text and runs the named oracle on it.
+ReplayResult replay_counterexample(std::string_view file);
+
+}  // namespace stackcheck::oracles
