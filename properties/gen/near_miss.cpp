@@ -667,7 +667,7 @@ const char* corruption_name(Corruption c) {
     case Corruption::kDropBrace: return "dropped brace";
     case Corruption::kExtraBrace: return "extra brace";
     case Corruption::kNameTwice: return "name bound twice";
-    case Corruption::kUseBeforeDefinition: return "statements swapped (use before definition)";
+    case Corruption::kUseBeforeDefinition: return "statements swapped";
     case Corruption::kLiteralRange: return "literal out of range";
     case Corruption::kUnknownCallee: return "unknown callee or graph";
     case Corruption::kUnknownBuiltin: return "unknown builtin";

@@ -216,9 +216,16 @@ namespace {
 
 template <class T>
 T load(std::span<const std::byte> m, uint64_t off) {
+  STACK_CHECK(off <= m.size() && sizeof(T) <= m.size() - off, "a comparison read past the bytes it compares");
   T v;
   std::memcpy(&v, m.data() + off, sizeof v);
   return v;
+}
+// A read at an offset the bytes themselves give (a definition's header): nullopt when outside.
+template <class T>
+std::optional<T> load_at(std::span<const std::byte> m, uint64_t off) {
+  if (off > m.size() || sizeof(T) > m.size() - off) return std::nullopt;
+  return load<T>(m, off);
 }
 
 Verdict fail(const std::string& rule, const std::string& msg) { return Verdict::fail("orch-model/" + rule, msg); }
@@ -287,6 +294,8 @@ Verdict compare_task(const ModelTask& t, std::span<const std::byte> m, const Seg
   if (fa != 0 && fa != L.fanin_at(t.fanin_at))
     return fail("fanin", fmt::format("{}: fanin delta reaches pool entry {}, model {}", who,
                                      (fa - L.off[kSegFanin]) / 4, t.fanin_at));
+  if (p.n_fanin != t.fanin.size())
+    return fail("fanin", fmt::format("{}: {} producers, model [{}]", who, p.n_fanin, fmt::join(t.fanin, ", ")));
   for (uint32_t k = 0; k < p.n_fanin; ++k) fanin.push_back(load<int32_t>(m, fa + 4 * k));
   if (fanin != t.fanin)
     return fail("fanin",
@@ -300,11 +309,14 @@ Verdict compare_task(const ModelTask& t, std::span<const std::byte> m, const Seg
   return Verdict::pass();
 }
 
-// A new definition's bytes, read by the offsets of their header (as the device reads them).
+// A new definition's bytes, read by the offsets of their header (as the device reads them);
+// an offset outside the bytes is a failure, not a read.
 Verdict compare_def(const ModelDef& d, std::span<const std::byte> b, uint32_t k) {
   const std::string who = fmt::format("definition {} (fn {})", k, d.fn_id);
-  if (b.size() < sizeof(GraphDefHeader)) return fail("definition", who + ": shorter than its header");
-  const auto h = load<GraphDefHeader>(b, 0);
+  const auto outside = [&] { return fail("definition", who + ": an offset of its header lies outside its bytes"); };
+  const auto hdr = load_at<GraphDefHeader>(b, 0);
+  if (!hdr) return outside();
+  const GraphDefHeader& h = *hdr;
   if (h.fn_id != d.fn_id || h.n_nodes != d.nodes.size() || h.n_boundary_tensors != d.n_bt ||
       h.n_boundary_scalars != d.n_bs || h.n_tensor_args != d.tensor_args() || h.n_scalar_args != d.scalar_args() ||
       h.n_internal != d.internal_bytes.size() || h.required_heap != d.required_heap())
@@ -316,33 +328,43 @@ Verdict compare_def(const ModelDef& d, std::span<const std::byte> b, uint32_t k)
                             d.tensor_args(), d.scalar_args(), d.internal_bytes.size(), d.required_heap()));
   for (size_t i = 0; i < d.nodes.size(); ++i) {
     const ModelNodeDef& mn = d.nodes[i];
-    const auto nd = load<NodeDef>(b, h.nodes_off + i * sizeof(NodeDef));
+    const auto node = load_at<NodeDef>(b, h.nodes_off + i * sizeof(NodeDef));
+    if (!node) return outside();
+    const NodeDef& nd = *node;
     if (nd.kernel_id != mn.kernel_id || nd.n_tensors != mn.tensors.size() || nd.n_scalars != mn.scalars.size())
       return fail("definition", fmt::format("{} node {}: kernel {} with {} tensors and {} scalars, model {} {} {}", who,
                                             i, nd.kernel_id, nd.n_tensors, nd.n_scalars, mn.kernel_id,
                                             mn.tensors.size(), mn.scalars.size()));
     std::vector<uint16_t> fanin;
-    for (uint32_t e = 0; e < nd.n_fanin; ++e)
-      fanin.push_back(load<uint16_t>(b, h.fanin_off + 2 * (nd.fanin_begin + e)));
+    for (uint32_t e = 0; e < nd.n_fanin; ++e) {
+      const auto p = load_at<uint16_t>(b, h.fanin_off + 2 * (uint64_t{nd.fanin_begin} + e));
+      if (!p) return outside();
+      fanin.push_back(*p);
+    }
     if (fanin != mn.fanin)
       return fail("node-fanin", fmt::format("{} node {}: fanin [{}], model [{}]", who, i, fmt::join(fanin, ", "),
                                             fmt::join(mn.fanin, ", ")));
-    for (size_t k = 0; k < mn.tensors.size(); ++k) {
-      const auto a = load<GraphTensorArgDef>(b, h.tensor_args_off + (nd.tensor_begin + k) * sizeof(GraphTensorArgDef));
-      const ModelTensorDef& w = mn.tensors[k];
+    for (size_t t = 0; t < mn.tensors.size(); ++t) {
+      const auto arg =
+          load_at<GraphTensorArgDef>(b, h.tensor_args_off + (nd.tensor_begin + t) * sizeof(GraphTensorArgDef));
+      if (!arg) return outside();
+      const GraphTensorArgDef& a = *arg;
+      const ModelTensorDef& w = mn.tensors[t];
       bool same = a.source == w.source && a.index == w.index && a.tag == w.tag && a.offset_bytes == w.offset_bytes &&
                   a.rank == w.shape.size();
       for (size_t j = 0; same && j < w.shape.size(); ++j) same = a.shape[j] == w.shape[j] && a.stride[j] == w.stride[j];
       if (!same)
         return fail("node-arg",
                     fmt::format("{} node {} tensor {}: source {} index {} tag {} offset {}; model {} {} {} {}", who, i,
-                                k, a.source, a.index, a.tag, a.offset_bytes, w.source, w.index, w.tag, w.offset_bytes));
+                                t, a.source, a.index, a.tag, a.offset_bytes, w.source, w.index, w.tag, w.offset_bytes));
     }
-    for (size_t k = 0; k < mn.scalars.size(); ++k) {
-      const auto a = load<GraphScalarArgDef>(b, h.scalar_args_off + (nd.scalar_begin + k) * sizeof(GraphScalarArgDef));
-      if (a.source != mn.scalars[k].first || a.value != mn.scalars[k].second)
-        return fail("node-scalar", fmt::format("{} node {} scalar {}: source {} value {}; model {} {}", who, i, k,
-                                               a.source, a.value, mn.scalars[k].first, mn.scalars[k].second));
+    for (size_t t = 0; t < mn.scalars.size(); ++t) {
+      const auto arg =
+          load_at<GraphScalarArgDef>(b, h.scalar_args_off + (nd.scalar_begin + t) * sizeof(GraphScalarArgDef));
+      if (!arg) return outside();
+      if (arg->source != mn.scalars[t].first || arg->value != mn.scalars[t].second)
+        return fail("node-scalar", fmt::format("{} node {} scalar {}: source {} value {}; model {} {}", who, i, t,
+                                               arg->source, arg->value, mn.scalars[t].first, mn.scalars[t].second));
     }
   }
   return Verdict::pass();
