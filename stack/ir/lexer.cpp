@@ -84,8 +84,9 @@ bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
       col = 1;
       continue;
     }
-    if (c == '#') {
+    if (c == '#') {  // a comment runs to the NL; a CR in it is still a CR (CRLF files are rejected)
       while (i < text.size() && text[i] != '\n') {
+        if (text[i] == '\r') return fail("carriage return (CR) is not allowed; use LF line endings");
         ++i;
         ++col;
       }

@@ -105,6 +105,13 @@ TEST(ParserErrors, bad_byte) {
   e = parse_error("orchestration m() {\r\n}\r\n");
   EXPECT_EQ(e.line, 1u);
   EXPECT_NE(e.message.find("CR"), std::string::npos);
+  // A CRLF file whose first line is a comment is rejected at that comment's CR, not later.
+  e = parse_error("# header\r\norchestration m() {\r\n}\r\n");
+  EXPECT_EQ(e.line, 1u);
+  EXPECT_EQ(e.column, 9u);
+  EXPECT_NE(e.message.find("CR"), std::string::npos);
+  e = parse_error("orchestration m() {\n}\n# only this line ends in CRLF\r\n");
+  EXPECT_EQ(e.line, 3u);
   e = parse_error(std::string_view("kernel \x00", 8));
   EXPECT_NE(e.message.find("0x00"), std::string::npos) << e.message;
   e = parse_error("kernel \xff");

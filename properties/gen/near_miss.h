@@ -1,0 +1,52 @@
+// Near-miss texts (HARNESS.md §1, "maybe invalid" mode): a valid `.gir` or `.plan` text with
+// ONE realistic corruption chosen by a ChoiceSource, and the rejection it must meet: which
+// front end (the `.gir` parser, WellFormed, the `.plan` parser or its static check), at which
+// line:column, with which message (parsers) or code (WellFormed, COMPILER.md §4).
+// Corruptions: two statements joined on one line; a statement broken after an operator; a
+// closing brace dropped or an extra one; a name bound twice; an integer literal past 2^63-1;
+// an unknown callee, graph or builtin; a missing argument; CRLF line endings; and for plans an
+// unknown or repeated config key, a `mutate` value past 255, and an entry tensor after the
+// statements. The expectation is derived from the valid text's own lines (a small tokenizer
+// and a brace-structure walk written from the grammars), never from running the stack.
+// Choice 0 is the simplest corruption (joined lines). No RapidCheck here.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "properties/gen/choice.h"
+#include "properties/oracles/rejection.h"
+
+namespace stackcheck::gen {
+
+enum class Corruption : uint8_t {
+  kJoinLines,
+  kSplitStatement,
+  kDropBrace,
+  kExtraBrace,
+  kNameTwice,
+  kUseBeforeDefinition,  // .gir: two statements swapped
+  kLiteralRange,
+  kUnknownCallee,
+  kUnknownBuiltin,
+  kMissingArgument,
+  kCarriageReturn,
+  kConfigKey,             // .plan: unknown or repeated key
+  kMutateRange,           // .plan: a mutate value past 255
+  kTensorAfterStatement,  // .plan: an entry tensor after graphs and statements
+  kCount
+};
+const char* corruption_name(Corruption c);
+
+struct NearMiss {
+  std::string text;
+  Corruption corruption = Corruption::kJoinLines;
+  std::string what;  // one line: what was changed where
+  oracles::ExpectedRejection expected;
+};
+
+// `valid` must be accepted by its front ends and hold at least two lines with tokens.
+NearMiss near_miss_gir(ChoiceSource& c, std::string_view valid);
+NearMiss near_miss_plan(ChoiceSource& c, std::string_view valid);
+
+}  // namespace stackcheck::gen

@@ -1,0 +1,106 @@
+// Near-miss expectations worked out by hand from the grammars (near_miss.h): the byte engine
+// picks the corruption (the first byte indexes the list: joined lines 0, split 1, dropped
+// brace 2, extra brace 3, name twice 4, literal 5, callee 6, builtin 7, missing argument 8,
+// CRLF 9, then `.gir` swap 10 / `.plan` config 10, mutate 11, tensor after statements 12).
+#include "properties/gen/near_miss.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace stackcheck::gen {
+namespace {
+
+using oracles::FrontEnd;
+
+const std::string kGir =
+    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+    "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n"
+    "  if 1 < 2 {\n"
+    "    t = create [8]\n"
+    "    t1 = call kacc(x, t)\n"
+    "  } else {\n"
+    "    call kacc(x, c)\n"
+    "  }\n"
+    "}\n";
+
+const std::string kPlan =
+    "config W=64\n"
+    "tensor x: In [16]\n"
+    "graph g(a, b) {\n"
+    "  submit scale(input a, output_existing b, scalar $0)\n"
+    "}\n"
+    "for i = 0, 2, 1 {\n"
+    "  set o = i * 8\n"
+    "  view v = x[o:8]\n"
+    "}\n";
+
+NearMiss gir(std::vector<uint8_t> bytes) {
+  ByteChoices c(bytes);
+  return near_miss_gir(c, kGir);
+}
+NearMiss plan(std::vector<uint8_t> bytes) {
+  ByteChoices c(bytes);
+  return near_miss_plan(c, kPlan);
+}
+
+void expect(const NearMiss& m, Corruption c, FrontEnd f, uint32_t line, uint32_t col, const std::string& msg,
+            int code = 0) {
+  EXPECT_EQ(m.corruption, c) << m.what;
+  EXPECT_EQ(m.expected.stage, f);
+  EXPECT_EQ(m.expected.line, line);
+  EXPECT_EQ(m.expected.column, col);
+  EXPECT_EQ(m.expected.message, msg);
+  EXPECT_EQ(m.expected.code, code);
+}
+
+TEST(NearMiss, joined_lines_stop_at_the_second_statement) {
+  const NearMiss m = gir({0, 0});
+  expect(m, Corruption::kJoinLines, FrontEnd::kGirParser, 1, 81,
+         "expected end of line, found 'orchestration'");  // 79 + 2
+  EXPECT_EQ(m.text.substr(0, 90), kGir.substr(0, 79) + " orchestrat");
+}
+
+TEST(NearMiss, a_dropped_else_brace_runs_to_the_end) {
+  // Line 8 (the else block's '}') dropped: main's own '}' closes the else, main stays open.
+  expect(gir({2, 0}), Corruption::kDropBrace, FrontEnd::kGirParser, 9, 1,
+         "unterminated block: expected '}' before end of input");
+}
+
+TEST(NearMiss, an_extra_brace_closes_main_early) {
+  // A '}' before line 7 closes the else; line 8 closes main; line 10's '}' is at top level.
+  expect(gir({3, 6}), Corruption::kExtraBrace, FrontEnd::kGirParser, 10, 1,
+         "expected 'kernel', 'graph' or 'orchestration', found '}'");
+}
+
+TEST(NearMiss, two_to_the_63_is_out_of_range_unless_negated) {
+  const NearMiss m = gir({5, 0, 1});
+  expect(m, Corruption::kLiteralRange, FrontEnd::kGirParser, 1, 31,
+         "integer literal 9223372036854775808 out of range (max 9223372036854775807)");
+}
+
+TEST(NearMiss, a_misspelt_builtin_is_well_formed_code_4_at_the_kernel) {
+  const NearMiss m = gir({7, 0});
+  expect(m, Corruption::kUnknownBuiltin, FrontEnd::kWellFormed, 1, 1, "", 4);
+  EXPECT_NE(m.text.find("= builtin accum\n"), std::string::npos);
+}
+
+TEST(NearMiss, swapped_statements_use_a_name_before_its_definition) {
+  const NearMiss m = gir({10, 0});
+  expect(m, Corruption::kUseBeforeDefinition, FrontEnd::kWellFormed, 4, 23, "", 3);
+}
+
+TEST(NearMiss, plan_config_key_repeated) {
+  const NearMiss m = plan({10, 0, 1});
+  expect(m, Corruption::kConfigKey, FrontEnd::kPlanCheck, 1, 13, "config key 'W' repeated");
+}
+
+TEST(NearMiss, plan_entry_tensor_after_the_statements) {
+  const NearMiss m = plan({12});
+  expect(m, Corruption::kTensorAfterStatement, FrontEnd::kPlanParser, 9, 1,
+         "entry tensors must come before graphs and statements");
+}
+
+}  // namespace
+}  // namespace stackcheck::gen

@@ -1,0 +1,47 @@
+// Calls to the orchestrator API for the model-based property (HARNESS.md §2.7), written over
+// a ChoiceSource (choice.h) like every generator here, so RapidCheck commands and a byte
+// decoder draw the same calls. A setup is a RuntimeConfig biased small (W, heaps, tensormap
+// and scope-task capacities) so the resource latches 2, 3, 4, 10 and 11 are reached, entry
+// tensors, and graph functions (boundary shapes and tags, slot scalars, bodies of kernel and
+// alloc nodes). Calls are drawn against the model's current state: windows of existing
+// buffers placed against recent accesses (exactly, partly, on one element, or beside them),
+// graph submissions of the same or other keys (alias classes, strides, tags), and, in a
+// provoking case, the calls that latch 1, 5, 7, 8 and 9.
+// Choice 0 is always the simpler option. No RapidCheck here.
+#pragma once
+
+#include <vector>
+
+#include "properties/gen/choice.h"
+#include "properties/oracles/orchestrator_model.h"
+
+namespace stackcheck::gen {
+
+// Per case: config, entries, graph functions. `provoking` adds graph functions whose bodies
+// latch (an empty body, a scope, a nested graph, wait_tensor).
+oracles::orch::ModelSetup generate_model_setup(ChoiceSource& c, bool provoking);
+
+enum class CallKind : uint8_t {
+  kScopeBegin,
+  kScopeEnd,
+  kAlloc,
+  kSubmit,
+  kSubmitGraph,
+  kRead,
+  kFan,         // single-element writes into one buffer, then one reader of all of it (fanin)
+  kGraphSweep,  // one submission of every graph function: more keys than the cache holds
+  kSyncStart,
+  kProvoke,  // one latch-provoking call (provoking cases only)
+};
+const char* call_kind_name(CallKind k);
+
+// The calls of one command of kind `k` against the model's state (a burst for kFan and scope
+// bursts; an alloc first when no buffer fits a graph boundary). Empty when `k` does not apply.
+std::vector<oracles::orch::Call> generate_calls(ChoiceSource& c, const oracles::orch::OrchestratorModel& m, CallKind k,
+                                                bool provoking);
+
+// Every buffer and entry the calls name exists when they run (the model applied in order):
+// the precondition that keeps a shrunk command sequence meaningful.
+bool calls_fit(const std::vector<oracles::orch::Call>& calls, const oracles::orch::OrchestratorModel& m);
+
+}  // namespace stackcheck::gen

@@ -1,0 +1,177 @@
+// Near-miss properties (HARNESS.md §1 "maybe invalid" mode): the front ends reject every
+// almost-valid text exactly where and how gen/near_miss.h says, and accept the valid text it
+// came from. Sources: printed programs of gen::generate_program (.gir); the same programs
+// compiled by the default pipeline and codegen and printed with print_plan (.plan); the
+// shared plans of corpus/plans. After each property: the share of each corruption and of
+// each rejecting front end.
+// Positive controls: a `.gir` lexer that tolerates CR, a WellFormed blind to redefinitions and
+// a `.plan` parser that tolerates CR must each make a property fail.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "properties/gen/arbitrary.h"
+#include "properties/gen/near_miss.h"
+#include "properties/gen/rc_choices.h"
+#include "properties/oracles/rejection.h"
+#include "properties/property.h"
+#include "stack/codegen/codegen.h"
+#include "stack/ir/printer.h"
+#include "stack/passes/pipeline.h"
+#include "stack/runtime/plan/printer.h"
+#include "stack/verify/well_formed.h"
+
+using namespace stackcheck;
+using oracles::FrontEnds;
+using oracles::TextKind;
+
+namespace stackcheck::gen {
+void showValue(const NearMiss& m, std::ostream& os) {
+  os << "\n# " << corruption_name(m.corruption) << ": " << m.what << "\n# expected " << m.expected.to_string() << "\n"
+     << m.text;
+}
+}  // namespace stackcheck::gen
+
+namespace {
+
+struct NearMissTally {
+  size_t cases = 0;
+  std::map<std::string, size_t> corruption, stage;
+  std::string table() const {
+    if (cases == 0) return "";
+    std::string out = fmt::format("near misses over {} cases:\n", cases);
+    for (const auto& [k, n] : corruption) out += fmt::format("  {:<34} {:5.1f}%\n", k, 100.0 * n / cases);
+    for (const auto& [k, n] : stage) out += fmt::format("  {:<34} {:5.1f}%\n", "rejected by " + k, 100.0 * n / cases);
+    return out;
+  }
+};
+NearMissTally& near_miss_tally() {
+  static NearMissTally t;
+  return t;
+}
+class NearMissListener : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { near_miss_tally() = {}; }
+  void OnTestEnd(const ::testing::TestInfo&) override { std::fprintf(stderr, "%s", near_miss_tally().table().c_str()); }
+};
+[[maybe_unused]] const bool listener_added = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new NearMissListener);
+  return true;
+}();
+
+// A near-miss of `valid` is rejected as stated, after `valid` itself is accepted.
+void judge(const std::string& valid, TextKind kind, const FrontEnds& fe) {
+  props::report(oracles::check_accepted(valid, kind, fe), "the valid text");
+  // By value: RapidCheck may rerun the generator while shrinking, after this call returned.
+  const gen::NearMiss nm = *gen::from_choices<gen::NearMiss>([valid, kind](gen::ChoiceSource& c) {
+    return kind == TextKind::kGir ? gen::near_miss_gir(c, valid) : gen::near_miss_plan(c, valid);
+  });
+  ++near_miss_tally().cases;
+  ++near_miss_tally().corruption[gen::corruption_name(nm.corruption)];
+  ++near_miss_tally().stage[oracles::front_end_name(nm.expected.stage)];
+  props::report(oracles::check_rejected(nm.text, nm.expected, fe), nm.what);
+}
+
+void gir_case(const FrontEnds& fe) {
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  judge(ir::print_program(g.program), TextKind::kGir, fe);
+}
+
+// The generated program through the default pipeline and codegen, printed as a plan.
+void plan_case(const FrontEnds& fe) {
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  passes::PassManager pm = passes::default_pipeline();
+  const passes::PipelineResult legal = pm.run(g.program);
+  if (!legal.ok()) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, legal.message));
+  const codegen::CodegenResult cg = codegen::generate_orchestration(legal.program);
+  if (!cg.ok)
+    props::report(oracles::Verdict::inconclusive(
+        oracles::Inconclusive::kInputRejected, cg.diagnostics.empty() ? "codegen" : cg.diagnostics.front().render("")));
+  judge(runtime::print_plan(cg.program), TextKind::kPlan, fe);
+}
+
+std::vector<std::string> corpus_plans() {
+  std::vector<std::string> texts;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans"))
+    if (e.path().extension() == ".plan") {
+      std::ifstream in(e.path(), std::ios::binary);
+      std::stringstream s;
+      s << in.rdbuf();
+      texts.push_back(s.str());
+    }
+  std::sort(texts.begin(), texts.end());
+  return texts;
+}
+
+void corpus_case(const FrontEnds& fe) {
+  static const std::vector<std::string> plans = corpus_plans();
+  RC_ASSERT(!plans.empty());
+  judge(*rc::gen::elementOf(plans), TextKind::kPlan, fe);
+}
+
+// ---- deliberately lax front ends (positive controls) ----
+
+std::string without_cr(std::string_view t) {
+  std::string s(t);
+  std::erase(s, '\r');
+  return s;
+}
+FrontEnds gir_tolerating_cr() {
+  FrontEnds fe = FrontEnds::of_stack();
+  fe.parse_gir = [](std::string_view t) { return ir::parse_program(without_cr(t)); };
+  return fe;
+}
+FrontEnds well_formed_blind_to_redefinition() {
+  FrontEnds fe = FrontEnds::of_stack();
+  fe.well_formed = [](const ir::Program& p) {
+    verify::Diagnostics d = verify::check_well_formed(p);
+    std::erase_if(d, [](const verify::Diagnostic& x) { return x.code == 2; });
+    return d;
+  };
+  return fe;
+}
+FrontEnds plan_tolerating_cr() {
+  FrontEnds fe = FrontEnds::of_stack();
+  fe.parse_plan = [](std::string_view t) { return runtime::parse_plan(without_cr(t)); };
+  return fe;
+}
+
+void lax_cr_gir() {
+  ++props::tally().cases;
+  gir_case(gir_tolerating_cr());
+}
+void lax_redefinition_gir() {
+  ++props::tally().cases;
+  gir_case(well_formed_blind_to_redefinition());
+}
+void lax_cr_plan() {
+  ++props::tally().cases;
+  corpus_case(plan_tolerating_cr());
+}
+
+}  // namespace
+
+STACKCHECK_PROP(NearMiss, gir_near_misses_are_rejected_where_stated, 0.0) { gir_case(FrontEnds::of_stack()); }
+STACKCHECK_PROP(NearMiss, compiled_plan_near_misses_are_rejected_where_stated, 0.05) {
+  plan_case(FrontEnds::of_stack());
+}
+STACKCHECK_PROP(NearMiss, corpus_plan_near_misses_are_rejected_where_stated, 0.0) {
+  corpus_case(FrontEnds::of_stack());
+}
+
+TEST(NearMissControl, a_gir_lexer_tolerating_cr_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_cr_gir), "near-miss/gir-parser");
+}
+TEST(NearMissControl, a_well_formed_blind_to_redefinition_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_redefinition_gir), "near-miss/WellFormed");
+}
+TEST(NearMissControl, a_plan_parser_tolerating_cr_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_cr_plan), "near-miss/plan-parser");
+}

@@ -1,0 +1,204 @@
+// Model-based property of the orchestrator API (HARNESS.md §2.7) with rc::state: command
+// sequences of scope_begin / scope_end, alloc_tensors, submit with tagged windows, submit_graph
+// (same and different keys), read, bursts that build a wide fanin, and in provoking cases the
+// latch-provoking calls, run step by step on the model (oracles/orchestrator_model.h) and on
+// the real orchestrator over a 0xAA-poisoned mirror (oracles/orchestrator_sut.h). Every step
+// compares the returned id, the latched word, the records each new task left in the mirror
+// (fanin read through the payload delta), the tensors handed back and the heap marks; the
+// sequence ends with finish() and a comparison of the header and every slot.
+// After each property: the share of cases ending in each latch code, of cases with a RAW,
+// WAW and WAR edge, and graph cache hits / recordings / inline runs.
+// Positive controls: a model without WAR edges, without the scope_end rewind, or whose last
+// latch wins must make the property fail.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+#include <rapidcheck/state.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "properties/gen/orchestrator_calls.h"
+#include "properties/gen/rc_choices.h"
+#include "properties/oracles/orchestrator_sut.h"
+#include "properties/property.h"
+
+using namespace stackcheck;
+using namespace stackcheck::oracles::orch;
+
+namespace {
+
+// What one case exercised (shrink runs included, as props::tally counts them).
+struct CaseCounts {
+  size_t steps = 0, live = 0, edges[3] = {}, unpublished = 0, hits = 0, records = 0, inlines = 0;
+};
+
+struct ModelTally {
+  size_t cases = 0, provoking = 0, steps = 0, live = 0;
+  std::map<int32_t, size_t> final_code;  // cases by the error word after finish()
+  size_t edge_cases[3] = {}, edges[3] = {};
+  size_t unpublished = 0, hit_cases = 0, record_cases = 0, inline_cases = 0;
+
+  void add(const CaseCounts& c, int32_t code, bool provoking_case) {
+    ++cases;
+    provoking += provoking_case;
+    steps += c.steps;
+    live += c.live;
+    ++final_code[code];
+    for (int k = 0; k < 3; ++k) edge_cases[k] += c.edges[k] > 0, edges[k] += c.edges[k];
+    unpublished += c.unpublished;
+    hit_cases += c.hits > 0;
+    record_cases += c.records > 0;
+    inline_cases += c.inlines > 0;
+  }
+  std::string table() const {
+    if (cases == 0) return "";
+    auto pct = [&](size_t n) { return 100.0 * static_cast<double>(n) / static_cast<double>(cases); };
+    std::string out = fmt::format("model predictions over {} cases ({} steps, {} before a latch; {:.1f}% provoking):\n",
+                                  cases, steps, live, pct(provoking));
+    for (const auto& [code, n] : final_code)
+      out += fmt::format("  {:<30} {:5.1f}%\n", code == 0 ? std::string("no latch") : fmt::format("latch {}", code),
+                         pct(n));
+    for (int k = 0; k < 3; ++k)
+      out += fmt::format("  {:<30} {:5.1f}%  ({} edges)\n", fmt::format("{} edge", edge_kind_name(EdgeKind(k))),
+                         pct(edge_cases[k]), edges[k]);
+    out += fmt::format("  {:<30} {:5.1f}%\n", "graph cache hit", pct(hit_cases));
+    out += fmt::format("  {:<30} {:5.1f}%\n", "graph recorded", pct(record_cases));
+    out += fmt::format("  {:<30} {:5.1f}%\n", "graph run inline (cache full)", pct(inline_cases));
+    out += fmt::format("  {:<30} {}\n", "claimed, not published", unpublished);
+    return out;
+  }
+};
+
+ModelTally& model_tally() {
+  static ModelTally t;
+  return t;
+}
+
+class ModelTallyListener : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { model_tally() = {}; }
+  void OnTestEnd(const ::testing::TestInfo&) override { std::fprintf(stderr, "%s", model_tally().table().c_str()); }
+};
+[[maybe_unused]] const bool listener_added = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ModelTallyListener);
+  return true;
+}();
+
+// ---- rc::state ----
+
+struct CaseModel {
+  OrchestratorModel model;
+  bool provoking = false;
+};
+struct CaseSut {
+  explicit CaseSut(std::shared_ptr<const ModelSetup> s) : sut(std::move(s)) {}
+  OrchestratorSut sut;
+  CaseCounts counts;
+};
+using Cmd = rc::state::Command<CaseModel, CaseSut>;
+
+template <gen::CallKind K>
+struct CallCmd : Cmd {
+  std::vector<Call> calls;
+
+  explicit CallCmd(const CaseModel& s) {
+    gen::RapidCheckChoices c;
+    calls = gen::generate_calls(c, s.model, K, s.provoking);
+    RC_PRE(!calls.empty());
+  }
+  void checkPreconditions(const CaseModel& s) const override { RC_PRE(gen::calls_fit(calls, s.model)); }
+  void apply(CaseModel& s) const override {
+    for (const Call& c : calls) s.model.apply(c);
+  }
+  void run(const CaseModel& s0, CaseSut& s) const override {
+    OrchestratorModel m = s0.model;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      s.counts.live += !m.latched();
+      m.apply(calls[i]);
+      const std::optional<int32_t> returned = s.sut.run(calls[i]);
+      const StepOutcome& o = m.last();
+      ++s.counts.steps;
+      for (int k = 0; k < 3; ++k) s.counts.edges[k] += o.edges[k];
+      for (int32_t id : o.tasks) s.counts.unpublished += !m.tasks()[static_cast<size_t>(id)].published;
+      s.counts.hits += o.graph_hit;
+      s.counts.records += o.new_def.has_value();
+      s.counts.inlines += o.graph_inline;
+      props::report(compare_step(m, s.sut, returned), fmt::format("{} call {} of {}: {}", gen::call_kind_name(K), i + 1,
+                                                                  calls.size(), show_call(calls[i])));
+    }
+  }
+  void show(std::ostream& os) const override {
+    os << gen::call_kind_name(K) << ":";
+    for (const Call& c : calls) os << " " << show_call(c) << ";";
+  }
+};
+
+using namespace gen;
+const auto kCommands = rc::state::gen::execOneOfWithArgs<
+    CallCmd<CallKind::kSubmit>, CallCmd<CallKind::kSubmit>, CallCmd<CallKind::kSubmit>, CallCmd<CallKind::kAlloc>,
+    CallCmd<CallKind::kScopeBegin>, CallCmd<CallKind::kScopeEnd>, CallCmd<CallKind::kSubmitGraph>,
+    CallCmd<CallKind::kSubmitGraph>, CallCmd<CallKind::kRead>, CallCmd<CallKind::kFan>, CallCmd<CallKind::kSyncStart>,
+    CallCmd<CallKind::kGraphSweep>, CallCmd<CallKind::kProvoke>>();
+
+// A case's setup, drawn as one value so a counterexample prints it as text.
+struct CaseSetup {
+  bool provoking = false;
+  ModelSetup setup;
+};
+
+// One case: a setup, a command sequence run on both, then finish() on both.
+void model_case(ModelFlaw flaw) {
+  const CaseSetup cs = *gen::from_choices<CaseSetup>([](gen::ChoiceSource& c) {
+    const bool provoking = c.chance(35);
+    return CaseSetup{provoking, gen::generate_model_setup(c, provoking)};
+  });
+  const bool provoking = cs.provoking;
+  const auto setup = std::make_shared<const ModelSetup>(cs.setup);
+  const CaseModel init{OrchestratorModel(setup, flaw), provoking};
+  CaseSut sut(setup);
+  const auto commands = *rc::state::gen::commands(init, kCommands);
+  rc::state::runAll(commands, init, sut);
+  CaseModel last = init;
+  rc::state::applyAll(commands, last);
+  // Bind step 2 closes the root scope after the program: close what is open, step by step.
+  while (!last.model.latched() && last.model.scope_depth() > 0) {
+    last.model.apply(ScopeEnd{});
+    props::report(compare_step(last.model, sut.sut, sut.sut.run(ScopeEnd{})), "closing scope_end");
+  }
+  props::report(compare_finish(last.model, sut.sut), "finish");
+  model_tally().add(sut.counts, last.model.error(), provoking);
+}
+
+void forget_war_case() {
+  ++props::tally().cases;
+  model_case(ModelFlaw::kForgetWar);
+}
+void no_rewind_case() {
+  ++props::tally().cases;
+  model_case(ModelFlaw::kNoHeapRewind);
+}
+void latest_code_case() {
+  ++props::tally().cases;
+  model_case(ModelFlaw::kLatestCodeWins);
+}
+
+void showValue(const CaseSetup& s, std::ostream& os) {
+  os << (s.provoking ? "provoking case\n" : "") << show_setup(s.setup);
+}
+
+}  // namespace
+
+STACKCHECK_PROP(OrchestratorModel, predicts_every_step, 0.0) { model_case(ModelFlaw::kNone); }
+
+// Positive controls: each wrong model is caught, naming the prediction that differed.
+TEST(OrchestratorModelControl, a_model_without_war_edges_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&forget_war_case), "orch-model/");
+}
+TEST(OrchestratorModelControl, a_model_without_the_scope_rewind_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&no_rewind_case), "orch-model/task-heap");
+}
+TEST(OrchestratorModelControl, a_model_whose_last_latch_wins_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&latest_code_case), "orch-model/error-word");
+}
