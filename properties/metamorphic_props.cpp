@@ -81,7 +81,7 @@ HeapFigures run(const ir::Program& p, bool step_c) {
   o.graph_boundary.step_c = step_c;
   const oracles::EndToEndRun r =
       oracles::check_end_to_end(p, 0, *oracles::parse_schedule("oldest"), o, {{"W", 1024, {}}});
-  props::report(r.verdict, "program:\n" + ir::print_program(p));
+  props::report(r.verdict, oracles::Counterexample{"property", ir::print_program(p), {}, "", ""});
   const runtime::BindStats& s = r.bind.stats;
   return {s.graph_heap_high_water, s.graph_internal_heap, s.task_heap_high_water};
 }
@@ -103,7 +103,7 @@ STACKCHECK_PROP(Metamorphic, graph_heap_grows_one_block_per_replay, 0.05) {
       props::report(
           Verdict::fail("graph-heap-per-replay", fmt::format("{}: graph_hw {} after 1 submission, {} after {}", mode,
                                                              a.graph_hw, b.graph_hw, n)),
-          "program:\n" + ir::print_program(many));
+          oracles::Counterexample{"property", ir::print_program(many), {}, "", ""});
     if (b.internal != static_cast<uint64_t>(n) * a.internal)
       props::report(Verdict::fail("internal-heap-per-replay", fmt::format("{}: gint {} after 1 submission, {} after {}",
                                                                           mode, a.internal, b.internal, n)));
@@ -118,7 +118,7 @@ STACKCHECK_PROP(Metamorphic, graph_heap_grows_one_block_per_replay, 0.05) {
       if (!keeps && a.internal != 0)
         props::report(
             Verdict::fail("step-c-internal-heap", fmt::format("no create left in the graph, yet gint={}", a.internal)),
-            "program:\n" + ir::print_program(once));
+            oracles::Counterexample{"property", ir::print_program(once), {}, "", ""});
     } else if (a.internal < *internal_with_c) {
       props::report(Verdict::fail("step-c-saves",
                                   fmt::format("gint {} without Step C < {} with it", a.internal, *internal_with_c)));
@@ -270,6 +270,11 @@ STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1
                                 fmt::format("swapping root statements {} and {} changes the result "
                                             "({} vs {})",
                                             at, at + 1, runtime::status_line(before), runtime::status_line(after))),
-                  "plan:\n" + runtime::print_plan(plan));
-  props::report(oracles::check_plan_model(swapped, o.seed, after), "swapped plan:\n" + runtime::print_plan(swapped));
+                  oracles::Counterexample{"property", runtime::print_plan(plan), {}, "", ""});
+  props::report(oracles::check_plan_model(swapped, o.seed, after),
+                oracles::Counterexample{"plan-model",
+                                        runtime::print_plan(swapped),
+                                        {{"seed", std::to_string(o.seed)}, {"schedule", "newest"}},
+                                        "",
+                                        ""});
 }

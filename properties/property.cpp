@@ -62,11 +62,9 @@ void report(const oracles::Verdict& v, oracles::Counterexample cx) {
   const std::string name = info ? fmt::format("{}.{}", info->test_suite_name(), info->name()) : "property";
   cx.failed = v.to_string();
   cx.found_by = fmt::format("{} ({})", name, replay_command().substr(8));
-  const std::string path = fmt::format(
-      "{}/{}.{}", counterexample_dir(), name,
-      oracles::is_plan_oracle(cx.oracle) || (cx.oracle == "deps" && cx.text.find("orchestration ") == std::string::npos)
-          ? "plan"
-          : "gir");
+  // The text's own form: a program holds its `orchestration` function.
+  const bool program = cx.text.rfind("orchestration ", 0) == 0 || cx.text.find("\norchestration ") != std::string::npos;
+  const std::string path = fmt::format("{}/{}.{}", counterexample_dir(), name, program ? "gir" : "plan");
   std::error_code ec;
   std::filesystem::create_directories(counterexample_dir(), ec);
   const std::string tmp = path + ".tmp";
@@ -75,6 +73,8 @@ void report(const oracles::Verdict& v, oracles::Counterexample cx) {
     out << oracles::write_counterexample(cx);
   }
   std::filesystem::rename(tmp, path, ec);
+  if (cx.oracle == "property")
+    RC_FAIL(fmt::format("{}\n{}\ncounterexample: {}\n{}", cx.text, v.to_string(), path, replay_command()));
   RC_FAIL(fmt::format("{}\n{}\ncounterexample: {}\nreplay: stackcheck replay {}\n{}", cx.text, v.to_string(), path,
                       path, replay_command()));
 }

@@ -26,8 +26,10 @@ gen::GeneratedPlan draw(gen::PlanKnobs knobs = {}) {
   return g;
 }
 
-std::string context(const gen::GeneratedPlan& g, const std::string& what) {
-  return what + "\nplan:\n" + runtime::print_plan(g.plan);
+// The plan as a counterexample of the running property (rerun by the property's own line).
+oracles::Counterexample context(const gen::GeneratedPlan& g, const std::string& what) {
+  (void)what;  // the verdict's message says it
+  return oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""};
 }
 
 std::vector<runtime::ScheduleOptions> schedules(uint64_t random_seed) {
@@ -171,6 +173,6 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
       props::report(Verdict::fail(r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "corrupt-image",
                                   fmt::format("{} ({}: {})", runtime::status_line(r),
                                               runtime::bind_failure_name(r.failure), r.detail)),
-                    "plan with its mutations:\n" + runtime::print_plan(shown));
+                    oracles::Counterexample{"property", runtime::print_plan(shown), {}, "", ""});
   }
 }

@@ -35,7 +35,10 @@ gen::GeneratedPlan draw(gen::PlanKnobs knobs = {}) {
   return g;
 }
 
-std::string context(const gen::GeneratedPlan& g) { return "plan:\n" + runtime::print_plan(g.plan); }
+// The plan as a counterexample of the running property (rerun by the property's own line).
+oracles::Counterexample context(const gen::GeneratedPlan& g) {
+  return oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""};
+}
 // The replayable form of a structural failure (`stackcheck replay` reruns bind-structure).
 oracles::Counterexample structure(const gen::GeneratedPlan& g) {
   return oracles::Counterexample{"bind-structure", runtime::print_plan(g.plan), {}, "", ""};

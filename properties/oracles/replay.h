@@ -15,6 +15,7 @@
 //   deps (.plan|.gir)   the dependency oracle on the shipped image
 //   plan-model (.plan)  the device == the sequential plan model
 //   bind-structure (.plan)  the shipped image's deltas, the copies, the bytes read, storage
+//   property            a check only the property's own run repeats: replay names its command
 // No RapidCheck, nothing printed.
 #pragma once
 

@@ -54,6 +54,10 @@ TEST(Replay, broken_files_get_errors) {
   EXPECT_TRUE(replay_counterexample("# stackcheck end-to-end\n# replay: seed\n").error);
   EXPECT_TRUE(replay_counterexample("# stackcheck end-to-end\nnot a program {\n").error);
   EXPECT_TRUE(replay_counterexample("# stackcheck plan-model\nsubmit nope(\n").error);
+  const ReplayResult prop =
+      replay_counterexample("# stackcheck property\n# failed: x\n# found by S.N (RC_PARAMS=\"seed=1\" b)\n");
+  ASSERT_TRUE(prop.error);
+  EXPECT_NE(prop.error->find("rerun by the property that found it: S.N"), std::string::npos) << *prop.error;
   const std::string binary("# stackcheck roundtrip\n\x01\x02\xff\x00garbage", 30);
   EXPECT_TRUE(replay_counterexample(binary).error);
 }

@@ -117,6 +117,16 @@ check "compile --report: LegalizeGraphBoundary's report on stderr" \
 "$sc" compile "$ex" --stop-after Simplify --emit orch >/dev/null 2>&1; rc=$?
 check "compile --emit orch without the whole pipeline: exit 2" "[ $rc = 2 ]"
 
+# replay: a counterexample reruns through the oracle its header names.
+"$sc" replay "$corpus/../docs/deps_example.plan" >"$tmp/out" 2>/dev/null; rc=$?
+check "replay of a failing counterexample exits 1 and names the oracle" "[ $rc = 1 ] && grep -q '^deps: fail' $tmp/out"
+{ echo '# stackcheck end-to-end'; echo '# replay: seed=2 schedule=oldest'; cat "$ex"; } > "$tmp/pass.gir"
+"$sc" replay "$tmp/pass.gir" >"$tmp/out" 2>/dev/null; rc=$?
+check "replay of a passing input exits 0" "[ $rc = 0 ] && grep -q '^end-to-end: pass' $tmp/out"
+printf '# stackcheck end-to-end\n# replay: seed=x\n' > "$tmp/bad.gir"
+"$sc" replay "$tmp/bad.gir" >/dev/null 2>"$tmp/err"; rc=$?
+check "replay of a broken header exits 2 with one line" "[ $rc = 2 ] && [ \$(wc -l < $tmp/err) = 1 ]"
+
 "$sc" print >/dev/null 2>&1; rc=$?
 check "missing argument exits 2" "[ $rc = 2 ]"
 "$sc" frobnicate x >/dev/null 2>&1; rc=$?
