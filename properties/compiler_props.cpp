@@ -37,11 +37,7 @@ passes::PipelineOptions with_step_c(bool step_c) {
   return o;
 }
 
-gen::GeneratedProgram draw(const gen::ProgramKnobs& knobs = {}) {
-  gen::GeneratedProgram g = *gen::arbitrary_program(knobs);
-  gen::tag_features(g.features);
-  return g;
-}
+gen::GeneratedProgram draw(const gen::ProgramKnobs& knobs = {}) { return gen::draw_program(knobs); }
 
 }  // namespace
 

@@ -20,11 +20,7 @@ using oracles::Verdict;
 
 namespace {
 
-gen::GeneratedPlan draw(gen::PlanKnobs knobs = {}) {
-  gen::GeneratedPlan g = *gen::arbitrary_plan(knobs);
-  gen::tag_plan(g.features);
-  return g;
-}
+gen::GeneratedPlan draw(const gen::PlanKnobs& knobs = {}) { return gen::draw_plan(knobs); }
 
 // The plan as a counterexample of the running property (rerun by the property's own line).
 oracles::Counterexample context(const gen::GeneratedPlan& g, const std::string& what) {

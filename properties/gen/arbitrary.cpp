@@ -46,27 +46,32 @@ FeatureTally& feature_tally() {
   return tally;
 }
 
-void tag_features(const FeatureSet& features) {
+namespace {
+template <class Set>
+void tally_case(const Set& features) {
   FeatureTally& t = feature_tally();
-  std::vector<std::string> all;
-  for (unsigned i = 0; i < static_cast<unsigned>(Feature::kCount); ++i)
-    all.push_back(feature_name(static_cast<Feature>(i)));
-  t.declare(all);
+  t.declare(Set::all_names());
   t.begin_case();
   for (const std::string& f : features.names()) t.hit(f);
 }
+}  // namespace
 
-void tag_plan(const PlanFeatureSet& features) {
-  FeatureTally& t = feature_tally();
-  std::vector<std::string> all;
-  for (unsigned i = 0; i < static_cast<unsigned>(PlanFeature::kCount); ++i)
-    all.push_back(plan_feature_name(static_cast<PlanFeature>(i)));
-  t.declare(all);
-  t.begin_case();
-  for (const std::string& f : features.names()) t.hit(f);
-}
+void tag_features(const FeatureSet& features) { tally_case(features); }
+void tag_plan(const PlanFeatureSet& features) { tally_case(features); }
 
 void tag(const std::string& name) { feature_tally().hit(name); }
+
+GeneratedProgram draw_program(const ProgramKnobs& knobs) {
+  GeneratedProgram g = *arbitrary_program(knobs);
+  tag_features(g.features);
+  return g;
+}
+
+GeneratedPlan draw_plan(const PlanKnobs& knobs) {
+  GeneratedPlan g = *arbitrary_plan(knobs);
+  tag_plan(g.features);
+  return g;
+}
 
 void showValue(const GeneratedProgram& p, std::ostream& os) {
   os << "\n# features:";

@@ -18,6 +18,10 @@ namespace stackcheck::gen {
 rc::Gen<GeneratedProgram> arbitrary_program(const ProgramKnobs& knobs = {});
 rc::Gen<GeneratedPlan> arbitrary_plan(const PlanKnobs& knobs = {});
 
+// Draws one case inside a property and counts its features into feature_tally().
+GeneratedProgram draw_program(const ProgramKnobs& knobs = {});
+GeneratedPlan draw_plan(const PlanKnobs& knobs = {});
+
 // Per property (one gtest test), how many cases hit each tag. RC_TAG would tabulate every
 // combination of tags; the share per tag is what tells a generator's reach. Tags are the
 // generators' features (declared up front, so a feature no case hit shows 0%) plus what a

@@ -66,7 +66,6 @@ struct GraphSig {
 runtime::PlanExpr lit(int64_t v);
 runtime::PlanExpr name_of(const std::string& n);
 runtime::PlanStmt stmt(runtime::PlanStmt::Node n);
-int64_t overlap(const Dims& oa, const Dims& da, const Dims& ob, const Dims& db);
 
 class PlanBuilder {
  public:

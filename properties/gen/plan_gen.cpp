@@ -49,13 +49,6 @@ static_assert(std::size(kPlanFeatureNames) == static_cast<size_t>(PlanFeature::k
 
 const char* plan_feature_name(PlanFeature f) { return kPlanFeatureNames[static_cast<unsigned>(f)]; }
 
-std::vector<std::string> PlanFeatureSet::names() const {
-  std::vector<std::string> out;
-  for (unsigned i = 0; i < static_cast<unsigned>(PlanFeature::kCount); ++i)
-    if (bits_.test(i)) out.emplace_back(kPlanFeatureNames[i]);
-  return out;
-}
-
 GeneratedPlan generate_plan(ChoiceSource& choices, const PlanKnobs& knobs) {
   return plan_detail::PlanBuilder(choices, knobs).build();
 }
@@ -70,17 +63,6 @@ PlanStmt stmt(PlanStmt::Node n) {
   PlanStmt s;
   s.node = std::move(n);
   return s;
-}
-
-int64_t overlap(const Dims& oa, const Dims& da, const Dims& ob, const Dims& db) {
-  if (oa.size() != ob.size()) return 0;
-  int64_t n = 1;
-  for (size_t i = 0; i < oa.size(); ++i) {
-    const int64_t lo = std::max(oa[i], ob[i]), hi = std::min(oa[i] + da[i], ob[i] + db[i]);
-    if (hi <= lo) return 0;
-    n *= hi - lo;
-  }
-  return n;
 }
 
 namespace {
@@ -136,17 +118,7 @@ int PlanBuilder::new_buffer() {
   return static_cast<int>(accesses_.size()) - 1;
 }
 
-Dims PlanBuilder::window_dims(const Dims& base) {
-  Dims w;
-  for (int64_t d : base) {
-    std::vector<int64_t> fit;
-    for (int64_t e : kExtents)
-      if (e <= d) fit.push_back(e);
-    const size_t k = c_.one_of(fit.size() + 1);
-    w.push_back(k == 0 ? d : fit[k - 1]);
-  }
-  return w;
-}
+Dims PlanBuilder::window_dims(const Dims& base) { return window_dims_within(c_, base); }
 
 std::vector<const Ten*> PlanBuilder::alive(const Body& b, bool writable, size_t rank) const {
   std::vector<const Ten*> out;
@@ -247,7 +219,7 @@ void PlanBuilder::note_access(const Window& w, bool wrote) {
   auto& acc = accesses_[static_cast<size_t>(w.buf)];
   if (wrote) {
     for (const Access& a : acc) {
-      const int64_t n = overlap(a.off, a.dims, *w.off, w.dims);
+      const int64_t n = overlap_elements(a.off, a.dims, *w.off, w.dims);
       if (n == 0) {
         features_.add(PlanFeature::kDisjointSameBuffer);
         continue;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "properties/gen/choice.h"
+#include "properties/gen/tags.h"
 #include "stack/runtime/plan/program.h"
 
 namespace stackcheck::gen {
@@ -75,15 +76,7 @@ enum class PlanFeature : unsigned {
 };
 const char* plan_feature_name(PlanFeature f);
 
-class PlanFeatureSet {
- public:
-  void add(PlanFeature f) { bits_.set(static_cast<unsigned>(f)); }
-  bool has(PlanFeature f) const { return bits_.test(static_cast<unsigned>(f)); }
-  std::vector<std::string> names() const;
-
- private:
-  std::bitset<static_cast<unsigned>(PlanFeature::kCount)> bits_;
-};
+using PlanFeatureSet = TagSet<PlanFeature, plan_feature_name>;
 
 struct GeneratedPlan {
   runtime::OrchProgram plan;

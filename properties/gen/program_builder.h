@@ -143,7 +143,7 @@ class Builder {
 };
 
 // Elements two static windows share (0 when disjoint).
-int64_t overlap_elements(const Dims& off_a, const Dims& dims_a, const Dims& off_b, const Dims& dims_b);
+using gen::overlap_elements;
 int64_t elements(const Dims& d);
 
 }  // namespace stackcheck::gen::detail

@@ -56,13 +56,6 @@ static_assert(std::size(kFeatureNames) == static_cast<size_t>(Feature::kCount));
 
 const char* feature_name(Feature f) { return kFeatureNames[static_cast<unsigned>(f)]; }
 
-std::vector<std::string> FeatureSet::names() const {
-  std::vector<std::string> out;
-  for (unsigned i = 0; i < static_cast<unsigned>(Feature::kCount); ++i)
-    if (bits_.test(i)) out.emplace_back(kFeatureNames[i]);
-  return out;
-}
-
 GeneratedProgram generate_program(ChoiceSource& choices, const ProgramKnobs& knobs) {
   return detail::Builder(choices, knobs).build();
 }
@@ -74,17 +67,6 @@ using namespace ir::build;
 int64_t elements(const Dims& d) {
   int64_t n = 1;
   for (int64_t x : d) n *= x;
-  return n;
-}
-
-int64_t overlap_elements(const Dims& oa, const Dims& da, const Dims& ob, const Dims& db) {
-  if (oa.size() != ob.size()) return 0;
-  int64_t n = 1;
-  for (size_t i = 0; i < oa.size(); ++i) {
-    const int64_t lo = std::max(oa[i], ob[i]), hi = std::min(oa[i] + da[i], ob[i] + db[i]);
-    if (hi <= lo) return 0;
-    n *= hi - lo;
-  }
   return n;
 }
 
@@ -202,19 +184,7 @@ const KernelInfo& Builder::kernel(const std::string& builtin, const std::vector<
   return kernels_.emplace(key, std::move(info)).first->second;
 }
 
-// Window dims inside `base`: the base itself or smaller power-of-two extents per dim.
-Dims Builder::window_dims_within(const Dims& base) {
-  Dims w;
-  for (int64_t d : base) {
-    std::vector<int64_t> fit;
-    for (int64_t e : kExtents)
-      if (e <= d) fit.push_back(e);
-    // Choice 0 keeps the whole extent: the simplest window is the base itself.
-    const size_t k = c_.one_of(fit.size() + 1);
-    w.push_back(k == 0 ? d : fit[k - 1]);
-  }
-  return w;
-}
+Dims Builder::window_dims_within(const Dims& base) { return gen::window_dims_within(c_, base); }
 
 std::vector<const Scalar*> Builder::pool(const Scope& s, ScalarClass cls) const {
   std::vector<const Scalar*> out;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "properties/gen/choice.h"
+#include "properties/gen/tags.h"
 #include "stack/ir/ast.h"
 
 namespace stackcheck::gen {
@@ -96,16 +97,7 @@ enum class Feature : unsigned {
 };
 const char* feature_name(Feature f);
 
-class FeatureSet {
- public:
-  void add(Feature f) { bits_.set(static_cast<unsigned>(f)); }
-  bool has(Feature f) const { return bits_.test(static_cast<unsigned>(f)); }
-  std::vector<std::string> names() const;
-  size_t count() const { return bits_.count(); }
-
- private:
-  std::bitset<static_cast<unsigned>(Feature::kCount)> bits_;
-};
+using FeatureSet = TagSet<Feature, feature_name>;
 
 // A program and what it exercises.
 struct GeneratedProgram {

@@ -1,5 +1,6 @@
 #include "properties/oracles/compiler_oracles.h"
 
+#include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
 #include "stack/ir/equal.h"
 #include "stack/ir/printer.h"
@@ -39,6 +40,23 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& op
       break;
     }
   }
+  return out;
+}
+
+CompiledPlan compile_to_plan(const ir::Program& p, const passes::PipelineOptions& options) {
+  CompiledPlan out;
+  out.pipeline = run_pipeline(p, options);
+  out.verdict = out.pipeline.verdict;
+  if (!out.verdict.passed()) return out;
+  codegen::CodegenResult cg = codegen::generate_orchestration(out.pipeline.stages.back().program);
+  if (!cg.ok) {
+    out.verdict =
+        Verdict::fail("codegen", "codegen rejects a legalized program: " +
+                                     (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render("")));
+    return out;
+  }
+  out.plan = std::move(cg.program);
+  out.entry_names = std::move(cg.entry_names);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/pass.h"
 #include "stack/passes/pipeline.h"
+#include "stack/runtime/plan/program.h"
 
 #include <cstdint>
 #include <functional>
@@ -30,6 +31,16 @@ struct PipelineRun {
   std::string rejected_by;                              // inconclusive: the pass that rejected
   verify::Diagnostics diagnostics;                      // inconclusive: its diagnostics
 };
+
+// A program compiled to its orchestration program: the pipeline, then codegen.
+struct CompiledPlan {
+  Verdict verdict;  // the pipeline's (pass / fail / inconclusive), or codegen's fail
+  PipelineRun pipeline;
+  runtime::OrchProgram plan;             // when the verdict passed
+  std::vector<std::string> entry_names;  // IR name of each plan entry tensor
+};
+// Codegen rejecting a legalized program is a fail ("codegen"): the pipeline vouched for it.
+CompiledPlan compile_to_plan(const ir::Program& p, const passes::PipelineOptions& options = {});
 
 // Runs the pipeline (passes/pipeline.h) in one PassManager under the verify instrument, with
 // the snapshot instrument keeping every accepted intermediate program.

@@ -429,19 +429,12 @@ DepsRun check_program_dependencies(const ir::Program& p, const runtime::BindOpti
                                    const passes::PipelineOptions& pipeline,
                                    const std::vector<runtime::ConfigEntry>& config) {
   DepsRun out;
-  const PipelineRun compiled = run_pipeline(p, pipeline);
+  const CompiledPlan compiled = compile_to_plan(p, pipeline);
   if (!compiled.verdict.passed()) {
     out.verdict = compiled.verdict;
     return out;
   }
-  const codegen::CodegenResult cg = codegen::generate_orchestration(compiled.stages.back().program);
-  if (!cg.ok) {
-    out.verdict =
-        Verdict::fail("codegen", "codegen rejects a legalized program: " +
-                                     (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render("")));
-    return out;
-  }
-  rt::OrchProgram plan = cg.program;  // its statements carry the .gir locations
+  rt::OrchProgram plan = compiled.plan;  // its statements carry the .gir locations
   plan.config = config;
   const std::string text = rt::print_plan(plan);
   rt::PlanParseResult parsed = rt::parse_plan(text);  // the same program, located in `text`

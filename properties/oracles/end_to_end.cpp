@@ -47,7 +47,7 @@ std::string schedule_text(const runtime::ScheduleOptions& s) {
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
                              const passes::PipelineOptions& pipeline, const std::vector<runtime::ConfigEntry>& config) {
   EndToEndRun out;
-  PipelineRun compiled = run_pipeline(p, pipeline);
+  CompiledPlan compiled = compile_to_plan(p, pipeline);
   if (!compiled.verdict.passed()) {
     out.verdict = compiled.verdict;
     return out;
@@ -59,14 +59,7 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
                                         expected.error().render());
     return out;
   }
-  const codegen::CodegenResult cg = codegen::generate_orchestration(compiled.stages.back().program);
-  if (!cg.ok) {
-    out.verdict =
-        Verdict::fail("codegen", "codegen rejects a legalized program: " +
-                                     (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render("")));
-    return out;
-  }
-  runtime::OrchProgram plan = cg.program;
+  runtime::OrchProgram plan = compiled.plan;
   plan.config = config;
   out.plan_text = runtime::print_plan(plan);
   runtime::BindOptions opts;
@@ -94,7 +87,7 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   }
   std::vector<std::pair<std::string, std::vector<uint8_t>>> want;
   for (const auto& t : expected.outputs().tensors) want.emplace_back(t.name, t.bytes);
-  out.verdict = compare_entries(want, with_ir_names(r.entries, cg.program, cg.entry_names),
+  out.verdict = compare_entries(want, with_ir_names(r.entries, compiled.plan, compiled.entry_names),
                                 fmt::format("schedule {} seed {}", schedule_text(schedule), seed));
   return out;
 }
