@@ -18,6 +18,8 @@ STACKCHECK_PROP(DepsProps, generated_plans_order_every_conflict, 0.1) {
   runtime::BindOptions o;
   o.seed = *rc::gen::inRange<uint64_t>(0, 1000);
   const oracles::DepsRun run = oracles::check_plan_dependencies(g.plan, o);
+  // A pass is a judgement of a decoded DAG, never of nothing.
+  RC_ASSERT(!run.verdict.passed() || run.graph != nullptr);
   props::report(run.verdict, oracles::Counterexample{
                                  "deps", runtime::print_plan(g.plan), {{"seed", std::to_string(o.seed)}}, "", ""});
 }
@@ -28,6 +30,7 @@ STACKCHECK_PROP(DepsProps, compiled_programs_order_every_conflict, 0.1) {
   passes::PipelineOptions p;
   p.graph_boundary.step_c = *rc::gen::arbitrary<bool>();
   const oracles::DepsRun run = oracles::check_program_dependencies(g.program, {}, p, {{"W", 1024, {}}});
+  RC_ASSERT(!run.verdict.passed() || run.graph != nullptr);
   props::report(run.verdict, oracles::Counterexample{"deps",
                                                      ir::print_program(g.program),
                                                      {{"step_c", p.graph_boundary.step_c ? "1" : "0"}, {"W", "1024"}},

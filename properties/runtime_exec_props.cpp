@@ -155,6 +155,7 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   shown.mutations = muts;
   const oracles::Captured c = b->bind(g.plan, o);
   const runtime::BindResult& r = c.result;
+  RC_ASSERT((r.failure == runtime::BindFailure::kAttach) == r.attach_class.has_value());
   switch (r.failure) {
     case runtime::BindFailure::kNone: gen::tag("ran to completion"); break;
     case runtime::BindFailure::kAttach:

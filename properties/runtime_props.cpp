@@ -81,6 +81,7 @@ STACKCHECK_PROP(RuntimeProps, image_deltas_int32_or_unbound, 0.1) {
   auto b = bench(g);
   const oracles::Captured c = b->bind(g.plan);
   require_completed(c, g);
+  RC_ASSERT(c.image_bytes == c.result.stats.image);  // the hook saw the image the stats count
   props::report(oracles::check_image_deltas(c.image(), "shipped image"), structure(g));
 }
 

@@ -116,6 +116,11 @@ std::optional<AttachError> Attacher::check_headers() {
                        fmt::format("device-only zone [{:#x}, +{}) cannot hold SchedControl and a "
                                    "ring of Q={} before the runtime header",
                                    db, rt.device_only_bytes, rt.Q)};
+  // The zone opens the region (RUNTIME.md §5): the scheduler's atomics on SchedControl need
+  // the region's alignment, so a zone anywhere else is a layout the planner never makes.
+  if (db != rb)
+    return AttachError{AttachErrorClass::kBadLayout,
+                       fmt::format("device-only zone at {:#x}, not at the region's start {:#x}", db, rb)};
 
   L = LayoutPlanner::plan(h.pitch, PoolCounts{h.tensor_count, h.scalar_count, h.fanin_count});
   for (uint32_t s = 0; s < kSegCount; ++s)

@@ -229,6 +229,16 @@ TEST(Attach, attach_rejects_bad_layout) {
   Staged e;  // the runtime header claims more than the image
   e.poke<uint64_t>(e.rt_addr + offsetof(RuntimeHeader, image_bytes), e.plan.total_bytes + 64);
   EXPECT_EQ(e.attach(), "BadLayout");
+  // The device-only zone moved off the region's start, misaligned (the scheduler's atomics
+  // on SchedControl would fault) or aligned: both are layouts the planner never makes.
+  for (uint64_t by : {uint64_t{1}, uint64_t{8}}) {
+    Staged z;
+    const DevAddr at = z.rt_addr + offsetof(RuntimeHeader, device_only);
+    z.poke<uint64_t>(at, z.peek<uint64_t>(at) + by);
+    z.poke<uint64_t>(z.rt_addr + offsetof(RuntimeHeader, device_only_bytes),
+                     z.peek<uint64_t>(z.rt_addr + offsetof(RuntimeHeader, device_only_bytes)) - by);
+    EXPECT_EQ(z.attach(), "BadLayout") << by;
+  }
 }
 
 TEST(Attach, attach_rejects_pool_out) {
