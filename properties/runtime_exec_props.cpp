@@ -7,6 +7,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "properties/gen/arbitrary.h"
+#include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
 #include "properties/oracles/plan_model.h"
@@ -23,8 +24,7 @@ namespace {
 gen::GeneratedPlan draw(const gen::PlanKnobs& knobs = {}) { return gen::draw_plan(knobs); }
 
 // The plan as a counterexample of the running property (rerun by the property's own line).
-oracles::Counterexample context(const gen::GeneratedPlan& g, const std::string& what) {
-  (void)what;  // the verdict's message says it
+oracles::Counterexample context(const gen::GeneratedPlan& g) {
   return oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""};
 }
 
@@ -37,11 +37,6 @@ std::vector<runtime::ScheduleOptions> schedules(uint64_t random_seed) {
   out[3].mode = Mode::kRandom;
   out[3].seed = random_seed;
   return out;
-}
-
-std::string schedule_name(const runtime::ScheduleOptions& s) {
-  return s.mode == runtime::ScheduleOptions::Mode::kRandom ? "random:" + std::to_string(s.seed)
-                                                           : runtime::schedule_mode_name(s.mode);
 }
 
 }  // namespace
@@ -58,7 +53,7 @@ STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
     props::report(oracles::check_plan_model(g.plan, seed, runtime::bind_plan(g.plan, o)),
                   oracles::Counterexample{"plan-model",
                                           runtime::print_plan(g.plan),
-                                          {{"seed", std::to_string(seed)}, {"schedule", schedule_name(s)}},
+                                          {{"seed", std::to_string(seed)}, {"schedule", oracles::schedule_text(s)}},
                                           "",
                                           ""});
   }
@@ -76,16 +71,17 @@ STACKCHECK_PROP(RuntimeExec, threaded_equals_adversarial, 0.1) {
     if (runtime::is_resource_latch_status(threaded.status))
       props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(threaded),
                                           runtime::status_to_code(threaded.status).value_or(0)));
-    props::report(Verdict::fail("bind-status", runtime::status_line(threaded) + " " + threaded.detail), context(g, ""));
+    props::report(Verdict::fail("bind-status", runtime::status_line(threaded) + " " + threaded.detail), context(g));
   }
   for (size_t k = 1; k < all.size(); ++k) {
     o.schedule = all[k];
     const runtime::BindResult r = runtime::bind_plan(g.plan, o);
     if (r.status != threaded.status || !(r.entries == threaded.entries))
-      props::report(Verdict::fail("threaded-vs-adversarial",
-                                  fmt::format("{} gives {} and other bytes than threaded ({})", schedule_name(all[k]),
-                                              runtime::status_line(r), runtime::status_line(threaded))),
-                    context(g, ""));
+      props::report(
+          Verdict::fail("threaded-vs-adversarial",
+                        fmt::format("{} gives {} and other bytes than threaded ({})", oracles::schedule_text(all[k]),
+                                    runtime::status_line(r), runtime::status_line(threaded))),
+          context(g));
   }
 }
 
@@ -105,7 +101,7 @@ STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
                                         runtime::status_to_code(r.status).value_or(0)));
   props::report(Verdict::fail(r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "bind-status",
                               runtime::status_line(r) + " (" + r.detail + ")"),
-                context(g, ""));
+                context(g));
 }
 
 // §11, HARNESS.md §1 "image bytes": a valid bound image with bytes changed anywhere (the

@@ -81,7 +81,9 @@ class PlanBuilder {
   runtime::PlanExpr scalar_arg(const Body& b);
   Window window_of(const Body& b, const Ten& t, const Dims& w);
   void note_access(const Window& w, bool wrote);
-  std::optional<Window> input_window(runtime::PlanBlock& out, Body& b, const Dims& w);
+  std::optional<Window> input_window(const Body& b, const Dims& w);
+  // A buffer this body allocates (alloc or output): whole, writable, dying with its scope.
+  Ten& local_buffer(Body& b, const char* stem, const Dims& dims);
   std::optional<Window> output_window(Body& b, const Dims& w);
   runtime::PlanArg arg_of(const Window& w) const;
 

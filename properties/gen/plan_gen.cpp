@@ -118,6 +118,19 @@ int PlanBuilder::new_buffer() {
   return static_cast<int>(accesses_.size()) - 1;
 }
 
+Ten& PlanBuilder::local_buffer(Body& b, const char* stem, const Dims& dims) {
+  Ten t;
+  t.name = fresh(stem);
+  t.dims = dims;
+  t.buf = new_buffer();
+  t.off = Dims(dims.size(), 0);
+  t.writable = true;
+  t.local = true;
+  t.level = b.scope;
+  b.tensors.push_back(std::move(t));
+  return b.tensors.back();
+}
+
 Dims PlanBuilder::window_dims(const Dims& base) { return window_dims_within(c_, base); }
 
 std::vector<const Ten*> PlanBuilder::alive(const Body& b, bool writable, size_t rank) const {
@@ -239,7 +252,7 @@ void PlanBuilder::note_access(const Window& w, bool wrote) {
 
 // An input window of dims `w`: any alive tensor large enough (no_dep when it is rooted in a
 // never-written entry input), or a fresh output of an earlier fill when none fits.
-std::optional<Window> PlanBuilder::input_window(PlanBlock& out, Body& b, const Dims& w) {
+std::optional<Window> PlanBuilder::input_window(const Body& b, const Dims& w) {
   std::vector<const Ten*> fits;
   for (const Ten* t : alive(b, false, w.size())) {
     bool ok = true;
@@ -254,7 +267,6 @@ std::optional<Window> PlanBuilder::input_window(PlanBlock& out, Body& b, const D
     win.tag = PlanTag::NoDep;
     features_.add(PlanFeature::kNoDep);
   }
-  (void)out;
   return win;
 }
 
@@ -308,7 +320,7 @@ void PlanBuilder::submit(PlanBlock& out, Body& b) {
   }
   std::vector<Window> in_wins;
   for (const Dims& d : ins) {
-    std::optional<Window> i = input_window(out, b, d);
+    std::optional<Window> i = input_window(b, d);
     if (!i) return;
     in_wins.push_back(*i);
   }
@@ -318,22 +330,11 @@ void PlanBuilder::submit(PlanBlock& out, Body& b) {
   // The written window is judged against earlier accesses before this launch's reads count.
   if (dst) {
     dst->tag = op == Builtin::Acc ? PlanTag::Inout : PlanTag::OutputExisting;
-    if (op != Builtin::Acc)
-      note_access(*dst, true);
-    else
-      note_access(*dst, false);
+    note_access(*dst, /*wrote=*/op != Builtin::Acc);  // acc commutes with acc: not an order hazard
     s.args.push_back(arg_of(*dst));
   } else {
-    Ten t;
-    t.name = fresh(b.in_graph ? "u" : "o");
-    t.dims = w;
-    t.buf = new_buffer();
-    t.off = Dims(w.size(), 0);
-    t.writable = true;
-    t.local = true;
-    t.level = b.scope;
+    const Ten& t = local_buffer(b, b.in_graph ? "u" : "o", w);
     s.args.push_back(PlanArg::output(t.name, w));
-    b.tensors.push_back(t);
     features_.add(b.in_graph ? PlanFeature::kGraphInternal : PlanFeature::kOutput);
   }
   for (const Window& i : in_wins)
@@ -359,16 +360,7 @@ void PlanBuilder::alloc(PlanBlock& out, Body& b) {
   for (size_t i = 0; i < n; ++i) {
     Dims d = c_.pick(shapes);
     if (d.size() == 2 && !k_.two_d) d = {8};
-    Ten t;
-    t.name = fresh(b.in_graph ? "t" : "a");
-    t.dims = d;
-    t.buf = new_buffer();
-    t.off = Dims(d.size(), 0);
-    t.writable = true;
-    t.local = true;
-    t.level = b.scope;
-    a.buffers.push_back({t.name, d});
-    b.tensors.push_back(t);
+    a.buffers.push_back({local_buffer(b, b.in_graph ? "t" : "a", d).name, d});
   }
   features_.add(b.in_graph ? PlanFeature::kGraphInternal : PlanFeature::kAlloc);
   out.push_back(stmt(std::move(a)));

@@ -102,18 +102,9 @@ void PlanBuilder::submit_graph(PlanBlock& out, Body& b, size_t gi) {
       t = c_.pick(fits);
     if (t == nullptr) {  // nothing alive fits: a fresh buffer for this argument
       AllocStmt a;
-      Ten n;
-      n.name = fresh("a");
-      n.dims = d;
-      n.buf = new_buffer();
-      n.off = Dims(d.size(), 0);
-      n.writable = true;
-      n.local = true;
-      n.level = b.scope;
-      a.buffers.push_back({n.name, d});
+      t = &local_buffer(b, "a", d);
+      a.buffers.push_back({t->name, d});
       out.push_back(stmt(std::move(a)));
-      b.tensors.push_back(n);
-      t = &b.tensors.back();
     }
     Window w = window_of(b, *t, d);
     w.tag = inout ? PlanTag::Inout : PlanTag::Input;
