@@ -173,11 +173,13 @@ TEST(Render, empty_or_absent_buckets_say_no_findings) {
 }
 
 TEST(Render, malformed_input_is_an_error_with_file_and_line) {
-  auto r = write_report(kTestdata + "/malformed", {});
+  fs::path dir = scratch_copy("malformed");
+  auto r = write_report(dir.string(), {});
   ASSERT_TRUE(std::holds_alternative<Error>(r));
   EXPECT_EQ(std::get<Error>(r).to_string(),
-            kTestdata + "/malformed/targets.tsv:3: column exec_s: expected a non-negative number, found 'fast'");
-  EXPECT_FALSE(fs::exists(kTestdata + "/malformed/report.md"));
+            (dir / "targets.tsv").string() + ":3: column exec_s: expected a non-negative number, found 'fast'");
+  EXPECT_FALSE(fs::exists(dir / "report.md"));
+  EXPECT_FALSE(fs::exists(dir / "index.html"));
 }
 
 }  // namespace
