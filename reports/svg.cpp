@@ -153,9 +153,16 @@ Axis log_axis(double min_positive, double max) {
   int d1 = static_cast<int>(std::ceil(std::log10(max) - 1e-9));
   if (d1 <= d0) d1 = d0 + 1;
   a.lo = std::pow(10.0, d0);
+  // The top is the nice value (2 or 5 times a decade) just above max: a whole decade of empty
+  // plot above 140 s would squeeze the data into the lower half.
   a.hi = std::pow(10.0, d1);
+  for (double m : {0.2, 0.5})
+    if (a.hi * m >= max * (1 - 1e-9) && a.hi * m > a.lo) {
+      a.hi *= m;
+      break;
+    }
   int step = (d1 - d0 + 5) / 6;  // at most about six labelled decades
-  for (int d = d0; d <= d1; d += step) a.ticks.push_back(std::pow(10.0, d));
+  for (int d = d0; std::pow(10.0, d) <= a.hi * (1 + 1e-9); d += step) a.ticks.push_back(std::pow(10.0, d));
   return a;
 }
 

@@ -15,7 +15,8 @@ namespace stackcheck::report {
 enum class Scale { Linear, Log };
 
 // An axis from lo to hi with its tick values. Linear axes start at 0 and end at a "nice"
-// value (1, 2, 2.5 or 5 times a power of ten); log axes run between whole decades.
+// value (1, 2, 2.5 or 5 times a power of ten); log axes start at a decade, end at 1, 2 or 5
+// times a decade, and have their ticks on the decades.
 struct Axis {
   Scale scale = Scale::Linear;
   double lo = 0, hi = 1;
