@@ -14,22 +14,12 @@ extern const char* const kStyleCss;
 
 namespace {
 
-// In a table cell, a path may wrap after each '/' before it wraps anywhere (td.code).
-std::string breakable_path(const std::string& text) {
-  std::string out;
-  for (char c : html_escape(text)) {
-    out += c;
-    if (c == '/') out += "<wbr>";
-  }
-  return out;
-}
-
-std::string inlines(const Inlines& content, bool in_cell = false) {
+std::string inlines(const Inlines& content) {
   std::string out;
   for (const auto& i : content) {
     switch (i.kind) {
       case Inline::Text: out += html_escape(i.text); break;
-      case Inline::Code: out += "<code>" + (in_cell ? breakable_path(i.text) : html_escape(i.text)) + "</code>"; break;
+      case Inline::Code: out += "<code>" + html_escape(i.text) + "</code>"; break;
       case Inline::Strong: out += "<strong>" + html_escape(i.text) + "</strong>"; break;
     }
   }
@@ -67,7 +57,7 @@ void table(std::string& out, const TableBlock& t) {
       out += fmt::format(
           "<td{}>{}</td>",
           classes({c < t.numeric.size() && t.numeric[c] ? "num" : "", is_code ? "code" : "", tone_class(cell.tone)}),
-          inlines(cell.content, true));
+          inlines(cell.content));
     }
     out += "</tr>\n";
   }

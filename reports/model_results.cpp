@@ -256,9 +256,9 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
     }
     chart.rows.push_back({z.defect, {std::move(bar)}});
   }
-  s.blocks.push_back(std::move(t));
   if (!chart.rows.empty())
     s.blocks.push_back(ChartGrid{{{bar_chart_svg(chart), ""}}, "The time-to-detect bar chart is in index.html."});
+  s.blocks.push_back(std::move(t));
   out.push_back(std::move(s));
 }
 
