@@ -1,0 +1,94 @@
+// What a run directory holds, read into plain structs (the file contract of the campaign and
+// the defect zoo; the list of files and columns is in README.md of this folder). Only run.tsv
+// is required; an absent optional file leaves its part empty. Loading validates everything a
+// renderer relies on (field counts, numbers, required columns, time order of the samples), so
+// rendering never meets bad input.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/tsv.h"
+
+namespace stackcheck::report {
+
+struct TargetFinal {  // targets.tsv
+  std::string target;
+  double execs = 0, exec_s = 0, cov = 0, ft = 0, corpus = 0, corpus_bytes = 0;
+  double findings = 0, buckets = 0, seconds = 0;
+  std::string status;
+};
+
+struct Sample {  // series/<target>.tsv
+  double t_s = 0, execs = 0, exec_s = 0, cov = 0, ft = 0, corpus = 0;
+  std::optional<double> rss_mb;
+};
+
+struct TargetSeries {
+  std::string target;  // the file name without .tsv
+  std::vector<Sample> samples;
+};
+
+struct Bucket {  // buckets.tsv
+  std::string bucket, target, oracle, rule, frames;
+  double count = 0;
+  std::string candidate, replay;
+  std::optional<double> first_seen_s;
+};
+
+struct ClassCount {  // classes.tsv
+  std::string target, klass;
+  double count = 0;
+};
+
+struct PropertyRun {  // properties.tsv
+  std::string suite, property;
+  double cases = 0, discarded = 0;
+  std::string result;
+  double seconds = 0;
+  std::string seed, replay;
+  bool failed() const { return result != "pass"; }
+};
+
+struct FolderCoverage {  // coverage.tsv
+  std::string folder;
+  double lines = 0, lines_covered = 0, branches = 0, branches_covered = 0;
+};
+
+struct ZooDefect {  // zoo.tsv
+  std::string defect;
+  bool detected = false;
+  std::optional<double> seconds;
+  std::string oracle, rule;
+  std::optional<double> reproducer_size;
+  std::string reproducer, found_by;
+  // The row run with no defect active: a detection there is a false positive.
+  bool is_control() const { return defect == "none"; }
+};
+
+struct RunData {
+  std::string dir;
+  std::vector<std::pair<std::string, std::string>> run;  // run.tsv in file order
+  std::vector<TargetFinal> targets;
+  std::vector<TargetSeries> series;  // in target order (see target_order)
+  std::vector<Bucket> buckets;
+  std::vector<ClassCount> classes;
+  std::vector<PropertyRun> properties;
+  std::vector<FolderCoverage> coverage;
+  std::vector<ZooDefect> zoo;
+  bool has_buckets = false, has_classes = false, has_properties = false, has_coverage = false, has_zoo = false,
+       has_targets = false;
+  std::optional<std::string> notes;  // notes.md verbatim
+
+  // The value of a run.tsv key, "" when absent.
+  std::string value(std::string_view key) const;
+  // Every target named anywhere, in one stable order: run.tsv `targets`, then targets.tsv,
+  // then series files, then classes.tsv. A target's colour is its index here.
+  std::vector<std::string> target_order() const;
+};
+
+Result<RunData> load_run_dir(const std::string& dir);
+
+}  // namespace stackcheck::report
