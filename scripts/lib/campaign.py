@@ -39,6 +39,9 @@ STATUS_RE = re.compile(r"^#(\d+):?\s.*?cov: (\d+) ft: (\d+) corp: (\d+)(?:/(\d+)
 RSS_RE = re.compile(r"rss: (\d+)Mb")
 FORK_CRASH_RE = re.compile(r"oom/timeout/crash: (\d+)/(\d+)/(\d+)")
 FINAL_STAT_RE = re.compile(r"stat::(\w+):\s+(\d+)")
+SLOWEST_RE = re.compile(r"Slowest unit: (\d+) s")
+# OSS-Fuzz's limits per input (a target's .options may set its own).
+OSS_FUZZ_LIMITS = {"timeout": "25", "rss_limit_mb": "2560"}
 ARTIFACT_PREFIXES = ("crash-", "leak-", "timeout-", "oom-", "slow-unit-")
 
 
@@ -184,6 +187,8 @@ class Task:
     stats: Stats = field(default_factory=Stats)
     done: bool = False
     status: str = "queued"
+    slowest_s: int = 0  # libFuzzer's "Slowest unit" (reported from -report_slow_units seconds)
+    peak_rss_mb: int = 0
     log_pos: int = 0
 
     @property
@@ -269,7 +274,7 @@ class Campaign:
         task.log_path.parent.mkdir(parents=True, exist_ok=True)
         secs = max(5, int(min(task.slice, task.remaining(now))))
         cmd = [str(self.bin / t), str(task.session), str(self.store.corpus(t)),
-               *[str(d) for d in fuzzlib.seed_dirs(t)], *fuzzlib.libfuzzer_flags(t),
+               *[str(d) for d in fuzzlib.seed_dirs(t)], *self.limits(t), *fuzzlib.libfuzzer_flags(t), *self.a.extra,
                f"-seed={task.seed + 1000 * task.restarts}", f"-max_total_time={secs}", "-print_final_stats=1",
                f"-artifact_prefix={self.store.crashes(t)}/", "-reload=30"]
         if self.a.fork:
@@ -292,6 +297,10 @@ class Campaign:
         task.log_pos = 0
         task.status = "running"
 
+    def limits(self, t: str) -> list[str]:
+        own = fuzzlib.read_options(t)
+        return [f"-{k}={v}" for k, v in OSS_FUZZ_LIMITS.items() if k not in own]
+
     def read_log(self, task: Task) -> None:
         if not task.log_path or not task.log_path.exists():
             return
@@ -312,12 +321,18 @@ class Campaign:
                 r = RSS_RE.search(line)
                 if r:
                     s.rss_mb = int(r.group(1))
+                    task.peak_rss_mb = max(task.peak_rss_mb, s.rss_mb)
+                continue
+            m = SLOWEST_RE.search(line)
+            if m:
+                task.slowest_s = max(task.slowest_s, int(m.group(1)))
                 continue
             m = FINAL_STAT_RE.search(line)
             if m and m.group(1) == "number_of_executed_units":
                 task.stats.execs = max(task.stats.execs, int(m.group(2)))
             elif m and m.group(1) == "peak_rss_mb":
                 task.stats.rss_mb = int(m.group(2))
+                task.peak_rss_mb = max(task.peak_rss_mb, task.stats.rss_mb)
 
     def finish(self, task: Task, now: float) -> None:
         """A run ended (its time, a finding without -fork, or a stop): bank its figures."""
@@ -745,9 +760,9 @@ class Campaign:
             secs = task.used + ((time.time() - task.started) if task.proc else 0)
             eps = int(task.total_execs / secs) if secs > 0 else 0
             rows.append((t, task.total_execs, eps, task.stats.cov, task.stats.ft, n, b, self.findings_count(t),
-                         buckets, f"{secs:.0f}", task.status))
+                         buckets, f"{secs:.0f}", task.status, task.slowest_s, task.peak_rss_mb))
         tsv(rd / "targets.tsv", ["target", "execs", "exec_s", "cov", "ft", "corpus", "corpus_bytes", "findings",
-                                 "buckets", "seconds", "status"], rows)
+                                 "buckets", "seconds", "status", "slowest_s", "peak_rss_mb"], rows)
         tsv(rd / "buckets.tsv", ["bucket", "target", "oracle", "rule", "frames", "count", "candidate", "replay",
                                  "first_seen_s", "reproduces", "message"],
             [tuple(r.get(k, "") for k in ("bucket", "target", "oracle", "rule", "frames", "count", "candidate",
@@ -895,6 +910,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--progress-every", type=nonneg(float), default=30, help="seconds between plain progress lines")
     p.add_argument("--sample-every", type=nonneg(float), default=5, help="seconds between time-series samples")
     p.add_argument("--fail-on-finding", action="store_true", help="exit 1 when there is a finding bucket")
+    p.add_argument("--libfuzzer", dest="extra", action="append", default=[], metavar="-FLAG=V",
+                   help="an extra libFuzzer flag for every run (repeatable), e.g. --libfuzzer=-report_slow_units=1")
     a = p.parse_args(argv)
     names = [n for spec in a.targets for n in re.split(r"[,\s]+", spec) if n]
     try:
@@ -909,6 +926,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         a.seed = int(time.time()) % 1_000_000_007
     if a.property_seconds is None:
         a.property_seconds = max(60.0, a.minutes * 12) if a.minutes else 300.0
+    for f in a.extra:
+        if not re.fullmatch(r"-\w+=\S*", f):
+            p.error(f"--libfuzzer takes '-flag=value', not '{f}'")
     a.command = "scripts/campaign " + " ".join(argv)
     return a
 
