@@ -13,6 +13,15 @@ namespace stackcheck::oracles {
 
 using namespace runtime;
 
+Verdict bind_status_verdict(const BindResult& r) {
+  const int32_t code = status_to_code(r.status).value_or(r.status);
+  if (is_resource_latch_status(r.status))
+    return Verdict::inconclusive(Inconclusive::kResourceLatch, status_line(r), code);
+  if (r.status == kStatusUnsupported)
+    return Verdict::inconclusive(Inconclusive::kUnsupported, fmt::format("{} ({})", status_line(r), r.detail));
+  return Verdict::inconclusive(Inconclusive::kRuntimeRefused, fmt::format("{} ({})", status_line(r), r.detail), code);
+}
+
 Verdict check_copies(const BindStats& s, uint64_t definitions, uint64_t entry_tensors) {
   if (s.h2d != 1) return Verdict::fail("one-copy", fmt::format("a successful bind made {} image copies", s.h2d));
   if (s.def_h2d != definitions)

@@ -14,6 +14,11 @@
 
 namespace stackcheck::oracles {
 
+// What an oracle that needs a completed bind says of one that did not complete (status != 0):
+// inconclusive, a resource latch with its code, -2 unsupported, else runtime-refused with
+// the code (or the status). Oracles that judge statuses themselves do not use it.
+Verdict bind_status_verdict(const runtime::BindResult& r);
+
 // §15.4: a successful bind made exactly one image copy, `definitions` definition copies and
 // one upload per entry tensor.
 Verdict check_copies(const runtime::BindStats& s, uint64_t definitions, uint64_t entry_tensors);
