@@ -3,8 +3,9 @@
 # replay_main.cpp): a finding prints exactly its four `#` lines on stderr and aborts;
 # --classify prints `<class>\t<path>` per file and never aborts (a crash is a class);
 # --text prints the canonical text form headed `# stackcheck <target>`; an unreadable input
-# exits 2 with one line. On the real targets: comment lines the campaign inserts after the
-# first line change no class.
+# exits 2 with one line. On the real targets: the shared plans (fatal codes included) never
+# classify as a failure, and comment lines the campaign inserts after the first line change
+# no class.
 #   replay_contract_test.sh BIN_DIR CORPUS_DIR
 set -u
 bin="$1"; corpus="$2"
@@ -58,9 +59,53 @@ check "no arguments: usage, exit 2" "[ $rc = 2 ]"
 check "an unknown flag: usage, exit 2" "[ $rc = 2 ]"
 
 # The real targets.
+for t in fuzz_bind_plan fuzz_attach; do
+  "$bin/${t}_replay" --classify "$corpus/plans" >"$tmp/classes" 2>/dev/null; rc=$?
+  check "$t --classify corpus/plans: exit 0, one line per plan" \
+    "[ $rc = 0 ] && [ \$(wc -l <$tmp/classes) = \$(ls $corpus/plans | wc -l) ]"
+  check "$t: no shared plan classifies as a failure" "! grep -q '^fail' $tmp/classes"
+  check "$t: every fatal_* plan is inconclusive or passes" \
+    "! grep -P '\t.*/fatal_' $tmp/classes | grep -qvP '^(inconclusive:[^\t]+|pass)\t'"
+done
+"$bin/fuzz_program_replay" --classify "$corpus/programs" >"$tmp/classes" 2>/dev/null
+check "fuzz_program: the shared programs pass" "! grep -qv '^pass' $tmp/classes"
+# Text forms outside a target's domain are rejected, never a failure.
+mkdir -p "$tmp/texts"
+fill='tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\n'
+printf "# stackcheck fuzz_bind_plan\n# replay: W=64\n$fill" >"$tmp/texts/w_on_plan"
+printf "# stackcheck fuzz_bind_plan\n$fill""mutate 0 0\n" >"$tmp/texts/mutate_on_plan"
+printf "# stackcheck fuzz_bind_plan\n$fill""submit nope(\n" >"$tmp/texts/bad_plan"
+printf "# stackcheck fuzz_attach\n$fill""mutate 100000 1\n" >"$tmp/texts/mutate_past"
+printf "# stackcheck fuzz_program\n# replay: seed=x\n" >"$tmp/texts/bad_seed"
+printf "# stackcheck fuzz_program\n# replay: schedule=sometimes\n" >"$tmp/texts/bad_schedule"
+for f in w_on_plan mutate_on_plan bad_plan; do
+  c=$("$bin/fuzz_bind_plan_replay" --classify "$tmp/texts/$f" | cut -f1)
+  check "fuzz_bind_plan: $f is rejected ($c)" "[ '$c' = rejected ]"
+done
+c=$("$bin/fuzz_attach_replay" --classify "$tmp/texts/mutate_past" | cut -f1)
+check "fuzz_attach: a mutate line past its target is rejected ($c)" "[ '$c' = rejected ]"
+printf "# stackcheck fuzz_attach\n# replay: seed=3 schedule=random:9\n$fill""mutate header 0 0\nmutate 0 0\n" >"$tmp/texts/magic"
+c=$("$bin/fuzz_attach_replay" --classify "$tmp/texts/magic" | cut -f1)
+check "fuzz_attach: an image attach rejects passes ($c)" "[ '$c' = pass ]"
+for f in bad_seed bad_schedule; do
+  c=$("$bin/fuzz_program_replay" --classify "$tmp/texts/$f" | cut -f1)
+  check "fuzz_program: $f is rejected ($c)" "[ '$c' = rejected ]"
+done
+
+# generated=H vouches only for the program or plan it was printed with: a changed one (here
+# the mutants that libFuzzer made of two seeds) is judged like any other text, never as a
+# false rejection or a clean plan gone wrong.
+sed 's/n1: In i64/n0: In i64/' "$corpus/fuzz_program/seed/graph_depth0_create.gir" >"$tmp/texts/dup_param.gir"
+c=$("$bin/fuzz_program_replay" --classify "$tmp/texts/dup_param.gir" | cut -f1)
+check "fuzz_program: a changed generated program is judged as any text ($c)" "[ '$c' = inconclusive:input-rejected ]"
+sed 's/tensor m: InOut \[4, 8\]/tensor m: InOut [3, 8]/' "$corpus/fuzz_bind_plan/seed/graph_slot_offsets_rowsum.plan" \
+  >"$tmp/texts/short_m.plan"
+c=$("$bin/fuzz_bind_plan_replay" --classify "$tmp/texts/short_m.plan" | cut -f1)
+check "fuzz_bind_plan: a changed generated plan is judged as any text ($c)" "[ '$c' = inconclusive:runtime-refused:5 ]"
+
 # Fixed raw bytes (deterministic): a byte pattern repeated to 300 bytes.
 yes "$(printf '\x03\x9a\xff\x37\x05\x80\x11\xc4\x01\x6e\x02')" | head -c 300 >"$tmp/raw.bin"
-for t in fuzz_parse fuzz_pipeline fuzz_relative_ptr; do
+for t in fuzz_parse fuzz_pipeline fuzz_program fuzz_bind_plan fuzz_attach fuzz_relative_ptr; do
   r="$bin/${t}_replay"
   "$r" --text "$tmp/raw.bin" >"$tmp/text.txt"; rc=$?
   check "$t --text of raw bytes: exit 0, headed" "[ $rc = 0 ] && [ \"\$(head -1 $tmp/text.txt)\" = '# stackcheck $t' ]"
