@@ -54,6 +54,8 @@ def defect_names() -> list[tuple[str, str]]:
         raise UsageError(f"stackcheck defects failed: {p.stderr.strip()}")
     out = []
     for line in p.stdout.splitlines():
+        if not line or line[0].isspace():  # a description line under its defect
+            continue
         cells = [c.strip() for c in re.split(r"\t+| {2,}", line.strip()) if c.strip()]
         if cells and re.fullmatch(r"[a-z0-9][a-z0-9_-]*", cells[0]) and cells[0] not in ("name", "defect"):
             out.append((cells[0], cells[1] if len(cells) > 1 else ""))
