@@ -54,6 +54,13 @@ std::optional<std::string> read_mark(const std::map<std::string, std::string>& t
   return std::nullopt;
 }
 
+std::optional<std::string> within_budget(const std::vector<runtime::ConfigEntry>& config) {
+  for (const runtime::ConfigEntry& e : config)
+    if (e.key == "W" && e.value > kMaxFuzzW)
+      return fmt::format("W={} is past the fuzz targets' budget of W={} (a 45 MB mirror)", e.value, kMaxFuzzW);
+  return std::nullopt;
+}
+
 }  // namespace
 
 runtime::ScheduleOptions decode_schedule(gen::ChoiceSource& c, bool threaded) {
@@ -110,6 +117,7 @@ std::variant<ProgramCase, std::string> parse_program_case(std::string_view text)
   out.schedule = p.schedule;
   out.step_c = p.step_c;
   out.config = p.config;
+  if (auto why = within_budget(out.config)) return *why;
   ir::ParseResult parsed = ir::parse_program(text);
   if (!parsed.ok()) return parsed.error().to_string();
   out.program = std::move(parsed.program());
@@ -140,6 +148,7 @@ std::variant<PlanCase, std::string> parse_plan_case(std::string_view text, bool 
   runtime::PlanParseResult parsed = runtime::parse_plan(text);
   if (!parsed.ok()) return parsed.error().to_string();
   out.plan = std::move(parsed.program());
+  if (auto why = within_budget(out.plan.config)) return *why;
   if (!mutations && !out.plan.mutations.empty()) return "this target takes no `mutate` lines (fuzz_attach does)";
   out.generated = !mark.empty() && mark == plan_vouch(out.plan, out.planted);
   if (!out.generated) out.planted = 0;  // nobody vouches for what the generator planted either

@@ -14,6 +14,8 @@
 // edit) no longer matches, so nobody vouches for it any more and it is judged like any
 // other text; comments and layout do not count. Absent parameters take their defaults:
 // seed 0, schedule newest, step_c 1, the runtime's own config.
+// A text asking for W > kMaxFuzzW is rejected: the runtime allows 2^19 (a 1.5 GB mirror,
+// filled at creation), which no fuzz execution should pay for or hit the RSS limit with.
 // Nothing here prints; a text that does not parse gives its error.
 #pragma once
 
@@ -33,6 +35,8 @@
 #include "stack/runtime/plan/program.h"
 
 namespace stackcheck::fuzz {
+
+inline constexpr int64_t kMaxFuzzW = 16384;  // the runtime's default W: a 45 MB mirror
 
 struct ProgramCase {
   ir::Program program;

@@ -37,7 +37,15 @@ namespace {
 
 using oracles::Verdict;
 
-gen::ProgramKnobs fuzz_knobs() { return gen::ProgramKnobs{}; }
+// Smaller than the properties' programs (3 sites, 8 statements per body): a fifth fewer
+// instructions per input (docs/throughput.md); three graphs still meet in one program.
+gen::ProgramKnobs fuzz_knobs() {
+  gen::ProgramKnobs k;
+  k.max_sites = 2;
+  k.max_graph_stmts = 6;
+  k.max_entry_stmts = 6;
+  return k;
+}
 constexpr int kDefaultWPerMille = 10;  // W=16384 (a 45 MB mirror) one case in 100
 
 // Every tier over one pipeline run, one bind and one plan-model run.

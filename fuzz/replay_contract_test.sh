@@ -78,7 +78,9 @@ printf "# stackcheck fuzz_bind_plan\n$fill""submit nope(\n" >"$tmp/texts/bad_pla
 printf "# stackcheck fuzz_attach\n$fill""mutate 100000 1\n" >"$tmp/texts/mutate_past"
 printf "# stackcheck fuzz_program\n# replay: seed=x\n" >"$tmp/texts/bad_seed"
 printf "# stackcheck fuzz_program\n# replay: schedule=sometimes\n" >"$tmp/texts/bad_schedule"
-for f in w_on_plan mutate_on_plan bad_plan; do
+printf "# stackcheck fuzz_program\n# replay: W=32768\n" >"$tmp/texts/huge_w_gir"
+printf "# stackcheck fuzz_bind_plan\nconfig W=524288\n$fill" >"$tmp/texts/huge_w"
+for f in w_on_plan mutate_on_plan bad_plan huge_w; do
   c=$("$bin/fuzz_bind_plan_replay" --classify "$tmp/texts/$f" | cut -f1)
   check "fuzz_bind_plan: $f is rejected ($c)" "[ '$c' = rejected ]"
 done
@@ -87,7 +89,7 @@ check "fuzz_attach: a mutate line past its target is rejected ($c)" "[ '$c' = re
 printf "# stackcheck fuzz_attach\n# replay: seed=3 schedule=random:9\n$fill""mutate header 0 0\nmutate 0 0\n" >"$tmp/texts/magic"
 c=$("$bin/fuzz_attach_replay" --classify "$tmp/texts/magic" | cut -f1)
 check "fuzz_attach: an image attach rejects passes ($c)" "[ '$c' = pass ]"
-for f in bad_seed bad_schedule; do
+for f in bad_seed bad_schedule huge_w_gir; do
   c=$("$bin/fuzz_program_replay" --classify "$tmp/texts/$f" | cut -f1)
   check "fuzz_program: $f is rejected ($c)" "[ '$c' = rejected ]"
 done
