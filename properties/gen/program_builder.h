@@ -117,6 +117,7 @@ class Builder {
   void graph_if(Stmts& out, Scope& s);
   void assemble_stmt(Stmts& out, Scope& s);
   void illegal_view(Stmts& out, Scope& s);
+  void illegal_full(Stmts& out, Scope& s);
 
   // ---- entry (program_gen_entry.cpp) ----
   ir::Function entry_fn();

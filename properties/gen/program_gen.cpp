@@ -50,6 +50,7 @@ constexpr const char* kFeatureNames[] = {
     "overlap-single",
     "alias-boundary-args",
     "illegal-view",
+    "illegal-full",
 };
 static_assert(std::size(kFeatureNames) == static_cast<size_t>(Feature::kCount));
 }  // namespace
@@ -87,8 +88,8 @@ constexpr int64_t kExtents[] = {1, 2, 4, 8, 16};
 }  // namespace
 
 GeneratedProgram Builder::build() {
-  // The rejection mode plants its view in a graph, so it needs one.
-  const int lo = std::max(k_.min_graphs, k_.illegal_view ? 1 : 0);
+  // The rejection modes plant their statement in a graph, so they need one.
+  const int lo = std::max(k_.min_graphs, k_.illegal_view || k_.illegal_full ? 1 : 0);
   const int n_graphs = static_cast<int>(c_.integer(lo, std::max(k_.max_graphs, lo)));
   std::vector<ir::Function> graphs;
   for (int g = 0; g < n_graphs; ++g) {

@@ -63,6 +63,7 @@ ir::Function Builder::graph_fn(GraphSig& sig) {
   launch(body, s);  // every graph holds at least one launch (1..1024 nodes)
   flow_locals(body, s, first_local_);
   if (k_.illegal_view) illegal_view(body, s);
+  if (k_.illegal_full) illegal_full(body, s);
 
   // Returns: a subset of the InOut params, each by a name whose lineage reaches it (the param
   // or one of its writebacks), in any order (graph returns are never reordered).
@@ -240,9 +241,10 @@ void Builder::assemble_stmt(Stmts& out, Scope& s) {
 
 // Rejection mode: a view whose offset is the var of a loop without constant trips is
 // neither derivable at the call site nor replay-invariant (211). The loop holds no node, so
-// nothing else is wrong with it (a node-free loop may have any trips).
+// nothing else is wrong with it (a node-free loop may have any trips). Its base is any name
+// in scope: a param, a local, a view, a writeback or a tuple element.
 void Builder::illegal_view(Stmts& out, Scope& s) {
-  const Tensor& base = s.tensors.front();
+  const Tensor base = c_.pick(s.tensors);
   const auto der = pool(s, ScalarClass::Derivable);
   const std::string j = fresh("j"), v = fresh("v");
   std::vector<ir::Expr> offs;
@@ -251,6 +253,15 @@ void Builder::illegal_view(Stmts& out, Scope& s) {
   body.push_back(slice(v, base.name, std::move(offs), Dims(base.dims.size(), 1)));
   out.push_back(for_(j, lit(0), mod(var(der.front()->name), lit(3)), lit(1), std::move(body)));
   features_.add(Feature::kIllegalView);
+}
+
+// Rejection mode: `full` in a graph region (206), a buffer a replay would not refill. It is
+// otherwise well formed (literal shape, an unused name), so 206 is the only thing wrong.
+void Builder::illegal_full(Stmts& out, Scope&) {
+  const Dims d = c_.pick(std::vector<Dims>{{8}, {4}, {16}});
+  const std::string f = fresh("f");
+  out.push_back(full(f, {lit(d[0])}, lit(c_.integer(-9, 9))));
+  features_.add(Feature::kIllegalFull);
 }
 
 }  // namespace stackcheck::gen::detail

@@ -10,6 +10,7 @@
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
+#include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/oracles/roundtrip.h"
 #include "stack/ir/parser.h"
@@ -20,8 +21,9 @@ namespace stackcheck::oracles {
 
 namespace {
 
-const std::vector<std::string> kOracles = {"end-to-end", "pipeline",   "semantics",     "roundtrip",
-                                           "deps",       "plan-model", "bind-structure"};
+const std::vector<std::string> kOracles = {"end-to-end", "pipeline",       "semantics",   "roundtrip", "deps",
+                                           "plan-model", "bind-structure", "boundary",    "rejection", "latch",
+                                           "compaction", "corrupt-image",  "relative-ptr"};
 
 std::string one_line(std::string s) {
   for (char& c : s)
@@ -40,6 +42,8 @@ struct Params {
   runtime::ScheduleOptions schedule;
   bool step_c = true;
   std::vector<runtime::ConfigEntry> config;
+  std::optional<uint64_t> code, precondition, field, target;
+  uint64_t by = 1;
 };
 
 std::optional<std::string> read_params(const std::map<std::string, std::string>& kv, Params& p) {
@@ -57,6 +61,14 @@ std::optional<std::string> read_params(const std::map<std::string, std::string>&
       uint64_t w = 0;
       if (!parse_u64(v, w) || w > (uint64_t{1} << 40)) return fmt::format("W '{}' is not a task window", v);
       p.config.push_back({"W", static_cast<int64_t>(w), {}});
+    } else if (k == "code" || k == "precondition" || k == "by" || k == "field" || k == "target") {
+      uint64_t x = 0;
+      if (!parse_u64(v, x)) return fmt::format("{} '{}' is not an unsigned integer", k, v);
+      if (k == "code") p.code = x;
+      if (k == "precondition") p.precondition = x;
+      if (k == "by") p.by = x;
+      if (k == "field") p.field = x;
+      if (k == "target") p.target = x;
     } else {
       return fmt::format("unknown replay parameter '{}'", k);
     }
@@ -72,6 +84,11 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   if (!plan.mutations.empty()) o.before_upload = mutation_hook(plan.mutations);
   if (oracle == "deps") return check_plan_dependencies(plan, o).verdict;
   if (oracle == "plan-model") return check_plan_model(plan, p.seed, runtime::bind_plan(plan, o));
+  if (oracle == "latch") return check_latched_plan(plan, static_cast<int>(p.code.value_or(0)));
+  if (oracle == "compaction")
+    return check_compaction_plan(plan, p.precondition ? std::optional<unsigned>(*p.precondition) : std::nullopt, p.by);
+  if (oracle == "corrupt-image") return check_corrupt_plan(plan);
+  if (oracle == "relative-ptr") return check_offset_pair(p.field.value_or(0), p.target.value_or(0));
   // bind-structure
   std::string why;
   auto b = Bench::create(plan, 0xAA, true, &why);
@@ -86,7 +103,13 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   for (const Verdict& v : {check_image_deltas(c.image()), check_image_read(c.result.stats, c.image_bytes),
                            check_graph_storage(c, b->memory())})
     if (!v.passed()) return v;
-  return Verdict::pass();
+  // The copies: one image copy, one per new definition (the model counts the keys).
+  const PlanModelResult model = run_plan_model(plan, p.seed);
+  if (!model.ok())  // the definitions cannot be counted: the image copy still can
+    return c.result.stats.h2d == 1
+               ? Verdict::pass()
+               : Verdict::fail("one-copy", fmt::format("a successful bind made {} image copies", c.result.stats.h2d));
+  return check_copies(c.result.stats, model.definitions, plan.tensors.size());
 }
 
 Verdict replay_program(const std::string& oracle, const ir::Program& prog, const Params& p) {
@@ -94,6 +117,8 @@ Verdict replay_program(const std::string& oracle, const ir::Program& prog, const
   po.graph_boundary.step_c = p.step_c;
   if (oracle == "end-to-end") return check_end_to_end(prog, p.seed, p.schedule, po, p.config).verdict;
   if (oracle == "roundtrip") return check_print_roundtrip(prog);
+  if (oracle == "boundary") return check_boundary(prog, p.step_c);
+  if (oracle == "rejection") return check_rejected(prog, static_cast<int>(p.code.value_or(0)));
   if (oracle == "deps") {
     runtime::BindOptions o;
     o.seed = p.seed;
@@ -113,7 +138,10 @@ Verdict replay_program(const std::string& oracle, const ir::Program& prog, const
 
 std::vector<std::string> replay_oracles() { return kOracles; }
 
-bool is_plan_oracle(std::string_view o) { return o == "plan-model" || o == "bind-structure"; }
+bool is_plan_oracle(std::string_view o) {
+  return o == "plan-model" || o == "bind-structure" || o == "latch" || o == "compaction" || o == "corrupt-image" ||
+         o == "relative-ptr";
+}
 
 std::string write_counterexample(const Counterexample& c) {
   std::string out = fmt::format("# stackcheck {}\n# failed: {}\n# replay:", c.oracle, one_line(c.failed));

@@ -15,6 +15,12 @@
 //   deps (.plan|.gir)   the dependency oracle on the shipped image
 //   plan-model (.plan)  the device == the sequential plan model
 //   bind-structure (.plan)  the shipped image's deltas, the copies, the bytes read, storage
+//   boundary (.gir)     node counts, hoisted creates, InOut writes, Step C (input_oracles.h)
+//   rejection (.gir)    LegalizeGraphBoundary rejects the input with `code`
+//   latch (.plan)       a latched bind uploads nothing and reports the first `code`
+//   compaction (.plan)  the live prefix, and each (or the `precondition`) violated by `by`
+//   corrupt-image (.plan)  the `mutate` lines' image rejected by attach or run safely
+//   relative-ptr (.plan)   the offset API on the replay line's `field` and `target`
 //   property            a check only the property's own run repeats: replay names its command
 // No RapidCheck, nothing printed.
 #pragma once
@@ -32,7 +38,7 @@ namespace stackcheck::oracles {
 struct Counterexample {
   std::string oracle;                         // one of replay_oracles()
   std::string text;                           // the input, .gir or .plan
-  std::map<std::string, std::string> params;  // seed, schedule, step_c, W
+  std::map<std::string, std::string> params;  // seed, schedule, step_c, W, code, precondition, by, field, target
   std::string failed;                         // the verdict's text (one line)
   std::string found_by;                       // who found it and how to rerun that
 };
