@@ -227,7 +227,14 @@ STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
 // §15.9: the status mapping is injective and negative, avoids -1/-2/-3 and round-trips;
 // every other status maps back to no code.
 STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
-  const int32_t a = *rc::gen::inRange<int32_t>(-2000, 2000), bcode = *rc::gen::inRange<int32_t>(-2000, 2000);
+  // Half the draws are listed codes (16 of the 4000 integers around them would be a 0.4% share),
+  // half any integer (statuses and unlisted codes).
+  const auto draw = [] {
+    const std::span<const int32_t> codes = runtime::all_codes();
+    return *rc::gen::arbitrary<bool>() ? codes[*rc::gen::inRange<size_t>(0, codes.size())]
+                                       : *rc::gen::inRange<int32_t>(-2000, 2000);
+  };
+  const int32_t a = draw(), bcode = draw();
   const bool a_code = runtime::code_class(a).has_value();
   const bool b_code = runtime::code_class(bcode).has_value();
   gen::tag(a_code ? "a listed code" : "an unlisted code");

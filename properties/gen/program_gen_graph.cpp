@@ -125,9 +125,14 @@ void Builder::graph_stmt(Stmts& out, Scope& s) {
       s.scalars.push_back({v, ScalarClass::Derivable, 0});
       break;
     }
-    case 3: {  // a view of anything in scope
+    case 3: {  // a view of anything in scope; half the time of a whole rebound name, when there is
+      // one (COMPILER.md §5.3 "B rebound, tuple": views of writebacks and tuple elements are
+      // hoisted by their root's provenance, a path the plain names never take)
       if (!k_.views || s.tensors.empty()) break;
-      const Tensor base = c_.pick(s.tensors);
+      std::vector<Tensor> rebound;
+      for (const Tensor& t : s.tensors)
+        if (t.rebound && t.whole && !t.local) rebound.push_back(t);
+      const Tensor base = !rebound.empty() && c_.boolean() ? c_.pick(rebound) : c_.pick(s.tensors);
       make_view(out, s, base, window_dims_within(base.dims));
       break;
     }
