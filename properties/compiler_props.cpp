@@ -25,7 +25,7 @@ namespace {
 oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::PipelineOptions& o = {}) {
   oracles::PipelineRun run = oracles::run_pipeline(p, o);
   const oracles::Counterexample cx{
-      "pipeline", ir::print_program(p), {{"step_c", o.graph_boundary.step_c ? "1" : "0"}}, "", ""};
+      "pipeline", ir::print_program(p), {{"step_c", o.graph_boundary.step_c ? "1" : "0"}, {"legal", "1"}}, "", ""};
   if (run.verdict.reason == oracles::Inconclusive::kInputRejected)
     props::report(oracles::Verdict::fail("false-rejection", run.verdict.message), cx);
   props::report(run.verdict, cx);

@@ -3,7 +3,8 @@
 //
 //   # stackcheck <oracle>
 //   # failed: <the verdict>
-//   # replay: seed=S schedule=M step_c=0|1 W=N          (the oracle's parameters)
+//   # replay: seed=S schedule=M step_c=0|1 W=N legal=1  (the oracle's parameters; legal=1:
+//                                                        generated legal, a rejection fails)
 //   # found by <Suite.Name> (<how to rerun the property>)
 //   <.gir or .plan text>
 //
