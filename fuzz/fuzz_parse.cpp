@@ -1,22 +1,28 @@
 // fuzz_parse: raw bytes into the `.gir` parser. Oracles: the parser never crashes (any
-// bytes); an accepted program round-trips through the printer; the verifiers never crash
-// on it. Text-form inputs are the same thing: `.gir` text is this target's raw form.
+// bytes) and every error has a line:column; an accepted program round-trips through the
+// printer; the verifiers never crash on it. Text-form inputs are the same thing: `.gir` text
+// is this target's raw form, so its text form is the input itself under the header line.
 #include "fuzz/fuzz_target.h"
 #include "properties/oracles/roundtrip.h"
 #include "stack/ir/parser.h"
 #include "stack/verify/well_formed.h"
 
+namespace stackcheck::fuzz {
+const char* target_name() { return "fuzz_parse"; }
+std::string text_form(std::span<const uint8_t> in) { return with_header(target_name(), as_text(in.data(), in.size())); }
+}  // namespace stackcheck::fuzz
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stackcheck;
+  fuzz::Judge judge(fuzz::target_name());
   ir::ParseResult r = ir::parse_program(fuzz::as_text(data, size));
   if (!r.ok()) {
     if (r.error().line == 0 || r.error().column == 0)
-      fuzz::report_finding("fuzz_parse",
-                           oracles::Verdict::fail("parse-error-location", "parse error without line:column"));
-    return 0;
+      judge.fail("parser", oracles::Verdict::fail("parse-error-location",
+                                                  "parse error without line:column: " + r.error().to_string()));
+    return judge.reject(r.error().to_string());
   }
-  oracles::Verdict v = oracles::check_print_roundtrip(r.program());
-  if (v.failed()) fuzz::report_finding("fuzz_parse", v);
+  judge.check("roundtrip", oracles::check_print_roundtrip(r.program()));
   (void)verify::check_well_formed(r.program());
-  return 0;
+  return judge.done();
 }

@@ -4,7 +4,9 @@
 // back to the target (offsets and device addresses), and is unchanged when both are moved
 // by the same base (position independence). Raw input: u64 field, u64 target, u64 rebase
 // (little-endian, zero-padded). Text form: `# stackcheck fuzz_relative_ptr`, then lines
-// `field_off target_off`, each checked (also rebased by 2^32 and by 2^63).
+// `field_off target_off` (checked as they are and rebased by 2^32 and by 2^63) or
+// `field_off target_off rebase` (checked with that rebase, as a raw input is: the text form
+// of raw bytes is that one line). Other lines are ignored.
 #include "fuzz/fuzz_target.h"
 #include "stack/runtime/image/self_relative.h"
 
@@ -17,7 +19,7 @@ namespace {
 using stackcheck::oracles::Verdict;
 
 void fail(const std::string& msg) {
-  stackcheck::fuzz::report_finding("fuzz_relative_ptr", Verdict::fail("int32-delta", msg));
+  stackcheck::fuzz::report_finding("fuzz_relative_ptr", "relative-ptr", Verdict::fail("int32-delta", msg));
 }
 
 void check_pair(uint64_t field, uint64_t target) {
@@ -48,10 +50,19 @@ void check_with_rebase(uint64_t field, uint64_t target, uint64_t base) {
   check_pair(field + base, target + base);
 }
 
-uint64_t le64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
+struct Raw {
+  uint64_t field = 0, target = 0, rebase = 0;
+};
+
+Raw decode(const uint8_t* data, size_t size) {
+  uint8_t buf[24] = {};
+  if (size > 0) std::memcpy(buf, data, size < sizeof buf ? size : sizeof buf);
+  auto le64 = [&](size_t at) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | buf[at + static_cast<size_t>(i)];
+    return v;
+  };
+  return Raw{le64(0), le64(8), le64(16)};
 }
 
 bool parse_u64(const std::string& s, size_t& i, uint64_t& out) {
@@ -69,10 +80,21 @@ bool parse_u64(const std::string& s, size_t& i, uint64_t& out) {
 
 }  // namespace
 
+namespace stackcheck::fuzz {
+const char* target_name() { return "fuzz_relative_ptr"; }
+std::string text_form(std::span<const uint8_t> in) {
+  const std::string_view text = as_text(in.data(), in.size());
+  if (is_text_form(text)) return with_header(target_name(), text);
+  const Raw r = decode(in.data(), in.size());
+  return fmt::format("# stackcheck {}\n{} {} {}\n", target_name(), r.field, r.target, r.rebase);
+}
+}  // namespace stackcheck::fuzz
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  stackcheck::fuzz::Judge judge(stackcheck::fuzz::target_name());
   const std::string_view in = stackcheck::fuzz::as_text(data, size);
   if (stackcheck::fuzz::is_text_form(in)) {
-    size_t start = 0;
+    size_t start = 0, pairs = 0;
     while (start < in.size()) {
       size_t end = in.find('\n', start);
       if (end == std::string_view::npos) end = in.size();
@@ -80,14 +102,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       start = end + 1;
       if (line.empty() || line[0] == '#') continue;
       size_t i = 0;
-      uint64_t field = 0, target = 0;
+      uint64_t field = 0, target = 0, rebase = 0;
       if (!parse_u64(line, i, field) || !parse_u64(line, i, target)) continue;  // not a pair: ignored
+      ++pairs;
+      if (parse_u64(line, i, rebase)) {
+        check_with_rebase(field, target, rebase);
+        continue;
+      }
       for (uint64_t base : {uint64_t{0}, uint64_t{1} << 32, uint64_t{1} << 63}) check_with_rebase(field, target, base);
     }
-    return 0;
+    if (pairs == 0) return judge.reject("no `field target` line");
+    return judge.done();
   }
-  uint8_t buf[24] = {};
-  std::memcpy(buf, data, size < sizeof buf ? size : sizeof buf);
-  check_with_rebase(le64(buf), le64(buf + 8), le64(buf + 16));
-  return 0;
+  const Raw r = decode(data, size);
+  check_with_rebase(r.field, r.target, r.rebase);
+  return judge.done();
 }

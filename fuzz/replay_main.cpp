@@ -1,59 +1,330 @@
-// Replay driver: runs a fuzz target's LLVMFuzzerTestOneInput on files (or every file of a
-// directory) without libFuzzer, so every build (gcc included) replays the corpus. A
-// finding aborts the process, exactly as under libFuzzer.
+// Replay driver: runs a fuzz target's LLVMFuzzerTestOneInput without libFuzzer, so every
+// build (gcc included) replays the corpus, and gives the campaign the target's text forms and
+// classifications (fuzz_target.h). Modes:
+//   <t>_replay FILE|DIR...            runs each file once (a directory: its files, sorted); a
+//                                     finding aborts with its four lines, as under libFuzzer
+//   <t>_replay --text FILE            the canonical text form of FILE on stdout
+//   <t>_replay --classify FILE|DIR... one line `<class>\t<path>` per file on stdout, each
+//                                     file run in a child process (a crash or a hang cannot
+//                                     stop the others): pass, inconclusive:<reason_key>,
+//                                     rejected, fail:<oracle>/<rule>; a child that dies is
+//                                     fail:crash/<SIGNAME|exit-N|timeout>
+//   <t>_replay --check-text N [--seed S] [--max-len L]
+//                                     N random byte strings: each one's class equals its
+//                                     text form's class, the text form is a fixed point, and
+//                                     (positive control) the text form with a line no parser
+//                                     accepts is rejected, which no raw input is
+// Exit codes: 0 done; 1 --check-text found a mismatch; 2 usage or an unreadable file.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fuzz/fuzz_target.h"
+#include "stack/support/splitmix.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+namespace stackcheck::fuzz {
 
 namespace {
 
-bool run_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "replay: cannot read %s\n", p.c_str());
-    return false;
-  }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::fprintf(stderr, "replay: %s (%zu bytes)\n", p.c_str(), bytes.size());
-  // Copy into an exact-size heap buffer so ASan catches reads past the input.
-  std::vector<uint8_t> exact(bytes.begin(), bytes.end());
-  LLVMFuzzerTestOneInput(exact.empty() ? nullptr : exact.data(), exact.size());
-  return true;
-}
+// The driver's own record of the running input (never read by a target).
+struct Finding {
+  std::string oracle;
+  oracles::Verdict verdict;
+};
+bool g_classifying = false;
+std::optional<Outcome> g_noted;
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s FILE|DIR...\nRuns the fuzz target once per file.\n", argv[0]);
-    return 2;
+void replay_note_outcome(const Outcome& o) { g_noted = o; }
+
+void replay_report_finding(const char* target, std::string_view oracle, const oracles::Verdict& v) {
+  if (g_classifying) throw Finding{std::string(oracle), v};
+  const std::string text = finding_text(target, oracle, v);
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+  std::abort();
+}
+
+namespace {
+
+constexpr unsigned kClassifyTimeoutSeconds = 300;
+
+std::optional<std::vector<uint8_t>> read_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec)) return std::nullopt;
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return std::nullopt;
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+// Runs the target once on an exact-size heap copy (ASan sees reads past the input; never a
+// null pointer, as under libFuzzer).
+void run_once(std::span<const uint8_t> bytes) {
+  std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size()]);
+  if (!bytes.empty()) std::memcpy(exact.get(), bytes.data(), bytes.size());
+  LLVMFuzzerTestOneInput(exact.get(), bytes.size());
+}
+
+// The class of one input, in this process: a finding unwinds to here.
+std::string classify_here(std::span<const uint8_t> bytes) {
+  g_classifying = true;
+  g_noted.reset();
+  std::string out;
+  try {
+    run_once(bytes);
+    out = g_noted ? g_noted->class_name() : "pass";
+  } catch (const Finding& f) {
+    out = "fail:" + f.oracle + "/" + f.verdict.rule;
   }
-  size_t n = 0;
-  bool ok = true;
-  for (int i = 1; i < argc; ++i) {
-    std::filesystem::path p(argv[i]);
+  g_classifying = false;
+  return out;
+}
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGABRT: return "SIGABRT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTRAP: return "SIGTRAP";
+    default: return "signal-" + std::to_string(sig);
+  }
+}
+
+// The class of one input, run in a child process.
+std::string classify_isolated(std::span<const uint8_t> bytes) {
+  int fds[2];
+  if (pipe(fds) != 0) return classify_here(bytes);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return classify_here(bytes);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(kClassifyTimeoutSeconds);
+    const std::string c = classify_here(bytes) + "\n";
+    ssize_t at = 0;
+    while (at < static_cast<ssize_t>(c.size())) {
+      const ssize_t n = write(fds[1], c.data() + at, c.size() - static_cast<size_t>(at));
+      if (n <= 0) break;
+      at += n;
+    }
+    close(fds[1]);
+    _exit(0);  // no leak check or atexit work of the parent's state in the child
+  }
+  close(fds[1]);
+  std::string got;
+  char buf[256];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    got.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!got.empty() && got.back() == '\n' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    got.pop_back();
+    return got;
+  }
+  if (WIFSIGNALED(status))
+    return "fail:crash/" + (WTERMSIG(status) == SIGALRM ? std::string("timeout") : signal_name(WTERMSIG(status)));
+  return "fail:crash/exit-" + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+// Files named by the arguments: a directory's regular files, sorted.
+std::vector<std::filesystem::path> expand(const std::vector<std::string>& args, bool& ok) {
+  std::vector<std::filesystem::path> out;
+  for (const std::string& a : args) {
+    std::filesystem::path p(a);
     std::error_code ec;
     if (std::filesystem::is_directory(p, ec)) {
       std::vector<std::filesystem::path> files;
       for (const auto& e : std::filesystem::directory_iterator(p, ec))
         if (e.is_regular_file()) files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) {
-        ok = run_file(f) && ok;
-        ++n;
+      if (ec) {
+        std::fprintf(stderr, "replay: cannot list %s: %s\n", p.c_str(), ec.message().c_str());
+        ok = false;
       }
+      std::sort(files.begin(), files.end());
+      out.insert(out.end(), files.begin(), files.end());
     } else {
-      ok = run_file(p) && ok;
-      ++n;
+      out.push_back(p);
     }
   }
-  std::fprintf(stderr, "replay: %zu file(s) %s\n", n, ok ? "ran without a finding" : "with read errors");
+  return out;
+}
+
+int usage(const char* argv0) {
+  std::fprintf(stderr,
+               "usage: %s FILE|DIR...              run the target once per file (a finding aborts)\n"
+               "       %s --text FILE              print FILE's canonical text form\n"
+               "       %s --classify FILE|DIR...   print `<class>\\t<path>` per file\n"
+               "       %s --check-text N [--seed S] [--max-len L]\n"
+               "                                   raw bytes and their text form classify alike\n",
+               argv0, argv0, argv0, argv0);
+  return 2;
+}
+
+int run_files(const std::vector<std::string>& args) {
+  bool ok = true;
+  size_t n = 0;
+  for (const auto& f : expand(args, ok)) {
+    const auto bytes = read_file(f);
+    if (!bytes) {
+      std::fprintf(stderr, "replay: cannot read %s\n", f.c_str());
+      ok = false;
+      continue;
+    }
+    std::fprintf(stderr, "replay: %s (%zu bytes)\n", f.c_str(), bytes->size());
+    run_once(*bytes);
+    ++n;
+  }
+  std::fprintf(stderr, "replay: %zu file(s) %s\n", n, ok ? "ran without a finding" : "ran, with read errors");
   return ok ? 0 : 2;
+}
+
+int print_text(const std::string& file) {
+  const auto bytes = read_file(file);
+  if (!bytes) {
+    std::fprintf(stderr, "%s: cannot read %s\n", target_name(), file.c_str());
+    return 2;
+  }
+  const std::string text = text_form(*bytes);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : 2;
+}
+
+int classify_files(const std::vector<std::string>& args) {
+  bool ok = true;
+  for (const auto& f : expand(args, ok)) {
+    const auto bytes = read_file(f);
+    if (!bytes) {
+      std::fprintf(stderr, "%s: cannot read %s\n", target_name(), f.c_str());
+      ok = false;
+      continue;
+    }
+    const std::string c = classify_isolated(*bytes);
+    std::printf("%s\t%s\n", c.c_str(), f.c_str());
+    std::fflush(stdout);
+  }
+  return ok ? 0 : 2;
+}
+
+// The text form with a line no .gir or .plan parser accepts after its leading comments.
+std::string spoiled(const std::string& text) {
+  size_t at = 0;
+  while (at < text.size() && text[at] == '#') {
+    const size_t nl = text.find('\n', at);
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return text.substr(0, at) + "@ not a statement\n" + text.substr(at);
+}
+
+int check_text(uint64_t n, uint64_t seed, uint64_t max_len) {
+  support::SplitMix64 rng(seed);
+  const std::string head = std::string("# stackcheck ") + target_name() + "\n";
+  uint64_t mismatches = 0;
+  std::map<std::string, uint64_t> classes;
+  auto bad = [&](uint64_t k, const std::string& what, const std::vector<uint8_t>& bytes) {
+    ++mismatches;
+    std::string hex;
+    for (size_t i = 0; i < bytes.size() && i < 64; ++i) hex += fmt::format("{:02x}", bytes[i]);
+    std::fprintf(stderr, "check-text: case %llu: %s (input %zu bytes: %s%s)\n", static_cast<unsigned long long>(k),
+                 what.c_str(), bytes.size(), hex.c_str(), bytes.size() > 64 ? "..." : "");
+  };
+  for (uint64_t k = 0; k < n; ++k) {
+    std::vector<uint8_t> bytes(max_len == 0 ? 0 : rng.next() % (max_len + 1));
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng.next());
+    if (is_text_form(as_text(bytes.data(), bytes.size()))) continue;  // (a 1 in 2^96 chance)
+    const std::string raw = classify_here(bytes);
+    ++classes[raw];
+    const std::string text = text_form(bytes);
+    const std::vector<uint8_t> text_bytes(text.begin(), text.end());
+    if (text.rfind(head, 0) != 0)
+      bad(k, "the text form does not start with `" + head.substr(0, head.size() - 1) + "`", bytes);
+    if (text_form(text_bytes) != text) bad(k, "the text form is not a fixed point of --text", bytes);
+    const std::string from_text = classify_here(text_bytes);
+    if (from_text != raw) bad(k, "raw bytes give " + raw + ", their text form " + from_text, bytes);
+    // Positive control: the text is parsed, not decoded (a raw input is never rejected).
+    const std::string s = spoiled(text);
+    const std::string control = classify_here(std::vector<uint8_t>(s.begin(), s.end()));
+    if (raw == "rejected") bad(k, "raw bytes are rejected: every byte string must decode", bytes);
+    if (control != "rejected") bad(k, "the spoiled text form gives " + control + ", not rejected", bytes);
+  }
+  std::string summary;
+  for (const auto& [c, count] : classes) summary += fmt::format(" {}={}", c, count);
+  std::fprintf(stderr, "check-text: %s: %llu cases, %llu mismatches; raw classes:%s\n", target_name(),
+               static_cast<unsigned long long>(n), static_cast<unsigned long long>(mismatches), summary.c_str());
+  return mismatches == 0 ? 0 : 1;
+}
+
+bool parse_u64(const char* s, uint64_t& out) {
+  if (s == nullptr || *s == '\0') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || s[0] == '-') return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+}  // namespace stackcheck::fuzz
+
+int main(int argc, char** argv) {
+  using namespace stackcheck::fuzz;
+  if (argc < 2) return usage(argv[0]);
+  const std::string mode = argv[1];
+  std::vector<std::string> rest(argv + 2, argv + argc);
+  if (mode == "--text") {
+    if (rest.size() != 1) return usage(argv[0]);
+    return print_text(rest[0]);
+  }
+  if (mode == "--classify") {
+    if (rest.empty()) return usage(argv[0]);
+    return classify_files(rest);
+  }
+  if (mode == "--check-text") {
+    uint64_t n = 0, seed = 1, max_len = 2048;
+    if (rest.empty() || !parse_u64(rest[0].c_str(), n)) return usage(argv[0]);
+    for (size_t i = 1; i < rest.size(); i += 2) {
+      if (i + 1 >= rest.size()) return usage(argv[0]);
+      if (rest[i] == "--seed" && parse_u64(rest[i + 1].c_str(), seed)) continue;
+      if (rest[i] == "--max-len" && parse_u64(rest[i + 1].c_str(), max_len)) continue;
+      return usage(argv[0]);
+    }
+    return check_text(n, seed, max_len);
+  }
+  if (mode.rfind("--", 0) == 0 || mode == "-h") return usage(argv[0]);
+  return run_files(std::vector<std::string>(argv + 1, argv + argc));
 }

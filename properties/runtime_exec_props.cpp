@@ -7,6 +7,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "properties/gen/arbitrary.h"
+#include "properties/gen/mutation_gen.h"
+#include "properties/gen/rc_choices.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
@@ -121,41 +123,9 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   if (clean.result.status != 0)
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
                                         runtime::status_to_code(clean.result.status).value_or(0)));
-  const uint64_t image_and_subs = clean.staged.size() - clean.image_offset;
-  // The submissions follow the image at the next 64-byte boundary of the copied zone.
-  const uint64_t subs_at = runtime::align64(clean.image_offset + clean.image_bytes) - clean.image_offset;
-  std::vector<runtime::Mutation> muts;
-  const size_t n = 1 + *rc::gen::inRange<size_t>(0, 4);
-  // Where the mutations go: one region per case most of the time, so that a check late in
-  // attach's order (a submission record's figures, BadGraphContext) is reached by a case whose
-  // every mutation lies there, instead of being pre-empted by a header mutation of the same
-  // case; the rest of the cases mix regions per mutation.
-  const size_t focus = *rc::gen::inRange<size_t>(0, 6);
-  if (focus == 4) gen::tag(subs_at < image_and_subs ? "focus: submission record" : "focus: (no submission)");
-  for (size_t k = 0; k < n; ++k) {
-    runtime::Mutation m;
-    static const size_t kRegion[] = {0, 0, 1, 1, 1, 2, 2, 4, 3, 3};  // the mixed cases' shares
-    const size_t where = focus < 5 ? focus : kRegion[*rc::gen::inRange<size_t>(0, std::size(kRegion))];
-    if (where == 0) {
-      m.target = runtime::MutationTarget::kRuntimeHeader;
-      m.offset = *rc::gen::inRange<uint64_t>(0, sizeof(runtime::RuntimeHeader));
-    } else if (where == 1) {  // a figure of the ImageHeader: pitch, n, image_bytes, segments, counts
-      static const uint64_t fields[] = {16, 17, 20, 21, 48, 49, 50, 56, 64, 72, 96, 104, 112, 113, 116, 120};
-      m.offset = fields[*rc::gen::inRange<size_t>(0, std::size(fields))];
-    } else if (where == 2) {  // the ImageHeader and the first records
-      m.offset = *rc::gen::inRange<uint64_t>(0, std::min<uint64_t>(image_and_subs, 512));
-    } else if (where == 4 && subs_at < image_and_subs) {
-      // A figure of the first graph submission record: block base and size, counts, size.
-      static const uint64_t fields[] = {16, 17, 20, 24, 25, 26, 36, 38, 40, 41};
-      m.offset = subs_at + fields[*rc::gen::inRange<size_t>(0, std::size(fields))];
-    } else {
-      m.offset = *rc::gen::inRange<uint64_t>(0, image_and_subs);
-    }
-    // Zero and all-ones as often as any other value: they shrink and grow figures most.
-    const int v = *rc::gen::inRange<int>(0, 256 + 170);
-    m.value = static_cast<uint8_t>(v < 256 ? v : (v < 341 ? 0 : 255));
-    muts.push_back(m);
-  }
+  // The shared mutation generator (gen/mutation_gen.h, fuzz_attach's too) on RapidCheck's engine.
+  gen::RapidCheckChoices choices;
+  const std::vector<runtime::Mutation> muts = gen::generate_mutations(choices, clean.staged, clean.image_offset);
   auto b = oracles::Bench::create(g.plan, 0xAA, false);
   runtime::BindOptions o;
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
@@ -177,6 +147,6 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
       break;
     default: break;
   }
-  props::report(oracles::judge_corrupt_bind(r),
+  props::report(oracles::check_corrupt_image_run(r),
                 oracles::Counterexample{"corrupt-image", runtime::print_plan(shown), {}, "", ""});
 }

@@ -14,6 +14,11 @@
 
 namespace stackcheck::oracles {
 
+// What an oracle that needs a completed bind says of one that did not complete (status != 0):
+// inconclusive, a resource latch with its code, -2 unsupported, else runtime-refused with
+// the code (or the status). Oracles that judge statuses themselves do not use it.
+Verdict bind_status_verdict(const runtime::BindResult& r);
+
 // §15.4: a successful bind made exactly one image copy, `definitions` definition copies and
 // one upload per entry tensor.
 Verdict check_copies(const runtime::BindStats& s, uint64_t definitions, uint64_t entry_tensors);
@@ -26,8 +31,9 @@ Verdict check_image_read(const runtime::BindStats& s, uint64_t image_bytes);
 Verdict check_latch_uploads_nothing(const Captured& c);
 
 // §15.2: compacting `mirror` with every byte outside the live prefix ([0, n) records,
-// [0, cursor) pool entries, the header) inverted gives the same image, and that image is
-// `shipped`. `compact` is the compaction under test (runtime::compact_live_image).
+// [0, cursor) pool entries, the header) set to 0x00, and again to 0xFF (each such byte
+// changes under one of the two), gives the same image, and that image is `shipped`.
+// `compact` is the compaction under test (runtime::compact_live_image).
 using Compactor = std::function<bool(std::span<const std::byte> mirror, const runtime::MirrorLayout&,
                                      const runtime::PoolCounts&, uint32_t n, std::span<std::byte> out)>;
 Compactor runtime_compactor();

@@ -44,8 +44,12 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& op
 }
 
 CompiledPlan compile_to_plan(const ir::Program& p, const passes::PipelineOptions& options) {
+  return compile_pipeline_run(run_pipeline(p, options));
+}
+
+CompiledPlan compile_pipeline_run(PipelineRun run) {
   CompiledPlan out;
-  out.pipeline = run_pipeline(p, options);
+  out.pipeline = std::move(run);
   out.verdict = out.pipeline.verdict;
   if (!out.verdict.passed()) return out;
   codegen::CodegenResult cg = codegen::generate_orchestration(out.pipeline.stages.back().program);
@@ -61,7 +65,10 @@ CompiledPlan compile_to_plan(const ir::Program& p, const passes::PipelineOptions
 }
 
 Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what) {
-  const interp::Result a = interp::run(p, seed);
+  return check_same_semantics(interp::run(p, seed), q, seed, what);
+}
+
+Verdict check_same_semantics(const interp::Result& a, const ir::Program& q, uint64_t seed, const std::string& what) {
   if (!a.ok())
     return Verdict::inconclusive(a.error().kind == interp::ErrorKind::Budget ? Inconclusive::kInterpreterBudget
                                                                              : Inconclusive::kInterpreterError,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "properties/oracles/oracle.h"
+#include "stack/interp/interp.h"
 #include "stack/ir/ast.h"
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/pass.h"
@@ -41,6 +42,8 @@ struct CompiledPlan {
 };
 // Codegen rejecting a legalized program is a fail ("codegen"): the pipeline vouched for it.
 CompiledPlan compile_to_plan(const ir::Program& p, const passes::PipelineOptions& options = {});
+// Codegen of a pipeline run already made (its last stage), as compile_to_plan does.
+CompiledPlan compile_pipeline_run(PipelineRun run);
 
 // Runs the pipeline (passes/pipeline.h) in one PassManager under the verify instrument, with
 // the snapshot instrument keeping every accepted intermediate program.
@@ -50,6 +53,9 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& op
 // only exhausts the budget; a failure when only q errs or bytes differ (naming the first
 // differing tensor and element).
 Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what);
+// The same with interp(p, seed) already run as `original` (one run serves every stage).
+Verdict check_same_semantics(const interp::Result& original, const ir::Program& q, uint64_t seed,
+                             const std::string& what);
 
 // §8.4: the pass's node count per graph equals the verifier's re-derived count.
 Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGraphBoundaryReport& report);

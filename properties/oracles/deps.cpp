@@ -19,6 +19,7 @@
 #include <boost/graph/topological_sort.hpp>
 #include <boost/graph/transitive_closure.hpp>
 
+#include "properties/oracles/bind_checks.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "stack/codegen/codegen.h"
 #include "stack/runtime/host/runtime.h"
@@ -281,8 +282,11 @@ std::string describe_unit(const TaskGraph& g, UnitId u, const Provenance& prov) 
 }
 
 Provenance plan_provenance(const runtime::OrchProgram& p, uint64_t seed) {
+  return plan_provenance(run_plan_model(p, seed));
+}
+
+Provenance plan_provenance(PlanModelResult m) {
   Provenance out;
-  PlanModelResult m = run_plan_model(p, seed);
   if (m.ok())
     out.plan = std::move(m.tasks);
   else
@@ -332,21 +336,10 @@ DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov, Reachabil
 
 namespace {
 
-Verdict bind_verdict(const runtime::BindResult& r) {
-  const int32_t code = rt::status_to_code(r.status).value_or(r.status);
-  if (rt::is_resource_latch_status(r.status))
-    return Verdict::inconclusive(Inconclusive::kResourceLatch, rt::status_line(r), code);
-  if (r.status == rt::kStatusUnsupported)
-    return Verdict::inconclusive(Inconclusive::kUnsupported, fmt::format("{} ({})", rt::status_line(r), r.detail));
-  return Verdict::inconclusive(Inconclusive::kRuntimeRefused, fmt::format("{} ({})", rt::status_line(r), r.detail),
-                               code);
-}
-
 // The bind of `p` as bind_plan makes it, on memory this oracle owns, so that the uploaded
 // definitions can be read back while the Runtime lives.
 DepsRun run_plan(const runtime::OrchProgram& p, const runtime::BindOptions& opts, Provenance prov) {
   DepsRun out;
-  out.provenance = std::move(prov);
   rt::BindResult& r = out.bind;
   rt::RuntimeConfig cfg;
   if (auto err = rt::validate_plan(p)) {
@@ -357,7 +350,8 @@ DepsRun run_plan(const runtime::OrchProgram& p, const runtime::BindOptions& opts
     r.detail = *why;
   }
   if (r.status != rt::kStatusOk) {
-    out.verdict = bind_verdict(r);
+    out.provenance = std::move(prov);
+    out.verdict = bind_status_verdict(r);
     return out;
   }
   if (opts.fill_byte) cfg.fill_byte = *opts.fill_byte;
@@ -367,35 +361,48 @@ DepsRun run_plan(const runtime::OrchProgram& p, const runtime::BindOptions& opts
   rt::DeviceMemory mem(mc);  // outlives the Runtime
   auto runtime = rt::Runtime::create(mem, cfg);
   if (!runtime) {
+    out.provenance = std::move(prov);
     r.status = rt::kStatusUnsupported;
     r.detail = runtime.error();
-    out.verdict = bind_verdict(r);
+    out.verdict = bind_status_verdict(r);
     return out;
   }
-  std::optional<std::vector<std::byte>> shipped;
-  uint64_t destination = 0;
+  Captured c;
   rt::BindOptions o = opts;
-  o.before_upload = [&shipped, &destination, inner = opts.before_upload](rt::StagedUpload& up) {
+  o.before_upload = [&c, inner = opts.before_upload](rt::StagedUpload& up) {
     if (inner)
       if (std::optional<std::string> stop = inner(up)) return stop;
-    shipped.emplace(up.bytes.begin(), up.bytes.end());  // what the one copy ships
-    destination = up.destination.raw();
+    c.staged.assign(up.bytes.begin(), up.bytes.end());  // what the one copy ships
+    c.image_offset = up.image_offset;
+    c.image_bytes = up.image_bytes;
+    c.destination = up.destination;
     return std::optional<std::string>();
   };
-  r = (*runtime)->bind(p, o);
+  c.result = (*runtime)->bind(p, o);
+  return check_captured_dependencies(c, mem, std::move(prov));
+}
+
+}  // namespace
+
+DepsRun check_captured_dependencies(const Captured& c, const runtime::DeviceMemory& mem, Provenance prov) {
+  DepsRun out;
+  out.provenance = std::move(prov);
+  out.bind = c.result;
+  const rt::BindResult& r = out.bind;
   for (const rt::ReservationInfo& info : mem.reservations())  // for the report: which buffer
     if (info.link != rt::kDirectCaller)
       out.provenance.ranges.push_back(NamedRange{{info.base.raw(), info.base.raw() + info.bytes}, info.name});
   std::sort(out.provenance.ranges.begin(), out.provenance.ranges.end(),
             [](const NamedRange& a, const NamedRange& b) { return a.range.lo < b.range.lo; });
   std::string decode_error;
+  const bool shipped = !c.staged.empty();
   if (shipped) {
-    DecodeResult d = decode_task_graph(*shipped, destination, device_definition_reader(mem));
+    DecodeResult d = decode_task_graph(c.staged, c.destination.raw(), device_definition_reader(mem));
     out.graph = std::move(d.graph);
     decode_error = std::move(d.error);
   }
   if (r.status != rt::kStatusOk) {
-    out.verdict = bind_verdict(r);
+    out.verdict = bind_status_verdict(r);
     return out;
   }
   if (!shipped) {
@@ -410,8 +417,6 @@ DepsRun run_plan(const runtime::OrchProgram& p, const runtime::BindOptions& opts
   out.verdict = out.check.verdict;
   return out;
 }
-
-}  // namespace
 
 DepsRun check_plan_dependencies(const runtime::OrchProgram& p, const runtime::BindOptions& opts) {
   // A program built in code has no locations: its printed text supplies them, so a report's

@@ -30,6 +30,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include "properties/oracles/image_checks.h"
 #include "properties/oracles/oracle.h"
 #include "properties/oracles/plan_model.h"
 #include "stack/ir/ast.h"
@@ -126,6 +127,8 @@ struct Provenance {
 };
 // The plan model's task origins for `p` with entry inputs from `seed` (reads steer ifs).
 Provenance plan_provenance(const runtime::OrchProgram& p, uint64_t seed);
+// The same from a model already run (run_plan_model of the plan and the seed).
+Provenance plan_provenance(PlanModelResult model);
 
 // ---- the checks ----
 
@@ -176,6 +179,11 @@ struct DepsRun {
 //                 else runtime-refused with the status);
 //   fail:         deps-decode, deps-acyclic or deps-order.
 DepsRun check_plan_dependencies(const runtime::OrchProgram& p, const runtime::BindOptions& opts = {});
+
+// The same checks on a bind already made: `c` as a Bench (image_checks.h) captured it, `mem`
+// the device memory it ran on, still holding the uploaded definitions (its Runtime alive).
+// Lets one bind serve this oracle and the others (the fuzz targets bind once per input).
+DepsRun check_captured_dependencies(const Captured& c, const runtime::DeviceMemory& mem, Provenance prov = {});
 
 // Compiles `p` (pipeline + codegen), prints and reparses the plan (so the report names its
 // lines; the codegen output itself gives the .gir lines), then check_plan_dependencies.

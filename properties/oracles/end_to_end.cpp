@@ -66,30 +66,25 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   opts.seed = seed;
   opts.schedule = schedule;
   out.bind = runtime::bind_plan(plan, opts);
-  const runtime::BindResult& r = out.bind;
-  if (runtime::is_resource_latch_status(r.status)) {
-    out.verdict = Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
-                                        runtime::status_to_code(r.status).value_or(0));
-    return out;
-  }
-  if (r.status != 0) {
-    out.verdict = Verdict::fail("runtime-status", fmt::format("{} ({})", runtime::status_line(r), r.detail));
-    return out;
-  }
-  if (r.stats.h2d != 1) {
-    out.verdict = Verdict::fail("one-copy", fmt::format("successful bind made {} image copies", r.stats.h2d));
-    return out;
-  }
-  if (r.stats.image_read != r.stats.image) {
-    out.verdict = Verdict::fail("image-read", fmt::format("completed run read {} of {} shipped image bytes",
-                                                          r.stats.image_read, r.stats.image));
-    return out;
-  }
-  std::vector<std::pair<std::string, std::vector<uint8_t>>> want;
-  for (const auto& t : expected.outputs().tensors) want.emplace_back(t.name, t.bytes);
-  out.verdict = compare_entries(want, with_ir_names(r.entries, compiled.plan, compiled.entry_names),
-                                fmt::format("schedule {} seed {}", schedule_text(schedule), seed));
+  out.verdict = judge_end_to_end(compiled, expected.outputs(), out.bind,
+                                 fmt::format("schedule {} seed {}", schedule_text(schedule), seed));
   return out;
+}
+
+Verdict judge_end_to_end(const CompiledPlan& compiled, const interp::Outputs& expected, const runtime::BindResult& r,
+                         const std::string& context) {
+  if (runtime::is_resource_latch_status(r.status))
+    return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
+                                 runtime::status_to_code(r.status).value_or(0));
+  if (r.status != 0) return Verdict::fail("runtime-status", fmt::format("{} ({})", runtime::status_line(r), r.detail));
+  if (r.stats.h2d != 1)
+    return Verdict::fail("one-copy", fmt::format("successful bind made {} image copies", r.stats.h2d));
+  if (r.stats.image_read != r.stats.image)
+    return Verdict::fail("image-read", fmt::format("completed run read {} of {} shipped image bytes",
+                                                   r.stats.image_read, r.stats.image));
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> want;
+  for (const auto& t : expected.tensors) want.emplace_back(t.name, t.bytes);
+  return compare_entries(want, with_ir_names(r.entries, compiled.plan, compiled.entry_names), context);
 }
 
 std::vector<runtime::EntryResult> with_ir_names(std::vector<runtime::EntryResult> entries,

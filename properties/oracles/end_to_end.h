@@ -4,8 +4,10 @@
 // completed runs: exactly one image copy, and every shipped image byte read.
 #pragma once
 
+#include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/oracle.h"
 #include "stack/codegen/codegen.h"
+#include "stack/interp/interp.h"
 #include "stack/ir/ast.h"
 #include "stack/passes/pipeline.h"
 #include "stack/runtime/device/scheduler.h"
@@ -37,6 +39,12 @@ struct EndToEndRun {
 EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime::ScheduleOptions& schedule,
                              const passes::PipelineOptions& pipeline = {},
                              const std::vector<runtime::ConfigEntry>& config = {});
+
+// check_end_to_end's judgement of a bind already made: `r` the bind of compiled.plan (under
+// the config and schedule `context` names), `expected` interp(p, seed). Lets one bind serve
+// this oracle and the others (the fuzz targets bind once per input).
+Verdict judge_end_to_end(const CompiledPlan& compiled, const interp::Outputs& expected, const runtime::BindResult& r,
+                         const std::string& context);
 
 // The differential comparison itself: every entry tensor's bytes equal; a failure names the
 // first differing tensor and element with both values.

@@ -23,6 +23,25 @@ std::optional<std::string> apply_mutations(std::span<const runtime::Mutation> mu
   return std::nullopt;
 }
 
+Verdict check_corrupt_image_run(const runtime::BindResult& r) {
+  using runtime::BindFailure;
+  if ((r.failure == BindFailure::kAttach) != r.attach_class.has_value())
+    return Verdict::fail("attach-class",
+                         fmt::format("failure {} with{} an attach class ({})", runtime::bind_failure_name(r.failure),
+                                     r.attach_class ? "" : "out", runtime::status_line(r)));
+  switch (r.failure) {
+    case BindFailure::kNone:
+    case BindFailure::kAttach:
+    case BindFailure::kKernelFault:
+    case BindFailure::kScheduler:
+    case BindFailure::kLatched: return Verdict::pass();
+    default:
+      return Verdict::fail(
+          r.failure == BindFailure::kDeviceFault ? "device-fault" : "corrupt-image",
+          fmt::format("{} ({}: {})", runtime::status_line(r), runtime::bind_failure_name(r.failure), r.detail));
+  }
+}
+
 runtime::BeforeUploadHook mutation_hook(std::vector<runtime::Mutation> mutations) {
   if (mutations.empty()) return {};
   return [mutations = std::move(mutations)](runtime::StagedUpload& up) { return apply_mutations(mutations, up); };

@@ -12,10 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "properties/oracles/oracle.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/plan/program.h"
 
 namespace stackcheck::oracles {
+
+// HARNESS.md §3 "attach rejects or safely runs every corrupted image", for the bind of an
+// upload the hook changed: attach rejects it with a class, or the run ends in a scheduler or
+// device code, or runs to completion, or a builtin faults on the corrupt tensor args it was
+// handed (contained by device memory: attach does not vouch for what a TensorArg points at,
+// RUNTIME.md §11, §12). Fails: "attach-class" (an attach failure without a class or a class
+// without one), "device-fault" (a DeviceFault in the runtime's own accesses: a record attach
+// accepted must be followable), "corrupt-image" (any other failure: compaction, the hook).
+Verdict check_corrupt_image_run(const runtime::BindResult& r);
 
 // Applies `mutations` to `up.bytes`; nullopt on success, else why none was applied.
 std::optional<std::string> apply_mutations(std::span<const runtime::Mutation> mutations, runtime::StagedUpload& up);

@@ -71,6 +71,28 @@ TEST(ImageMutation, offsets_past_their_target_stop_the_bind) {
   EXPECT_EQ(bytes[127], std::byte{2});
 }
 
+// The corrupt-image oracle: a class, a code, completion or a contained builtin fault pass;
+// a DeviceFault in the runtime's own accesses, another failure, or a class that does not go
+// with the failure fail (positive controls, built by hand).
+TEST(ImageMutation, corrupt_image_run_verdicts) {
+  EXPECT_TRUE(check_corrupt_image_run(bind_with_lines("")).passed());
+  EXPECT_TRUE(check_corrupt_image_run(bind_with_lines("mutate 0 0\n")).passed());  // BadMagic
+  runtime::BindResult r;
+  r.status = -1;
+  r.failure = runtime::BindFailure::kKernelFault;
+  EXPECT_TRUE(check_corrupt_image_run(r).passed());
+  r.failure = runtime::BindFailure::kDeviceFault;
+  EXPECT_EQ(check_corrupt_image_run(r).rule, "device-fault");
+  r.failure = runtime::BindFailure::kCompaction;
+  EXPECT_EQ(check_corrupt_image_run(r).rule, "corrupt-image");
+  r.failure = runtime::BindFailure::kAttach;
+  EXPECT_EQ(check_corrupt_image_run(r).rule, "attach-class");  // attach failed, no class
+  r.failure = runtime::BindFailure::kNone;
+  r.status = 0;
+  r.attach_class = runtime::AttachErrorClass::kBadMagic;
+  EXPECT_EQ(check_corrupt_image_run(r).rule, "attach-class");  // a class, no attach failure
+}
+
 TEST(ImageMutation, no_lines_no_hook) { EXPECT_FALSE(static_cast<bool>(mutation_hook({}))); }
 
 }  // namespace

@@ -135,22 +135,6 @@ Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsig
   return Verdict::pass();
 }
 
-Verdict judge_corrupt_bind(const runtime::BindResult& r) {
-  if ((r.failure == runtime::BindFailure::kAttach) != r.attach_class.has_value())
-    return Verdict::fail("corrupt-image", "an attach failure without its class (or the reverse)");
-  switch (r.failure) {
-    case runtime::BindFailure::kNone:
-    case runtime::BindFailure::kAttach:
-    case runtime::BindFailure::kKernelFault:
-    case runtime::BindFailure::kScheduler:
-    case runtime::BindFailure::kLatched: return Verdict::pass();
-    default: break;
-  }
-  return Verdict::fail(
-      r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "corrupt-image",
-      fmt::format("{} ({}: {})", runtime::status_line(r), runtime::bind_failure_name(r.failure), r.detail));
-}
-
 Verdict check_corrupt_plan(const runtime::OrchProgram& p) {
   std::string why;
   auto b = Bench::create(p, 0xAA, false, &why);
@@ -159,7 +143,7 @@ Verdict check_corrupt_plan(const runtime::OrchProgram& p) {
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
   o.schedule.progress_timeout_ms = 2000;
   o.before_upload = mutation_hook(p.mutations);
-  return judge_corrupt_bind(b->bind(p, o).result);
+  return check_corrupt_image_run(b->bind(p, o).result);
 }
 
 Verdict check_offset_pair(uint64_t field, uint64_t target) {

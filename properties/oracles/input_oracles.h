@@ -46,10 +46,8 @@ Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned w
 // precondition when nullopt, the payload stride first) with `by`.
 Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsigned> which, uint64_t by);
 
-// corrupt-image: the judgement of one bind of a corrupted image: attach rejected it with a
-// class, a scheduler or device code ended it, a builtin faulted on the corrupt args it was
-// handed, or it ran to completion; never a DeviceFault in the runtime's own accesses.
-Verdict judge_corrupt_bind(const runtime::BindResult& r);
+// corrupt-image: the judgement of a bind of a corrupted image is check_corrupt_image_run
+// (image_mutation.h).
 // Binds `p` with its mutate lines (newest schedule, no strict uninitialised reads).
 Verdict check_corrupt_plan(const runtime::OrchProgram& p);
 

@@ -73,7 +73,7 @@ TEST(InputOracles, latch_compaction_corrupt_image_on_plans) {
   runtime::BindResult faulted;
   faulted.status = runtime::kStatusGeneric;
   faulted.failure = runtime::BindFailure::kDeviceFault;
-  EXPECT_EQ(judge_corrupt_bind(faulted).rule, "device-fault");
+  EXPECT_EQ(check_corrupt_image_run(faulted).rule, "device-fault");
 }
 
 TEST(InputOracles, offset_pairs) {

@@ -648,7 +648,10 @@ PlanModelResult run_plan_model(const runtime::OrchProgram& p, uint64_t seed, con
 }
 
 Verdict check_plan_model(const runtime::OrchProgram& p, uint64_t seed, const runtime::BindResult& device) {
-  const PlanModelResult model = run_plan_model(p, seed);
+  return check_plan_model(run_plan_model(p, seed), device);
+}
+
+Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult& device) {
   // The model erring (a budget, a use after scope, a latch the plan asks for) puts the plan
   // outside the oracle's domain, as the interpreter erring does for a program.
   if (!model.ok()) return Verdict::inconclusive(Inconclusive::kInterpreterError, "model: " + *model.error);

@@ -75,5 +75,8 @@ PlanModelResult run_plan_model(const runtime::OrchProgram& p, uint64_t seed, con
 //   fail:         ("plan-model") a different entry list (count, name, direction) or a byte
 //                 that differs, naming tensor and element with both values.
 Verdict check_plan_model(const runtime::OrchProgram& p, uint64_t seed, const runtime::BindResult& device);
+// The same comparison against a model already run (run_plan_model of p and the seed), so one
+// model run serves this oracle and others (the dependency oracle's provenance, copy counts).
+Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult& device);
 
 }  // namespace stackcheck::oracles

@@ -37,50 +37,7 @@ bool parse_u64(std::string_view s, uint64_t& out) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-struct Params {
-  uint64_t seed = 0;
-  runtime::ScheduleOptions schedule;
-  bool step_c = true;
-  std::vector<runtime::ConfigEntry> config;
-  std::optional<uint64_t> code, precondition, field, target;
-  bool legal = false;  // a program legal by construction: a rejection is a false rejection
-  uint64_t by = 1;
-};
-
-std::optional<std::string> read_params(const std::map<std::string, std::string>& kv, Params& p) {
-  for (const auto& [k, v] : kv) {
-    if (k == "seed") {
-      if (!parse_u64(v, p.seed)) return fmt::format("seed '{}' is not an unsigned integer", v);
-    } else if (k == "schedule") {
-      auto s = parse_schedule(v);
-      if (!s) return fmt::format("schedule '{}' is not threaded, newest, oldest or random:SEED", v);
-      p.schedule = *s;
-    } else if (k == "step_c") {
-      if (v != "0" && v != "1") return fmt::format("step_c '{}' is not 0 or 1", v);
-      p.step_c = v == "1";
-    } else if (k == "legal") {
-      if (v != "0" && v != "1") return fmt::format("legal '{}' is not 0 or 1", v);
-      p.legal = v == "1";
-    } else if (k == "W") {
-      uint64_t w = 0;
-      if (!parse_u64(v, w) || w > (uint64_t{1} << 40)) return fmt::format("W '{}' is not a task window", v);
-      p.config.push_back({"W", static_cast<int64_t>(w), {}});
-    } else if (k == "code" || k == "precondition" || k == "by" || k == "field" || k == "target") {
-      uint64_t x = 0;
-      if (!parse_u64(v, x)) return fmt::format("{} '{}' is not an unsigned integer", k, v);
-      if (k == "code") p.code = x;
-      if (k == "precondition") p.precondition = x;
-      if (k == "by") p.by = x;
-      if (k == "field") p.field = x;
-      if (k == "target") p.target = x;
-    } else {
-      return fmt::format("unknown replay parameter '{}'", k);
-    }
-  }
-  return std::nullopt;
-}
-
-Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan, const Params& p) {
+Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan, const ReplayParams& p) {
   runtime::BindOptions o;
   o.seed = p.seed;
   o.schedule = p.schedule;
@@ -116,7 +73,7 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   return check_copies(c.result.stats, model.definitions, plan.tensors.size());
 }
 
-Verdict replay_program_verdict(const std::string& oracle, const ir::Program& prog, const Params& p) {
+Verdict replay_program_verdict(const std::string& oracle, const ir::Program& prog, const ReplayParams& p) {
   passes::PipelineOptions po;
   po.graph_boundary.step_c = p.step_c;
   if (oracle == "end-to-end") return check_end_to_end(prog, p.seed, p.schedule, po, p.config).verdict;
@@ -140,13 +97,75 @@ Verdict replay_program_verdict(const std::string& oracle, const ir::Program& pro
 
 // A generated program is legal by construction (the generator's promise, legal=1): the
 // property that wrote it counts a rejection as a false rejection, and so does its replay.
-Verdict replay_program(const std::string& oracle, const ir::Program& prog, const Params& p) {
+Verdict replay_program(const std::string& oracle, const ir::Program& prog, const ReplayParams& p) {
   Verdict v = replay_program_verdict(oracle, prog, p);
   if (p.legal && v.reason == Inconclusive::kInputRejected) return Verdict::fail("false-rejection", v.message);
   return v;
 }
 
 }  // namespace
+
+std::optional<std::string> read_replay_params(const std::map<std::string, std::string>& kv, ReplayParams& p) {
+  for (const auto& [k, v] : kv) {
+    if (k == "seed") {
+      if (!parse_u64(v, p.seed)) return fmt::format("seed '{}' is not an unsigned integer", v);
+    } else if (k == "schedule") {
+      auto s = parse_schedule(v);
+      if (!s) return fmt::format("schedule '{}' is not threaded, newest, oldest or random:SEED", v);
+      p.schedule = *s;
+    } else if (k == "step_c") {
+      if (v != "0" && v != "1") return fmt::format("step_c '{}' is not 0 or 1", v);
+      p.step_c = v == "1";
+    } else if (k == "legal") {
+      if (v != "0" && v != "1") return fmt::format("legal '{}' is not 0 or 1", v);
+      p.legal = v == "1";
+    } else if (k == "W") {
+      uint64_t w = 0;
+      if (!parse_u64(v, w) || w > (uint64_t{1} << 40)) return fmt::format("W '{}' is not a task window", v);
+      std::erase_if(p.config, [](const runtime::ConfigEntry& e) { return e.key == "W"; });
+      p.config.push_back({"W", static_cast<int64_t>(w), {}});
+    } else if (k == "code" || k == "precondition" || k == "by" || k == "field" || k == "target") {
+      uint64_t x = 0;
+      if (!parse_u64(v, x)) return fmt::format("{} '{}' is not an unsigned integer", k, v);
+      if (k == "code") p.code = x;
+      if (k == "precondition") p.precondition = x;
+      if (k == "by") p.by = x;
+      if (k == "field") p.field = x;
+      if (k == "target") p.target = x;
+    } else {
+      return fmt::format("unknown replay parameter '{}'", k);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> read_replay_items(std::string_view file, std::map<std::string, std::string>& kv) {
+  auto line_at = [&](size_t& pos) {
+    const size_t end = file.find('\n', pos);
+    std::string_view l = file.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    pos = end == std::string_view::npos ? file.size() : end + 1;
+    return l;
+  };
+  size_t pos = 0;
+  (void)line_at(pos);  // the `# stackcheck` line
+  while (pos < file.size() && file[pos] == '#') {
+    const std::string_view l = line_at(pos);
+    constexpr std::string_view kReplay = "# replay:";
+    if (l.substr(0, kReplay.size()) != kReplay) continue;
+    std::string_view rest = l.substr(kReplay.size());
+    while (!rest.empty()) {
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      const size_t sp = rest.find(' ');
+      const std::string_view item = rest.substr(0, sp);
+      rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp);
+      if (item.empty()) continue;
+      const size_t eq = item.find('=');
+      if (eq == std::string_view::npos) return fmt::format("replay parameter '{}' is not KEY=VALUE", item);
+      kv[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
+    }
+  }
+  return std::nullopt;
+}
 
 std::vector<std::string> replay_oracles() { return kOracles; }
 
@@ -184,24 +203,9 @@ ReplayResult replay_counterexample(std::string_view file) {
   if (std::find(kOracles.begin(), kOracles.end(), r.oracle) == kOracles.end())
     return r.error = fmt::format("unknown oracle '{}' (replayable: {})", r.oracle, fmt::join(kOracles, ", ")), r;
   std::map<std::string, std::string> kv;
-  while (pos < file.size() && file[pos] == '#') {
-    const std::string_view l = line_at(pos);
-    constexpr std::string_view kReplay = "# replay:";
-    if (l.substr(0, kReplay.size()) != kReplay) continue;
-    std::string_view rest = l.substr(kReplay.size());
-    while (!rest.empty()) {
-      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-      const size_t sp = rest.find(' ');
-      const std::string_view item = rest.substr(0, sp);
-      rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp);
-      if (item.empty()) continue;
-      const size_t eq = item.find('=');
-      if (eq == std::string_view::npos) return r.error = fmt::format("replay parameter '{}' is not KEY=VALUE", item), r;
-      kv[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
-    }
-  }
-  Params p;
-  if (auto why = read_params(kv, p)) return r.error = *why, r;
+  if (auto why = read_replay_items(file, kv)) return r.error = *why, r;
+  ReplayParams p;
+  if (auto why = read_replay_params(kv, p)) return r.error = *why, r;
   // `deps` takes either form: a file holding an orchestration function is a program.
   const bool plan =
       is_plan_oracle(r.oracle) || (r.oracle == "deps" && file.find("orchestration ") == std::string_view::npos);

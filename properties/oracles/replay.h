@@ -33,8 +33,32 @@
 #include <vector>
 
 #include "properties/oracles/oracle.h"
+#include "stack/runtime/device/scheduler.h"
+#include "stack/runtime/plan/program.h"
 
 namespace stackcheck::oracles {
+
+// The parameters an input replays with: `# replay: KEY=VALUE ...` lines among the file's
+// leading comment lines (every line after the first, up to the first that does not start
+// with '#'; other comment lines there are ignored). The fuzz targets' text forms use the
+// same lines (fuzz/fuzz_target.h).
+struct ReplayParams {
+  uint64_t seed = 0;
+  runtime::ScheduleOptions schedule;
+  bool step_c = true;
+  std::vector<runtime::ConfigEntry> config;  // W
+  // The input oracles' parameters (input_oracles.h): the expected code, the compaction
+  // precondition and how far it is violated, the offset API's field and target.
+  std::optional<uint64_t> code, precondition, field, target;
+  uint64_t by = 1;
+  bool legal = false;  // a program legal by construction: a rejection is a false rejection
+};
+// Every KEY=VALUE item of those lines (a later item overrides an earlier one); an error when
+// an item is not KEY=VALUE.
+std::optional<std::string> read_replay_items(std::string_view file, std::map<std::string, std::string>& items);
+// Sets the fields of `p` the items name (seed, schedule, step_c, W, legal, code, ...), leaving the others; an
+// error on an unknown key or a malformed value.
+std::optional<std::string> read_replay_params(const std::map<std::string, std::string>& items, ReplayParams& p);
 
 struct Counterexample {
   std::string oracle;                         // one of replay_oracles()

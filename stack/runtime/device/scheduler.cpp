@@ -120,7 +120,7 @@ ScheduleResult run_scheduler(DeviceAccess& dev, const DevImageView& view, const 
   const unsigned workers =
       threaded ? std::clamp(opts.workers == 0 ? kDefaultWorkers : opts.workers, 1u, kMaxWorkers) : 1u;
   const uint32_t timeout_ms = opts.progress_timeout_ms == 0 ? kDefaultProgressTimeoutMs : opts.progress_timeout_ms;
-  SchedulerRun c(dev, view, opts.mode, opts.seed, workers);
+  SchedulerRun c(dev, view, opts.mode, opts.seed, workers, opts.on_dispatch);
   guarded(c, [&] { c.init(); });
   if (!c.stopped() && !c.finished()) {
     if (threaded)

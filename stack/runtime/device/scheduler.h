@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,12 +31,24 @@
 
 namespace stackcheck::runtime {
 
+// One dispatched unit: a task (node -1) or node `node` of GRAPH task `task`. A GRAPH task
+// appears when it is dispatched (materialised), before its nodes.
+struct TraceEntry {
+  int32_t task = -1;
+  int32_t node = -1;
+  bool operator==(const TraceEntry&) const = default;
+};
+
 struct ScheduleOptions {
   enum class Mode : uint8_t { kThreaded, kRandom, kNewest, kOldest };
   Mode mode = Mode::kThreaded;
   uint64_t seed = 0;                 // Random policy
   unsigned workers = 0;              // Threaded; 0 = the default 4
   uint32_t progress_timeout_ms = 0;  // Threaded; 0 = the default 10000
+  // A test seam, never set by the runtime (like BindOptions::before_upload): called on the
+  // dispatching worker's thread as each unit starts, after its RUNNING transition and before
+  // its kernel, concurrently from every worker and outside any scheduler lock. Empty: none.
+  std::function<void(const TraceEntry&)> on_dispatch;
 };
 // "threaded", "random", "newest", "oldest".
 const char* schedule_mode_name(ScheduleOptions::Mode m);
@@ -44,14 +57,6 @@ std::optional<ScheduleOptions::Mode> parse_schedule_mode(std::string_view name);
 inline constexpr unsigned kDefaultWorkers = 4;
 inline constexpr uint32_t kDefaultProgressTimeoutMs = 10000;
 inline constexpr unsigned kMaxWorkers = 64;  // one sched_error_bitmap bit each
-
-// One dispatched unit: a task (node -1) or node `node` of GRAPH task `task`. A GRAPH task
-// appears when it is dispatched (materialised), before its nodes.
-struct TraceEntry {
-  int32_t task = -1;
-  int32_t node = -1;
-  bool operator==(const TraceEntry&) const = default;
-};
 
 struct ScheduleResult {
   int32_t code = 0;           // the latched scheduler code (100..104), 0 when none

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -36,8 +37,9 @@ int64_t now_ticks() { return std::chrono::steady_clock::now().time_since_epoch()
 
 }  // namespace
 
-SchedulerRun::SchedulerRun(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers)
-    : dev_(dev), v_(view), mode_(mode), rng_(seed), workers_(workers) {
+SchedulerRun::SchedulerRun(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers,
+                           std::function<void(const TraceEntry&)> on_dispatch)
+    : dev_(dev), v_(view), mode_(mode), rng_(seed), workers_(workers), on_dispatch_(std::move(on_dispatch)) {
   ctl_ = v_.rt.device_only;
   ring_ = ctl_ + sizeof(SchedControl);
   q_ = v_.rt.Q;
@@ -207,8 +209,12 @@ void SchedulerRun::execute(uint64_t entry, unsigned tid) {
 }
 
 void SchedulerRun::record(uint32_t task, int32_t node) {
-  std::lock_guard lk(result_mu_);
-  result_.trace.push_back(TraceEntry{static_cast<int32_t>(task), node});
+  const TraceEntry e{static_cast<int32_t>(task), node};
+  {
+    std::lock_guard lk(result_mu_);
+    result_.trace.push_back(e);
+  }
+  if (on_dispatch_) on_dispatch_(e);  // outside the lock: the seam adds no synchronisation
 }
 
 bool SchedulerRun::call_kernel(int32_t kernel, const std::vector<TensorArg>& t, const std::vector<uint64_t>& s,

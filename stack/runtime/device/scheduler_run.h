@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -49,7 +50,8 @@ struct GraphCtx {
 class SchedulerRun {
  public:
   using Mode = ScheduleOptions::Mode;
-  SchedulerRun(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers);
+  SchedulerRun(DeviceAccess& dev, const DevImageView& view, Mode mode, uint64_t seed, unsigned workers,
+               std::function<void(const TraceEntry&)> on_dispatch = {});
 
   // SchedControl and the ring bookkeeping; counts the units that must complete.
   void init();
@@ -105,6 +107,7 @@ class SchedulerRun {
   Mode mode_;
   support::SplitMix64 rng_;
   unsigned workers_;
+  std::function<void(const TraceEntry&)> on_dispatch_;  // ScheduleOptions::on_dispatch
   DevAddr ctl_, ring_;
   uint64_t q_ = 0;
   uint32_t n_ = 0;

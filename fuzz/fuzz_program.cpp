@@ -1,0 +1,128 @@
+// fuzz_program: bytes decoded by the program generator (gen/program_gen.h over ByteChoices:
+// a seed, a schedule, step_c and the RuntimeConfig's W, then a Graph IR program, legal by
+// construction) through every oracle tier, end to end:
+//   roundtrip   parse(print(p)) == p (COMPILER.md §8.6);
+//   pipeline    the verifier after every pass (§8.1); a generated program is never rejected;
+//               node counts (§8.4), hoisted creates from depth 0 and InOut (§8.2), graph
+//               writes through InOut params (§8.3);
+//   semantics   the interpreter before == after every pass (§8.5);
+//   codegen     codegen accepts the legalized program and its `.plan` round-trips;
+//   end-to-end  the device result of the bound plan == the interpreter (HARNESS.md §2.5),
+//               one image copy, every shipped byte read (0xAA device memory, strict
+//               uninitialised reads);
+//   bind-structure  the shipped image's deltas, graph storage spans (RUNTIME.md §15.1, §15.8);
+//   plan-model  the device == the sequential plan model of the compiled plan (§15.11);
+//   deps        the dependency oracle on the compiled plan's shipped bytes (§15.10).
+// One pipeline run, one interpreter run of the original and one per pass that changed the
+// program, one bind, one plan-model run.
+// Text form: a `.gir` with `# replay: seed=S schedule=M step_c=0|1 W=N [generated=1]`
+// (fuzz/cases.h), parsed, not decoded.
+#include <fmt/format.h>
+
+#include "fuzz/cases.h"
+#include "fuzz/fuzz_target.h"
+#include "properties/oracles/bind_checks.h"
+#include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/deps.h"
+#include "properties/oracles/end_to_end.h"
+#include "properties/oracles/image_checks.h"
+#include "properties/oracles/plan_model.h"
+#include "properties/oracles/roundtrip.h"
+#include "stack/interp/interp.h"
+#include "stack/ir/equal.h"
+
+namespace stackcheck::fuzz {
+
+namespace {
+
+using oracles::Verdict;
+
+// Smaller than the properties' programs (3 sites, 8 statements per body): a fifth fewer
+// instructions per input (docs/throughput.md); three graphs still meet in one program.
+gen::ProgramKnobs fuzz_knobs() {
+  gen::ProgramKnobs k;
+  k.max_sites = 2;
+  k.max_graph_stmts = 6;
+  k.max_entry_stmts = 6;
+  return k;
+}
+constexpr int kDefaultWPerMille = 10;  // W=16384 (a 45 MB mirror) one case in 100
+
+// Every tier over one pipeline run, one bind and one plan-model run.
+int judge_program(Judge& j, const ProgramCase& pc) {
+  const ir::Program& p = pc.program;
+  j.check("roundtrip", oracles::check_print_roundtrip(p));
+  passes::PipelineOptions po;
+  po.graph_boundary.step_c = pc.step_c;
+  oracles::PipelineRun run = oracles::run_pipeline(p, po);
+  if (run.verdict.inconclusive() && pc.generated)
+    j.fail("pipeline", Verdict::fail("false-rejection", "a generated program is rejected: " + run.verdict.message));
+  if (!j.check("pipeline", run.verdict)) return j.done();
+  const ir::Program& legal = run.stages.back().program;
+  j.check("pipeline", oracles::check_node_counts(legal, run.boundary_report));
+  j.check("pipeline", oracles::check_hoisted_creates(run.boundary_report));
+  j.check("pipeline", oracles::check_graph_writes_inout(legal));
+  const interp::Result original = interp::run(p, pc.seed);
+  const ir::Program* before = &p;
+  for (const oracles::Stage& st : run.stages) {
+    // A pass that changed nothing keeps its input's semantics, already judged: no new run.
+    if (ir::equal(st.program, *before)) continue;
+    if (!j.check("semantics", oracles::check_same_semantics(original, st.program, pc.seed, "after " + st.pass)))
+      return j.done();
+    before = &st.program;
+  }
+  const oracles::CompiledPlan compiled = oracles::compile_pipeline_run(std::move(run));
+  if (!j.check("codegen", compiled.verdict)) return j.done();
+  j.check("codegen", oracles::check_plan_roundtrip(compiled.plan));
+
+  runtime::OrchProgram plan = compiled.plan;
+  plan.config = pc.config;
+  std::string why;
+  // 0xAA device memory and strict uninitialised reads: a compiled program is a valid plan
+  // (RUNTIME.md §15.12), and poison shows a field nobody wrote.
+  auto bench = oracles::Bench::create(plan, 0xAA, /*strict_uninit=*/true, &why);
+  if (!bench) {
+    j.check("end-to-end", Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why));
+    return j.done();
+  }
+  runtime::BindOptions o;
+  o.seed = pc.seed;
+  o.schedule = pc.schedule;
+  const oracles::Captured c = bench->bind(plan, o);
+  const std::string context = fmt::format("schedule {} seed {}", oracles::schedule_text(pc.schedule), pc.seed);
+  if (!j.check("end-to-end", oracles::judge_end_to_end(compiled, original.outputs(), c.result, context)))
+    return j.done();
+  j.check("bind-structure", oracles::check_image_deltas(c.image(), "shipped image"));
+  j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
+  oracles::PlanModelResult model = oracles::run_plan_model(plan, pc.seed);
+  j.check("plan-model", oracles::check_plan_model(model, c.result));
+  j.check("deps",
+          oracles::check_captured_dependencies(c, bench->memory(), oracles::plan_provenance(std::move(model))).verdict);
+  return j.done();
+}
+
+}  // namespace
+
+const char* target_name() { return "fuzz_program"; }
+
+std::string text_form(std::span<const uint8_t> in) {
+  const std::string_view text = as_text(in.data(), in.size());
+  if (is_text_form(text)) return with_header(target_name(), text);
+  gen::ByteChoices c(in);
+  return print_program_case(target_name(), decode_program_case(c, fuzz_knobs(), kDefaultWPerMille));
+}
+
+}  // namespace stackcheck::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace stackcheck::fuzz;
+  Judge j(target_name());
+  const std::string_view text = as_text(data, size);
+  if (is_text_form(text)) {
+    auto parsed = parse_program_case(text);
+    if (auto* why = std::get_if<std::string>(&parsed)) return j.reject(*why);
+    return judge_program(j, std::get<ProgramCase>(parsed));
+  }
+  stackcheck::gen::ByteChoices c(std::span<const uint8_t>(data, size));
+  return judge_program(j, decode_program_case(c, fuzz_knobs(), kDefaultWPerMille));
+}

@@ -1,0 +1,30 @@
+// The replay driver's positive control (replay_contract_test.sh): a target whose outcome is
+// its input, so every class and the finding path can be seen to work. Input (after the text
+// form's header lines, if any): `fail` a finding (oracle control, rule forced, a message
+// across two lines), `inconclusive` an inconclusive verdict, `reject` rejected, `crash` a
+// plain abort (no finding lines), anything else a pass. Not a fuzz target (no fuzz_ prefix).
+#include <cstdlib>
+
+#include "fuzz/fuzz_target.h"
+
+namespace stackcheck::fuzz {
+const char* target_name() { return "replay_control"; }
+std::string text_form(std::span<const uint8_t> in) { return with_header(target_name(), as_text(in.data(), in.size())); }
+}  // namespace stackcheck::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace stackcheck;
+  fuzz::Judge j(fuzz::target_name());
+  std::string_view in = fuzz::as_text(data, size);
+  while (!in.empty() && in.front() == '#') {  // the text form's comment lines
+    const size_t nl = in.find('\n');
+    in = nl == std::string_view::npos ? std::string_view() : in.substr(nl + 1);
+  }
+  while (!in.empty() && (in.back() == '\n' || in.back() == ' ')) in.remove_suffix(1);
+  if (in == "fail") j.fail("control", oracles::Verdict::fail("forced", "a forced\nfinding"));
+  if (in == "inconclusive")
+    j.check("control", oracles::Verdict::inconclusive(oracles::Inconclusive::kInterpreterBudget, "forced"));
+  if (in == "reject") return j.reject("forced");
+  if (in == "crash") std::abort();
+  return j.done();
+}

@@ -1,0 +1,150 @@
+// The threaded scheduler end to end, with every worker count from 1 to 8 (HARNESS.md §2.1:
+// ThreadSanitizer for the threaded scheduler; RUNTIME.md §15.11): the corpus programs and
+// generated programs through the whole compiler against the reference interpreter (the
+// end-to-end oracle under `schedule threaded`), the corpus plans and generated bind plans
+// against the sequential plan model. Label `property` runs each property's default 100
+// cases; the tsan preset also registers these cases under the label `tsan`, the programs
+// property with 1,000 cases (properties/CMakeLists.txt), so that ThreadSanitizer watches the
+// workers over every corpus input and 1,000 generated programs.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "properties/gen/arbitrary.h"
+#include "properties/oracles/end_to_end.h"
+#include "properties/oracles/plan_model.h"
+#include "properties/property.h"
+#include "stack/ir/parser.h"
+#include "stack/ir/printer.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
+#include "stack/runtime/status/codes.h"
+
+using namespace stackcheck;
+
+namespace {
+
+constexpr unsigned kMaxWorkers = 8;
+
+runtime::ScheduleOptions threaded(unsigned workers) {
+  runtime::ScheduleOptions s = *oracles::parse_schedule("threaded");
+  s.workers = workers;
+  return s;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::filesystem::path> corpus_files(const char* folder) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(STACKCHECK_CORPUS_DIR) / folder))
+    out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A verdict whose failure names the worker count (the replay line's `--schedule threaded`
+// uses the runtime's default count).
+oracles::Verdict with_workers(oracles::Verdict v, unsigned workers) {
+  if (v.failed()) v.message = fmt::format("threaded, workers={}: {}", workers, v.message);
+  return v;
+}
+
+}  // namespace
+
+TEST(Threaded, corpus_programs_every_worker_count) {
+  size_t programs = 0;
+  for (const std::filesystem::path& path : corpus_files("programs")) {
+    ir::ParseResult parsed = ir::parse_program(read_file(path));
+    ASSERT_TRUE(parsed.ok()) << path << ": " << parsed.error().to_string();
+    ++programs;
+    for (unsigned workers = 1; workers <= kMaxWorkers; ++workers)
+      for (bool step_c : {true, false}) {
+        const oracles::EndToEndRun run = oracles::check_end_to_end(
+            parsed.program(), 0, threaded(workers), passes::PipelineOptions{.graph_boundary = {.step_c = step_c}});
+        EXPECT_TRUE(run.verdict.passed())
+            << path << " workers=" << workers << " step_c=" << step_c << ": " << run.verdict.to_string()
+            << "\nreplay: stackcheck run " << path.string() << " --schedule threaded" << (step_c ? "" : " --no-step-c");
+      }
+  }
+  EXPECT_GE(programs, 2u);
+}
+
+// Every corpus plan: a plan that completes sequentially must equal the plan model under
+// every worker count; a plan that latches before upload (the fatal_* plans) must give the
+// same status whatever the count (nothing runs).
+TEST(Threaded, corpus_plans_every_worker_count) {
+  size_t completed = 0;
+  for (const std::filesystem::path& path : corpus_files("plans")) {
+    runtime::PlanParseResult parsed = runtime::parse_plan(read_file(path));
+    ASSERT_TRUE(parsed.ok()) << path << ": " << parsed.error().to_string();
+    const runtime::OrchProgram& p = parsed.program();
+    runtime::BindOptions o;
+    o.fill_byte = 0xAA;
+    o.schedule = *oracles::parse_schedule("oldest");
+    const int sequential = runtime::bind_plan(p, o).status;
+    completed += sequential == 0;
+    for (unsigned workers = 1; workers <= kMaxWorkers; ++workers) {
+      o.schedule = threaded(workers);
+      const runtime::BindResult r = runtime::bind_plan(p, o);
+      if (sequential != 0) {
+        EXPECT_EQ(r.status, sequential) << path << " workers=" << workers << ": " << r.detail;
+        continue;
+      }
+      ASSERT_EQ(r.status, 0) << path << " workers=" << workers << ": " << runtime::status_line(r) << " " << r.detail;
+      const oracles::Verdict v = oracles::check_plan_model(p, 0, r);
+      EXPECT_TRUE(v.passed()) << path << " workers=" << workers << ": " << v.to_string() << "\nreplay: stackcheck bind "
+                              << path.string() << " --schedule threaded";
+    }
+  }
+  EXPECT_GE(completed, 5u);
+}
+
+// Generated programs, compiled and run threaded with 1..8 workers, equal the reference
+// interpreter (the end-to-end oracle).
+STACKCHECK_PROP(Threaded, generated_programs_match_interpreter, 0.05) {
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  const unsigned workers = *rc::gen::inRange<unsigned>(1, kMaxWorkers + 1);
+  const bool step_c = *rc::gen::arbitrary<bool>();
+  // Mostly a small task window (a cheap mirror), sometimes the default one.
+  std::vector<runtime::ConfigEntry> config;
+  if (const size_t w = *rc::gen::inRange<size_t>(0, 10); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
+  const runtime::ScheduleOptions sched = threaded(workers);
+  const oracles::EndToEndRun run = oracles::check_end_to_end(
+      g.program, seed, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}}, config);
+  std::map<std::string, std::string> params = {
+      {"seed", std::to_string(seed)}, {"schedule", oracles::schedule_text(sched)}, {"step_c", step_c ? "1" : "0"}};
+  if (!config.empty()) params["W"] = std::to_string(config[0].value);
+  props::report(with_workers(run.verdict, workers),
+                oracles::Counterexample{"end-to-end", ir::print_program(g.program), params, "", ""});
+}
+
+// Generated bind plans, run threaded with 1..8 workers, equal the sequential plan model.
+STACKCHECK_PROP(Threaded, generated_plans_match_plan_model, 0.1) {
+  const gen::GeneratedPlan g = gen::draw_plan();
+  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  const unsigned workers = *rc::gen::inRange<unsigned>(1, kMaxWorkers + 1);
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule = threaded(workers);
+  props::report(with_workers(oracles::check_plan_model(g.plan, seed, runtime::bind_plan(g.plan, o)), workers),
+                oracles::Counterexample{"plan-model",
+                                        runtime::print_plan(g.plan),
+                                        {{"seed", std::to_string(seed)}, {"schedule", "threaded"}},
+                                        "",
+                                        ""});
+}

@@ -1,0 +1,350 @@
+"""scripts/zoo: the defect zoo, the harness's own benchmark (HARNESS.md §6).
+
+For each injected defect (STACKCHECK_DEFECT=<name> in the `zoo` preset), the general machinery
+hunts it: every property (one gtest filter each) and every libFuzzer target, run in slices,
+--jobs at a time, round-robin with fresh seeds, until the first failure or the budget. The
+first failure names the detecting oracle and rule; its shrunk reproducer (the property's
+counterexample file, or the fuzzer's minimized input in its text form) is measured in
+statements or plan lines. A control run with no defect gives every hunter one slice and must
+show no failure. Tables and the report go to build/zoo/<timestamp>/ (never the source tree).
+Exit 1 when a defect goes undetected or the control fails; 2 on bad flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzzlib  # noqa: E402
+from fuzzlib import ROOT, UsageError  # noqa: E402
+
+PROG = "zoo"
+PRESET = "zoo"
+BIN = ROOT / "build" / PRESET / "bin"
+FAILED_RE = re.compile(r"^# failed: (?:fail )?\[([^\]]*)\]:? ?(.*)$", re.M)
+
+
+def log(msg: str) -> None:
+    print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+
+
+def die_with_parent() -> None:
+    os.setsid()
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def defect_names() -> list[tuple[str, str]]:
+    """(name, where) per defect, from `stackcheck defects` (tab-separated: name, where, ...)."""
+    p = subprocess.run([str(BIN / "stackcheck"), "defects"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise UsageError(f"stackcheck defects failed: {p.stderr.strip()}")
+    out = []
+    for line in p.stdout.splitlines():
+        if not line or line[0].isspace():  # a description line under its defect
+            continue
+        cells = [c.strip() for c in re.split(r"\t+| {2,}", line.strip()) if c.strip()]
+        if cells and re.fullmatch(r"[a-z0-9][a-z0-9_-]*", cells[0]) and cells[0] not in ("name", "defect"):
+            out.append((cells[0], cells[1] if len(cells) > 1 else ""))
+    if not out:
+        raise UsageError("stackcheck defects listed no defect")
+    return out
+
+
+def statements(text: str) -> int:
+    """Reproducer size: lines that are neither comments nor blank nor a lone closing brace."""
+    return sum(1 for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#") and l.strip() != "}")
+
+
+@dataclass
+class Hunter:
+    kind: str  # property | fuzz
+    name: str  # Suite.Property or fuzz target
+    binary: Path
+    area: str  # compiler | runtime | any
+
+    def command(self, seed: int, seconds: int, work: Path) -> tuple[list[str], dict[str, str]]:
+        if self.kind == "property":
+            env = {"RC_PARAMS": f"seed={seed} max_success=1000000", "STACKCHECK_COUNTEREXAMPLES": str(work)}
+            return [str(self.binary), f"--gtest_filter={self.name}"], env
+        t = self.name
+        cmd = [str(self.binary), str(work / "corpus"), *[str(d) for d in fuzzlib.seed_dirs(t)],
+               *fuzzlib.libfuzzer_flags(t), f"-seed={seed}", f"-max_total_time={seconds}",
+               f"-artifact_prefix={work}/", "-print_final_stats=1"]
+        (work / "corpus").mkdir(parents=True, exist_ok=True)
+        return cmd, {}
+
+
+def hunters() -> list[Hunter]:
+    out = []
+    for b in sorted(BIN.glob("*_props")):
+        p = subprocess.run([str(b), "--gtest_list_tests"], capture_output=True, text=True)
+        suite = None
+        for line in p.stdout.splitlines():
+            if not line.startswith(" "):
+                suite = line.strip().rstrip(".")
+            elif suite:
+                name = line.strip().split()[0]
+                area = "compiler" if suite.lower().startswith(("ir", "compiler", "gen", "metamorphic")) else \
+                    "runtime" if suite.lower().startswith(("runtime", "deps", "orchestrator", "near")) else "any"
+                out.append(Hunter("property", f"{suite}.{name}", b, area))
+    for t in fuzzlib.all_targets():
+        if (BIN / t).exists():
+            area = "compiler" if t in ("fuzz_parse", "fuzz_pipeline") else \
+                "runtime" if t in ("fuzz_bind_plan", "fuzz_attach", "fuzz_relative_ptr") else "any"
+            out.append(Hunter("fuzz", t, BIN / t, area))
+    return out
+
+
+class Zoo:
+    def __init__(self, a: argparse.Namespace):
+        self.a = a
+        self.stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        self.out = Path(a.out).resolve()
+        self.run_dir = self.out / self.stamp
+        self.stop = 0
+        self.history = self.out / "history.tsv"  # which hunter found which defect last time
+
+    def order(self, defect: str, where: str, hs: list[Hunter]) -> list[Hunter]:
+        """Last time's detector first, then hunters of the defect's area, then the rest."""
+        last = {}
+        if self.history.exists():
+            for line in self.history.read_text().splitlines():
+                d, _, h = line.partition("\t")
+                last[d] = h
+        area = "compiler" if any(k in where for k in ("passes", "verify", "ir/", "codegen", "interp")) else \
+            "runtime" if "runtime" in where else "any"
+        return sorted(hs, key=lambda h: (h.name != last.get(defect), h.area not in (area, "any"), h.kind == "fuzz"))
+
+    def hunt(self, defect: str, where: str, hs: list[Hunter], control: bool) -> dict:
+        """Runs the hunters round-robin in slices, --jobs at a time, until the first failure
+        or the budget (control: every hunter gets exactly one slice)."""
+        work_root = self.run_dir / "hunts" / (defect or "none")
+        env_base = fuzzlib.sanitizer_env({"STACKCHECK_DEFECT": defect} if defect else {})
+        if not defect:
+            env_base.pop("STACKCHECK_DEFECT", None)
+        queue = list(self.order(defect, where, hs))
+        t0 = time.time()
+        running: list[tuple[Hunter, subprocess.Popen, float, Path, int]] = []
+        slices = 0
+        result = {"defect": defect or "none", "detected": "no", "seconds": "", "oracle": "", "rule": "",
+                  "reproducer_size": "", "reproducer": "", "found_by": "", "message": ""}
+        pending = list(queue)
+        while not self.stop:
+            now = time.time()
+            budget_left = self.a.budget - (now - t0)
+            if not control and budget_left <= 0:
+                break
+            while len(running) < self.a.jobs and (pending or not control) and (control or budget_left > 0):
+                if not pending:
+                    pending = list(queue)  # next round, fresh seeds
+                h = pending.pop(0)
+                slices += 1
+                seed = self.a.seed + slices
+                work = work_root / f"{slices:04d}-{h.name.replace('/', '_')}"
+                work.mkdir(parents=True, exist_ok=True)
+                secs = int(self.a.slice if control else max(1, min(self.a.slice, budget_left)))
+                cmd, env = h.command(seed, secs, work)
+                lf = open(work / "log", "wb")
+                proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work,
+                                        env={**env_base, **env}, preexec_fn=die_with_parent)
+                lf.close()
+                running.append((h, proc, time.time(), work, secs))
+            if not running:
+                break
+            time.sleep(0.2)
+            for item in list(running):
+                h, proc, started, work, secs = item
+                if proc.poll() is None:
+                    if time.time() - started < secs + (5 if h.kind == "fuzz" else 0):
+                        continue
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    running.remove(item)
+                    continue
+                running.remove(item)
+                found = self.read_failure(h, work, proc.returncode)
+                if found:
+                    result.update(found)
+                    result["detected"] = "yes"
+                    result["seconds"] = f"{time.time() - t0:.1f}"
+                    for other in running:
+                        os.killpg(other[1].pid, signal.SIGKILL)
+                        other[1].wait()
+                    return result
+        for other in running:
+            os.killpg(other[1].pid, signal.SIGKILL)
+            other[1].wait()
+        if not control:
+            result["seconds"] = f"{self.a.budget:.0f}"
+        return result
+
+    def read_failure(self, h: Hunter, work: Path, rc: int) -> dict | None:
+        if h.kind == "property":
+            if rc == 0:
+                return None
+            files = sorted(p for p in work.glob("*") if p.suffix in (".gir", ".plan"))
+            text = files[0].read_text(errors="replace") if files else ""
+            m = FAILED_RE.search(text)
+            first = text.splitlines()[0] if text else ""
+            oracle = first.replace("# stackcheck ", "") if first.startswith("# stackcheck ") else "property"
+            if not files:  # a failure without a counterexample file: an assertion in the test itself
+                log_text = (work / "log").read_text(errors="replace")
+                msg = next((l for l in log_text.splitlines() if "Failure" in l or "Falsifiable" in l), "failed")
+                return {"oracle": "property", "rule": h.name, "found_by": h.name, "message": msg[:200],
+                        "reproducer": "", "reproducer_size": ""}
+            return {"oracle": oracle, "rule": m.group(1) if m else "?", "message": (m.group(2) if m else "")[:200],
+                    "found_by": h.name, "reproducer": str(files[0]), "reproducer_size": str(statements(text))}
+        arts = [p for p in work.iterdir() if p.name.startswith(("crash-", "leak-", "timeout-", "oom-"))]
+        if not arts:
+            return None
+        finding, _ = fuzzlib.replay(BIN / f"{h.name}_replay", arts[0], timeout=60)
+        best = arts[0]
+        tmp = work / "minimized"
+        subprocess.run([str(h.binary), "-minimize_crash=1", f"-max_total_time={self.a.minimize_seconds}",
+                        f"-exact_artifact_path={tmp}", str(arts[0])], cwd=work, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=fuzzlib.sanitizer_env({"STACKCHECK_DEFECT": self.current}),
+                       timeout=self.a.minimize_seconds + 60)
+        if tmp.exists():
+            best = tmp
+        text = fuzzlib.text_form(BIN / f"{h.name}_replay", best)
+        repro = work / f"reproducer{fuzzlib.TEXT_EXT.get(h.name, '.txt')}"
+        if text:
+            fuzzlib.atomic_write(repro, text)
+        return {"oracle": finding.oracle or finding.kind, "rule": finding.rule, "message": finding.message[:200],
+                "found_by": h.name, "reproducer": str(repro) if text else str(best),
+                "reproducer_size": str(statements(text.decode(errors="replace"))) if text else ""}
+
+    def run(self) -> int:
+        if not self.a.no_build:
+            names = ["stackcheck", "stackcheck-report"] + [p.stem for p in (ROOT / "properties").glob("*_props.cpp")]
+            names += [n for t in fuzzlib.all_targets() for n in (t, f"{t}_replay")]
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            log(f"building preset {PRESET} (log: {self.run_dir / 'build.log'})")
+            fuzzlib.build(PRESET, names, log=self.run_dir / "build.log")
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        known = defect_names()
+        where = dict(known)
+        chosen = self.a.defects or [n for n, _ in known]
+        for d in chosen:
+            if d not in where:
+                raise UsageError(f"unknown defect '{d}' (have: {' '.join(n for n, _ in known)})")
+        hs = hunters()
+        log(f"seed={self.a.seed} budget={self.a.budget:g}s jobs={self.a.jobs} slice={self.a.slice:g}s; "
+            f"{len(chosen)} defects, {len(hs)} hunters; out {self.run_dir}")
+        rows = []
+        self.current = ""
+        log("control: no defect, every hunter one slice")
+        control = self.hunt("", "", hs, control=True)
+        rows.append(control)
+        log(f"control: {'FAILED: ' + control['found_by'] + ' ' + control['rule'] if control['detected'] == 'yes' else 'no failure'}")
+        for i, d in enumerate(chosen, 1):
+            if self.stop:
+                break
+            self.current = d
+            r = self.hunt(d, where[d], hs, control=False)
+            rows.append(r)
+            if r["detected"] == "yes":
+                with open(self.history, "a") as f:
+                    f.write(f"{d}\t{r['found_by']}\n")
+            log(f"[{i}/{len(chosen)}] {d}: " + (f"detected in {r['seconds']}s by {r['found_by']} "
+                                               f"({r['oracle']}/{r['rule']}, reproducer {r['reproducer_size'] or '?'})"
+                                               if r["detected"] == "yes" else f"NOT detected in {self.a.budget:g}s"))
+        self.report(rows)
+        bad = [r for r in rows[1:] if r["detected"] != "yes"]
+        return 1 if bad or control["detected"] == "yes" or self.stop else 0
+
+    def report(self, rows: list[dict]) -> None:
+        keys = ["defect", "detected", "seconds", "oracle", "rule", "reproducer_size", "reproducer", "found_by"]
+        body = "\t".join(keys) + "\n" + "".join(
+            "\t".join(str(r[k]).replace("\t", " ") if r[k] != "" else "-" for k in keys) + "\n" for r in rows)
+        fuzzlib.atomic_write(self.run_dir / "zoo.tsv", body.encode())
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip()
+        run = {"kind": "zoo", "title": "stackcheck defect zoo", "seed": str(self.a.seed),
+               "started": self.stamp, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "jobs": str(self.a.jobs), "command": self.a.command, "commit": commit,
+               "cores": str(os.cpu_count()), "status": "interrupted" if self.stop else "complete",
+               "budget_s": f"{self.a.budget:g}"}
+        fuzzlib.atomic_write(self.run_dir / "run.tsv",
+                             ("key\tvalue\n" + "".join(f"{k}\t{v}\n" for k, v in run.items())).encode())
+        tool = BIN / "stackcheck-report"
+        if tool.exists():
+            p = subprocess.run([str(tool), str(self.run_dir)], capture_output=True, text=True)
+            if p.returncode != 0:
+                log(f"report: {p.stderr.strip()}")
+        det = [float(r["seconds"]) for r in rows[1:] if r["detected"] == "yes"]
+        print(f"\n{'defect':<40} {'found':>5} {'seconds':>8}  {'oracle/rule':<40} {'size':>4}  found by")
+        for r in rows:
+            print(f"{r['defect']:<40} {r['detected']:>5} {r['seconds'] or '-':>8}  "
+                  f"{(r['oracle'] + '/' + r['rule']) if r['oracle'] else '-':<40} {r['reproducer_size'] or '-':>4}  "
+                  f"{r['found_by'] or '-'}")
+        if det:
+            print(f"\ndetected {len(det)} of {len(rows) - 1}; median {statistics.median(det):.1f}s, "
+                  f"max {max(det):.1f}s; control: {'FAILED' if rows[0]['detected'] == 'yes' else 'no failure'}")
+        print(f"report: {self.run_dir / 'report.md'}\n        {self.run_dir / 'index.html'}")
+
+
+def main(argv: list[str]) -> int:
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            print(f"{PROG}: {message} (see scripts/zoo --help)", file=sys.stderr)
+            sys.exit(2)
+
+    def positive(kind):
+        def f(s):
+            try:
+                v = kind(s)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"'{s}' is not a number")
+            if v <= 0:
+                raise argparse.ArgumentTypeError(f"'{s}' must be more than 0")
+            return v
+        return f
+
+    p = Parser(prog="scripts/zoo", description="Inject each defect and measure how fast the harness finds it.")
+    p.add_argument("--budget", type=positive(float), default=120, help="seconds per defect (default 120)")
+    p.add_argument("--defects", action="append", default=[], help="defects, comma separated (default: all)")
+    p.add_argument("--jobs", type=positive(int), default=os.cpu_count() or 1, help="parallel hunters (default cores)")
+    p.add_argument("--slice", type=positive(float), default=8, help="seconds per hunter turn (default 8)")
+    p.add_argument("--seed", type=int, default=None, help="base seed (default: the time)")
+    p.add_argument("--minimize-seconds", type=positive(int), default=20)
+    p.add_argument("--out", default=str(ROOT / "build" / "zoo"))
+    p.add_argument("--no-build", action="store_true")
+    a = p.parse_args(argv)
+    a.defects = [d for spec in a.defects for d in re.split(r"[,\s]+", spec) if d]
+    if a.seed is None:
+        a.seed = int(time.time()) % 1_000_000_007
+    a.command = "scripts/zoo " + " ".join(argv)
+    out = Path(a.out).resolve()
+    if ROOT in out.parents and ROOT / "build" not in [out, *out.parents]:
+        p.error(f"--out {a.out}: the zoo never writes into the source tree (use build/...)")
+    z = Zoo(a)
+
+    def on_signal(sig, frame):
+        z.stop += 1
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        return z.run()
+    except UsageError as e:
+        log(str(e))
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
