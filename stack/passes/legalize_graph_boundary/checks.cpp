@@ -160,7 +160,8 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
       rebound.insert(s.name);
     const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs);
     // Zoo: a view of a rebound name is not judged.
-    if (sl != nullptr && rebound.count(sl->source) != 0) sl = nullptr;
+    if (sl != nullptr && defects::active(defects::Defect::kVerifierBlindToRebinds) && rebound.count(sl->source) != 0)
+      sl = nullptr;
     if (sl != nullptr && s.kind == ir::Stmt::Kind::Assign) {
       for (const ir::Expr& o : sl->offsets) {
         if (!inv.expr(o)) {
