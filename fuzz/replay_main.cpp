@@ -39,6 +39,7 @@
 #include "stack/support/splitmix.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);  // init.cpp
 
 namespace stackcheck::fuzz {
 
@@ -303,6 +304,7 @@ bool parse_u64(const char* s, uint64_t& out) {
 
 int main(int argc, char** argv) {
   using namespace stackcheck::fuzz;
+  LLVMFuzzerInitialize(&argc, &argv);  // refuses a defect selection this build cannot honour
   if (argc < 2) return usage(argv[0]);
   const std::string mode = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);

@@ -11,6 +11,7 @@
 
 #include "properties/gen/arbitrary.h"
 #include "properties/property.h"
+#include "stack/defects/defects.h"
 
 namespace {
 
@@ -30,12 +31,19 @@ class PropertyListener : public testing::EmptyTestEventListener {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // An unknown STACKCHECK_DEFECT (or one this build cannot honour) would run clean: refuse.
+  if (auto why = stackcheck::defects::check_selection()) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], why->c_str());
+    return 2;
+  }
   stackcheck::props::set_program_name(argv[0]);
   testing::InitGoogleTest(&argc, argv);
   const auto& cfg = rc::detail::configuration();
   std::fprintf(stderr, "rapidcheck: seed=%llu max_success=%d max_size=%d (RC_PARAMS=\"%s\")\n",
                static_cast<unsigned long long>(cfg.testParams.seed), cfg.testParams.maxSuccess, cfg.testParams.maxSize,
                std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "");
+  if (const std::string d = stackcheck::defects::active_names(); !d.empty())
+    std::fprintf(stderr, "defects active: %s\n", d.c_str());
   testing::UnitTest::GetInstance()->listeners().Append(new PropertyListener);
   return RUN_ALL_TESTS();
 }

@@ -12,6 +12,7 @@
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
+#include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
 #include "stack/runtime/plan/printer.h"
@@ -147,5 +148,5 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
     default: break;
   }
   props::report(oracles::check_corrupt_image_run(r),
-                oracles::Counterexample{"property", runtime::print_plan(shown), {}, "", ""});
+                oracles::Counterexample{"corrupt-image", runtime::print_plan(shown), {}, "", ""});
 }

@@ -11,6 +11,7 @@
 #include "properties/gen/arbitrary.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/image_checks.h"
+#include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
 #include "stack/runtime/devmem/device_access.h"
@@ -49,7 +50,7 @@ void require_completed(const oracles::Captured& c, const gen::GeneratedPlan& g) 
   if (runtime::is_resource_latch_status(r.status))
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
                                         runtime::status_to_code(r.status).value_or(0)));
-  props::report(Verdict::fail("bind-status", runtime::status_line(r) + " (" + r.detail + ")"), context(g));
+  props::report(Verdict::fail("bind-status", runtime::status_line(r) + " (" + r.detail + ")"), structure(g));
 }
 
 std::unique_ptr<oracles::Bench> bench(const gen::GeneratedPlan& g, uint8_t fill = 0xAA, bool strict = true) {
@@ -118,32 +119,15 @@ STACKCHECK_PROP(RuntimeProps, compaction_rejects_violated_preconditions, 0.1) {
   auto b = bench(g);
   const oracles::Captured c = b->bind(g.plan);
   require_completed(c, g);
-  const runtime::Orchestrator& o = b->runtime().orchestrator();
-  runtime::MirrorLayout L = o.layout();
-  uint64_t n = o.submitted();
-  runtime::PoolCounts cur = o.cursors();
-  std::vector<std::byte> out(c.image_bytes);
-  const size_t which = *rc::gen::inRange<size_t>(0, 5);
+  const unsigned which = *rc::gen::inRange<unsigned>(0, 5);
   const uint64_t by = *rc::gen::inRange<uint64_t>(1, 1u << 20);
-  runtime::CompactErrorKind want{};
-  switch (which) {
-    case 0: n = L.W() + by, want = runtime::CompactErrorKind::kNGreaterThanW; break;
-    case 1: cur.tensors = L.seg.counts.tensors + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
-    case 2: cur.fanin = L.seg.counts.fanin + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
-    case 3:
-      L.payload_stride = sizeof(runtime::TaskPayload) + by, want = runtime::CompactErrorKind::kPayloadStride;
-      break;
-    default: out.resize(out.size() + by), want = runtime::CompactErrorKind::kOutSize;
-  }
   gen::tag(fmt::format("precondition {}", which));
-  const auto r = runtime::compact_live_image(b->runtime().mirror(), L, cur,
-                                             static_cast<uint32_t>(std::min<uint64_t>(n, UINT32_MAX)), out);
-  if (r)
-    props::report(Verdict::fail("compaction-precondition", fmt::format("precondition {} violated, accepted", which)));
-  if (r.error().kind != want)
-    props::report(Verdict::fail("compaction-precondition", fmt::format("precondition {}: error {}, expected {}", which,
-                                                                       runtime::compact_error_name(r.error().kind),
-                                                                       runtime::compact_error_name(want))));
+  props::report(oracles::check_compaction_precondition(*b, c.image_bytes, which, by),
+                oracles::Counterexample{"compaction",
+                                        runtime::print_plan(g.plan),
+                                        {{"precondition", std::to_string(which)}, {"by", std::to_string(by)}},
+                                        "",
+                                        ""});
 }
 
 // §15.4: a successful bind makes exactly one image copy, plus one definition copy per new
@@ -156,7 +140,7 @@ STACKCHECK_PROP(RuntimeProps, one_image_copy_per_bind, 0.1) {
   require_completed(first, g);
   const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, 0);
   if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kInterpreterError, "model: " + *model.error));
-  props::report(oracles::check_copies(first.result.stats, model.definitions, g.plan.tensors.size()), context(g));
+  props::report(oracles::check_copies(first.result.stats, model.definitions, g.plan.tensors.size()), structure(g));
   gen::tag(fmt::format("definitions={}", std::min<size_t>(model.definitions, 3)));
   const oracles::Captured again = b->bind(g.plan);
   require_completed(again, g);
@@ -200,7 +184,7 @@ STACKCHECK_PROP(RuntimeProps, claims_reset_slots, 0.1) {
 
 // §15.7: a latched fatal uploads nothing (no image, definition or readback copy, no region)
 // and reports the mapped status of the FIRST code: a second cause after the planted one
-// does not change it.
+// does not change it. Replayed by `stackcheck replay` (oracle latch, code=N).
 STACKCHECK_PROP(RuntimeProps, latched_fatal_uploads_nothing, 0.0) {
   gen::PlanKnobs k;
   k.planted_percent = 100;
@@ -215,12 +199,11 @@ STACKCHECK_PROP(RuntimeProps, latched_fatal_uploads_nothing, 0.0) {
   }
   auto b = bench(g);
   const oracles::Captured c = b->bind(g.plan);
-  const runtime::BindResult& r = c.result;
   gen::tag(fmt::format("planted {}", g.planted));
-  if (r.status != runtime::to_status(g.planted))
-    props::report(Verdict::fail("first-code", fmt::format("planted {}: {}", g.planted, runtime::status_line(r))),
-                  context(g));
-  props::report(oracles::check_latch_uploads_nothing(c), context(g));
+  // The status is the oracle's own -(1000 + code) (RUNTIME.md §13), not the runtime's mapping.
+  props::report(
+      oracles::check_latched(c, g.planted),
+      oracles::Counterexample{"latch", runtime::print_plan(g.plan), {{"code", std::to_string(g.planted)}}, "", ""});
 }
 
 // §15.8: each graph submission's block is [required_heap][args][storage] exactly, the
@@ -244,7 +227,14 @@ STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
 // §15.9: the status mapping is injective and negative, avoids -1/-2/-3 and round-trips;
 // every other status maps back to no code.
 STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
-  const int32_t a = *rc::gen::inRange<int32_t>(-2000, 2000), bcode = *rc::gen::inRange<int32_t>(-2000, 2000);
+  // Half the draws are listed codes (16 of the 4000 integers around them would be a 0.4% share),
+  // half any integer (statuses and unlisted codes).
+  const auto draw = [] {
+    const std::span<const int32_t> codes = runtime::all_codes();
+    return *rc::gen::arbitrary<bool>() ? codes[*rc::gen::inRange<size_t>(0, codes.size())]
+                                       : *rc::gen::inRange<int32_t>(-2000, 2000);
+  };
+  const int32_t a = draw(), bcode = draw();
   const bool a_code = runtime::code_class(a).has_value();
   const bool b_code = runtime::code_class(bcode).has_value();
   gen::tag(a_code ? "a listed code" : "an unlisted code");
@@ -259,4 +249,29 @@ STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
   }
   if (const auto back = runtime::status_to_code(a); back && runtime::to_status(*back) != a)
     props::report(Verdict::fail("status-map", fmt::format("status {} maps to code {} and back elsewhere", a, *back)));
+}
+
+// §3, §15.1: the offset API binds a delta exactly when the difference is nonzero and within
+// int32, and then to that exact difference: never truncated. Differences are drawn around
+// the int32 limits (and 2^32) as often as anywhere else.
+STACKCHECK_PROP(RuntimeProps, offset_deltas_never_truncated, 0.0) {
+  const uint64_t field = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 40);
+  static const int64_t edges[] = {0,
+                                  INT32_MAX,
+                                  int64_t{INT32_MAX} + 1,
+                                  INT32_MIN,
+                                  int64_t{INT32_MIN} - 1,
+                                  int64_t{1} << 32,
+                                  -(int64_t{1} << 32),
+                                  int64_t{1} << 33};
+  const size_t k = *rc::gen::inRange<size_t>(0, std::size(edges) + 1);
+  const int64_t near =
+      k < std::size(edges) ? edges[k] : *rc::gen::inRange<int64_t>(-(int64_t{1} << 34), int64_t{1} << 34);
+  const int64_t diff = near + *rc::gen::inRange<int64_t>(-2, 3);
+  const uint64_t target = field + static_cast<uint64_t>(diff);
+  gen::tag(diff > INT32_MAX || diff < INT32_MIN ? "out of int32" : (diff == 0 ? "zero" : "within int32"));
+  props::report(
+      oracles::check_offset_pair(field, target),
+      oracles::Counterexample{
+          "relative-ptr", "", {{"field", std::to_string(field)}, {"target", std::to_string(target)}}, "", ""});
 }

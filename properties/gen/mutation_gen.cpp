@@ -1,6 +1,7 @@
 #include "properties/gen/mutation_gen.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace stackcheck::gen {
@@ -10,12 +11,21 @@ namespace {
 // offsets of the seven segments, and the three pool counts.
 constexpr uint64_t kImageHeaderFigures[] = {16, 17, 20, 21, 48,  49,  50,  56,  64,
                                             72, 80, 88, 96, 104, 112, 113, 116, 120};
+// Bytes of a GraphSubmission's figures: block_base, block_bytes, n_bt, n_bs, record_bytes.
+constexpr uint64_t kSubmissionFigures[] = {16, 17, 20, 24, 25, 26, 36, 38, 40, 41};
 }  // namespace
 
 std::vector<MutationDraw> draw_mutations(ChoiceSource& c) {
+  // Five cases in six put every change in one region (the runtime header, the ImageHeader's
+  // figures, the first records, anywhere, the first submission record), so that a check late
+  // in attach's order (a submission record's figures, BadGraphContext) is reached by a case
+  // none of whose changes an earlier check rejects first; the sixth mixes regions per change.
+  static constexpr uint8_t kFocus[] = {0, 2, 5, 7, 9};
+  const size_t focus = c.one_of(std::size(kFocus) + 1);
   std::vector<MutationDraw> out(1 + c.one_of(8));
   for (MutationDraw& d : out) {
-    d.where = static_cast<uint8_t>(c.integer(0, 9));
+    const auto where = static_cast<uint8_t>(c.integer(0, 9));
+    d.where = focus < std::size(kFocus) ? kFocus[focus] : where;
     d.at = static_cast<uint32_t>(c.integer(0, 0xFFFF'FFFF));
     d.op = static_cast<uint8_t>(c.integer(0, 4));
     d.value = static_cast<uint8_t>(c.integer(0, 255));
@@ -29,6 +39,14 @@ std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> d
   const uint64_t header_bytes = std::min<uint64_t>(image_offset, staged.size());
   const uint64_t image_bytes = staged.size() - header_bytes;
   if (staged.empty()) return out;
+  // The first submission record follows the image (ImageHeader::image_bytes @48) at the next
+  // 64-byte boundary; none when the upload ends there (or the header is too short to say).
+  uint64_t subs_at = image_bytes;
+  if (image_bytes >= sizeof(uint64_t) + 48) {
+    uint64_t img = 0;
+    std::memcpy(&img, staged.data() + header_bytes + 48, sizeof img);
+    if (img <= image_bytes) subs_at = std::min(image_bytes, (header_bytes + img + 63) / 64 * 64 - header_bytes);
+  }
   std::map<uint64_t, uint8_t> changed;  // absolute offset -> value so far
   for (const MutationDraw& d : draws) {
     runtime::Mutation m;
@@ -41,6 +59,8 @@ std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> d
         m.offset = std::min(kImageHeaderFigures[d.at % std::size(kImageHeaderFigures)], image_bytes - 1);
       else if (d.where < 7)
         m.offset = d.at % std::min<uint64_t>(image_bytes, 512);
+      else if (d.where == 9 && subs_at < image_bytes)  // block base and size, counts, record size
+        m.offset = std::min(subs_at + kSubmissionFigures[d.at % std::size(kSubmissionFigures)], image_bytes - 1);
       else
         m.offset = d.at % image_bytes;
     }

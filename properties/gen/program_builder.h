@@ -33,6 +33,7 @@ struct Tensor {
   bool whole = false;      // graph: a view may take derivable offsets (and is hoisted)
   bool local = false;      // graph: rooted in a create
   int lineage_param = -1;  // graph: the param reached through aliases/writebacks (no slice)
+  bool rebound = false;    // a call's result: a writeback or a tuple element
 };
 
 enum class ScalarClass { Derivable, Invariant, Any };
@@ -88,7 +89,9 @@ class Builder {
   ir::Expr offset_expr(const std::vector<const Scalar*>& pool, int64_t span, unsigned* sources);
   std::vector<const Scalar*> pool(const Scope& s, ScalarClass cls) const;
   // A view of `base` (dims W), emitted into `out`; its offsets follow the context's rules.
-  Tensor make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& w);
+  // `derivable`: in a graph, derivable offsets whenever the base allows them (no placement
+  // against earlier accesses, which gives literals).
+  Tensor make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& w, bool derivable = false);
   // A tensor of dims `w`: an existing name, a new view, or a fresh buffer.
   Tensor obtain_input(Stmts& out, Scope& s, const Dims& w);
   std::optional<Tensor> obtain_output(Stmts& out, Scope& s, const Dims& w);
@@ -117,6 +120,7 @@ class Builder {
   void graph_if(Stmts& out, Scope& s);
   void assemble_stmt(Stmts& out, Scope& s);
   void illegal_view(Stmts& out, Scope& s);
+  void illegal_full(Stmts& out, Scope& s);
 
   // ---- entry (program_gen_entry.cpp) ----
   ir::Function entry_fn();

@@ -50,6 +50,7 @@ constexpr const char* kFeatureNames[] = {
     "overlap-single",
     "alias-boundary-args",
     "illegal-view",
+    "illegal-full",
 };
 static_assert(std::size(kFeatureNames) == static_cast<size_t>(Feature::kCount));
 }  // namespace
@@ -87,8 +88,8 @@ constexpr int64_t kExtents[] = {1, 2, 4, 8, 16};
 }  // namespace
 
 GeneratedProgram Builder::build() {
-  // The rejection mode plants its view in a graph, so it needs one.
-  const int lo = std::max(k_.min_graphs, k_.illegal_view ? 1 : 0);
+  // The rejection modes plant their statement in a graph, so they need one.
+  const int lo = std::max(k_.min_graphs, k_.illegal_view || k_.illegal_full ? 1 : 0);
   const int n_graphs = static_cast<int>(c_.integer(lo, std::max(k_.max_graphs, lo)));
   std::vector<ir::Function> graphs;
   for (int g = 0; g < n_graphs; ++g) {
@@ -218,7 +219,7 @@ ir::Expr Builder::offset_expr(const std::vector<const Scalar*>& pl, int64_t span
   return mod(scalar_expr(pl, 1, sources), lit(span));
 }
 
-Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& w) {
+Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& w, bool derivable) {
   const size_t rank = w.size();
   Dims span(rank);
   for (size_t d = 0; d < rank; ++d) span[d] = base.dims[d] - w[d] + 1;
@@ -230,7 +231,7 @@ Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& 
   if (in_graph_) {
     const bool derivable_ok = base.whole && !base.local && !s.conditional;
     const bool invariant_ok = !pool(s, ScalarClass::Invariant).empty();
-    if (derivable_ok && (!invariant_ok || c_.boolean()))
+    if (derivable_ok && (derivable || !invariant_ok || c_.boolean()))
       cls = ScalarClass::Derivable;
     else
       cls = ScalarClass::Invariant;
@@ -241,7 +242,7 @@ Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& 
   // element), when the base's own offsets are known.
   std::optional<Dims> want;
   const std::vector<Access>& acc = accesses_[static_cast<size_t>(base.buf)];
-  if (k_.overlaps && base.off && !acc.empty() && c_.chance(60)) {
+  if (k_.overlaps && base.off && !acc.empty() && !(derivable && cls == ScalarClass::Derivable) && c_.chance(60)) {
     const Access& a = acc[acc.size() - 1 - c_.one_of(std::min<size_t>(acc.size(), 4))];
     if (a.off.size() == rank) {
       Dims o(rank);
@@ -550,7 +551,22 @@ void Builder::bind_results(Stmts& out, Scope& s, const std::string& name, bool s
   auto bound = [&](const Tensor& a, std::string n) {
     Tensor r = a;
     r.name = std::move(n);
+    r.rebound = true;
     s.tensors.push_back(r);
+    // COMPILER.md §5.3 "B rebound, tuple": in a graph, a view of a whole rebound name at
+    // offsets derived from a scalar param is hoisted through the result's provenance (its
+    // argument's root); a view at literal offsets would not tell a lost provenance apart.
+    // Written through when it can be, so a view left frozen at its recorded offset shows.
+    if (in_graph_ && k_.views && r.whole && !r.local && !s.conditional && !pool(s, ScalarClass::Derivable).empty() &&
+        c_.chance(35)) {
+      const Tensor v = make_view(out, s, r, window_dims_within(r.dims), true);
+      if (v.writable && c_.boolean()) {
+        note_write_overlaps(v);
+        record_access(v, true);
+        out.push_back(call(kernel("fill", {v.dims}, 0).name, {var(v.name), lit(c_.integer(1, 9))}));
+        features_.add(Feature::kNonCommutingWrite);
+      }
+    }
   };
   if (!submit && returns.size() == 1) {
     bound(by_param[returns[0]], name);

@@ -49,6 +49,7 @@ struct ProgramKnobs {
   bool kernel_variants = true;  // kernels with extra params, `-> ()`, out-of-order returns
   bool flow_locals = true;      // accumulate written locals into params, where results are seen
   bool illegal_view = false;    // one view LegalizeGraphBoundary must reject (211)
+  bool illegal_full = false;    // one `full` in a graph region, which it must reject (206)
 };
 
 // What a generated program contains; one tag per feature (RC_TAG / the closing figures).
@@ -93,6 +94,7 @@ enum class Feature : unsigned {
   kOverlapSingleElement,
   kAliasBoundaryArgs,
   kIllegalView,
+  kIllegalFull,
   kCount
 };
 const char* feature_name(Feature f);

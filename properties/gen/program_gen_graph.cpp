@@ -63,6 +63,7 @@ ir::Function Builder::graph_fn(GraphSig& sig) {
   launch(body, s);  // every graph holds at least one launch (1..1024 nodes)
   flow_locals(body, s, first_local_);
   if (k_.illegal_view) illegal_view(body, s);
+  if (k_.illegal_full) illegal_full(body, s);
 
   // Returns: a subset of the InOut params, each by a name whose lineage reaches it (the param
   // or one of its writebacks), in any order (graph returns are never reordered).
@@ -124,9 +125,14 @@ void Builder::graph_stmt(Stmts& out, Scope& s) {
       s.scalars.push_back({v, ScalarClass::Derivable, 0});
       break;
     }
-    case 3: {  // a view of anything in scope
+    case 3: {  // a view of anything in scope; half the time of a whole rebound name, when there is
+      // one (COMPILER.md §5.3 "B rebound, tuple": views of writebacks and tuple elements are
+      // hoisted by their root's provenance, a path the plain names never take)
       if (!k_.views || s.tensors.empty()) break;
-      const Tensor base = c_.pick(s.tensors);
+      std::vector<Tensor> rebound;
+      for (const Tensor& t : s.tensors)
+        if (t.rebound && t.whole && !t.local) rebound.push_back(t);
+      const Tensor base = !rebound.empty() && c_.boolean() ? c_.pick(rebound) : c_.pick(s.tensors);
       make_view(out, s, base, window_dims_within(base.dims));
       break;
     }
@@ -240,9 +246,10 @@ void Builder::assemble_stmt(Stmts& out, Scope& s) {
 
 // Rejection mode: a view whose offset is the var of a loop without constant trips is
 // neither derivable at the call site nor replay-invariant (211). The loop holds no node, so
-// nothing else is wrong with it (a node-free loop may have any trips).
+// nothing else is wrong with it (a node-free loop may have any trips). Its base is any name
+// in scope: a param, a local, a view, a writeback or a tuple element.
 void Builder::illegal_view(Stmts& out, Scope& s) {
-  const Tensor& base = s.tensors.front();
+  const Tensor base = c_.pick(s.tensors);
   const auto der = pool(s, ScalarClass::Derivable);
   const std::string j = fresh("j"), v = fresh("v");
   std::vector<ir::Expr> offs;
@@ -251,6 +258,15 @@ void Builder::illegal_view(Stmts& out, Scope& s) {
   body.push_back(slice(v, base.name, std::move(offs), Dims(base.dims.size(), 1)));
   out.push_back(for_(j, lit(0), mod(var(der.front()->name), lit(3)), lit(1), std::move(body)));
   features_.add(Feature::kIllegalView);
+}
+
+// Rejection mode: `full` in a graph region (206), a buffer a replay would not refill. It is
+// otherwise well formed (literal shape, an unused name), so 206 is the only thing wrong.
+void Builder::illegal_full(Stmts& out, Scope&) {
+  const Dims d = c_.pick(std::vector<Dims>{{8}, {4}, {16}});
+  const std::string f = fresh("f");
+  out.push_back(full(f, {lit(d[0])}, lit(c_.integer(-9, 9))));
+  features_.add(Feature::kIllegalFull);
 }
 
 }  // namespace stackcheck::gen::detail

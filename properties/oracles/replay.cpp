@@ -10,6 +10,7 @@
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
+#include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/oracles/roundtrip.h"
 #include "stack/ir/parser.h"
@@ -20,8 +21,9 @@ namespace stackcheck::oracles {
 
 namespace {
 
-const std::vector<std::string> kOracles = {"end-to-end", "pipeline",   "semantics",     "roundtrip",
-                                           "deps",       "plan-model", "bind-structure"};
+const std::vector<std::string> kOracles = {"end-to-end", "pipeline",       "semantics",   "roundtrip", "deps",
+                                           "plan-model", "bind-structure", "boundary",    "rejection", "latch",
+                                           "compaction", "corrupt-image",  "relative-ptr"};
 
 std::string one_line(std::string s) {
   for (char& c : s)
@@ -43,6 +45,11 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   if (!plan.mutations.empty()) o.before_upload = mutation_hook(plan.mutations);
   if (oracle == "deps") return check_plan_dependencies(plan, o).verdict;
   if (oracle == "plan-model") return check_plan_model(plan, p.seed, runtime::bind_plan(plan, o));
+  if (oracle == "latch") return check_latched_plan(plan, static_cast<int>(p.code.value_or(0)));
+  if (oracle == "compaction")
+    return check_compaction_plan(plan, p.precondition ? std::optional<unsigned>(*p.precondition) : std::nullopt, p.by);
+  if (oracle == "corrupt-image") return check_corrupt_plan(plan);
+  if (oracle == "relative-ptr") return check_offset_pair(p.field.value_or(0), p.target.value_or(0));
   // bind-structure
   std::string why;
   auto b = Bench::create(plan, 0xAA, true, &why);
@@ -57,14 +64,22 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   for (const Verdict& v : {check_image_deltas(c.image()), check_image_read(c.result.stats, c.image_bytes),
                            check_graph_storage(c, b->memory())})
     if (!v.passed()) return v;
-  return Verdict::pass();
+  // The copies: one image copy, one per new definition (the model counts the keys).
+  const PlanModelResult model = run_plan_model(plan, p.seed);
+  if (!model.ok())  // the definitions cannot be counted: the image copy still can
+    return c.result.stats.h2d == 1
+               ? Verdict::pass()
+               : Verdict::fail("one-copy", fmt::format("a successful bind made {} image copies", c.result.stats.h2d));
+  return check_copies(c.result.stats, model.definitions, plan.tensors.size());
 }
 
-Verdict replay_program(const std::string& oracle, const ir::Program& prog, const ReplayParams& p) {
+Verdict replay_program_verdict(const std::string& oracle, const ir::Program& prog, const ReplayParams& p) {
   passes::PipelineOptions po;
   po.graph_boundary.step_c = p.step_c;
   if (oracle == "end-to-end") return check_end_to_end(prog, p.seed, p.schedule, po, p.config).verdict;
   if (oracle == "roundtrip") return check_print_roundtrip(prog);
+  if (oracle == "boundary") return check_boundary(prog, p.step_c);
+  if (oracle == "rejection") return check_rejected(prog, static_cast<int>(p.code.value_or(0)));
   if (oracle == "deps") {
     runtime::BindOptions o;
     o.seed = p.seed;
@@ -80,6 +95,14 @@ Verdict replay_program(const std::string& oracle, const ir::Program& prog, const
   return Verdict::pass();
 }
 
+// A generated program is legal by construction (the generator's promise, legal=1): the
+// property that wrote it counts a rejection as a false rejection, and so does its replay.
+Verdict replay_program(const std::string& oracle, const ir::Program& prog, const ReplayParams& p) {
+  Verdict v = replay_program_verdict(oracle, prog, p);
+  if (p.legal && v.reason == Inconclusive::kInputRejected) return Verdict::fail("false-rejection", v.message);
+  return v;
+}
+
 }  // namespace
 
 std::optional<std::string> read_replay_params(const std::map<std::string, std::string>& kv, ReplayParams& p) {
@@ -93,11 +116,22 @@ std::optional<std::string> read_replay_params(const std::map<std::string, std::s
     } else if (k == "step_c") {
       if (v != "0" && v != "1") return fmt::format("step_c '{}' is not 0 or 1", v);
       p.step_c = v == "1";
+    } else if (k == "legal") {
+      if (v != "0" && v != "1") return fmt::format("legal '{}' is not 0 or 1", v);
+      p.legal = v == "1";
     } else if (k == "W") {
       uint64_t w = 0;
       if (!parse_u64(v, w) || w > (uint64_t{1} << 40)) return fmt::format("W '{}' is not a task window", v);
       std::erase_if(p.config, [](const runtime::ConfigEntry& e) { return e.key == "W"; });
       p.config.push_back({"W", static_cast<int64_t>(w), {}});
+    } else if (k == "code" || k == "precondition" || k == "by" || k == "field" || k == "target") {
+      uint64_t x = 0;
+      if (!parse_u64(v, x)) return fmt::format("{} '{}' is not an unsigned integer", k, v);
+      if (k == "code") p.code = x;
+      if (k == "precondition") p.precondition = x;
+      if (k == "by") p.by = x;
+      if (k == "field") p.field = x;
+      if (k == "target") p.target = x;
     } else {
       return fmt::format("unknown replay parameter '{}'", k);
     }
@@ -135,7 +169,10 @@ std::optional<std::string> read_replay_items(std::string_view file, std::map<std
 
 std::vector<std::string> replay_oracles() { return kOracles; }
 
-bool is_plan_oracle(std::string_view o) { return o == "plan-model" || o == "bind-structure"; }
+bool is_plan_oracle(std::string_view o) {
+  return o == "plan-model" || o == "bind-structure" || o == "latch" || o == "compaction" || o == "corrupt-image" ||
+         o == "relative-ptr";
+}
 
 std::string write_counterexample(const Counterexample& c) {
   std::string out = fmt::format("# stackcheck {}\n# failed: {}\n# replay:", c.oracle, one_line(c.failed));

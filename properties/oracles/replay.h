@@ -3,7 +3,8 @@
 //
 //   # stackcheck <oracle>
 //   # failed: <the verdict>
-//   # replay: seed=S schedule=M step_c=0|1 W=N          (the oracle's parameters)
+//   # replay: seed=S schedule=M step_c=0|1 W=N legal=1  (the oracle's parameters; legal=1:
+//                                                        generated legal, a rejection fails)
 //   # found by <Suite.Name> (<how to rerun the property>)
 //   <.gir or .plan text>
 //
@@ -15,6 +16,12 @@
 //   deps (.plan|.gir)   the dependency oracle on the shipped image
 //   plan-model (.plan)  the device == the sequential plan model
 //   bind-structure (.plan)  the shipped image's deltas, the copies, the bytes read, storage
+//   boundary (.gir)     node counts, hoisted creates, InOut writes, Step C (input_oracles.h)
+//   rejection (.gir)    LegalizeGraphBoundary rejects the input with `code`
+//   latch (.plan)       a latched bind uploads nothing and reports the first `code`
+//   compaction (.plan)  the live prefix, and each (or the `precondition`) violated by `by`
+//   corrupt-image (.plan)  the `mutate` lines' image rejected by attach or run safely
+//   relative-ptr (.plan)   the offset API on the replay line's `field` and `target`
 //   property            a check only the property's own run repeats: replay names its command
 // No RapidCheck, nothing printed.
 #pragma once
@@ -40,18 +47,23 @@ struct ReplayParams {
   runtime::ScheduleOptions schedule;
   bool step_c = true;
   std::vector<runtime::ConfigEntry> config;  // W
+  // The input oracles' parameters (input_oracles.h): the expected code, the compaction
+  // precondition and how far it is violated, the offset API's field and target.
+  std::optional<uint64_t> code, precondition, field, target;
+  uint64_t by = 1;
+  bool legal = false;  // a program legal by construction: a rejection is a false rejection
 };
 // Every KEY=VALUE item of those lines (a later item overrides an earlier one); an error when
 // an item is not KEY=VALUE.
 std::optional<std::string> read_replay_items(std::string_view file, std::map<std::string, std::string>& items);
-// Sets the fields of `p` the items name (seed, schedule, step_c, W), leaving the others; an
+// Sets the fields of `p` the items name (seed, schedule, step_c, W, legal, code, ...), leaving the others; an
 // error on an unknown key or a malformed value.
 std::optional<std::string> read_replay_params(const std::map<std::string, std::string>& items, ReplayParams& p);
 
 struct Counterexample {
   std::string oracle;                         // one of replay_oracles()
   std::string text;                           // the input, .gir or .plan
-  std::map<std::string, std::string> params;  // seed, schedule, step_c, W
+  std::map<std::string, std::string> params;  // seed, schedule, step_c, W, code, precondition, by, field, target
   std::string failed;                         // the verdict's text (one line)
   std::string found_by;                       // who found it and how to rerun that
 };

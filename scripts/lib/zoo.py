@@ -74,11 +74,10 @@ class Hunter:
     kind: str  # property | fuzz
     name: str  # Suite.Property or fuzz target
     binary: Path
-    area: str  # compiler | runtime | any
 
-    def command(self, seed: int, seconds: int, work: Path) -> tuple[list[str], dict[str, str]]:
+    def command(self, seed: int, seconds: int, work: Path, cases: int) -> tuple[list[str], dict[str, str]]:
         if self.kind == "property":
-            env = {"RC_PARAMS": f"seed={seed} max_success=1000000", "STACKCHECK_COUNTEREXAMPLES": str(work)}
+            env = {"RC_PARAMS": f"seed={seed} max_success={cases}", "STACKCHECK_COUNTEREXAMPLES": str(work)}
             return [str(self.binary), f"--gtest_filter={self.name}"], env
         t = self.name
         cmd = [str(self.binary), str(work / "corpus"), *[str(d) for d in fuzzlib.seed_dirs(t)],
@@ -98,14 +97,10 @@ def hunters() -> list[Hunter]:
                 suite = line.strip().rstrip(".")
             elif suite:
                 name = line.strip().split()[0]
-                area = "compiler" if suite.lower().startswith(("ir", "compiler", "gen", "metamorphic")) else \
-                    "runtime" if suite.lower().startswith(("runtime", "deps", "orchestrator", "near")) else "any"
-                out.append(Hunter("property", f"{suite}.{name}", b, area))
+                out.append(Hunter("property", f"{suite}.{name}", b))
     for t in fuzzlib.all_targets():
         if (BIN / t).exists():
-            area = "compiler" if t in ("fuzz_parse", "fuzz_pipeline") else \
-                "runtime" if t in ("fuzz_bind_plan", "fuzz_attach", "fuzz_relative_ptr") else "any"
-            out.append(Hunter("fuzz", t, BIN / t, area))
+            out.append(Hunter("fuzz", t, BIN / t))
     return out
 
 
@@ -116,27 +111,26 @@ class Zoo:
         self.out = Path(a.out).resolve()
         self.run_dir = self.out / self.stamp
         self.stop = 0
-        self.history = self.out / "history.tsv"  # which hunter found which defect last time
 
-    def order(self, defect: str, where: str, hs: list[Hunter]) -> list[Hunter]:
-        """Last time's detector first, then hunters of the defect's area, then the rest."""
-        last = {}
-        if self.history.exists():
-            for line in self.history.read_text().splitlines():
-                d, _, h = line.partition("\t")
-                last[d] = h
-        area = "compiler" if any(k in where for k in ("passes", "verify", "ir/", "codegen", "interp")) else \
-            "runtime" if "runtime" in where else "any"
-        return sorted(hs, key=lambda h: (h.name != last.get(defect), h.area not in (area, "any"), h.kind == "fuzz"))
+    def order(self, defect: str, hs: list[Hunter]) -> list[Hunter]:
+        """The hunters in an order drawn from the run's seed and the defect's name, the same for
+        every run with that seed: nothing about the defect (where it lives, who found it last
+        time) steers the hunt, so the time to detect measures the harness, not our knowledge."""
+        import random
+        rng = random.Random(f"{self.a.seed}:{defect}")
+        out = list(hs)
+        rng.shuffle(out)
+        return out
 
-    def hunt(self, defect: str, where: str, hs: list[Hunter], control: bool) -> dict:
-        """Runs the hunters round-robin in slices, --jobs at a time, until the first failure
-        or the budget (control: every hunter gets exactly one slice)."""
+    def hunt(self, defect: str, hs: list[Hunter], control: bool) -> dict:
+        """Runs the hunters round-robin, --jobs at a time, until the first failure or the
+        budget (control: every hunter gets exactly one turn)."""
         work_root = self.run_dir / "hunts" / (defect or "none")
         env_base = fuzzlib.sanitizer_env({"STACKCHECK_DEFECT": defect} if defect else {})
         if not defect:
             env_base.pop("STACKCHECK_DEFECT", None)
-        queue = list(self.order(defect, where, hs))
+        queue = list(self.order(defect, hs))
+        rnd = 1
         t0 = time.time()
         running: list[tuple[Hunter, subprocess.Popen, float, Path, int]] = []
         slices = 0
@@ -150,14 +144,19 @@ class Zoo:
                 break
             while len(running) < self.a.jobs and (pending or not control) and (control or budget_left > 0):
                 if not pending:
-                    pending = list(queue)  # next round, fresh seeds
+                    pending = list(queue)  # next round: fresh seeds, four times the cases
+                    rnd += 1
                 h = pending.pop(0)
                 slices += 1
                 seed = self.a.seed + slices
                 work = work_root / f"{slices:04d}-{h.name.replace('/', '_')}"
                 work.mkdir(parents=True, exist_ok=True)
-                secs = int(self.a.slice if control else max(1, min(self.a.slice, budget_left)))
-                cmd, env = h.command(seed, secs, work)
+                # A property runs its cases (a normal property run, then 4x per round) within
+                # the property cap; a fuzz target runs one slice.
+                cap = self.a.property_cap if h.kind == "property" else self.a.slice
+                secs = int(cap if control else max(1, min(cap, budget_left)))
+                cases = self.a.cases * 4 ** (rnd - 1)
+                cmd, env = h.command(seed, secs, work, cases)
                 lf = open(work / "log", "wb")
                 proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work,
                                         env={**env_base, **env}, preexec_fn=die_with_parent)
@@ -248,18 +247,15 @@ class Zoo:
         rows = []
         self.current = ""
         log("control: no defect, every hunter one slice")
-        control = self.hunt("", "", hs, control=True)
+        control = self.hunt("", hs, control=True)
         rows.append(control)
         log(f"control: {'FAILED: ' + control['found_by'] + ' ' + control['rule'] if control['detected'] == 'yes' else 'no failure'}")
         for i, d in enumerate(chosen, 1):
             if self.stop:
                 break
             self.current = d
-            r = self.hunt(d, where[d], hs, control=False)
+            r = self.hunt(d, hs, control=False)
             rows.append(r)
-            if r["detected"] == "yes":
-                with open(self.history, "a") as f:
-                    f.write(f"{d}\t{r['found_by']}\n")
             log(f"[{i}/{len(chosen)}] {d}: " + (f"detected in {r['seconds']}s by {r['found_by']} "
                                                f"({r['oracle']}/{r['rule']}, reproducer {r['reproducer_size'] or '?'})"
                                                if r["detected"] == "yes" else f"NOT detected in {self.a.budget:g}s"))
@@ -319,7 +315,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--budget", type=positive(float), default=120, help="seconds per defect (default 120)")
     p.add_argument("--defects", action="append", default=[], help="defects, comma separated (default: all)")
     p.add_argument("--jobs", type=positive(int), default=os.cpu_count() or 1, help="parallel hunters (default cores)")
-    p.add_argument("--slice", type=positive(float), default=8, help="seconds per hunter turn (default 8)")
+    p.add_argument("--slice", type=positive(float), default=8, help="seconds per fuzz target turn (default 8)")
+    p.add_argument("--cases", type=positive(int), default=100,
+                   help="property cases in the first round, 4x more each round after (default 100)")
+    p.add_argument("--property-cap", type=positive(float), default=30,
+                   help="seconds a property turn may take at most (default 30)")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: the time)")
     p.add_argument("--minimize-seconds", type=positive(int), default=20)
     p.add_argument("--out", default=str(ROOT / "build" / "zoo"))

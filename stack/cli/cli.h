@@ -47,6 +47,7 @@ int cmd_dot(const Args& a);
 int cmd_run(const Args& a);
 int cmd_bench_bind(const Args& a);
 int cmd_replay(const Args& a);
+int cmd_defects(const Args& a);
 
 // --seed and --schedule of the runtime commands (bind, dot) into `opts`; false after printing
 // the usage error.

@@ -54,6 +54,11 @@ constexpr CommandSpec kCommands[] = {
      1, 1},
     {"bench-bind", "bench-bind SCENE.gir [--max-layers N]  bind figures of the decode scene for N = 1, 2, 4, ...", 1,
      1},
+    {"defects",
+     "defects                  the injectable defects of the zoo build (name, where, what); "
+     "STACKCHECK_DEFECT=NAME[,NAME]\n"
+     "                          selects them at run time",
+     0, 0},
 };
 
 constexpr FlagSpec kFlags[] = {

@@ -2,7 +2,10 @@
 // stack/passes/legalize_graph_boundary/.
 #include "stack/passes/legalize_graph_boundary.h"
 
+#include "stack/defects/defects.h"
 #include "stack/passes/legalize_graph_boundary/internal.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <utility>
@@ -106,6 +109,15 @@ PassResult legalize_graph_boundary(const ir::Program& input, const LegalizeGraph
     const ir::Function* g = out_ctx.find(gr.graph);
     if (g == nullptr || legal.count(gr.graph) == 0) continue;
     gr.node_count = graph_boundary::check_result(out_ctx, *g, diags);
+    if (defects::active(defects::Defect::kNodeCountBeforeRewrite)) {
+      // Zoo: the count (and its 1..1024 limit) taken on the graph as it came in.
+      const graph_boundary::LegalizedGraph& lg = legal.at(gr.graph);
+      gr.node_count = graph_boundary::count_nodes(ctx, lg.original->body, lg.types.dims_of());
+      if (gr.node_count < 1 || gr.node_count > graph_boundary::kMaxNodes)
+        diags.push_back(graph_boundary::make_diag(
+            216, *g, g->loc,
+            fmt::format("graph has {} nodes (must be 1..{})", gr.node_count, graph_boundary::kMaxNodes)));
+    }
     gr.checked = true;
     graph_boundary::check_call_sites(out_ctx, *g, diags);
   }

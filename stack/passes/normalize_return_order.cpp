@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "stack/defects/defects.h"
 #include "stack/ir/rpi.h"
 #include "stack/ir/walk.h"
 
@@ -25,6 +26,17 @@ void explicit_graph_returns(Function& g, const ir::RpiTable& table) {
     for (std::string& r : s.returns) {
       std::optional<size_t> p = lineage.param_of(r);
       if (p && *p < g.params.size()) r = g.params[*p].name;
+    }
+    if (defects::active(defects::Defect::kGraphReturnsSwapped)) {
+      // Zoo: the returns sorted into param order as kernel returns are (A), with no caller
+      // remapped (B): results returned out of param order swap at their call sites.
+      auto index = [&](const std::string& n) {
+        for (size_t i = 0; i < g.params.size(); ++i)
+          if (g.params[i].name == n) return i;
+        return g.params.size();
+      };
+      std::stable_sort(s.returns.begin(), s.returns.end(),
+                       [&](const std::string& a, const std::string& b) { return index(a) < index(b); });
     }
   }
 }

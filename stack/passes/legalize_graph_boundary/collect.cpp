@@ -11,6 +11,9 @@
 
 #include <utility>
 
+#include "stack/defects/defects.h"
+#include "stack/verify/builtins.h"
+
 namespace stackcheck::passes::graph_boundary {
 
 namespace {
@@ -119,6 +122,14 @@ class Collector {
 
   // Provenance of result j of `inv` (bound to v): the argument of param rpi[j], else v.
   TensorInfo result_info(const ir::Invoke& inv, size_t j, const std::string& v) const {
+    if (defects::active(defects::Defect::kPrefixSubmitProvenanceDropped) && inv.submit) {
+      // Zoo: the old bail compared the arguments with the builtin's params, which bind only
+      // a prefix of a kernel with extra params, and gave up on the results.
+      const ir::Function* k = ctx_.find(inv.callee);
+      const verify::Builtin* b =
+          k != nullptr && k->kind == ir::Function::Kind::Kernel ? verify::find_builtin(k->builtin) : nullptr;
+      if (b != nullptr && inv.args.size() != b->arity()) return local(v);
+    }
     const ir::ReturnParams* rpi = ctx_.rpi().find(inv.callee);
     if (rpi != nullptr && j < rpi->size() && (*rpi)[j] && *(*rpi)[j] < inv.args.size()) {
       const ir::Expr& a = inv.args[*(*rpi)[j]];
@@ -147,7 +158,9 @@ class Collector {
   }
 
   void create(const ir::Stmt& s, const ir::CreateRhs& c, Where where) {
-    if (options_.step_c && where.depth == 0) {
+    // Zoo: without the depth test, loop-nested creates are hoisted too.
+    const bool depth_ok = where.depth == 0 || defects::active(defects::Defect::kLoopCreateHoisted);
+    if (options_.step_c && depth_ok) {
       Dims dims;
       for (const ir::Expr& e : c.shape) {
         const ir::EvalResult r = ir::evaluate(e, types_.dims_of());
@@ -155,8 +168,15 @@ class Collector {
         dims.push_back(r.value);
       }
       if (dims.size() == c.shape.size()) {
-        tensors_[s.name] = TensorInfo{s.name, true, true, ir::Dir::InOut};
-        hoist(Hoist{HoistKind::Create, &s, 0, ir::Dir::InOut, ir::Type::tensor(dims), {}});
+        if (defects::active(defects::Defect::kStepCNotHoisted)) {
+          // Zoo: collected as a Step C root (its views count as views of a param), never hoisted.
+          tensors_[s.name] = TensorInfo{s.name, true, true, ir::Dir::InOut};
+          return;
+        }
+        // Zoo: the hoisted create declared In.
+        const ir::Dir dir = defects::active(defects::Defect::kHoistedCreateIn) ? ir::Dir::In : ir::Dir::InOut;
+        tensors_[s.name] = TensorInfo{s.name, true, true, dir};
+        hoist(Hoist{HoistKind::Create, &s, where.depth, dir, ir::Type::tensor(dims), {}});
         return;
       }
     }
@@ -199,7 +219,9 @@ class Collector {
       if (c->invoke.submit || n >= 2) {
         tuples_[s.name] = &c->invoke;
       } else if (n == 1) {
-        tensors_[s.name] = result_info(c->invoke, 0, s.name);
+        // Zoo: an in-place rebind `t1 = k(x, t)` taken for a fresh local.
+        tensors_[s.name] =
+            defects::active(defects::Defect::kRebindProvenanceLost) ? local(s.name) : result_info(c->invoke, 0, s.name);
       }
     } else if (const auto* t = std::get_if<ir::TupleGetRhs>(&s.rhs)) {
       auto it = tuples_.find(t->tuple);
@@ -208,7 +230,10 @@ class Collector {
       const size_t n = callee != nullptr ? result_count(*callee) : 0;
       // Index n of a submit is the task id, not a tensor.
       if (static_cast<uint64_t>(t->index) < n) {
-        tensors_[s.name] = result_info(*it->second, static_cast<size_t>(t->index), s.name);
+        // Zoo: a tuple element taken for a fresh local.
+        tensors_[s.name] = defects::active(defects::Defect::kTupleProvenanceLost)
+                               ? local(s.name)
+                               : result_info(*it->second, static_cast<size_t>(t->index), s.name);
       }
     }
   }

@@ -3,6 +3,7 @@
 // hoisted definitions, mapped to the caller's values, before the call; append arguments).
 #include "stack/passes/legalize_graph_boundary/internal.h"
 
+#include "stack/defects/defects.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/printer.h"
 
@@ -213,6 +214,8 @@ class SiteRewriter {
     std::vector<std::string> names(c.hoists.size());
     for (const Step& step : c.order) {
       if (step.is_alias) {
+        // Zoo: the alias never enters the map, so a hoisted definition using it names it here.
+        if (defects::active(defects::Defect::kAliasLeaksToCaller)) continue;
         const AliasDef& a = c.aliases[step.index];
         if (auto it = m.find(a.target); it != m.end()) m[a.def->name] = it->second;
         continue;

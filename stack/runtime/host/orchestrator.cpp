@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "stack/defects/defects.h"
 #include "stack/runtime/host/kernel_sig.h"
 #include "stack/runtime/image/self_relative.h"
 #include "stack/support/check.h"
@@ -318,7 +319,9 @@ bool Orchestrator::claim(uint32_t n_tensors, uint32_t n_scalars, Claim& c) {
   if (submitted_ >= W())
     return latch_.latch(ErrorCode::kTaskWindowExhausted, fmt::format("task window W={} exhausted", W()));
   const PoolCounts cap = layout_.seg.counts;
-  const uint64_t scalar_region = scalar_region_entries(n_scalars);
+  // Zoo: scalar regions not rounded to whole 64-byte lines.
+  const uint64_t scalar_region =
+      defects::active(defects::Defect::kScalarRegionsUnrounded) ? n_scalars : scalar_region_entries(n_scalars);
   if (cursors_.tensors + n_tensors > cap.tensors || cursors_.scalars + scalar_region > cap.scalars ||
       cursors_.fanin + kMaxFanin > cap.fanin)
     return latch_.latch(ErrorCode::kTaskWindowExhausted, "a mirror pool is full");
@@ -331,7 +334,8 @@ bool Orchestrator::claim(uint32_t n_tensors, uint32_t n_scalars, Claim& c) {
   const auto i = static_cast<uint64_t>(c.id);
   put(layout_.seg.desc_at(i), TaskDescriptor{});
   put(layout_.seg.payload_at(i), TaskPayload{});
-  put(layout_.seg.slot_at(i), SlotState{});
+  // Zoo: the slot record is not reset (publish then writes only the fields it sets).
+  if (!defects::active(defects::Defect::kClaimedSlotNotReset)) put(layout_.seg.slot_at(i), SlotState{});
   put(layout_.seg.flag_at(i), uint8_t{0});
   return true;
 }
@@ -339,7 +343,13 @@ bool Orchestrator::claim(uint32_t n_tensors, uint32_t n_scalars, Claim& c) {
 // Step 4: fanin from every argument first, then the registrations.
 bool Orchestrator::fanin_and_register(const Claim& c, const std::vector<TensorArg>& args) {
   fanin_.begin(c.id, W());
-  for (const TensorArg& a : args) tensormap_.collect(window_lo(a), window_hi(a), access_of(a.tag), fanin_);
+  for (const TensorArg& a : args) {
+    Access how = access_of(a.tag);
+    // Zoo: a fresh allocation (alloc, runtime output) is taken to have no readers to wait
+    // for, only the range's last writer: after a scope rewinds the heap, no WAR edge.
+    if (a.tag == kTagOutput && defects::active(defects::Defect::kWarEdgeMissingOnReuse)) how = Access::Read;
+    tensormap_.collect(window_lo(a), window_hi(a), how, fanin_);
+  }
   if (!fanin_.finish(latch_)) return false;  // latched 4
   for (const TensorArg& a : args) tensormap_.record(window_lo(a), window_hi(a), access_of(a.tag), c.id);
   return !latched();  // latched 11
@@ -371,13 +381,17 @@ void Orchestrator::publish(const Claim& c, const Published& p) {
 
   for (size_t k = 0; k < p.tensors.size(); ++k) put(L.tensor_at(c.tensors + k), p.tensors[k]);
   // Whole 64-byte lines: the pad entries are written as zeros (attach reads them).
-  const uint64_t region = scalar_region_entries(p.scalars.size());
+  const uint64_t region = defects::active(defects::Defect::kScalarRegionsUnrounded)
+                              ? p.scalars.size()
+                              : scalar_region_entries(p.scalars.size());
   for (uint64_t k = 0; k < region; ++k)
     put(L.scalar_at(c.scalars + k), k < p.scalars.size() ? p.scalars[k] : uint64_t{0});
   for (size_t k = 0; k < fanin.size(); ++k) put(L.fanin_at(c.fanin + k), fanin[k]);
   cursors_.fanin += fanin.size();
 
   SlotState s{};
+  // Zoo: the slot as the claim left it, only the published fields set.
+  if (defects::active(defects::Defect::kClaimedSlotNotReset)) std::memcpy(&s, mirror_.data() + L.slot_at(i), sizeof s);
   s.state = kSlotPending;
   s.fanin_cursor = static_cast<int32_t>(fanin.size());
   put(L.slot_at(i), s);

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 
+#include "stack/defects/defects.h"
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/devmem/device_access.h"
@@ -176,6 +177,13 @@ void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult
     orch_->finish();
     // Step 3: a latched code refuses the upload; nothing is planned, reserved or copied.
     if (orch_->latched()) {
+      if (defects::active(defects::Defect::kFatalLatchedUploaded)) {
+        // Zoo: the latch is looked at only after planning, reserving and uploading.
+        ship(p, r, bases, host, opts);
+        r.attach_class.reset();
+        r.trace.clear();
+        r.entries.clear();
+      }
       r.status = to_status(orch_->error());
       r.failure = BindFailure::kLatched;
       r.detail = orch_->error_detail().empty()
@@ -197,7 +205,10 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   // Step 4: plan the image, the device-only zone and the region layout.
   const uint32_t n = orch_->submitted();
   const PoolCounts cursors = orch_->cursors();
-  const SegmentLayout img = LayoutPlanner::image(n, cursors);
+  // Zoo: the image pitched to the task window instead of the submitted count.
+  const SegmentLayout img = defects::active(defects::Defect::kImagePitchedToCapacity)
+                                ? LayoutPlanner::plan(cfg_.W, cursors)
+                                : LayoutPlanner::image(n, cursors);
   const std::vector<GraphSubmissionPlan>& subs = orch_->graph_submissions();
   const uint64_t graph_tasks = subs.size();
   const uint64_t Q = cfg_.ready_capacity != 0 ? cfg_.ready_capacity : img.pitch + 1024 * graph_tasks;
@@ -282,7 +293,17 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
 
   // Step 8: the one image copy.
   mem_->clear_read_bits(copied, shipped);
-  link_.copy_to_device(copied, staged.data(), shipped);
+  if (defects::active(defects::Defect::kSubmissionsCopiedEach) && !subs.empty()) {
+    // Zoo: the runtime header and image in one copy, then each submission record in its own.
+    link_.copy_to_device(copied, staged.data(), sub_off);
+    for (size_t k = 0; k < subs.size(); ++k) {
+      const uint64_t end = k + 1 < subs.size() ? zone.offsets[k + 1] : sub_bytes;
+      link_.copy_to_device(plan_.submissions + zone.offsets[k], staged.data() + sub_off + zone.offsets[k],
+                           end - zone.offsets[k]);
+    }
+  } else {
+    link_.copy_to_device(copied, staged.data(), shipped);
+  }
 
   // Step 9: attach and schedule, then the error words (one D2H) and the InOut entries.
   DeviceAccess dev(*mem_);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "stack/defects/defects.h"
 #include "stack/runtime/image/self_relative.h"
 #include "stack/support/check.h"
 
@@ -59,12 +60,14 @@ Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mir
   // ---- preconditions: all before the first read of the mirror ----
   const uint64_t W = layout.W();
   const PoolCounts cap = layout.seg.counts;
-  if (n > W) return fail(CompactErrorKind::kNGreaterThanW, fmt::format("n={} > W={}", n, W));
-  if (cursors.tensors > cap.tensors || cursors.scalars > cap.scalars || cursors.fanin > cap.fanin)
+  // Zoo: none of the preconditions checked before the mirror is read.
+  const bool unchecked = defects::active(defects::Defect::kCompactionUnchecked);
+  if (n > W && !unchecked) return fail(CompactErrorKind::kNGreaterThanW, fmt::format("n={} > W={}", n, W));
+  if ((cursors.tensors > cap.tensors || cursors.scalars > cap.scalars || cursors.fanin > cap.fanin) && !unchecked)
     return fail(CompactErrorKind::kCursorOverCapacity,
                 fmt::format("cursors ({}, {}, {}) exceed capacities ({}, {}, {})", cursors.tensors, cursors.scalars,
                             cursors.fanin, cap.tensors, cap.scalars, cap.fanin));
-  if (layout.payload_stride != sizeof(TaskPayload))
+  if (layout.payload_stride != sizeof(TaskPayload) && !unchecked)
     return fail(CompactErrorKind::kPayloadStride,
                 fmt::format("payload_stride {} != sizeof(TaskPayload) {}", layout.payload_stride, sizeof(TaskPayload)));
   if (!LayoutPlanner::valid_W(W) || !(layout.seg == LayoutPlanner::mirror(W).seg) ||
@@ -73,8 +76,11 @@ Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mir
                 fmt::format("mirror layout for W={} is not the planner's or the mirror ({} B) is "
                             "shorter than it ({} B)",
                             W, mirror.size(), layout.seg.total_bytes));
-  const SegmentLayout plan = LayoutPlanner::image(n, cursors);
-  if (out.size() != plan.total_bytes)
+  // Zoo: the image pitched to the task window instead of the submitted count.
+  const SegmentLayout plan = defects::active(defects::Defect::kImagePitchedToCapacity)
+                                 ? LayoutPlanner::plan(W, cursors)
+                                 : LayoutPlanner::image(n, cursors);
+  if (out.size() != plan.total_bytes && !unchecked)
     return fail(CompactErrorKind::kOutSize, fmt::format("out has {} bytes, the plan {}", out.size(), plan.total_bytes));
 
   const SegmentLayout& ml = layout.seg;
@@ -120,6 +126,9 @@ Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mir
   }
   STACK_CHECK(covered == plan.total_bytes && plan.total_bytes == out.size(),
               "compaction wrote a size different from the plan");
+
+  // Zoo: the deltas shipped as the mirror had them (relative to the mirror's layout).
+  if (defects::active(defects::Defect::kCompactionCopiesDeltas)) return static_cast<size_t>(plan.total_bytes);
 
   // ---- deltas, re-taken by index ----
   for (uint64_t i = 0; i < n; ++i) {

@@ -15,6 +15,9 @@
 #include <limits>
 #include <optional>
 
+#include <type_traits>
+
+#include "stack/defects/defects.h"
 #include "stack/runtime/devmem/dev_addr.h"
 
 namespace stackcheck::runtime {
@@ -22,6 +25,12 @@ namespace stackcheck::runtime {
 // Delta from a field at byte offset field_off to a target at target_off (same buffer).
 // nullopt when the difference is 0 or outside int32 (never truncated).
 constexpr std::optional<int32_t> delta_for(uint64_t field_off, uint64_t target_off) {
+  if (!std::is_constant_evaluated() && defects::active(defects::Defect::kDeltaTruncated)) {
+    // Zoo: the 64-bit difference truncated to its low 32 bits, out of reach or not.
+    const uint64_t d = target_off - field_off;
+    if (d == 0) return std::nullopt;
+    return static_cast<int32_t>(static_cast<uint32_t>(d));
+  }
   // Compute in unsigned 64-bit and classify by direction, so no signed overflow exists.
   if (target_off >= field_off) {
     uint64_t d = target_off - field_off;

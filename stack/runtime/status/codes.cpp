@@ -79,6 +79,10 @@ bool is_resource_latch_status(int status) {
 }
 
 std::optional<int> status_to_code(int status) {
+  if (defects::active(defects::Defect::kStatusNegated)) {  // zoo: the inverse of N -> -N
+    if (status >= 0 || status < -1000000 || !is_listed_code(-status)) return std::nullopt;
+    return -status;
+  }
   // Invert -(1000 + code) without overflow for any int status.
   if (status > -1000) return std::nullopt;
   int64_t code = -static_cast<int64_t>(status) - 1000;

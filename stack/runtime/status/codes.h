@@ -5,10 +5,13 @@
 // This unit only names and maps codes; it never prints.
 #pragma once
 
+#include "stack/defects/defects.h"
+
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 
 namespace stackcheck::runtime {
 
@@ -69,7 +72,11 @@ inline constexpr int kStatusUnsupported = -2;  // only for a rejected RuntimeCon
 inline constexpr int kStatusNeverReturned = -3;
 
 // code -> -(1000 + code): -1001..-1011 and -1100..-1104.
-constexpr int to_status(int code) { return -(1000 + code); }
+constexpr int to_status(int code) {
+  // Zoo: the old mapping N -> -N, onto the reserved -1, -2, -3.
+  if (!std::is_constant_evaluated() && defects::active(defects::Defect::kStatusNegated)) return -code;
+  return -(1000 + code);
+}
 constexpr int to_status(ErrorCode c) { return to_status(code_value(c)); }
 
 // Inverse of to_status for listed codes; nullopt for any other status (0, -1, -2, ...).

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "stack/defects/defects.h"
 #include "stack/support/check.h"
 
 namespace stackcheck::runtime {
@@ -91,7 +92,11 @@ uint64_t GraphCache::resident_bytes() const {
 }
 
 uint64_t graph_block_bytes(const GraphDefHeader& h) {
-  return h.required_heap + graph_args_bytes(h.n_tensor_args, h.n_scalar_args) + h.storage_bytes;
+  // Zoo: execution storage reserved as stride x n (past the last entry's object).
+  const uint64_t storage = defects::active(defects::Defect::kStorageStrideTimesN)
+                               ? sizeof(GraphExecution) + kGraphNodeStride * h.n_nodes
+                               : h.storage_bytes;
+  return h.required_heap + graph_args_bytes(h.n_tensor_args, h.n_scalar_args) + storage;
 }
 
 SubmissionZone plan_submission_zone(std::span<const GraphSubmissionPlan> subs) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "stack/defects/defects.h"
 #include "stack/runtime/host/kernel_sig.h"
 #include "stack/support/check.h"
 
@@ -170,7 +171,9 @@ std::pair<uint64_t, uint64_t> GraphRecorder::local_range(const GraphTensorArgDef
     w.shape[d] = a.shape[d];
     w.stride[d] = a.stride[d];
   }
-  if (a.source == kSrcBoundary && class_size_[class_of_[a.index]] > 1) {
+  // Zoo: alias classes ignored, every boundary tensor tracked as its own range.
+  if (a.source == kSrcBoundary && class_size_[class_of_[a.index]] > 1 &&
+      !defects::active(defects::Defect::kAliasClassesIgnored)) {
     // A multi-member alias class is ONE range: members may move relative to each other.
     const uint64_t c = class_of_[a.index] + 1;
     return {c << kLocalShift, (c + 1) << kLocalShift};

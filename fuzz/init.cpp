@@ -1,0 +1,21 @@
+// LLVMFuzzerInitialize of every fuzz target, in both builds (libFuzzer calls it before the
+// first input; replay_main.cpp calls it first thing): a STACKCHECK_DEFECT selection this
+// build cannot honour (an unknown name, or any name without the zoo's switches) would fuzz
+// a clean stack and look like a pass, so the target refuses to start (exit 2). The active
+// defects are printed, so a run's log says what it ran against.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "stack/defects/defects.h"
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  const char* prog = argc && *argc > 0 && argv && *argv && (*argv)[0] ? (*argv)[0] : "fuzz target";
+  if (auto why = stackcheck::defects::check_selection()) {
+    std::fprintf(stderr, "%s: %s\n", prog, why->c_str());
+    std::exit(2);
+  }
+  if (const std::string d = stackcheck::defects::active_names(); !d.empty())
+    std::fprintf(stderr, "%s: defects active: %s\n", prog, d.c_str());
+  return 0;
+}

@@ -1,0 +1,166 @@
+#include "properties/oracles/input_oracles.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "properties/oracles/bind_checks.h"
+#include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/image_mutation.h"
+#include "stack/ir/walk.h"
+#include "stack/runtime/image/compact.h"
+#include "stack/runtime/image/records.h"
+#include "stack/runtime/image/self_relative.h"
+#include "stack/runtime/status/codes.h"
+
+namespace stackcheck::oracles {
+
+namespace {
+
+// A create left at loop depth 0 of a graph (nullptr: none).
+const ir::Stmt* depth0_create(const ir::Function& g) {
+  struct Find {
+    const ir::Stmt* found = nullptr;
+    void visit(const ir::Stmt& s, const ir::Place& at) {
+      if (found == nullptr && at.loop_depth == 0 && s.kind == ir::Stmt::Kind::Assign &&
+          std::holds_alternative<ir::CreateRhs>(s.rhs))
+        found = &s;
+    }
+  } f;
+  ir::walk_statements(g.body, f);
+  return f.found;
+}
+
+}  // namespace
+
+Verdict check_boundary(const ir::Program& p, bool step_c) {
+  passes::PipelineOptions o;
+  o.graph_boundary.step_c = step_c;
+  const PipelineRun run = run_pipeline(p, o);
+  if (!run.verdict.passed()) return run.verdict;
+  const ir::Program& legal = run.stages.back().program;
+  for (const Verdict& v : {check_node_counts(legal, run.boundary_report), check_hoisted_creates(run.boundary_report),
+                           check_graph_writes_inout(legal)})
+    if (!v.passed()) return v;
+  size_t creates = 0;
+  for (const auto& gr : run.boundary_report.graphs)
+    for (const auto& a : gr.appended) creates += a.kind == passes::HoistKind::Create;
+  if (!step_c && creates != 0)
+    return Verdict::fail("step-c-off", fmt::format("{} creates hoisted with Step C off", creates));
+  if (step_c)
+    for (const ir::Function& f : legal.functions)
+      if (f.kind == ir::Function::Kind::Graph)
+        if (const ir::Stmt* c = depth0_create(f))
+          return Verdict::fail("step-c", fmt::format("graph {}: create {} (line {}) at loop depth 0 was not hoisted",
+                                                     f.name, c->name, c->loc.line));
+  return Verdict::pass();
+}
+
+Verdict check_rejected(const ir::Program& p, int code) {
+  const PipelineRun run = run_pipeline(p);
+  if (run.verdict.reason != Inconclusive::kInputRejected || run.rejected_by != "LegalizeGraphBoundary")
+    return Verdict::fail("rejection", fmt::format("an input LegalizeGraphBoundary must reject with {} was not: {}",
+                                                  code, run.verdict.to_string()));
+  const bool named = std::any_of(run.diagnostics.begin(), run.diagnostics.end(),
+                                 [&](const verify::Diagnostic& d) { return d.code == code; });
+  if (!named) return Verdict::fail("rejection", fmt::format("rejected without {}: {}", code, run.verdict.to_string()));
+  return Verdict::pass();
+}
+
+Verdict check_latched(const Captured& c, int first_code) {
+  // RUNTIME.md §13, derived here: code c maps to -(1000 + c).
+  const int want = -(1000 + first_code);
+  if (c.result.status != want)
+    return Verdict::fail("first-code", fmt::format("the first code {} should give status {}, the bind gave {} ({})",
+                                                   first_code, want, c.result.status, runtime::status_line(c.result)));
+  return check_latch_uploads_nothing(c);
+}
+
+Verdict check_latched_plan(const runtime::OrchProgram& p, int first_code) {
+  std::string why;
+  auto b = Bench::create(p, 0xAA, true, &why);
+  if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
+  return check_latched(b->bind(p), first_code);
+}
+
+Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned which, uint64_t by) {
+  const runtime::Orchestrator& o = b.runtime().orchestrator();
+  runtime::MirrorLayout L = o.layout();
+  uint64_t n = o.submitted();
+  runtime::PoolCounts cur = o.cursors();
+  std::vector<std::byte> out(image_bytes);
+  runtime::CompactErrorKind want{};
+  switch (which) {
+    case 0: n = L.W() + by, want = runtime::CompactErrorKind::kNGreaterThanW; break;
+    case 1: cur.tensors = L.seg.counts.tensors + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
+    case 2: cur.fanin = L.seg.counts.fanin + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
+    case 3:
+      L.payload_stride = sizeof(runtime::TaskPayload) + by, want = runtime::CompactErrorKind::kPayloadStride;
+      break;
+    default: out.resize(out.size() + by), want = runtime::CompactErrorKind::kOutSize;
+  }
+  const auto r = runtime::compact_live_image(b.runtime().mirror(), L, cur,
+                                             static_cast<uint32_t>(std::min<uint64_t>(n, UINT32_MAX)), out);
+  if (r)
+    return Verdict::fail("compaction-precondition", fmt::format("precondition {} violated by {}, accepted", which, by));
+  if (r.error().kind != want)
+    return Verdict::fail("compaction-precondition",
+                         fmt::format("precondition {}: error {}, expected {}", which,
+                                     runtime::compact_error_name(r.error().kind), runtime::compact_error_name(want)));
+  return Verdict::pass();
+}
+
+Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsigned> which, uint64_t by) {
+  std::string why;
+  auto b = Bench::create(p, 0xAA, true, &why);
+  if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
+  const Captured c = b->bind(p);
+  if (c.result.status != 0) {
+    if (runtime::is_resource_latch_status(c.result.status))
+      return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(c.result),
+                                   runtime::status_to_code(c.result.status).value_or(0));
+    return Verdict::fail("bind-status", runtime::status_line(c.result) + " (" + c.result.detail + ")");
+  }
+  const runtime::Orchestrator& o = b->runtime().orchestrator();
+  const Verdict live = check_compaction_live_prefix(runtime_compactor(), b->runtime().mirror(), o.layout(), o.cursors(),
+                                                    o.submitted(), c.image());
+  if (!live.passed()) return live;
+  // The payload stride first: the one violation a compaction that checks nothing survives.
+  for (unsigned k : which ? std::vector<unsigned>{*which} : std::vector<unsigned>{3, 0, 1, 2, 4}) {
+    const Verdict v = check_compaction_precondition(*b, c.image_bytes, k, by);
+    if (!v.passed()) return v;
+  }
+  return Verdict::pass();
+}
+
+Verdict check_corrupt_plan(const runtime::OrchProgram& p) {
+  std::string why;
+  auto b = Bench::create(p, 0xAA, false, &why);
+  if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
+  runtime::BindOptions o;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
+  o.schedule.progress_timeout_ms = 2000;
+  o.before_upload = mutation_hook(p.mutations);
+  return check_corrupt_image_run(b->bind(p, o).result);
+}
+
+Verdict check_offset_pair(uint64_t field, uint64_t target) {
+  const __int128 diff = static_cast<__int128>(target) - static_cast<__int128>(field);
+  const bool fits = diff != 0 && diff >= INT32_MIN && diff <= INT32_MAX;
+  const std::optional<int32_t> d = runtime::delta_for(field, target);
+  if (d.has_value() != fits)
+    return Verdict::fail("int32-delta",
+                         fmt::format("delta_for({}, {}) is {}, but the difference {} int32", field, target,
+                                     d ? std::to_string(*d) : "unbound", fits ? "fits" : "does not fit"));
+  if (!d) return Verdict::pass();
+  if (static_cast<__int128>(*d) != diff)
+    return Verdict::fail("int32-delta", fmt::format("delta_for({}, {}) = {}: truncated", field, target, *d));
+  const auto back = runtime::resolve_offset(field, *d);
+  if (!back || *back != target)
+    return Verdict::fail("int32-delta", fmt::format("resolve_offset({}, {}) does not give {}", field, *d, target));
+  return Verdict::pass();
+}
+
+}  // namespace stackcheck::oracles

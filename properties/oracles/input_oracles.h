@@ -1,0 +1,58 @@
+// Verdicts of properties whose check used to be repeatable only by rerunning the property,
+// as oracles over the input text alone, so that the shrunk counterexample a property writes
+// is replayed by `stackcheck replay` (replay.h) and kept in the corpus:
+//   boundary (.gir)       COMPILER.md §8.2-§8.4 and Step C on the legalized program
+//   rejection (.gir)      the pipeline rejects the input in LegalizeGraphBoundary with a code
+//   latch (.plan)         RUNTIME.md §15.7: a latched bind uploads nothing, status of the first code
+//   compaction (.plan)    §15.2: compaction's live prefix and its violated preconditions
+//   corrupt-image (.plan) §11: an image with `mutate` lines is rejected by attach or runs safely
+//   relative-ptr (.plan)  §3: the offset API on one (field, target) pair of the replay line
+// Every figure is derived here from RUNTIME.md/COMPILER.md, never taken from the code under
+// test (e.g. the latch oracle computes -(1000 + code) itself). No RapidCheck, nothing printed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "properties/oracles/image_checks.h"
+#include "properties/oracles/oracle.h"
+#include "stack/ir/ast.h"
+#include "stack/runtime/host/bind.h"
+#include "stack/runtime/plan/program.h"
+
+namespace stackcheck::oracles {
+
+// boundary: the pipeline passes (else its verdict), then per graph the pass's node count is
+// the verifier's (§8.4), every hoisted create comes from depth 0 and is InOut (§8.2), every
+// written tensor param is InOut (§8.3); with Step C no create is left at loop depth 0 in a
+// graph (§5.3 Step C), without it none is hoisted.
+Verdict check_boundary(const ir::Program& p, bool step_c);
+
+// rejection: LegalizeGraphBoundary rejects p with a diagnostic of `code` (an input the
+// generator made illegal on purpose). Anything else, acceptance included, fails.
+Verdict check_rejected(const ir::Program& p, int code);
+
+// latch: `c` is a bind that must latch `first_code` (1..11) first: its status is
+// -(1000 + first_code) (RUNTIME.md §13), and nothing was copied, shipped or reserved (§15.7).
+Verdict check_latched(const Captured& c, int first_code);
+// The same on a fresh bind of `p` (0xAA device memory).
+Verdict check_latched_plan(const runtime::OrchProgram& p, int first_code);
+
+// compaction: violates one precondition of compact_live_image on the mirror `b` just bound
+// (0: n > W, 1: tensor cursor, 2: fanin cursor, 3: payload stride, 4: out size, each by `by`)
+// and requires its own error. Reads only what `b` holds.
+Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned which, uint64_t by);
+// Binds `p` (a completed bind is required), checks the live prefix, then `which` (or every
+// precondition when nullopt, the payload stride first) with `by`.
+Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsigned> which, uint64_t by);
+
+// corrupt-image: the judgement of a bind of a corrupted image is check_corrupt_image_run
+// (image_mutation.h).
+// Binds `p` with its mutate lines (newest schedule, no strict uninitialised reads).
+Verdict check_corrupt_plan(const runtime::OrchProgram& p);
+
+// relative-ptr: delta_for/set_at/resolve_offset on (field, target): bound exactly when the
+// difference is nonzero and within int32, then exact; never truncated.
+Verdict check_offset_pair(uint64_t field, uint64_t target);
+
+}  // namespace stackcheck::oracles

@@ -1,0 +1,116 @@
+// The input oracles (input_oracles.h) on the shared corpus and on hand-made inputs, with a
+// positive control each where the stack itself cannot fail them (the defect zoo is the rest),
+// and their replay through counterexample files.
+#include "properties/oracles/input_oracles.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "properties/oracles/replay.h"
+#include "stack/ir/parser.h"
+#include "stack/runtime/plan/parser.h"
+
+namespace stackcheck::oracles {
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+ir::Program program(const std::string& text) {
+  ir::ParseResult r = ir::parse_program(text);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? r.program() : ir::Program{};
+}
+
+runtime::OrchProgram plan(const std::string& text) {
+  runtime::PlanParseResult r = runtime::parse_plan(text);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? r.program() : runtime::OrchProgram{};
+}
+
+const char* kFullInGraph =
+    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+    "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+    "  f = full [8], 3\n  c1 = call kacc(x, c)\n  return c1\n}\n"
+    "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  call g(x, c)\n}\n";
+
+TEST(InputOracles, boundary_and_rejection_on_programs) {
+  const ir::Program example = program(read(STACKCHECK_CORPUS_DIR "/programs/example.gir"));
+  EXPECT_TRUE(check_boundary(example, true).passed()) << check_boundary(example, true).to_string();
+  EXPECT_TRUE(check_boundary(example, false).passed()) << check_boundary(example, false).to_string();
+  const ir::Program full = program(kFullInGraph);
+  EXPECT_TRUE(check_rejected(full, 206).passed()) << check_rejected(full, 206).to_string();
+  // Rejected, but not with the code asked for; accepted: both fail.
+  EXPECT_TRUE(check_rejected(full, 211).failed());
+  EXPECT_TRUE(check_rejected(example, 206).failed());
+  // A rejected program is no judgement of the boundary invariants.
+  EXPECT_TRUE(check_boundary(full, true).inconclusive());
+}
+
+TEST(InputOracles, latch_compaction_corrupt_image_on_plans) {
+  const runtime::OrchProgram deadlock = plan(read(STACKCHECK_CORPUS_DIR "/plans/fatal_01_scope_deadlock.plan"));
+  EXPECT_TRUE(check_latched_plan(deadlock, 1).passed()) << check_latched_plan(deadlock, 1).to_string();
+  const Verdict other = check_latched_plan(deadlock, 2);  // the first code is 1, not 2
+  EXPECT_TRUE(other.failed());
+  EXPECT_EQ(other.rule, "first-code");
+  const runtime::OrchProgram two = plan(read(STACKCHECK_CORPUS_DIR "/plans/graph_two_submissions.plan"));
+  EXPECT_TRUE(check_compaction_plan(two, std::nullopt, 1).passed()) << check_compaction_plan(two, {}, 1).to_string();
+  EXPECT_TRUE(check_compaction_plan(two, 4, 1u << 20).passed());
+  EXPECT_TRUE(check_latched_plan(two, 1).failed());  // a plan that completes is no latch
+  EXPECT_TRUE(check_corrupt_plan(two).passed()) << check_corrupt_plan(two).to_string();
+  runtime::OrchProgram corrupt = two;
+  runtime::Mutation magic;  // byte 0 of the ImageHeader: its magic
+  magic.offset = 0;
+  magic.value = 0;
+  corrupt.mutations.push_back(magic);
+  EXPECT_TRUE(check_corrupt_plan(corrupt).passed()) << check_corrupt_plan(corrupt).to_string();
+  // Positive control of the judgement: a DeviceFault in the runtime's own accesses.
+  runtime::BindResult faulted;
+  faulted.status = runtime::kStatusGeneric;
+  faulted.failure = runtime::BindFailure::kDeviceFault;
+  EXPECT_EQ(check_corrupt_image_run(faulted).rule, "device-fault");
+}
+
+TEST(InputOracles, offset_pairs) {
+  const uint64_t two31 = uint64_t{1} << 31;
+  for (auto [f, t] : {std::pair<uint64_t, uint64_t>{0, two31 - 1},
+                      {0, two31},
+                      {two31, 0},
+                      {two31 + 1, 0},
+                      {5, 5},
+                      {std::numeric_limits<uint64_t>::max(), 0}})
+    EXPECT_TRUE(check_offset_pair(f, t).passed()) << f << " " << t << ": " << check_offset_pair(f, t).to_string();
+}
+
+TEST(InputOracles, replayed_through_counterexample_files) {
+  const std::string example = read(STACKCHECK_CORPUS_DIR "/programs/example.gir");
+  const std::string two = read(STACKCHECK_CORPUS_DIR "/plans/graph_two_submissions.plan");
+  const std::string deadlock = read(STACKCHECK_CORPUS_DIR "/plans/fatal_01_scope_deadlock.plan");
+  const std::vector<Counterexample> passing = {
+      {"boundary", example, {{"step_c", "0"}}, "", ""},
+      {"rejection", kFullInGraph, {{"code", "206"}}, "", ""},
+      {"latch", deadlock, {{"code", "1"}}, "", ""},
+      {"compaction", two, {{"precondition", "0"}, {"by", "7"}}, "", ""},
+      {"corrupt-image", two, {}, "", ""},
+      {"relative-ptr", "", {{"field", "0"}, {"target", "2147483648"}}, "", ""},
+      {"bind-structure", two, {}, "", ""},
+  };
+  for (const Counterexample& c : passing) {
+    const ReplayResult r = replay_counterexample(write_counterexample(c));
+    ASSERT_FALSE(r.error) << c.oracle << ": " << *r.error;
+    EXPECT_EQ(r.oracle, c.oracle);
+    EXPECT_TRUE(r.verdict.passed()) << c.oracle << ": " << r.verdict.to_string();
+  }
+  const ReplayResult wrong = replay_counterexample(write_counterexample({"latch", deadlock, {{"code", "9"}}, "", ""}));
+  ASSERT_FALSE(wrong.error);
+  EXPECT_TRUE(wrong.verdict.failed());
+  EXPECT_TRUE(replay_counterexample("# stackcheck latch\n# replay: code=x\n").error);
+}
+
+}  // namespace
+}  // namespace stackcheck::oracles

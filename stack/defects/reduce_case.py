@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Reduces a defect-zoo counterexample by deleting lines while it stays a reproducer.
+
+  reduce_case.py --cli build/zoo/bin/stackcheck --defect NAME[,NAME] IN OUT
+
+A candidate is kept when `stackcheck replay` still FAILS (exit 1) with the defect selected
+and still PASSES (exit 0) without it, exactly what the zoo's ctest asserts
+(stack/defects/zoo_case.sh). Deletions are tried greedily, largest first: a whole block (a
+line ending in '{' through its matching '}'), then single lines, until none is accepted.
+Header comments are kept. RapidCheck's shrinking stays the first reducer: this only takes
+out what its choice-level shrinking cannot (a statement a later one no longer needs).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def replay(cli: str, text: str, defect: str, suffix: str) -> int:
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        env = dict(os.environ, STACKCHECK_DEFECT=defect)
+        return subprocess.run([cli, "replay", path], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=120).returncode
+    except subprocess.TimeoutExpired:
+        return -1
+    finally:
+        os.unlink(path)
+
+
+def reproduces(cli: str, lines: list[str], defect: str, suffix: str) -> bool:
+    text = "".join(lines)
+    return replay(cli, text, defect, suffix) == 1 and replay(cli, text, "", suffix) == 0
+
+
+def blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """[start, end) of every '{' ... matching '}' line range, largest first."""
+    out, stack = [], []
+    for i, line in enumerate(lines):
+        body = line.split("#", 1)[0].rstrip()
+        if body.endswith("{"):
+            stack.append(i)
+        elif body.strip().startswith("}") and stack:
+            start = stack.pop()
+            out.append((start, i + 1))
+            if body.strip() != "}":  # "} else {" closes one block and opens the next
+                stack.append(i)
+    return sorted(out, key=lambda r: r[0] - r[1])
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cli", required=True)
+    p.add_argument("--defect", required=True)
+    p.add_argument("input")
+    p.add_argument("output")
+    a = p.parse_args()
+    suffix = os.path.splitext(a.input)[1]
+    lines = open(a.input).read().splitlines(keepends=True)
+    if not reproduces(a.cli, lines, a.defect, suffix):
+        print(f"reduce_case: {a.input} is not a reproducer of {a.defect}", file=sys.stderr)
+        return 1
+    header = 0
+    while header < len(lines) and lines[header].startswith("#"):
+        header += 1
+    changed = True
+    while changed:
+        changed = False
+        for start, end in [r for r in blocks(lines) if r[0] >= header] + [(i, i + 1) for i in
+                                                                            range(len(lines) - 1, header - 1, -1)]:
+            if end > len(lines):
+                continue
+            candidate = lines[:start] + lines[end:]
+            if reproduces(a.cli, candidate, a.defect, suffix):
+                lines = candidate
+                changed = True
+                break
+    open(a.output, "w").write("".join(lines))
+    print(f"reduce_case: {a.output}: {len(lines) - header} lines after the header", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
