@@ -2,6 +2,7 @@
 // positive control each where the stack itself cannot fail them (the defect zoo is the rest),
 // and their replay through counterexample files.
 #include "properties/oracles/input_oracles.h"
+#include "properties/oracles/image_mutation.h"
 
 #include <gtest/gtest.h>
 
