@@ -108,7 +108,9 @@ std::optional<Section> summary(const RunData& data) {
     sep();
     line.push_back(
         text(fmt::format("{} propert{}, ", data.properties.size(), data.properties.size() == 1 ? "y" : "ies")));
-    line.push_back(strong(failed ? fmt::format("{} failed", failed) : "all passed"));
+    line.push_back(strong(failed ? fmt::format("{} failed", failed) : "none failed"));
+    const size_t cut = std::count_if(data.properties.begin(), data.properties.end(), [](auto& p) { return p.cut(); });
+    if (cut) line.push_back(text(fmt::format(", {} cut by the time share", cut)));
     if (failed) tone = "bad";
   }
   if (data.has_coverage && !data.coverage.empty()) {

@@ -127,7 +127,7 @@ void add_properties(const RunData& data, std::vector<Section>& out) {
                   {"seed", false}});
   for (const auto& p : data.properties) {
     add_row(t,
-            {cell(p.suite), cell(p.property), cell(p.result, p.failed() ? "bad" : "good"), cell(count(p.cases)),
+            {cell(p.suite), cell(p.property), cell(p.result, p.failed() ? "bad" : p.cut() ? "" : "good"), cell(count(p.cases)),
              cell(count(p.discarded)), cell(percent(p.discarded, p.cases + p.discarded)), cell(duration(p.seconds)),
              cell(p.seconds > 0 ? rate(p.cases / p.seconds) : "-"), cell(p.seed.empty() ? "-" : p.seed)},
             p.failed() ? "bad" : "");

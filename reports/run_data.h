@@ -49,7 +49,9 @@ struct PropertyRun {  // properties.tsv
   std::string result;
   double seconds = 0;
   std::string seed, replay;
-  bool failed() const { return result != "pass"; }
+  // "timeout": the run's time share ended before the property did (not a failure).
+  bool failed() const { return result != "pass" && result != "timeout"; }
+  bool cut() const { return result == "timeout"; }
 };
 
 struct FolderCoverage {  // coverage.tsv

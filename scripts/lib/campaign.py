@@ -335,6 +335,22 @@ class Campaign:
                 task.stats.rss_mb = int(m.group(2))
                 task.peak_rss_mb = max(task.peak_rss_mb, task.stats.rss_mb)
 
+    def reap(self, task: Task) -> bool:
+        """True when the task's process ended. Reaped with wait4, whose peak RSS covers the
+        process and every descendant it waited for: under -fork the inputs run in child
+        processes, and the parent's own status lines carry no rss."""
+        if task.proc.returncode is not None:
+            return True
+        try:
+            pid, status, usage = os.wait4(task.proc.pid, os.WNOHANG)
+        except ChildProcessError:
+            return task.proc.poll() is not None
+        if pid == 0:
+            return False
+        task.proc.returncode = os.waitstatus_to_exitcode(status)
+        task.peak_rss_mb = max(task.peak_rss_mb, usage.ru_maxrss // 1024)  # KiB on Linux
+        return True
+
     def finish(self, task: Task, now: float) -> None:
         """A run ended (its time, a finding without -fork, or a stop): bank its figures."""
         self.read_log(task)
@@ -434,7 +450,7 @@ class Campaign:
             running = [t for t in self.tasks if t.proc]
             for task in running:
                 self.read_log(task)
-                if task.proc.poll() is not None:
+                if self.reap(task):
                     self.finish(task, now)
             if self.stop_requested:
                 for task in self.tasks:
@@ -812,10 +828,12 @@ class Campaign:
         else:
             print("\nno findings")
         if self.property_rows:
-            bad = [r for r in self.property_rows if r["result"] != "pass"]
-            print(f"properties: {len(self.property_rows) - len(bad)} of {len(self.property_rows)} passed "
-                  f"at max_success={self.a.property_cases}")
-            for r in bad:
+            bad = [r for r in self.property_rows if r["result"] not in ("pass", "timeout")]
+            cut = [r for r in self.property_rows if r["result"] == "timeout"]
+            print(f"properties: {len(self.property_rows) - len(bad) - len(cut)} of {len(self.property_rows)} passed "
+                  f"at max_success={self.a.property_cases}, {len(bad)} failed"
+                  + (f", {len(cut)} cut by the time share (rerun with --property-seconds)" if cut else ""))
+            for r in bad + cut:
                 print(f"  {r['result']}: {r['suite']}.{r['property']} -> {r['replay']}")
 
     # -- main -------------------------------------------------------------------------------
