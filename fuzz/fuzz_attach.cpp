@@ -79,6 +79,7 @@ int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDr
   runtime::BindOptions o = options(pc);
   o.before_upload = mutate(u, pc, draws, false);
   const runtime::BindResult r = bench->bind(pc.plan, o).result;
+  j.observe([&] { return oracles::digest_bind(support::kFnvOffset, r); });
   if (!u.reached) {  // nothing to corrupt: the orchestration latched (or the plan was refused)
     if (r.status == 0) j.fail("attach", Verdict::fail("hook", "a completed bind never reached its upload"));
     j.check("attach", oracles::bind_status_verdict(r));
@@ -95,6 +96,7 @@ int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDr
 }  // namespace
 
 const char* target_name() { return "fuzz_attach"; }
+bool parses_text_form() { return true; }
 
 std::string text_form(std::span<const uint8_t> in) {
   const std::string_view text = as_text(in.data(), in.size());

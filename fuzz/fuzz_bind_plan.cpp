@@ -53,6 +53,7 @@ int judge_plan(Judge& j, const PlanCase& pc) {
   o.seed = pc.seed;
   o.schedule = pc.schedule;
   const oracles::Captured c = bench->bind(plan, o);
+  j.observe([&] { return oracles::digest_bind(support::kFnvOffset, c.result, c.staged); });
   const runtime::BindResult& r = c.result;
   if (r.status != 0) {
     if (r.failure == runtime::BindFailure::kLatched) j.check("bind-structure", oracles::check_latch_uploads_nothing(c));
@@ -89,6 +90,7 @@ int judge_plan(Judge& j, const PlanCase& pc) {
 }  // namespace
 
 const char* target_name() { return "fuzz_bind_plan"; }
+bool parses_text_form() { return true; }
 
 std::string text_form(std::span<const uint8_t> in) {
   const std::string_view text = as_text(in.data(), in.size());

@@ -9,6 +9,7 @@
 
 namespace stackcheck::fuzz {
 const char* target_name() { return "fuzz_parse"; }
+bool parses_text_form() { return false; }
 std::string text_form(std::span<const uint8_t> in) { return with_header(target_name(), as_text(in.data(), in.size())); }
 }  // namespace stackcheck::fuzz
 
@@ -22,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                   "parse error without line:column: " + r.error().to_string()));
     return judge.reject(r.error().to_string());
   }
+  judge.observe([&] { return oracles::digest_program(support::kFnvOffset, r.program()); });
   judge.check("roundtrip", oracles::check_print_roundtrip(r.program()));
   (void)verify::check_well_formed(r.program());
   return judge.done();

@@ -12,6 +12,7 @@
 
 namespace stackcheck::fuzz {
 const char* target_name() { return "fuzz_pipeline"; }
+bool parses_text_form() { return false; }
 std::string text_form(std::span<const uint8_t> in) { return with_header(target_name(), as_text(in.data(), in.size())); }
 }  // namespace stackcheck::fuzz
 
@@ -27,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const oracles::PipelineRun run =
         oracles::run_pipeline(r.program(), passes::PipelineOptions{.graph_boundary = {.step_c = step_c}});
     if (!judge.check("pipeline", run.verdict)) break;  // rejected: outside the codegen oracle's domain
+    judge.observe([&] { return oracles::digest_program(support::kFnvOffset, run.stages.back().program); });
     const codegen::CodegenResult cg = codegen::generate_orchestration(run.stages.back().program);
     if (!cg.ok)
       judge.fail("codegen",

@@ -59,6 +59,7 @@ int judge_program(Judge& j, const ProgramCase& pc) {
     j.fail("pipeline", Verdict::fail("false-rejection", "a generated program is rejected: " + run.verdict.message));
   if (!j.check("pipeline", run.verdict)) return j.done();
   const ir::Program& legal = run.stages.back().program;
+  j.observe([&] { return oracles::digest_program(support::kFnvOffset, legal); });
   j.check("pipeline", oracles::check_node_counts(legal, run.boundary_report));
   j.check("pipeline", oracles::check_hoisted_creates(run.boundary_report));
   j.check("pipeline", oracles::check_graph_writes_inout(legal));
@@ -89,6 +90,7 @@ int judge_program(Judge& j, const ProgramCase& pc) {
   o.seed = pc.seed;
   o.schedule = pc.schedule;
   const oracles::Captured c = bench->bind(plan, o);
+  j.observe([&] { return oracles::digest_bind(support::kFnvOffset, c.result, c.staged); });
   const std::string context = fmt::format("schedule {} seed {}", oracles::schedule_text(pc.schedule), pc.seed);
   if (!j.check("end-to-end", oracles::judge_end_to_end(compiled, original.outputs(), c.result, context)))
     return j.done();
@@ -104,6 +106,7 @@ int judge_program(Judge& j, const ProgramCase& pc) {
 }  // namespace
 
 const char* target_name() { return "fuzz_program"; }
+bool parses_text_form() { return true; }
 
 std::string text_form(std::span<const uint8_t> in) {
   const std::string_view text = as_text(in.data(), in.size());

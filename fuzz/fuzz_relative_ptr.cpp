@@ -6,7 +6,8 @@
 // (little-endian, zero-padded). Text form: `# stackcheck fuzz_relative_ptr`, then lines
 // `field_off target_off` (checked as they are and rebased by 2^32 and by 2^63) or
 // `field_off target_off rebase` (checked with that rebase, as a raw input is: the text form
-// of raw bytes is that one line). Other lines are ignored.
+// of raw bytes is that one line); comment and blank lines are skipped, any other line is
+// not the text form (rejected: a truncated or garbled file says so instead of passing).
 #include "fuzz/fuzz_target.h"
 #include "stack/runtime/image/self_relative.h"
 
@@ -82,6 +83,7 @@ bool parse_u64(const std::string& s, size_t& i, uint64_t& out) {
 
 namespace stackcheck::fuzz {
 const char* target_name() { return "fuzz_relative_ptr"; }
+bool parses_text_form() { return true; }
 std::string text_form(std::span<const uint8_t> in) {
   const std::string_view text = as_text(in.data(), in.size());
   if (is_text_form(text)) return with_header(target_name(), text);
@@ -90,22 +92,38 @@ std::string text_form(std::span<const uint8_t> in) {
 }
 }  // namespace stackcheck::fuzz
 
+namespace {
+// The delta of a pair, as the determinism check sees it (replay build only).
+void observe_delta(stackcheck::fuzz::Judge& judge, uint64_t field, uint64_t target) {
+  judge.observe([&] {
+    const std::optional<int32_t> d = stackcheck::runtime::delta_for(field, target);
+    return stackcheck::oracles::digest_u64(stackcheck::support::kFnvOffset,
+                                           d ? 1 + static_cast<uint64_t>(static_cast<uint32_t>(*d)) : 0);
+  });
+}
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   stackcheck::fuzz::Judge judge(stackcheck::fuzz::target_name());
   const std::string_view in = stackcheck::fuzz::as_text(data, size);
   if (stackcheck::fuzz::is_text_form(in)) {
-    size_t start = 0, pairs = 0;
+    size_t start = 0, pairs = 0, number = 0;
     while (start < in.size()) {
+      ++number;
       size_t end = in.find('\n', start);
       if (end == std::string_view::npos) end = in.size();
       const std::string line(in.substr(start, end - start));
       start = end + 1;
-      if (line.empty() || line[0] == '#') continue;
+      if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
       size_t i = 0;
       uint64_t field = 0, target = 0, rebase = 0;
-      if (!parse_u64(line, i, field) || !parse_u64(line, i, target)) continue;  // not a pair: ignored
+      const bool pair = parse_u64(line, i, field) && parse_u64(line, i, target);
+      const bool with_rebase = pair && parse_u64(line, i, rebase);
+      if (!pair || line.find_first_not_of(" \t\r", i) != std::string::npos)
+        return judge.reject(fmt::format("line {} is not `field target [rebase]`", number));
       ++pairs;
-      if (parse_u64(line, i, rebase)) {
+      observe_delta(judge, field, target);
+      if (with_rebase) {
         check_with_rebase(field, target, rebase);
         continue;
       }
@@ -115,6 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return judge.done();
   }
   const Raw r = decode(data, size);
+  observe_delta(judge, r.field, r.target);
   check_with_rebase(r.field, r.target, r.rebase);
   return judge.done();
 }

@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "properties/oracles/digest.h"
 #include "properties/oracles/oracle.h"
 
 namespace stackcheck::fuzz {
@@ -40,6 +41,9 @@ struct Outcome {
   std::string oracle;        // kInconclusive, kFail: the oracle that answered
   oracles::Verdict verdict;  // kInconclusive, kFail
   std::string why;           // kRejected: why the input is outside the domain
+  // Replay build only: every verdict and every result the target observed, folded
+  // (oracles/digest.h); the driver's `--hash` compares it between runs.
+  uint64_t digest = 0;
 
   // pass | inconclusive:<reason_key> | rejected | fail:<oracle>/<rule>
   std::string class_name() const {
@@ -96,6 +100,10 @@ class Judge {
   // True on pass. A fail reports the finding; an inconclusive verdict is kept (the first).
   bool check(std::string_view oracle, const oracles::Verdict& v) {
     if (v.failed()) report_finding(target_, oracle, v);
+    observe([&] {
+      uint64_t h = oracles::digest_text(oracles::digest_text(support::kFnvOffset, oracle), v.rule);
+      return oracles::digest_text(oracles::digest_u64(h, static_cast<uint64_t>(v.kind)), v.message);
+    });
     if (v.inconclusive() && out_.kind == Outcome::Kind::kPass) {
       out_.kind = Outcome::Kind::kInconclusive;
       out_.oracle = std::string(oracle);
@@ -108,8 +116,20 @@ class Judge {
   // The input lies outside the target's domain (a text that does not parse, bad parameters).
   int reject(std::string why) {
     out_.kind = Outcome::Kind::kRejected;
+    observe([&] { return oracles::digest_text(support::kFnvOffset, why); });
     out_.why = std::move(why);
     return done();
+  }
+  // A result of the run (a printed program, a bind's outcome: oracles/digest.h), folded into
+  // the outcome's digest. `f` returns a digest and runs in the replay build only, so the
+  // libFuzzer build pays nothing.
+  template <class F>
+  void observe(F&& f) {
+#if defined(STACKCHECK_FUZZ_REPLAY)
+    out_.digest = oracles::digest_u64(out_.digest, f());
+#else
+    (void)f;
+#endif
   }
   // Notes the outcome for the replay driver; returns libFuzzer's 0.
   int done() {
@@ -142,5 +162,9 @@ inline std::string with_header(const char* target, std::string_view text) {
 // replay driver only.
 const char* target_name();
 std::string text_form(std::span<const uint8_t> input);
+// True when the target parses its text form (a `.gir`/`.plan` with `# replay:` lines) rather
+// than taking the text as raw bytes (fuzz_parse, fuzz_pipeline): a text-form file such a
+// target rejects is a broken corpus file, which the replay driver reports.
+bool parses_text_form();
 
 }  // namespace stackcheck::fuzz

@@ -2,13 +2,19 @@
 // its input, so every class and the finding path can be seen to work. Input (after the text
 // form's header lines, if any): `fail` a finding (oracle control, rule forced, a message
 // across two lines), `inconclusive` an inconclusive verdict, `reject` rejected, `crash` a
-// plain abort (no finding lines), anything else a pass. Not a fuzz target (no fuzz_ prefix).
+// plain abort (no finding lines), `drift` a pass whose observed result changes from run to
+// run (a counter), `per-process` one that changes from process to process (the pid): the
+// determinism check's positive controls (determinism_test.sh); anything else a pass. Not a
+// fuzz target (no fuzz_ prefix).
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "fuzz/fuzz_target.h"
 
 namespace stackcheck::fuzz {
 const char* target_name() { return "replay_control"; }
+bool parses_text_form() { return false; }
 std::string text_form(std::span<const uint8_t> in) { return with_header(target_name(), as_text(in.data(), in.size())); }
 }  // namespace stackcheck::fuzz
 
@@ -26,5 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     j.check("control", oracles::Verdict::inconclusive(oracles::Inconclusive::kInterpreterBudget, "forced"));
   if (in == "reject") return j.reject("forced");
   if (in == "crash") std::abort();
+  static uint64_t runs = 0;  // the planted nondeterminism: state kept between inputs
+  if (in == "drift") j.observe([] { return ++runs; });
+  if (in == "per-process") j.observe([] { return static_cast<uint64_t>(getpid()); });
   return j.done();
 }

@@ -69,14 +69,42 @@ namespace {
 
 constexpr unsigned kClassifyTimeoutSeconds = 300;
 
-std::optional<std::vector<uint8_t>> read_file(const std::filesystem::path& p) {
+// A corpus file past this size is refused before it is read (the largest libFuzzer input of
+// any target is 64 KiB; a text form a few times that).
+constexpr uintmax_t kMaxInputBytes = 16u << 20;
+
+// Why `p` cannot be read as one input, or nullopt (`bytes` then holds it).
+std::optional<std::string> read_input(const std::filesystem::path& p, std::vector<uint8_t>& bytes) {
   std::error_code ec;
-  if (std::filesystem::is_directory(p, ec)) return std::nullopt;
+  if (std::filesystem::is_directory(p, ec)) return "is a directory";
+  const uintmax_t size = std::filesystem::file_size(p, ec);
+  if (ec) return "cannot read: " + ec.message();
+  if (size > kMaxInputBytes)
+    return fmt::format("{} bytes, larger than any input ({} MiB at most): not a corpus file", size,
+                       kMaxInputBytes >> 20);
   std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return std::nullopt;
-  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  if (!in) return "cannot open";
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) return "read error";
+  return std::nullopt;
+}
+
+// Why a corpus file given by name (ctest, scripts/replay) is broken, or nullopt: empty (no
+// corpus file holds the empty input: libFuzzer tries it on its own), or a text form whose
+// header names another target (not `shared`).
+std::optional<std::string> broken_file(std::span<const uint8_t> bytes) {
+  if (bytes.empty()) return "empty file (a corpus file holds one input; the empty input is not one)";
+  const std::string_view text = as_text(bytes.data(), bytes.size());
+  if (!is_text_form(text)) return std::nullopt;
+  std::string_view name = text.substr(std::string_view("# stackcheck").size());
+  name = name.substr(0, name.find('\n'));
+  while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.remove_prefix(1);
+  while (!name.empty() && (name.back() == ' ' || name.back() == '\r')) name.remove_suffix(1);
+  // `shared`: corpus/programs and corpus/plans, a text form every target of their kind reads.
+  if (name != target_name() && name != "shared")
+    return fmt::format("its header names '{}', not {} (scripts/replay picks the driver from the header)",
+                       std::string(name).substr(0, 80), target_name());
+  return std::nullopt;
 }
 
 // Runs the target once on an exact-size heap copy (ASan sees reads past the input; never a
@@ -87,20 +115,29 @@ void run_once(std::span<const uint8_t> bytes) {
   LLVMFuzzerTestOneInput(exact.get(), bytes.size());
 }
 
-// The class of one input, in this process: a finding unwinds to here.
-std::string classify_here(std::span<const uint8_t> bytes) {
+// The class of one input and the digest of what its run observed (fuzz_target.h), in this
+// process: a finding unwinds to here.
+struct Ran {
+  std::string cls;
+  uint64_t digest = 0;
+  bool operator==(const Ran&) const = default;
+};
+Ran run_here(std::span<const uint8_t> bytes) {
   g_classifying = true;
   g_noted.reset();
-  std::string out;
+  Ran out;
   try {
     run_once(bytes);
-    out = g_noted ? g_noted->class_name() : "pass";
+    out.cls = g_noted ? g_noted->class_name() : "pass";
+    out.digest = g_noted ? g_noted->digest : 0;
   } catch (const Finding& f) {
-    out = "fail:" + f.oracle + "/" + f.verdict.rule;
+    out.cls = "fail:" + f.oracle + "/" + f.verdict.rule;
+    out.digest = oracles::digest_text(oracles::digest_text(support::kFnvOffset, out.cls), f.verdict.message);
   }
   g_classifying = false;
   return out;
 }
+std::string classify_here(std::span<const uint8_t> bytes) { return run_here(bytes).cls; }
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -190,9 +227,11 @@ int usage(const char* argv0) {
                "usage: %s FILE|DIR...              run the target once per file (a finding aborts)\n"
                "       %s --text FILE              print FILE's canonical text form\n"
                "       %s --classify FILE|DIR...   print `<class>\\t<path>` per file\n"
+               "       %s --hash FILE|DIR...       run each file twice, print `<digest>\\t<class>\\t<path>`;\n"
+               "                                   exit 1 when the two runs differ\n"
                "       %s --check-text N [--seed S] [--max-len L]\n"
                "                                   raw bytes and their text form classify alike\n",
-               argv0, argv0, argv0, argv0);
+               argv0, argv0, argv0, argv0, argv0);
   return 2;
 }
 
@@ -200,27 +239,37 @@ int run_files(const std::vector<std::string>& args) {
   bool ok = true;
   size_t n = 0;
   for (const auto& f : expand(args, ok)) {
-    const auto bytes = read_file(f);
-    if (!bytes) {
-      std::fprintf(stderr, "replay: cannot read %s\n", f.c_str());
+    std::vector<uint8_t> bytes;
+    std::optional<std::string> why = read_input(f, bytes);
+    if (!why) why = broken_file(bytes);
+    if (why) {
+      std::fprintf(stderr, "%s: %s: %s\n", target_name(), f.c_str(), why->c_str());
       ok = false;
       continue;
     }
-    std::fprintf(stderr, "replay: %s (%zu bytes)\n", f.c_str(), bytes->size());
-    run_once(*bytes);
+    std::fprintf(stderr, "replay: %s (%zu bytes)\n", f.c_str(), bytes.size());
+    g_noted.reset();
+    run_once(bytes);
     ++n;
+    // A text form this target parses and then rejects (truncated, binary, bad parameters).
+    if (parses_text_form() && is_text_form(as_text(bytes.data(), bytes.size())) && g_noted &&
+        g_noted->kind == Outcome::Kind::kRejected) {
+      std::fprintf(stderr, "%s: %s: a text form %s rejects: %s\n", target_name(), f.c_str(), target_name(),
+                   g_noted->why.c_str());
+      ok = false;
+    }
   }
   std::fprintf(stderr, "replay: %zu file(s) %s\n", n, ok ? "ran without a finding" : "ran, with read errors");
   return ok ? 0 : 2;
 }
 
 int print_text(const std::string& file) {
-  const auto bytes = read_file(file);
-  if (!bytes) {
-    std::fprintf(stderr, "%s: cannot read %s\n", target_name(), file.c_str());
+  std::vector<uint8_t> bytes;
+  if (auto why = read_input(file, bytes)) {
+    std::fprintf(stderr, "%s: %s: %s\n", target_name(), file.c_str(), why->c_str());
     return 2;
   }
-  const std::string text = text_form(*bytes);
+  const std::string text = text_form(bytes);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return std::fflush(stdout) == 0 ? 0 : 2;
 }
@@ -228,17 +277,41 @@ int print_text(const std::string& file) {
 int classify_files(const std::vector<std::string>& args) {
   bool ok = true;
   for (const auto& f : expand(args, ok)) {
-    const auto bytes = read_file(f);
-    if (!bytes) {
-      std::fprintf(stderr, "%s: cannot read %s\n", target_name(), f.c_str());
+    std::vector<uint8_t> bytes;
+    if (auto why = read_input(f, bytes)) {
+      std::fprintf(stderr, "%s: %s: %s\n", target_name(), f.c_str(), why->c_str());
       ok = false;
       continue;
     }
-    const std::string c = classify_isolated(*bytes);
+    const std::string c = classify_isolated(bytes);
     std::printf("%s\t%s\n", c.c_str(), f.c_str());
     std::fflush(stdout);
   }
   return ok ? 0 : 2;
+}
+
+// Determinism: each input twice in this process; the digests (and classes) must agree. The
+// digest printed is compared across processes by the ctest (fuzz/determinism_test.sh).
+int hash_files(const std::vector<std::string>& args) {
+  bool ok = true, same = true;
+  for (const auto& f : expand(args, ok)) {
+    std::vector<uint8_t> bytes;
+    if (auto why = read_input(f, bytes)) {
+      std::fprintf(stderr, "%s: %s: %s\n", target_name(), f.c_str(), why->c_str());
+      ok = false;
+      continue;
+    }
+    const Ran a = run_here(bytes), b = run_here(bytes);
+    if (!(a == b)) {
+      same = false;
+      std::fprintf(stderr, "%s: nondeterministic: %s gave %016llx %s, then %016llx %s\n", target_name(), f.c_str(),
+                   static_cast<unsigned long long>(a.digest), a.cls.c_str(), static_cast<unsigned long long>(b.digest),
+                   b.cls.c_str());
+    }
+    std::printf("%016llx\t%s\t%s\n", static_cast<unsigned long long>(a.digest), a.cls.c_str(), f.c_str());
+    std::fflush(stdout);
+  }
+  return !same ? 1 : ok ? 0 : 2;
 }
 
 // The text form with a line no .gir or .plan parser accepts after its leading comments.
@@ -315,6 +388,10 @@ int main(int argc, char** argv) {
   if (mode == "--classify") {
     if (rest.empty()) return usage(argv[0]);
     return classify_files(rest);
+  }
+  if (mode == "--hash") {
+    if (rest.empty()) return usage(argv[0]);
+    return hash_files(rest);
   }
   if (mode == "--check-text") {
     uint64_t n = 0, seed = 1, max_len = 2048;

@@ -195,11 +195,19 @@ ReplayResult replay_counterexample(std::string_view file) {
   if (first.substr(0, kHead.size()) != kHead) return r.error = "the first line is not '# stackcheck <oracle>'", r;
   r.oracle = std::string(first.substr(kHead.size()));
   while (!r.oracle.empty() && (r.oracle.back() == ' ' || r.oracle.back() == '\r')) r.oracle.pop_back();
+  // A binary or overlong name is shown bounded and printable (errors are one line).
+  if (r.oracle.size() > 60) r.oracle = r.oracle.substr(0, 60) + "...";
+  for (char& c : r.oracle)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
   if (r.oracle == "property") {  // found by a property whose check only its own run repeats
     size_t at = file.find("# found by ");
     const std::string_view by = at == std::string_view::npos ? "" : file.substr(at + 11, file.find('\n', at) - at - 11);
     return r.error = fmt::format("this input is rerun by the property that found it: {}", by), r;
   }
+  if (r.oracle.rfind("fuzz_", 0) == 0)
+    return r.error = fmt::format("a {} input: its replay driver runs it ({}_replay FILE, or scripts/replay FILE)",
+                                 r.oracle.substr(0, 40), r.oracle.substr(0, 40)),
+           r;
   if (std::find(kOracles.begin(), kOracles.end(), r.oracle) == kOracles.end())
     return r.error = fmt::format("unknown oracle '{}' (replayable: {})", r.oracle, fmt::join(kOracles, ", ")), r;
   std::map<std::string, std::string> kv;

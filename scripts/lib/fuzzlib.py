@@ -149,16 +149,25 @@ CLI_ORACLES = ("end-to-end", "pipeline", "semantics", "roundtrip", "deps", "plan
 CLI = "stackcheck"
 
 
+MAX_INPUT_BYTES = 16 << 20  # the replay drivers' limit too (fuzz/replay_main.cpp)
+
+
 def targets_for_file(path: Path) -> list[str]:
     """What a file replays through: the fuzz target its header names (`# stackcheck <target>`),
     `stackcheck replay` (CLI) when the header names a property oracle, otherwise its folder
     (corpus/<target>/..., candidates/<target>/..., crashes/<target>/..., corpus/programs,
     corpus/plans)."""
     try:
+        size = path.stat().st_size
         with open(path, "rb") as f:
             head = f.read(256)
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}")
+    if size == 0:
+        raise UsageError(f"{path}: empty file (a corpus file holds one input; the empty input is not one)")
+    if size > MAX_INPUT_BYTES:
+        raise UsageError(f"{path}: {size} bytes, larger than any input ({MAX_INPUT_BYTES >> 20} MiB at most): "
+                         "not a corpus file")
     known = all_targets()
     t = header_target(head)
     if t is not None:
@@ -274,8 +283,9 @@ def parse_finding(returncode: int, stderr: str, timed_out: bool = False) -> Find
         msg = ub.group(1) if ub else next((l for l in lines if "ERROR: " in l), m.group(0))
         return Finding(kind="sanitizer", oracle=m.group(1), rule=m.group(2), message=msg.strip()[:300],
                        frames=top_frames(stderr))
-    if returncode == 2 and any(l.startswith("replay: cannot read") or "usage:" in l for l in lines):
-        return Finding(kind="error", message=lines[-1] if lines else "replay error")
+    if returncode == 2:  # the driver's own error (a broken file, bad arguments): its first error line
+        why = [l for l in lines if not l.startswith("replay: ") or l.startswith("replay: cannot")]
+        return Finding(kind="error", message=(why[0] if why else lines[-1] if lines else "replay error")[:300])
     if returncode < 0 or returncode >= 128:
         return Finding(kind="crash", rule=f"signal {-returncode if returncode < 0 else returncode - 128}",
                        message="the process died without a report", frames=top_frames(stderr))

@@ -16,7 +16,7 @@ int cmd_compile(const Args& a) {
   const std::string_view last_stage = passes::pipeline_stages().back().name;
   const std::string stop = a.get("--stop-after", std::string(last_stage));
   if (passes::find_stage(stop) == nullptr) {
-    fmt::print(stderr, "stackcheck: unknown pass '{}' ({})\n", stop, passes::pipeline_stage_names());
+    fmt::print(stderr, "stackcheck: --stop-after: unknown pass '{}' ({})\n", stop, passes::pipeline_stage_names());
     return kUsage;
   }
   const std::string emit = a.get("--emit", "gir");

@@ -57,7 +57,7 @@ int cmd_verify(const Args& a) {
     check = verify::check_graph_boundary_legalized;
   if (!check) {
     fmt::print(stderr,
-               "stackcheck: unknown verifier '{}' (known: WellFormed, ReturnParamsExplicit, "
+               "stackcheck: --rule: unknown verifier '{}' (known: WellFormed, ReturnParamsExplicit, "
                "GraphBoundaryLegalized)\n",
                rule);
     return kUsage;

@@ -2,6 +2,7 @@
 #include "stack/cli/cli.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -192,6 +193,17 @@ bool read_input(const std::string& path, std::string& out, std::string& error) {
   if (path == "-") {
     out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     return true;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = fmt::format("'{}' is a directory", path);
+    return false;
+  }
+  // Inputs are text files of a few KiB; a file past this is refused, not read into memory.
+  constexpr uintmax_t kMaxInputBytes = 64u << 20;
+  if (const uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxInputBytes) {
+    error = fmt::format("'{}' has {} bytes, more than an input may ({} MiB)", path, size, kMaxInputBytes >> 20);
+    return false;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

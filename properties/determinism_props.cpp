@@ -1,0 +1,125 @@
+// Determinism in one process (the CLI's and the fuzz targets' across processes are ctests:
+// stack/cli/determinism_test.sh, fuzz/determinism_test.sh): the same input gives the same
+// result twice. A generated program compiles to the same legalized program and plan; the
+// plan, bound twice on fresh runtimes under the same schedule (threaded with 1..8 workers, or
+// a random order), ships the same bytes and ends with the same status, figures and entry
+// tensors (oracles/digest.h); bound again on the runtime it just used (the reused mirror
+// and cached definitions: figures such as def_h2d may differ there), it gives the same
+// status and entry tensors. Generated bind plans likewise. A digest is a fold over observed
+// results (the shipped bytes as copied, the tensors read back), never a figure the code under
+// test reports about itself.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "properties/gen/arbitrary.h"
+#include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/digest.h"
+#include "properties/oracles/end_to_end.h"
+#include "properties/oracles/image_checks.h"
+#include "properties/property.h"
+#include "stack/ir/printer.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
+
+using namespace stackcheck;
+
+namespace {
+
+runtime::ScheduleOptions draw_schedule() {
+  runtime::ScheduleOptions s;
+  if (*rc::gen::arbitrary<bool>()) {
+    s = *oracles::parse_schedule("threaded");
+    s.workers = *rc::gen::inRange<unsigned>(1, 9);
+  } else {
+    s = *oracles::parse_schedule(fmt::format("random:{}", *rc::gen::inRange<uint64_t>(0, 1u << 20)));
+  }
+  return s;
+}
+
+uint64_t entries_digest(const runtime::BindResult& r) {
+  runtime::BindResult only;
+  only.status = r.status;
+  only.entries = r.entries;
+  return oracles::digest_bind(support::kFnvOffset, only);
+}
+
+// Two fresh binds and one more on the second's runtime: the verdict.
+// `second_seed` (the positive control only) binds the second with another seed.
+oracles::Verdict bind_thrice(const runtime::OrchProgram& plan, uint64_t seed, const runtime::ScheduleOptions& sched,
+                             std::optional<uint64_t> second_seed = std::nullopt) {
+  std::string why;
+  auto first = oracles::Bench::create(plan, 0xAA, false, &why);
+  auto second = oracles::Bench::create(plan, 0xAA, false, &why);
+  if (!first || !second)
+    return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule = sched;
+  const oracles::Captured a = first->bind(plan, o);
+  if (second_seed) o.seed = *second_seed;
+  const oracles::Captured b = second->bind(plan, o), c = second->bind(plan, o);
+  const uint64_t da = oracles::digest_bind(support::kFnvOffset, a.result, a.staged);
+  const uint64_t db = oracles::digest_bind(support::kFnvOffset, b.result, b.staged);
+  const std::string where = fmt::format("schedule {} seed {}", oracles::schedule_text(sched), seed);
+  if (da != db)
+    return oracles::Verdict::fail(
+        "determinism", fmt::format("two fresh binds differ ({}): {:016x} {} [{}] vs {:016x} {} [{}]", where, da,
+                                   runtime::status_line(a.result), a.result.stats.to_line(), db,
+                                   runtime::status_line(b.result), b.result.stats.to_line()));
+  if (entries_digest(b.result) != entries_digest(c.result))
+    return oracles::Verdict::fail("determinism", fmt::format("a bind on a reused runtime differs ({}): {} vs {}", where,
+                                                             runtime::status_line(b.result),
+                                                             runtime::status_line(c.result)));
+  return oracles::Verdict::pass();
+}
+
+}  // namespace
+
+STACKCHECK_PROP(Determinism, programs_compile_and_run_alike_twice, 0.1) {
+  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  gen::tag_features(g.features);
+  const bool step_c = *rc::gen::arbitrary<bool>();
+  const passes::PipelineOptions po{.graph_boundary = {.step_c = step_c}};
+  oracles::CompiledPlan one = oracles::compile_to_plan(g.program, po);
+  oracles::CompiledPlan two = oracles::compile_to_plan(g.program, po);
+  const oracles::Counterexample cx{"property", ir::print_program(g.program), {}, "", ""};
+  if (one.verdict.kind != two.verdict.kind || one.verdict.message != two.verdict.message)
+    props::report(oracles::Verdict::fail("determinism", fmt::format("two compiles judged differently: {} vs {}",
+                                                                    one.verdict.to_string(), two.verdict.to_string())),
+                  cx);
+  if (!one.verdict.passed()) props::report(one.verdict, cx);
+  const std::string legal_one = ir::print_program(one.pipeline.stages.back().program);
+  const std::string legal_two = ir::print_program(two.pipeline.stages.back().program);
+  if (legal_one != legal_two || runtime::print_plan(one.plan) != runtime::print_plan(two.plan))
+    props::report(oracles::Verdict::fail("determinism", "two compiles printed different programs or plans"), cx);
+  runtime::OrchProgram plan = one.plan;
+  plan.config.push_back({"W", *rc::gen::element<int64_t>(64, 256, 1024), {}});
+  props::report(bind_thrice(plan, *rc::gen::inRange<uint64_t>(0, 1000), draw_schedule()), cx);
+}
+
+STACKCHECK_PROP(Determinism, plans_bind_alike_twice, 0.2) {
+  const gen::GeneratedPlan g = gen::draw_plan();
+  props::report(bind_thrice(g.plan, *rc::gen::inRange<uint64_t>(0, 1000), draw_schedule()),
+                oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""});
+}
+
+// The oracle's positive control: binds that really differ (the second with another seed,
+// so the In tensors start from other values) must be reported; the same seed must not.
+TEST(Determinism, control_differing_binds_are_reported) {
+  std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  runtime::PlanParseResult parsed = runtime::parse_plan(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const runtime::ScheduleOptions sched = *oracles::parse_schedule("oldest");
+  EXPECT_TRUE(bind_thrice(parsed.program(), 3, sched).passed());
+  const oracles::Verdict v = bind_thrice(parsed.program(), 3, sched, 4);
+  EXPECT_TRUE(v.failed()) << v.to_string();
+  EXPECT_EQ(v.rule, "determinism");
+}
