@@ -228,6 +228,7 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
                   {"time to detect", true},
                   {"oracle", false},
                   {"rule", false},
+                  {"shrunk", true},
                   {"reproducer size", true},
                   {"reproducer", false},
                   {"found by", false}});
@@ -241,7 +242,9 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
     if (!z.detected && z.seconds) time = "> " + time;
     add_row(t,
             {cell(z.is_control() ? "none (control)" : z.defect), det, cell(time), cell(z.oracle), cell(z.rule),
-             cell(z.reproducer_size ? bytes(*z.reproducer_size) : "-"), code_cell(z.reproducer), cell(z.found_by)},
+             cell(z.shrunk_size ? count(*z.shrunk_size) : "-"),
+             cell(z.reproducer_size ? fmt::format("{} statements", count(*z.reproducer_size)) : "-"),
+             code_cell(z.reproducer), cell(z.found_by)},
             (z.detected == z.is_control()) ? "bad" : "");
     if (z.is_control()) continue;
     Bar bar;

@@ -64,7 +64,8 @@ struct ZooDefect {  // zoo.tsv
   bool detected = false;
   std::optional<double> seconds;
   std::string oracle, rule;
-  std::optional<double> reproducer_size;
+  std::optional<double> reproducer_size;  // statements or plan lines, after reduction
+  std::optional<double> shrunk_size;      // as the property or libFuzzer shrank it (optional column)
   std::string reproducer, found_by;
   // The row run with no defect active: a detection there is a false positive.
   bool is_control() const { return defect == "none"; }

@@ -305,22 +305,22 @@ def sanitizer_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def replay(binary: Path, path: Path, timeout: float = 60) -> tuple[Finding, str]:
-    """Runs `<target>_replay FILE` and reads what it reported."""
+def replay(binary: Path, path: Path, timeout: float = 60, env: dict[str, str] | None = None) -> tuple[Finding, str]:
+    """Runs `<target>_replay FILE` (with `env` added to the environment) and reads what it reported."""
     try:
         p = subprocess.run([str(binary), str(path)], capture_output=True, text=True, errors="replace",
-                           timeout=timeout, env=sanitizer_env())
+                           timeout=timeout, env=sanitizer_env(env))
     except subprocess.TimeoutExpired as e:
         err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
         return parse_finding(0, err, timed_out=True), err
     return parse_finding(p.returncode, p.stderr), p.stderr
 
 
-def text_form(binary: Path, path: Path, timeout: float = 60) -> bytes | None:
+def text_form(binary: Path, path: Path, timeout: float = 60, env: dict[str, str] | None = None) -> bytes | None:
     """`<target>_replay --text FILE`: the canonical text form (first line `# stackcheck <t>`)."""
     try:
         p = subprocess.run([str(binary), "--text", str(path)], capture_output=True, timeout=timeout,
-                           env=sanitizer_env())
+                           env=sanitizer_env(env))
     except subprocess.TimeoutExpired:
         return None
     if p.returncode != 0 or not p.stdout.startswith(b"# stackcheck "):

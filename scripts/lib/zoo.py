@@ -65,8 +65,13 @@ def defect_names() -> list[tuple[str, str]]:
 
 
 def statements(text: str) -> int:
-    """Reproducer size: lines that are neither comments nor blank nor a lone closing brace."""
-    return sum(1 for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#") and l.strip() != "}")
+    """Reproducer size, as the zoo's ctest counts it (stack/defects/zoo_case.sh): lines that are
+    not blank, a comment, a lone closing brace or a function header."""
+    return sum(1 for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#") and l.strip() != "}"
+               and not re.match(r"(kernel|graph|orchestration) ", l))
+
+
+REDUCER = ROOT / "stack" / "defects" / "reduce_case.py"
 
 
 @dataclass
@@ -135,7 +140,7 @@ class Zoo:
         running: list[tuple[Hunter, subprocess.Popen, float, Path, int]] = []
         slices = 0
         result = {"defect": defect or "none", "detected": "no", "seconds": "", "oracle": "", "rule": "",
-                  "reproducer_size": "", "reproducer": "", "found_by": "", "message": ""}
+                  "shrunk_size": "", "reproducer_size": "", "reproducer": "", "found_by": "", "message": ""}
         pending = list(queue)
         while not self.stop:
             now = time.time()
@@ -204,13 +209,18 @@ class Zoo:
                 log_text = (work / "log").read_text(errors="replace")
                 msg = next((l for l in log_text.splitlines() if "Failure" in l or "Falsifiable" in l), "failed")
                 return {"oracle": "property", "rule": h.name, "found_by": h.name, "message": msg[:200],
-                        "reproducer": "", "reproducer_size": ""}
-            return {"oracle": oracle, "rule": m.group(1) if m else "?", "message": (m.group(2) if m else "")[:200],
-                    "found_by": h.name, "reproducer": str(files[0]), "reproducer_size": str(statements(text))}
+                        "reproducer": "", "reproducer_size": "", "shrunk_size": ""}
+            found = {"oracle": oracle, "rule": m.group(1) if m else "?", "message": (m.group(2) if m else "")[:200],
+                     "found_by": h.name, "reproducer": str(files[0]), "reproducer_size": str(statements(text)),
+                     "shrunk_size": str(statements(text))}
+            if oracle != "property":  # replayable by stackcheck replay: reduce it further
+                self.reduce(["--cli", str(BIN / "stackcheck")], files[0], work, found)
+            return found
         arts = [p for p in work.iterdir() if p.name.startswith(("crash-", "leak-", "timeout-", "oom-"))]
         if not arts:
             return None
-        finding, _ = fuzzlib.replay(BIN / f"{h.name}_replay", arts[0], timeout=60)
+        denv = {"STACKCHECK_DEFECT": self.current}
+        finding, _ = fuzzlib.replay(BIN / f"{h.name}_replay", arts[0], timeout=60, env=denv)
         best = arts[0]
         tmp = work / "minimized"
         subprocess.run([str(h.binary), "-minimize_crash=1", f"-max_total_time={self.a.minimize_seconds}",
@@ -219,13 +229,33 @@ class Zoo:
                        timeout=self.a.minimize_seconds + 60)
         if tmp.exists():
             best = tmp
-        text = fuzzlib.text_form(BIN / f"{h.name}_replay", best)
+        text = fuzzlib.text_form(BIN / f"{h.name}_replay", best, env=denv)
         repro = work / f"reproducer{fuzzlib.TEXT_EXT.get(h.name, '.txt')}"
         if text:
             fuzzlib.atomic_write(repro, text)
-        return {"oracle": finding.oracle or finding.kind, "rule": finding.rule, "message": finding.message[:200],
-                "found_by": h.name, "reproducer": str(repro) if text else str(best),
-                "reproducer_size": str(statements(text.decode(errors="replace"))) if text else ""}
+        size = str(statements(text.decode(errors="replace"))) if text else ""
+        found = {"oracle": finding.oracle or finding.kind, "rule": finding.rule, "message": finding.message[:200],
+                 "found_by": h.name, "reproducer": str(repro) if text else str(best), "reproducer_size": size,
+                 "shrunk_size": size}
+        if text:
+            self.reduce(["--driver", str(BIN / f"{h.name}_replay")], repro, work, found)
+        return found
+
+    def reduce(self, how: list[str], src: Path, work: Path, found: dict) -> None:
+        """Deletes statements while the file still fails with the defect and passes without it
+        (stack/defects/reduce_case.py, the zoo ctest's own test), within --reduce-seconds."""
+        if self.a.reduce_seconds <= 0:
+            return
+        out = work / f"reduced{src.suffix}"
+        try:
+            subprocess.run([sys.executable, str(REDUCER), *how, "--defect", self.current, "--seconds",
+                            str(self.a.reduce_seconds), str(src), str(out)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=self.a.reduce_seconds + 150, env=fuzzlib.sanitizer_env())
+        except subprocess.TimeoutExpired:
+            return
+        if out.exists():
+            found["reproducer"] = str(out)
+            found["reproducer_size"] = str(statements(out.read_text(errors="replace")))
 
     def run(self) -> int:
         if not self.a.no_build:
@@ -264,7 +294,8 @@ class Zoo:
         return 1 if bad or control["detected"] == "yes" or self.stop else 0
 
     def report(self, rows: list[dict]) -> None:
-        keys = ["defect", "detected", "seconds", "oracle", "rule", "reproducer_size", "reproducer", "found_by"]
+        keys = ["defect", "detected", "seconds", "oracle", "rule", "shrunk_size", "reproducer_size", "reproducer",
+                "found_by"]
         body = "\t".join(keys) + "\n" + "".join(
             "\t".join(str(r[k]).replace("\t", " ") if r[k] != "" else "-" for k in keys) + "\n" for r in rows)
         fuzzlib.atomic_write(self.run_dir / "zoo.tsv", body.encode())
@@ -322,6 +353,8 @@ def main(argv: list[str]) -> int:
                    help="seconds a property turn may take at most (default 30)")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: the time)")
     p.add_argument("--minimize-seconds", type=positive(int), default=20)
+    p.add_argument("--reduce-seconds", type=float, default=60,
+                   help="seconds to reduce each reproducer by deleting statements (0: keep the shrunk one)")
     p.add_argument("--out", default=str(ROOT / "build" / "zoo"))
     p.add_argument("--no-build", action="store_true")
     a = p.parse_args(argv)

@@ -2,10 +2,14 @@
 """Reduces a defect-zoo counterexample by deleting lines while it stays a reproducer.
 
   reduce_case.py --cli build/zoo/bin/stackcheck --defect NAME[,NAME] IN OUT
+  reduce_case.py --driver build/zoo/bin/fuzz_program_replay --defect NAME IN OUT
+
 
 A candidate is kept when `stackcheck replay` still FAILS (exit 1) with the defect selected
 and still PASSES (exit 0) without it, exactly what the zoo's ctest asserts
-(stack/defects/zoo_case.sh). Deletions are tried greedily, largest first: a whole block (a
+(stack/defects/zoo_case.sh); with --driver, a fuzz target's text form through its replay
+driver, which reports a finding by aborting (a signal), passes with exit 0 and refuses a
+broken text form with exit 2. Deletions are tried greedily, largest first: a whole block (a
 line ending in '{' through its matching '}'), then single lines, until none is accepted.
 Header comments are kept. RapidCheck's shrinking stays the first reducer: this only takes
 out what its choice-level shrinking cannot (a statement a later one no longer needs).
@@ -17,13 +21,13 @@ import sys
 import tempfile
 
 
-def replay(cli: str, text: str, defect: str, suffix: str) -> int:
+def replay(cmd: list[str], text: str, defect: str, suffix: str) -> int:
     with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False) as f:
         f.write(text)
         path = f.name
     try:
         env = dict(os.environ, STACKCHECK_DEFECT=defect)
-        return subprocess.run([cli, "replay", path], env=env, stdout=subprocess.DEVNULL,
+        return subprocess.run([*cmd, path], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, timeout=120).returncode
     except subprocess.TimeoutExpired:
         return -1
@@ -31,9 +35,9 @@ def replay(cli: str, text: str, defect: str, suffix: str) -> int:
         os.unlink(path)
 
 
-def reproduces(cli: str, lines: list[str], defect: str, suffix: str) -> bool:
+def reproduces(cmd: list[str], fails: set[int], lines: list[str], defect: str, suffix: str) -> bool:
     text = "".join(lines)
-    return replay(cli, text, defect, suffix) == 1 and replay(cli, text, "", suffix) == 0
+    return replay(cmd, text, defect, suffix) in fails and replay(cmd, text, "", suffix) == 0
 
 
 def blocks(lines: list[str]) -> list[tuple[int, int]]:
@@ -53,28 +57,35 @@ def blocks(lines: list[str]) -> list[tuple[int, int]]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cli", required=True)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--cli", help="stackcheck, for a property counterexample (stackcheck replay FILE)")
+    which.add_argument("--driver", help="a <target>_replay binary, for a fuzz target's text form")
     p.add_argument("--defect", required=True)
+    p.add_argument("--seconds", type=float, default=0, help="stop after this long, keeping the best so far (0: no limit)")
     p.add_argument("input")
     p.add_argument("output")
     a = p.parse_args()
     suffix = os.path.splitext(a.input)[1]
     lines = open(a.input).read().splitlines(keepends=True)
-    if not reproduces(a.cli, lines, a.defect, suffix):
+    cmd = [a.cli, "replay"] if a.cli else [a.driver]
+    fails = {1} if a.cli else {1, -6, 134}  # stackcheck replay: 1 = the oracle failed; a driver aborts (or a sanitizer exits 1)
+    if not reproduces(cmd, fails, lines, a.defect, suffix):
         print(f"reduce_case: {a.input} is not a reproducer of {a.defect}", file=sys.stderr)
         return 1
     header = 0
     while header < len(lines) and lines[header].startswith("#"):
         header += 1
+    import time
+    deadline = time.time() + a.seconds if a.seconds > 0 else float("inf")
     changed = True
-    while changed:
+    while changed and time.time() < deadline:
         changed = False
         for start, end in [r for r in blocks(lines) if r[0] >= header] + [(i, i + 1) for i in
                                                                             range(len(lines) - 1, header - 1, -1)]:
-            if end > len(lines):
+            if end > len(lines) or time.time() >= deadline:
                 continue
             candidate = lines[:start] + lines[end:]
-            if reproduces(a.cli, candidate, a.defect, suffix):
+            if reproduces(cmd, fails, candidate, a.defect, suffix):
                 lines = candidate
                 changed = True
                 break
