@@ -180,15 +180,18 @@ class Zoo:
                     running.remove(item)
                     continue
                 running.remove(item)
-                found = self.read_failure(h, work, proc.returncode)
-                if found:
-                    result.update(found)
-                    result["detected"] = "yes"
-                    result["seconds"] = f"{time.time() - t0:.1f}"
-                    for other in running:
-                        os.killpg(other[1].pid, signal.SIGKILL)
-                        other[1].wait()
-                    return result
+                if not self.failed(h, work, proc.returncode):
+                    continue
+                # Time to detect: until the hunter ended with its (shrunk) failure, before the
+                # reproducer is minimized, put in its text form and reduced.
+                ended = time.time() - t0
+                for other in running:  # stop the rest: they would only slow that work down
+                    os.killpg(other[1].pid, signal.SIGKILL)
+                    other[1].wait()
+                result.update(self.read_failure(h, work, proc.returncode))
+                result["detected"] = "yes"
+                result["seconds"] = f"{ended:.1f}"
+                return result
         for other in running:
             os.killpg(other[1].pid, signal.SIGKILL)
             other[1].wait()
@@ -196,10 +199,16 @@ class Zoo:
             result["seconds"] = f"{self.a.budget:.0f}"
         return result
 
-    def read_failure(self, h: Hunter, work: Path, rc: int) -> dict | None:
+    @staticmethod
+    def artifacts(work: Path) -> list[Path]:
+        return sorted(p for p in work.iterdir() if p.name.startswith(("crash-", "leak-", "timeout-", "oom-")))
+
+    def failed(self, h: Hunter, work: Path, rc: int) -> bool:
+        """Whether the hunter's run ended in a failure (a property's nonzero exit, a fuzzer's artifact)."""
+        return rc != 0 if h.kind == "property" else bool(self.artifacts(work))
+
+    def read_failure(self, h: Hunter, work: Path, rc: int) -> dict:
         if h.kind == "property":
-            if rc == 0:
-                return None
             files = sorted(p for p in work.glob("*") if p.suffix in (".gir", ".plan"))
             text = files[0].read_text(errors="replace") if files else ""
             m = FAILED_RE.search(text)
@@ -216,9 +225,7 @@ class Zoo:
             if oracle != "property":  # replayable by stackcheck replay: reduce it further
                 self.reduce(["--cli", str(BIN / "stackcheck")], files[0], work, found)
             return found
-        arts = [p for p in work.iterdir() if p.name.startswith(("crash-", "leak-", "timeout-", "oom-"))]
-        if not arts:
-            return None
+        arts = self.artifacts(work)
         denv = {"STACKCHECK_DEFECT": self.current}
         finding, _ = fuzzlib.replay(BIN / f"{h.name}_replay", arts[0], timeout=60, env=denv)
         best = arts[0]
