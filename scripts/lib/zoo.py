@@ -160,7 +160,7 @@ class Zoo:
                 # the property cap; a fuzz target runs one slice.
                 cap = self.a.property_cap if h.kind == "property" else self.a.slice
                 secs = int(cap if control else max(1, min(cap, budget_left)))
-                cases = self.a.cases * 4 ** (rnd - 1)
+                cases = self.a.control_cases if control else self.a.cases * 4 ** (rnd - 1)
                 cmd, env = h.command(seed, secs, work, cases)
                 lf = open(work / "log", "wb")
                 proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work,
@@ -354,8 +354,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--defects", action="append", default=[], help="defects, comma separated (default: all)")
     p.add_argument("--jobs", type=positive(int), default=os.cpu_count() or 1, help="parallel hunters (default cores)")
     p.add_argument("--slice", type=positive(float), default=8, help="seconds per fuzz target turn (default 8)")
-    p.add_argument("--cases", type=positive(int), default=100,
-                   help="property cases in the first round, 4x more each round after (default 100)")
+    p.add_argument("--cases", type=positive(int), default=25,
+                   help="property cases in the first round, 4x more each round after (default 25: a quick "
+                        "sweep of every hunter first, then deeper rounds)")
+    p.add_argument("--control-cases", type=positive(int), default=100,
+                   help="property cases of the control run with no defect (default 100, a normal property run)")
     p.add_argument("--property-cap", type=positive(float), default=30,
                    help="seconds a property turn may take at most (default 30)")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: the time)")
