@@ -356,9 +356,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--defects", action="append", default=[], help="defects, comma separated (default: all)")
     p.add_argument("--jobs", type=positive(int), default=os.cpu_count() or 1, help="parallel hunters (default cores)")
     p.add_argument("--slice", type=positive(float), default=8, help="seconds per fuzz target turn (default 8)")
-    p.add_argument("--cases", type=positive(int), default=25,
-                   help="property cases in the first round, 4x more each round after (default 25: a quick "
-                        "sweep of every hunter first, then deeper rounds)")
+    p.add_argument("--cases", type=positive(int), default=100,
+                   help="property cases in the first round, 4x more each round after (default 100; a quick "
+                        "sweep of 25 missed prefix_submit_provenance_dropped for 120 s at seed 1204)")
     p.add_argument("--control-cases", type=positive(int), default=100,
                    help="property cases of the control run with no defect (default 100, a normal property run)")
     p.add_argument("--property-cap", type=positive(float), default=30,
