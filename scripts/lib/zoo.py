@@ -303,11 +303,18 @@ class Zoo:
         return 1 if bad or control["detected"] == "yes" or self.stop else 0
 
     def report(self, rows: list[dict]) -> None:
+        for r in rows:
+            if r["reproducer"] and Path(r["reproducer"]).is_absolute():
+                try:
+                    r["reproducer"] = str(Path(r["reproducer"]).relative_to(self.run_dir))
+                except ValueError:
+                    pass
         keys = ["defect", "detected", "seconds", "oracle", "rule", "shrunk_size", "reproducer_size", "reproducer",
                 "found_by"]
         body = "\t".join(keys) + "\n" + "".join(
             "\t".join(str(r[k]).replace("\t", " ") if r[k] != "" else "-" for k in keys) + "\n" for r in rows)
         fuzzlib.atomic_write(self.run_dir / "zoo.tsv", body.encode())
+        # (reproducer paths are relative to the run folder, where zoo.tsv and the report are)
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                 text=True).stdout.strip()
         run = {"kind": "zoo", "title": "stackcheck defect zoo", "seed": str(self.a.seed),
