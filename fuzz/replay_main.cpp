@@ -274,12 +274,18 @@ int print_text(const std::string& file) {
   return std::fflush(stdout) == 0 ? 0 : 2;
 }
 
+// read_input, printing why on stderr when it fails (`<target>: <file>: <why>`).
+bool read_or_say(const std::filesystem::path& p, std::vector<uint8_t>& bytes) {
+  const std::optional<std::string> why = read_input(p, bytes);
+  if (why) std::fprintf(stderr, "%s: %s: %s\n", target_name(), p.c_str(), why->c_str());
+  return !why;
+}
+
 int classify_files(const std::vector<std::string>& args) {
   bool ok = true;
   for (const auto& f : expand(args, ok)) {
     std::vector<uint8_t> bytes;
-    if (auto why = read_input(f, bytes)) {
-      std::fprintf(stderr, "%s: %s: %s\n", target_name(), f.c_str(), why->c_str());
+    if (!read_or_say(f, bytes)) {
       ok = false;
       continue;
     }
@@ -296,8 +302,7 @@ int hash_files(const std::vector<std::string>& args) {
   bool ok = true, same = true;
   for (const auto& f : expand(args, ok)) {
     std::vector<uint8_t> bytes;
-    if (auto why = read_input(f, bytes)) {
-      std::fprintf(stderr, "%s: %s: %s\n", target_name(), f.c_str(), why->c_str());
+    if (!read_or_say(f, bytes)) {
       ok = false;
       continue;
     }
