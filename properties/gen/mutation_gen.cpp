@@ -16,13 +16,15 @@ constexpr uint64_t kSubmissionFigures[] = {16, 17, 20, 24, 25, 26, 36, 38, 40, 4
 }  // namespace
 
 std::vector<MutationDraw> draw_mutations(ChoiceSource& c) {
-  // Five cases in six put every change in one region (the runtime header, the ImageHeader's
-  // figures, the first records, anywhere, the first submission record), so that a check late
-  // in attach's order (a submission record's figures, BadGraphContext) is reached by a case
-  // none of whose changes an earlier check rejects first; the sixth mixes regions per change.
-  static constexpr uint8_t kFocus[] = {0, 2, 5, 7, 9};
+  // Six cases in seven put every change in one region (the runtime header, the ImageHeader's
+  // figures, the first records, anywhere, the first submission record twice as often: its
+  // figures are attach's last checks), so that a check late in attach's order (a submission
+  // record's figures, BadGraphContext) is reached by a case none of whose changes an earlier
+  // check rejects first; the seventh mixes regions per change. Half the cases make a single
+  // change, which reaches each check on its own; the others make 2..8.
+  static constexpr uint8_t kFocus[] = {0, 2, 5, 7, 9, 9};
   const size_t focus = c.one_of(std::size(kFocus) + 1);
-  std::vector<MutationDraw> out(1 + c.one_of(8));
+  std::vector<MutationDraw> out(c.boolean() ? 2 + c.one_of(7) : 1);
   for (MutationDraw& d : out) {
     const auto where = static_cast<uint8_t>(c.integer(0, 9));
     d.where = focus < std::size(kFocus) ? kFocus[focus] : where;

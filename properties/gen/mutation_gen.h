@@ -1,7 +1,8 @@
 // Image mutations (HARNESS.md §1 "image bytes"): byte changes of a staged upload
 // ([RuntimeHeader][image][pad][submissions], as the bind's before-upload hook sees it),
 // written once over a ChoiceSource so the corrupt-image property and fuzz_attach draw them
-// alike. 1..8 changes, all in one region (five cases in six) or each in its own; a region is
+// alike. One change (half the cases) or 2..8, all in one region (six cases in seven, the
+// submission record's figures a third of those) or each in its own; a region is
 // the runtime header, a figure of the ImageHeader (pitch, n, image_bytes, segment offsets,
 // pool counts), the first records, a figure of the first graph submission record, or
 // anywhere in the image and submissions; its value is any byte, 0, 255, the byte there with one bit

@@ -47,11 +47,12 @@ TEST(MutationGen, exhausted_input_gives_the_simplest_change) {
 
 TEST(MutationGen, steps_see_the_earlier_change_of_a_byte) {
   std::vector<std::byte> staged(128 + 256, std::byte{0x10});
-  // Recorded choices: every change in the runtime header (focus 0), two changes, both at
-  // header byte 5: set 0x40, then flip bit 0.
-  const std::vector<Choice> want = {{0, 5, 0},      {0, 7, 1}, {0, 9, 0}, {0, 0xFFFF'FFFF, 5},       {0, 4, 0},
-                                    {0, 255, 0x40}, {0, 9, 1}, {0, 0xFFFF'FFFF, 128 + 5}, {0, 4, 3},
-                                    {0, 255, 8}};
+  // Recorded choices: every change in the runtime header (focus 0), more than one change
+  // (2 + 0), both at header byte 5: set 0x40, then flip bit 0.
+  const std::vector<Choice> want = {{0, 6, 0},      {0, 1, 1},           {0, 6, 0},
+                                    {0, 9, 0},      {0, 0xFFFF'FFFF, 5}, {0, 4, 0},
+                                    {0, 255, 0x40}, {0, 9, 1},           {0, 0xFFFF'FFFF, 128 + 5},
+                                    {0, 4, 3},      {0, 255, 8}};
   const std::vector<uint8_t> bytes = encode_choices(want);
   ByteChoices c(bytes);
   const std::vector<runtime::Mutation> muts = generate_mutations(c, staged, 128);

@@ -90,7 +90,8 @@ class Builder {
   std::vector<const Scalar*> pool(const Scope& s, ScalarClass cls) const;
   // A view of `base` (dims W), emitted into `out`; its offsets follow the context's rules.
   // `derivable`: in a graph, derivable offsets whenever the base allows them (no placement
-  // against earlier accesses, which gives literals).
+  // against earlier accesses, which gives literals), one of them a derivable scalar's own
+  // (`n mod span`, never folded to a literal) when some dim has room.
   Tensor make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& w, bool derivable = false);
   // A tensor of dims `w`: an existing name, a new view, or a fresh buffer.
   Tensor obtain_input(Stmts& out, Scope& s, const Dims& w);

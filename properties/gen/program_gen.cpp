@@ -269,13 +269,22 @@ Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& 
   Dims local(rank, 0);
   bool all_literal = true;
   unsigned sources = 0;
+  bool derived = false;  // `derivable`: one offset is a derivable scalar's, never a folded literal
   for (size_t d = 0; d < rank; ++d) {
     if (want) {
       offs.push_back(lit((*want)[d]));
       local[d] = (*want)[d];
       continue;
     }
-    ir::Expr e = offset_expr(pl, span[d], &sources);
+    ir::Expr e = lit(0);
+    if (derivable && !derived && cls == ScalarClass::Derivable && !pl.empty() && span[d] > 1) {
+      const Scalar* v = c_.pick(pl);
+      sources |= v->sources;
+      e = mod(var(v->name), lit(span[d]));
+    } else {
+      e = offset_expr(pl, span[d], &sources);
+    }
+    derived |= e.kind != ir::Expr::Kind::Int;
     if (e.kind == ir::Expr::Kind::Int)
       local[d] = e.value;
     else
@@ -557,9 +566,13 @@ void Builder::bind_results(Stmts& out, Scope& s, const std::string& name, bool s
     // offsets derived from a scalar param is hoisted through the result's provenance (its
     // argument's root); a view at literal offsets would not tell a lost provenance apart.
     // Written through when it can be, so a view left frozen at its recorded offset shows.
+    // The window is a proper part of the name (a whole-name view has only offset 0).
     if (in_graph_ && k_.views && r.whole && !r.local && !s.conditional && !pool(s, ScalarClass::Derivable).empty() &&
-        c_.chance(35)) {
-      const Tensor v = make_view(out, s, r, window_dims_within(r.dims), true);
+        c_.chance(50)) {
+      Dims w = window_dims_within(r.dims);
+      for (size_t d = 0; d < w.size() && w == r.dims; ++d)
+        if (r.dims[d] > 1) w[d] = r.dims[d] / 2;
+      const Tensor v = make_view(out, s, r, w, true);
       if (v.writable && c_.boolean()) {
         note_write_overlaps(v);
         record_access(v, true);
