@@ -15,6 +15,9 @@
 
 #include <rapidcheck/gtest.h>
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 using namespace stackcheck;
 
@@ -29,6 +32,11 @@ oracles::PipelineRun pipeline_or_fail(const ir::Program& p, const passes::Pipeli
   if (run.verdict.reason == oracles::Inconclusive::kInputRejected)
     props::report(oracles::Verdict::fail("false-rejection", run.verdict.message), cx);
   props::report(run.verdict, cx);
+  // ... and every compile of one is judged by the boundary invariants (props::require_legal_compile)
+  props::report(
+      oracles::check_boundary_run(run, o.graph_boundary.step_c),
+      oracles::Counterexample{
+          "boundary", ir::print_program(p), {{"step_c", o.graph_boundary.step_c ? "1" : "0"}, {"legal", "1"}}, "", ""});
   return run;
 }
 
@@ -162,6 +170,27 @@ TEST(CompilerOracles, verify_instrument_blames_a_pass_producing_invalid_ir) {
   const passes::PipelineResult r = pm.run(parse_or_die(kAccProgram));
   EXPECT_EQ(r.outcome, passes::Outcome::PassBug);
   EXPECT_EQ(r.pass, "DropEntry");
+}
+
+// props::require_legal_compile, which every property drawing a generated program runs: a
+// program the pipeline rejects (a `full` planted in a graph, 206) must fail it as a false
+// rejection, with a replayable `boundary` counterexample, never be discarded.
+TEST(CompilerPropsControl, require_legal_compile_fails_a_rejected_program) {
+  size_t ran = 0;
+  const bool held = rc::check("a rejected generated program", [&] {
+    ++ran;
+    gen::ProgramKnobs k;
+    k.illegal_full = true;
+    props::require_legal_compile(gen::draw_program(k).program, /*step_c=*/true);
+  });
+  EXPECT_FALSE(held) << "require_legal_compile let a rejected program pass";
+  EXPECT_GE(ran, 1u);
+  const auto file = std::filesystem::path(props::counterexample_dir()) /
+                    "CompilerPropsControl.require_legal_compile_fails_a_rejected_program.gir";
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("# stackcheck boundary"), std::string::npos) << file;
+  EXPECT_NE(text.find("false-rejection"), std::string::npos) << text.substr(0, 300);
 }
 
 TEST(CompilerOracles, run_pipeline_keeps_every_accepted_stage) {

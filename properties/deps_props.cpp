@@ -29,6 +29,7 @@ STACKCHECK_PROP(DepsProps, compiled_programs_order_every_conflict, 0.1) {
   gen::tag_features(g.features);
   passes::PipelineOptions p;
   p.graph_boundary.step_c = *rc::gen::arbitrary<bool>();
+  props::require_legal_compile(g.program, p.graph_boundary.step_c);
   const oracles::DepsRun run = oracles::check_program_dependencies(g.program, {}, p, {{"W", 1024, {}}});
   RC_ASSERT(!run.verdict.passed() || run.graph != nullptr);
   props::report(run.verdict, oracles::Counterexample{"deps",

@@ -74,9 +74,9 @@ oracles::Verdict bind_thrice(const runtime::OrchProgram& plan, uint64_t seed, co
                                    runtime::status_line(a.result), a.result.stats.to_line(), db,
                                    runtime::status_line(b.result), b.result.stats.to_line()));
   if (entries_digest(b.result) != entries_digest(c.result))
-    return oracles::Verdict::fail("determinism", fmt::format("a bind on a reused runtime differs ({}): {} vs {}", where,
-                                                             runtime::status_line(b.result),
-                                                             runtime::status_line(c.result)));
+    return oracles::Verdict::fail("determinism",
+                                  fmt::format("a bind on a reused runtime differs ({}): {} vs {}", where,
+                                              runtime::status_line(b.result), runtime::status_line(c.result)));
   return oracles::Verdict::pass();
 }
 
@@ -87,6 +87,7 @@ STACKCHECK_PROP(Determinism, programs_compile_and_run_alike_twice, 0.1) {
   gen::tag_features(g.features);
   const bool step_c = *rc::gen::arbitrary<bool>();
   const passes::PipelineOptions po{.graph_boundary = {.step_c = step_c}};
+  props::require_legal_compile(g.program, step_c);
   oracles::CompiledPlan one = oracles::compile_to_plan(g.program, po);
   oracles::CompiledPlan two = oracles::compile_to_plan(g.program, po);
   const oracles::Counterexample cx{"property", ir::print_program(g.program), {}, "", ""};

@@ -94,6 +94,7 @@ STACKCHECK_PROP(Metamorphic, graph_heap_grows_one_block_per_replay, 0.05) {
   const gen::GeneratedProgram g = *gen::arbitrary_program(k);
   gen::tag_features(g.features);
   const int64_t n = *rc::gen::inRange<int64_t>(2, 6);
+  for (bool step_c : {true, false}) props::require_legal_compile(g.program, step_c);
   const ir::Program once = replayed(g.program, 1), many = replayed(g.program, n);
   RC_ASSERT(once.functions.size() == many.functions.size());
   std::optional<uint64_t> internal_with_c;

@@ -88,6 +88,7 @@ void gir_case(const FrontEnds& fe) {
 void plan_case(const FrontEnds& fe) {
   const gen::GeneratedProgram g = *gen::arbitrary_program();
   passes::PassManager pm = passes::default_pipeline();
+  props::require_legal_compile(g.program, true);
   const passes::PipelineResult legal = pm.run(g.program);
   if (!legal.ok()) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, legal.message));
   const codegen::CodegenResult cg = codegen::generate_orchestration(legal.program);

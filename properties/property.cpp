@@ -1,8 +1,13 @@
 #include "properties/property.h"
 
 #include <fmt/format.h>
-#include <rapidcheck/detail/Configuration.h>
 
+#include <rapidcheck/detail/Configuration.h>
+#include "properties/oracles/input_oracles.h"
+#include "stack/ir/printer.h"
+
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +43,22 @@ std::string replay_command() {
 
 void report(const oracles::Verdict& v) { report(v, ""); }
 
+namespace {
+const auto kProcessStart = std::chrono::steady_clock::now();
+
+// The first failing case of the process, before RapidCheck shrinks it: one stderr line with
+// the seconds since the process started, so a caller (scripts/zoo) can tell the time to detect
+// from the time to a shrunk counterexample.
+void note_first_failure() {
+  static bool noted = false;
+  if (noted) return;
+  noted = true;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
+  std::fprintf(stderr, "stackcheck: first failing case at %.3f s\n", s);
+  std::fflush(stderr);
+}
+}  // namespace
+
 void report(const oracles::Verdict& v, const std::string& context) {
   if (v.passed()) return;
   if (v.inconclusive()) {
@@ -45,6 +66,7 @@ void report(const oracles::Verdict& v, const std::string& context) {
     ++tally().by_reason[v.reason_key()];
     RC_DISCARD(v.to_string());
   }
+  note_first_failure();
   RC_FAIL(fmt::format("{}{}{}\n{}", context, context.empty() ? "" : ": ", v.to_string(), replay_command()));
 }
 
@@ -58,6 +80,7 @@ void report(const oracles::Verdict& v, oracles::Counterexample cx) {
     report(v);
     return;
   }
+  note_first_failure();
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string name = info ? fmt::format("{}.{}", info->test_suite_name(), info->name()) : "property";
   cx.failed = v.to_string();
@@ -88,6 +111,14 @@ void end_property(double bound) {
   EXPECT_LE(share, bound) << fmt::format(
       "the property tested nothing: {:.1f}% of its cases were inconclusive (bound {:.1f}%): {}", 100 * share,
       100 * bound, t.table());
+}
+
+void require_legal_compile(const ir::Program& p, bool step_c) {
+  oracles::Verdict v = oracles::check_boundary(p, step_c);
+  if (v.reason == oracles::Inconclusive::kInputRejected) v = oracles::Verdict::fail("false-rejection", v.message);
+  if (v.passed()) return;
+  report(v, oracles::Counterexample{
+                "boundary", ir::print_program(p), {{"step_c", step_c ? "1" : "0"}, {"legal", "1"}}, "", ""});
 }
 
 }  // namespace stackcheck::props

@@ -17,6 +17,7 @@
 
 #include "properties/oracles/oracle.h"
 #include "properties/oracles/replay.h"
+#include "stack/ir/ast.h"
 
 namespace stackcheck::props {
 
@@ -41,6 +42,14 @@ void report(const oracles::Verdict& v, const std::string& context);
 // names the file and the replay command.
 void report(const oracles::Verdict& v, oracles::Counterexample cx);
 std::string counterexample_dir();
+
+// A generated program is legal by construction (the generator's promise). Every property that
+// draws one judges its compile first, as CompilerProps.boundary_invariants does: a rejection
+// is a false rejection, and the pipeline's verifiers and the boundary invariants (node counts,
+// hoisted creates from depth 0 and InOut, graph writes InOut, Step C) must hold. Without it a
+// runtime or end-to-end property discards (or never looks at) exactly the cases in which a
+// compiler defect shows. The counterexample is a `boundary` .gir with legal=1.
+void require_legal_compile(const ir::Program& p, bool step_c);
 
 void begin_property();
 // Fails the running test when inconclusive / cases > bound.

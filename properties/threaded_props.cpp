@@ -120,6 +120,7 @@ STACKCHECK_PROP(Threaded, generated_programs_match_interpreter, 0.05) {
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   const unsigned workers = *rc::gen::inRange<unsigned>(1, kMaxWorkers + 1);
   const bool step_c = *rc::gen::arbitrary<bool>();
+  props::require_legal_compile(g.program, step_c);
   // Mostly a small task window (a cheap mirror), sometimes the default one.
   std::vector<runtime::ConfigEntry> config;
   if (const size_t w = *rc::gen::inRange<size_t>(0, 10); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});

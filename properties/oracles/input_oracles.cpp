@@ -38,7 +38,10 @@ const ir::Stmt* depth0_create(const ir::Function& g) {
 Verdict check_boundary(const ir::Program& p, bool step_c) {
   passes::PipelineOptions o;
   o.graph_boundary.step_c = step_c;
-  const PipelineRun run = run_pipeline(p, o);
+  return check_boundary_run(run_pipeline(p, o), step_c);
+}
+
+Verdict check_boundary_run(const PipelineRun& run, bool step_c) {
   if (!run.verdict.passed()) return run.verdict;
   const ir::Program& legal = run.stages.back().program;
   for (const Verdict& v : {check_node_counts(legal, run.boundary_report), check_hoisted_creates(run.boundary_report),
@@ -143,7 +146,9 @@ Verdict check_corrupt_plan(const runtime::OrchProgram& p) {
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
   o.schedule.progress_timeout_ms = 2000;
   o.before_upload = mutation_hook(p.mutations);
-  return check_corrupt_image_run(b->bind(p, o).result);
+  const Captured c = b->bind(p, o);
+  if (Verdict v = check_corrupt_image_run(c.result); !v.passed()) return v;
+  return check_accepted_graph_blocks(c, b->memory());
 }
 
 Verdict check_offset_pair(uint64_t field, uint64_t target) {

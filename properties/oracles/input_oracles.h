@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/oracle.h"
 #include "stack/ir/ast.h"
@@ -27,6 +28,8 @@ namespace stackcheck::oracles {
 // written tensor param is InOut (§8.3); with Step C no create is left at loop depth 0 in a
 // graph (§5.3 Step C), without it none is hoisted.
 Verdict check_boundary(const ir::Program& p, bool step_c);
+// The same judgement of a pipeline run already made with that Step C setting.
+Verdict check_boundary_run(const PipelineRun& run, bool step_c);
 
 // rejection: LegalizeGraphBoundary rejects p with a diagnostic of `code` (an input the
 // generator made illegal on purpose). Anything else, acceptance included, fails.
@@ -47,7 +50,7 @@ Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned w
 Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsigned> which, uint64_t by);
 
 // corrupt-image: the judgement of a bind of a corrupted image is check_corrupt_image_run
-// (image_mutation.h).
+// (image_mutation.h), then check_accepted_graph_blocks (bind_checks.h) on what attach accepted.
 // Binds `p` with its mutate lines (newest schedule, no strict uninitialised reads).
 Verdict check_corrupt_plan(const runtime::OrchProgram& p);
 
