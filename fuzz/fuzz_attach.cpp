@@ -78,7 +78,8 @@ int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDr
   Upload u;
   runtime::BindOptions o = options(pc);
   o.before_upload = mutate(u, pc, draws, false);
-  const runtime::BindResult r = bench->bind(pc.plan, o).result;
+  const oracles::Captured c = bench->bind(pc.plan, o);
+  const runtime::BindResult& r = c.result;
   j.observe([&] { return oracles::digest_bind(support::kFnvOffset, r); });
   if (!u.reached) {  // nothing to corrupt: the orchestration latched (or the plan was refused)
     if (r.status == 0) j.fail("attach", Verdict::fail("hook", "a completed bind never reached its upload"));
@@ -90,6 +91,7 @@ int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDr
     j.fail("attach", Verdict::fail("unchanged-image", fmt::format("an upload left as it was: {} ({})",
                                                                   runtime::status_line(r), r.detail)));
   j.check("attach", oracles::check_corrupt_image_run(r));
+  j.check("attach", oracles::check_accepted_graph_blocks(c, bench->memory()));
   return j.done();
 }
 

@@ -9,6 +9,7 @@
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/mutation_gen.h"
 #include "properties/gen/rc_choices.h"
+#include "properties/oracles/bind_checks.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
@@ -91,7 +92,9 @@ STACKCHECK_PROP(RuntimeExec, threaded_equals_adversarial, 0.1) {
 // §15.12: a valid plan reads no never-written device byte (strict mode faults on one) and
 // hits no DeviceFault, under a 0xAA fill.
 STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
-  const gen::GeneratedPlan g = draw();
+  gen::PlanKnobs k;
+  k.planted_percent = 5;  // a latched bind reads nothing uninitialised either, and uploads nothing
+  const gen::GeneratedPlan g = draw(k);
   auto b = oracles::Bench::create(g.plan, 0xAA, /*strict_uninit=*/true);
   if (!b) props::report(Verdict::fail("config", "the generator's config was rejected"));
   runtime::BindOptions o;
@@ -99,6 +102,15 @@ STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
   const oracles::Captured c = b->bind(g.plan, o);
   const runtime::BindResult& r = c.result;
   if (r.status == 0) return;
+  // A latched bind uploads nothing (RUNTIME.md §15.7), whatever latched it.
+  if (r.failure == runtime::BindFailure::kLatched)
+    props::report(
+        oracles::check_latch_uploads_nothing(c),
+        oracles::Counterexample{"bind-structure", runtime::print_plan(g.plan),
+                                g.planted ? std::map<std::string, std::string>{{"code", std::to_string(g.planted)}}
+                                          : std::map<std::string, std::string>{},
+                                "", ""});
+  if (g.planted != 0 && r.failure == runtime::BindFailure::kLatched) return;  // the planted code latched
   if (runtime::is_resource_latch_status(r.status))
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
                                         runtime::status_to_code(r.status).value_or(0)));
@@ -117,7 +129,11 @@ STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
 // always name mapped bytes nobody wrote, which a device reads as garbage and attach then
 // rejects; strict mode would turn that garbage into a fault the device cannot have.
 STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
-  const gen::GeneratedPlan g = draw();
+  // Half the plans submit a graph: its submission records are what attach's last checks
+  // (BadGraphContext: block base, size, counts) guard, and a plan without one has none.
+  gen::PlanKnobs k;
+  k.min_graphs = *rc::gen::arbitrary<bool>() ? 1 : 0;
+  const gen::GeneratedPlan g = draw(k);
   auto probe = oracles::Bench::create(g.plan, 0xAA, false);
   const oracles::Captured clean = probe->bind(g.plan);
   if (clean.result.status != 0)
@@ -147,6 +163,7 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
       break;
     default: break;
   }
-  props::report(oracles::check_corrupt_image_run(r),
-                oracles::Counterexample{"corrupt-image", runtime::print_plan(shown), {}, "", ""});
+  const oracles::Counterexample cx{"corrupt-image", runtime::print_plan(shown), {}, "", ""};
+  props::report(oracles::check_corrupt_image_run(r), cx);
+  props::report(oracles::check_accepted_graph_blocks(c, b->memory()), cx);
 }

@@ -30,7 +30,17 @@ using oracles::Verdict;
 
 namespace {
 
-gen::GeneratedPlan draw(const gen::PlanKnobs& knobs = {}) { return gen::draw_plan(knobs); }
+// Clean plans never latch (their configs are roomy), so the bind properties here also meet a
+// plan with one planted fatal code, one case in twenty: require_completed judges its latched
+// bind (it uploads nothing, §15.7) and ends the case there.
+constexpr int kPlantedSometimes = 5;
+gen::PlanKnobs sometimes_planted() {
+  gen::PlanKnobs k;
+  k.planted_percent = kPlantedSometimes;
+  return k;
+}
+
+gen::GeneratedPlan draw(const gen::PlanKnobs& knobs = sometimes_planted()) { return gen::draw_plan(knobs); }
 
 // The plan as a counterexample of the running property (rerun by the property's own line).
 oracles::Counterexample context(const gen::GeneratedPlan& g) {
@@ -41,12 +51,29 @@ oracles::Counterexample structure(const gen::GeneratedPlan& g) {
   return oracles::Counterexample{"bind-structure", runtime::print_plan(g.plan), {}, "", ""};
 }
 
+// The same for a latched bind: a planted plan names its code, so the replay expects the latch.
+oracles::Counterexample latched_structure(const gen::GeneratedPlan& g) {
+  oracles::Counterexample cx = structure(g);
+  if (g.planted != 0) cx.params["code"] = std::to_string(g.planted);
+  return cx;
+}
+
 // A clean plan binds with status 0, or latches a resource its small config lacks
 // (inconclusive); anything else is a failure of the runtime on a valid plan.
 void require_completed(const oracles::Captured& c, const gen::GeneratedPlan& g) {
   const runtime::BindResult& r = c.result;
+  if (g.planted != 0 && r.status == 0)
+    props::report(
+        Verdict::fail("latch", fmt::format("a plan with planted fatal code {} bound with status 0", g.planted)),
+        context(g));
   if (r.status == 0) return;
   gen::tag(runtime::status_line(r).substr(0, 24));
+  // Whatever latched it, a latched bind uploads nothing (RUNTIME.md §15.7): judged on every
+  // latched bind of every property here, not only on the plans that plant a fatal code.
+  if (r.failure == runtime::BindFailure::kLatched)
+    props::report(oracles::check_latch_uploads_nothing(c), latched_structure(g));
+  if (g.planted != 0 && r.failure == runtime::BindFailure::kLatched)
+    RC_SUCCEED("a planted fatal code latched; its bind uploaded nothing");
   if (runtime::is_resource_latch_status(r.status))
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
                                         runtime::status_to_code(r.status).value_or(0)));
@@ -209,7 +236,7 @@ STACKCHECK_PROP(RuntimeProps, latched_fatal_uploads_nothing, 0.0) {
 // §15.8: each graph submission's block is [required_heap][args][storage] exactly, the
 // storage span ends at the last entry's full object: it is readable, one byte past faults.
 STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
-  gen::PlanKnobs k;
+  gen::PlanKnobs k = sometimes_planted();
   k.max_graphs = 3;
   k.min_graphs = 1;
   const gen::GeneratedPlan g = draw(k);

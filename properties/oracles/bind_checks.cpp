@@ -111,6 +111,42 @@ Verdict check_compaction_live_prefix(const Compactor& compact, std::span<const s
   return Verdict::pass();
 }
 
+Verdict check_accepted_graph_blocks(const Captured& c, const DeviceMemory& mem) {
+  using runtime::BindFailure;
+  const BindFailure f = c.result.failure;
+  if (f != BindFailure::kNone && f != BindFailure::kKernelFault && f != BindFailure::kScheduler) return Verdict::pass();
+  if (c.staged.size() < sizeof(RuntimeHeader)) return Verdict::pass();
+  RuntimeHeader rh;
+  std::memcpy(&rh, c.staged.data(), sizeof rh);
+  const uint64_t heap_begin = rh.graph_heap.raw(), heap_end = heap_begin + rh.graph_heap_bytes;
+  uint64_t off = rh.submissions.raw() - c.destination.raw();
+  for (uint32_t k = 0; k < rh.graph_count; ++k) {
+    if (off > c.staged.size() || c.staged.size() - off < sizeof(GraphSubmission))
+      return Verdict::fail("accepted-graph-block",
+                           fmt::format("attach accepted submission {} past the {} shipped bytes", k, c.staged.size()));
+    GraphSubmission sub;
+    std::memcpy(&sub, c.staged.data() + off, sizeof sub);
+    if (!mem.mapped(sub.definition_addr, sizeof(GraphDefHeader)))
+      return Verdict::fail("accepted-graph-block", fmt::format("attach accepted submission {} whose definition at "
+                                                               "{:#x} is not mapped",
+                                                               k, sub.definition_addr.raw()));
+    GraphDefHeader h;
+    mem.inspect(sub.definition_addr, &h, sizeof h);
+    if (h.n_nodes == 0) return Verdict::fail("accepted-graph-block", fmt::format("submission {}: 0 nodes", k));
+    const uint64_t storage = 32 + 128 * (uint64_t{h.n_nodes} - 1) + 104;
+    const uint64_t need = h.required_heap + 64 * uint64_t{h.n_tensor_args} + 8 * uint64_t{h.n_scalar_args} + storage;
+    const uint64_t base = sub.block_base.raw();
+    if (sub.block_bytes < need || base % 64 != 0 || base < heap_begin || base > heap_end ||
+        sub.block_bytes > heap_end - base)
+      return Verdict::fail("accepted-graph-block",
+                           fmt::format("attach accepted submission {}: block [{:#x}, +{}) for a definition that needs "
+                                       "{} B inside the graph heap [{:#x}, +{})",
+                                       k, base, sub.block_bytes, need, heap_begin, rh.graph_heap_bytes));
+    off = align64(off + sub.record_bytes);
+  }
+  return Verdict::pass();
+}
+
 Verdict check_graph_storage(const Captured& c, DeviceMemory& mem, uint32_t* submissions) {
   if (c.staged.size() < sizeof(RuntimeHeader)) return Verdict::fail("storage-span", "nothing was shipped");
   RuntimeHeader rh;

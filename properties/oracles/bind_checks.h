@@ -26,6 +26,14 @@ Verdict check_copies(const runtime::BindStats& s, uint64_t definitions, uint64_t
 // §15.5: a completed run read exactly the shipped image bytes.
 Verdict check_image_read(const runtime::BindStats& s, uint64_t image_bytes);
 
+// §11/§12, corrupt images: a bind that got past attach (completed, or stopped by a builtin
+// fault or a scheduler code) followed every graph submission record of the bytes as shipped,
+// so each record's graph-heap block must hold what its definition needs, derived here from
+// RUNTIME.md §12 ([required_heap][args: 64 T + 8 K][GraphExecution 32][nodes: 128 (n-1) + 104],
+// the definition read from device memory), 64-aligned inside the runtime header's graph heap.
+// Passes when attach rejected the image (there is nothing it vouched for).
+Verdict check_accepted_graph_blocks(const Captured& c, const runtime::DeviceMemory& mem);
+
 // §15.7: a latched bind copied nothing (image, definitions, readbacks), shipped nothing and
 // reserved no region.
 Verdict check_latch_uploads_nothing(const Captured& c);

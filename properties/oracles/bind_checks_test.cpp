@@ -106,5 +106,35 @@ TEST(BindChecks, graph_storage_figures) {
   EXPECT_TRUE(check_graph_storage(moved, b->memory()).failed());
 }
 
+// A bind that got past attach vouches for its submission records: a second block one byte
+// short of what its definition needs, or off the graph heap, must be reported; an image attach
+// rejected vouches for nothing.
+TEST(BindChecks, accepted_graph_blocks) {
+  const OrchProgram p = parse(kGraphPlan);
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, 0);
+  EXPECT_TRUE(check_accepted_graph_blocks(c, b->memory()).passed())
+      << check_accepted_graph_blocks(c, b->memory()).to_string();
+  RuntimeHeader rh;
+  std::memcpy(&rh, c.staged.data(), sizeof rh);
+  GraphSubmission s0;
+  std::memcpy(&s0, c.staged.data() + (rh.submissions - c.destination), sizeof s0);
+  const uint64_t sub1 = align64(rh.submissions - c.destination + s0.record_bytes);
+  auto with = [&](size_t field, uint64_t value) {
+    Captured m = c;
+    std::memcpy(m.staged.data() + sub1 + field, &value, 8);
+    return check_accepted_graph_blocks(m, b->memory());
+  };
+  EXPECT_EQ(with(offsetof(GraphSubmission, block_bytes), s0.block_bytes - 1).rule, "accepted-graph-block");
+  EXPECT_TRUE(with(offsetof(GraphSubmission, block_bytes), s0.block_bytes + 64).passed());  // roomier is fine
+  EXPECT_TRUE(with(offsetof(GraphSubmission, block_base), rh.graph_heap.raw() + rh.graph_heap_bytes).failed());
+  EXPECT_TRUE(with(offsetof(GraphSubmission, block_base), s0.block_base.raw() + 8).failed());  // misaligned
+  Captured rejected = c;
+  std::memset(rejected.staged.data() + sub1 + offsetof(GraphSubmission, block_bytes), 0, 8);
+  rejected.result.failure = BindFailure::kAttach;
+  EXPECT_TRUE(check_accepted_graph_blocks(rejected, b->memory()).passed());
+}
+
 }  // namespace
 }  // namespace stackcheck::oracles

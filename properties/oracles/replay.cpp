@@ -56,6 +56,12 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
   const Captured c = b->bind(plan, o);
   if (c.result.status != 0) {
+    // A latched bind uploads nothing, whatever latched it (the properties judge every one);
+    // with code=N the plan has a planted fatal cause, so its latch is the expected outcome.
+    if (c.result.failure == runtime::BindFailure::kLatched) {
+      if (Verdict v = check_latch_uploads_nothing(c); !v.passed()) return v;
+      if (p.code) return Verdict::pass();
+    }
     if (runtime::is_resource_latch_status(c.result.status))
       return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(c.result),
                                    runtime::status_to_code(c.result.status).value_or(0));
