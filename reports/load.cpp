@@ -215,8 +215,7 @@ MaybeError load_coverage(const fs::path& dir, RunData& data) {
 MaybeError load_zoo(const fs::path& dir, RunData& data) {
   return for_rows(dir / "zoo.tsv",
                   {"defect", "detected", "seconds", "oracle", "rule", "reproducer_size", "reproducer", "found_by"},
-                  {"shrunk_size"},
-                  &data.has_zoo, [&](Reader& r, const Row& row) -> MaybeError {
+                  {"shrunk_size", "shrunk_seconds"}, &data.has_zoo, [&](Reader& r, const Row& row) -> MaybeError {
                     ZooDefect z;
                     z.defect = r.text(row, "defect");
                     z.detected = r.yes_no(row, "detected");
@@ -225,6 +224,7 @@ MaybeError load_zoo(const fs::path& dir, RunData& data) {
                     z.rule = r.text(row, "rule");
                     z.reproducer_size = r.optional_number(row, "reproducer_size");
                     if (r.has("shrunk_size")) z.shrunk_size = r.optional_number(row, "shrunk_size");
+                    if (r.has("shrunk_seconds")) z.shrunk_seconds = r.optional_number(row, "shrunk_seconds");
                     z.reproducer = r.text(row, "reproducer");
                     z.found_by = r.text(row, "found_by");
                     data.zoo.push_back(std::move(z));

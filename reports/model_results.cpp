@@ -127,9 +127,13 @@ void add_properties(const RunData& data, std::vector<Section>& out) {
                   {"seed", false}});
   for (const auto& p : data.properties) {
     add_row(t,
-            {cell(p.suite), cell(p.property), cell(p.result, p.failed() ? "bad" : p.cut() ? "" : "good"), cell(count(p.cases)),
-             cell(count(p.discarded)), cell(percent(p.discarded, p.cases + p.discarded)), cell(duration(p.seconds)),
-             cell(p.seconds > 0 ? rate(p.cases / p.seconds) : "-"), cell(p.seed.empty() ? "-" : p.seed)},
+            {cell(p.suite), cell(p.property),
+             cell(p.result, p.failed() ? "bad"
+                            : p.cut()  ? ""
+                                       : "good"),
+             cell(count(p.cases)), cell(count(p.discarded)), cell(percent(p.discarded, p.cases + p.discarded)),
+             cell(duration(p.seconds)), cell(p.seconds > 0 ? rate(p.cases / p.seconds) : "-"),
+             cell(p.seed.empty() ? "-" : p.seed)},
             p.failed() ? "bad" : "");
   }
   s.blocks.push_back(std::move(t));
@@ -226,6 +230,7 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
   auto t = table({{"defect", false},
                   {"detected", false},
                   {"time to detect", true},
+                  {"shrunk by", true},
                   {"oracle", false},
                   {"rule", false},
                   {"shrunk", true},
@@ -241,7 +246,8 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
     std::string time = z.seconds ? duration(*z.seconds) : "-";
     if (!z.detected && z.seconds) time = "> " + time;
     add_row(t,
-            {cell(z.is_control() ? "none (control)" : z.defect), det, cell(time), cell(z.oracle), cell(z.rule),
+            {cell(z.is_control() ? "none (control)" : z.defect), det, cell(time),
+             cell(z.detected && z.shrunk_seconds ? duration(*z.shrunk_seconds) : "-"), cell(z.oracle), cell(z.rule),
              cell(z.shrunk_size ? count(*z.shrunk_size) : "-"),
              cell(z.reproducer_size ? fmt::format("{} statements", count(*z.reproducer_size)) : "-"),
              code_cell(z.reproducer), cell(z.found_by)},
@@ -251,6 +257,11 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
     if (z.detected && z.seconds) {
       bar.segments.push_back({*z.seconds, "#0072B2", fmt::format("{}: {}", z.defect, duration(*z.seconds)), ""});
       bar.end_label = duration(*z.seconds);
+      if (z.shrunk_seconds && *z.shrunk_seconds > *z.seconds) {  // then the shrinking, lighter
+        bar.segments.push_back({*z.shrunk_seconds - *z.seconds, "#9DC3E6",
+                                fmt::format("{}: shrunk by {}", z.defect, duration(*z.shrunk_seconds)), ""});
+        bar.end_label += fmt::format(" (shrunk by {})", duration(*z.shrunk_seconds));
+      }
     } else if (z.detected) {
       bar.end_label = "detected (no time)";
     } else {

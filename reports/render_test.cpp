@@ -115,14 +115,16 @@ TEST(Render, zoo_reports_detection_times_and_the_control) {
   EXPECT_HAS(r.md, "**no false positive**");
   EXPECT_HAS(r.md, "| **scalar_pool_not_line_rounded** | **no** | **> 5 min 00 s** |");
   // Sizes are statements or plan lines; the shrunk column is optional (- when absent).
-  EXPECT_HAS(r.md, "| step_c_collected_not_hoisted | yes | 2.4 s | compiler | hoist-depth | - | 749 statements |");
+  EXPECT_HAS(r.md,
+             "| step_c_collected_not_hoisted | yes | 2.4 s | 5.0 s | compiler | hoist-depth | - | 749 statements |");
+  EXPECT_HAS(r.html, "(shrunk by 5.0 s)</text>");  // the optional shrunk time, a second bar segment
   EXPECT_HAS(r.md, "| none (control) | no (control) |");
   EXPECT_EQ(r.md.find("## Fuzz targets"), std::string::npos);  // no targets.tsv in a zoo run
   EXPECT_HAS(r.html, "<td class=\"tone-good\">yes</td>");
   EXPECT_HAS(r.html, "<td class=\"tone-bad\">no</td>");
   EXPECT_HAS(r.html, "Time to detect per defect<tspan class=\"scale-note\"");
   EXPECT_HAS(r.html, ">not detected in 5 min 00 s</text>");
-  EXPECT_EQ(occurrences(r.html, "<rect class=\"bar\""), 22u);
+  EXPECT_EQ(occurrences(r.html, "<rect class=\"bar\""), 23u);
 }
 
 TEST(Render, title_option_and_defaults) {

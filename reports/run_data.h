@@ -62,7 +62,8 @@ struct FolderCoverage {  // coverage.tsv
 struct ZooDefect {  // zoo.tsv
   std::string defect;
   bool detected = false;
-  std::optional<double> seconds;
+  std::optional<double> seconds;         // to the first failing case
+  std::optional<double> shrunk_seconds;  // to the hunter's end, its input shrunk (optional column)
   std::string oracle, rule;
   std::optional<double> reproducer_size;  // statements or plan lines, after reduction
   std::optional<double> shrunk_size;      // as the property or libFuzzer shrank it (optional column)

@@ -32,6 +32,8 @@ PROG = "zoo"
 PRESET = "zoo"
 BIN = ROOT / "build" / PRESET / "bin"
 FAILED_RE = re.compile(r"^# failed: (?:fail )?\[([^\]]*)\]:? ?(.*)$", re.M)
+# A property process's first failing case, before shrinking (properties/property.cpp).
+FIRST_RE = re.compile(r"^stackcheck: first failing case at ([0-9.]+) s$", re.M)
 
 
 def log(msg: str) -> None:
@@ -100,11 +102,13 @@ def hunters() -> list[Hunter]:
         for line in p.stdout.splitlines():
             if not line.startswith(" "):
                 suite = line.strip().rstrip(".")
-            elif suite and not suite.endswith(("Control", "Contract")):
-                # (*Control and *Contract suites plant failures to test the oracles themselves:
-                # one failing under a defect says the plant changed, not that an oracle caught it)
+            elif suite and not suite.endswith(("Control", "Contract", "Oracles")):
+                # (positive controls -- *Control, *Contract and *Oracles suites, tests named
+                # *control* -- plant failures to test the oracles themselves: one failing under a
+                # defect says the plant changed, not that an oracle caught the defect)
                 name = line.strip().split()[0]
-                out.append(Hunter("property", f"{suite}.{name}", b))
+                if "control" not in name:
+                    out.append(Hunter("property", f"{suite}.{name}", b))
     for t in fuzzlib.all_targets():
         if (BIN / t).exists():
             out.append(Hunter("fuzz", t, BIN / t))
@@ -118,15 +122,25 @@ class Zoo:
         self.out = Path(a.out).resolve()
         self.run_dir = self.out / self.stamp
         self.stop = 0
+        self.cost: dict[str, float] = {}  # hunter -> wall seconds of its control turn
+        # Hunters with no random cases (a gtest over the fixed corpus prints no "verdicts:"
+        # line in its control turn): the same run every round, so only the first round has them.
+        self.fixed: set[str] = set()
 
     def order(self, defect: str, hs: list[Hunter]) -> list[Hunter]:
-        """The hunters in an order drawn from the run's seed and the defect's name, the same for
-        every run with that seed: nothing about the defect (where it lives, who found it last
+        """The hunters' order. `--order cost` (the default): cheapest first, by each hunter's
+        wall time in this run's control (no defect), ties in an order drawn from the seed; with
+        nothing known about where a defect is, running the cheap checks first finds a defect
+        that any one check sees soonest on average (shortest job first), as a CI runs its
+        fast tests first. `--order random`: a shuffle drawn from the run's seed and the
+        defect's name. Either way nothing about the defect (where it lives, who found it last
         time) steers the hunt, so the time to detect measures the harness, not our knowledge."""
         import random
         rng = random.Random(f"{self.a.seed}:{defect}")
         out = list(hs)
         rng.shuffle(out)
+        if self.a.order == "cost":
+            out.sort(key=lambda h: self.cost.get(h.name, float("inf")))  # stable: ties keep the shuffle
         return out
 
     def hunt(self, defect: str, hs: list[Hunter], control: bool) -> dict:
@@ -141,8 +155,8 @@ class Zoo:
         t0 = time.time()
         running: list[tuple[Hunter, subprocess.Popen, float, Path, int]] = []
         slices = 0
-        result = {"defect": defect or "none", "detected": "no", "seconds": "", "oracle": "", "rule": "",
-                  "shrunk_size": "", "reproducer_size": "", "reproducer": "", "found_by": "", "message": ""}
+        result = {"defect": defect or "none", "detected": "no", "seconds": "", "shrunk_seconds": "", "oracle": "",
+                  "rule": "", "shrunk_size": "", "reproducer_size": "", "reproducer": "", "found_by": "", "message": ""}
         pending = list(queue)
         while not self.stop:
             now = time.time()
@@ -151,8 +165,11 @@ class Zoo:
                 break
             while len(running) < self.a.jobs and (pending or not control) and (control or budget_left > 0):
                 if not pending:
-                    pending = list(queue)  # next round: fresh seeds, four times the cases
+                    # next round: fresh seeds, four times the cases; a fixed test would only repeat
+                    pending = [q for q in queue if q.name not in self.fixed]
                     rnd += 1
+                    if not pending:
+                        break
                 h = pending.pop(0)
                 slices += 1
                 seed = self.a.seed + slices
@@ -180,19 +197,30 @@ class Zoo:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
                     running.remove(item)
+                    if control:
+                        self.cost[h.name] = time.time() - started
                     continue
                 running.remove(item)
+                if control:
+                    self.cost[h.name] = time.time() - started
+                    if h.kind == "property" and "verdicts:" not in (work / "log").read_text(errors="replace"):
+                        self.fixed.add(h.name)
                 if not self.failed(h, work, proc.returncode):
                     continue
-                # Time to detect: until the hunter ended with its (shrunk) failure, before the
-                # reproducer is minimized, put in its text form and reduced.
+                # Time to detect: to the first failing case (a property stamps it in its log;
+                # a fuzz target stops at its first crash). Shrunk: until the hunter ended with
+                # its shrunk failure, before the reproducer is minimized, put in its text form
+                # and reduced.
                 ended = time.time() - t0
+                m = FIRST_RE.search((work / "log").read_text(errors="replace")) if h.kind == "property" else None
+                detect = min(ended, started - t0 + float(m.group(1))) if m else ended
                 for other in running:  # stop the rest: they would only slow that work down
                     os.killpg(other[1].pid, signal.SIGKILL)
                     other[1].wait()
                 result.update(self.read_failure(h, work, proc.returncode))
                 result["detected"] = "yes"
-                result["seconds"] = f"{ended:.1f}"
+                result["seconds"] = f"{detect:.1f}"
+                result["shrunk_seconds"] = f"{ended:.1f}"
                 return result
         for other in running:
             os.killpg(other[1].pid, signal.SIGKILL)
@@ -266,6 +294,56 @@ class Zoo:
             found["reproducer"] = str(out)
             found["reproducer_size"] = str(statements(out.read_text(errors="replace")))
 
+    def matrix(self, chosen: list[str], hs: list[Hunter]) -> int:
+        """--matrix: every hunter once against every defect (one turn each: --cases property cases,
+        one fuzz slice), to see how many hunters see each defect and after how many cases. Writes
+        matrix.tsv (defect, hunter, outcome, seconds, cases to the failure, shrinks)."""
+        todo = [(d, h) for d in chosen for h in hs]
+        rows: list[str] = []
+        running: list[tuple[str, Hunter, subprocess.Popen, float, Path, int]] = []
+        fals = re.compile(r"Falsifiable after (\d+) tests?(?: and (\d+) shrinks?)?")
+        n = 0
+        while (todo or running) and not self.stop:
+            while todo and len(running) < self.a.jobs:
+                d, h = todo.pop(0)
+                n += 1
+                work = self.run_dir / "matrix" / d / h.name.replace("/", "_")
+                work.mkdir(parents=True, exist_ok=True)
+                secs = int(self.a.property_cap if h.kind == "property" else self.a.slice)
+                cmd, env = h.command(self.a.seed, secs, work, self.a.cases)
+                lf = open(work / "log", "wb")
+                proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work, preexec_fn=die_with_parent,
+                                        env={**fuzzlib.sanitizer_env({"STACKCHECK_DEFECT": d}), **env})
+                lf.close()
+                running.append((d, h, proc, time.time(), work, secs))
+            time.sleep(0.1)
+            for item in list(running):
+                d, h, proc, started, work, secs = item
+                took = time.time() - started
+                if proc.poll() is None:
+                    if took < secs + (5 if h.kind == "fuzz" else 0):
+                        continue
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    outcome = "cut"
+                else:
+                    outcome = "fail" if self.failed(h, work, proc.returncode) else "pass"
+                running.remove(item)
+                m = fals.search((work / "log").read_text(errors="replace"))
+                rows.append("\t".join([d, h.name, outcome, f"{took:.1f}", m.group(1) if m else "-",
+                                       (m.group(2) or "0") if m else "-"]))
+                log(f"matrix {len(rows)}/{len(chosen) * len(hs)}: {d} {h.name} {outcome} {took:.1f}s")
+        fuzzlib.atomic_write(self.run_dir / "matrix.tsv",
+                             ("defect\thunter\toutcome\tseconds\tcases\tshrinks\n" + "\n".join(sorted(rows)) + "\n").encode())
+        print(f"{'defect':<40} {'hunters failing':>15}  fastest")
+        for d in chosen:
+            mine = [r.split("\t") for r in rows if r.split("\t")[0] == d]
+            fails = sorted((float(r[3]), r[1]) for r in mine if r[2] == "fail")
+            print(f"{d:<40} {len(fails):>7} of {len(mine):<5}  "
+                  + (", ".join(f"{h} {t:.1f}s" for t, h in fails[:3]) or "-"))
+        print(f"matrix: {self.run_dir / 'matrix.tsv'}")
+        return 0
+
     def run(self) -> int:
         if not self.a.no_build:
             names = ["stackcheck", "stackcheck-report"] + [p.stem for p in (ROOT / "properties").glob("*_props.cpp")]
@@ -280,9 +358,14 @@ class Zoo:
         for d in chosen:
             if d not in where:
                 raise UsageError(f"unknown defect '{d}' (have: {' '.join(n for n, _ in known)})")
-        hs = hunters()
-        log(f"seed={self.a.seed} budget={self.a.budget:g}s jobs={self.a.jobs} slice={self.a.slice:g}s; "
+        hs = [h for h in hunters() if not self.a.hunters or re.search(self.a.hunters, h.name)]
+        if not hs:
+            raise UsageError(f"--hunters {self.a.hunters}: no hunter matches")
+        log(f"seed={self.a.seed} budget={self.a.budget:g}s jobs={self.a.jobs} slice={self.a.slice:g}s "
+            f"order={self.a.order}; "
             f"{len(chosen)} defects, {len(hs)} hunters; out {self.run_dir}")
+        if self.a.matrix:
+            return self.matrix(chosen, hs)
         rows = []
         self.current = ""
         log("control: no defect, every hunter one slice")
@@ -309,8 +392,8 @@ class Zoo:
                     r["reproducer"] = str(Path(r["reproducer"]).relative_to(self.run_dir))
                 except ValueError:
                     pass
-        keys = ["defect", "detected", "seconds", "oracle", "rule", "shrunk_size", "reproducer_size", "reproducer",
-                "found_by"]
+        keys = ["defect", "detected", "seconds", "shrunk_seconds", "oracle", "rule", "shrunk_size", "reproducer_size",
+                "reproducer", "found_by"]
         body = "\t".join(keys) + "\n" + "".join(
             "\t".join(str(r[k]).replace("\t", " ") if r[k] != "" else "-" for k in keys) + "\n" for r in rows)
         fuzzlib.atomic_write(self.run_dir / "zoo.tsv", body.encode())
@@ -321,7 +404,7 @@ class Zoo:
                "started": self.stamp, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "jobs": str(self.a.jobs), "command": self.a.command, "commit": commit,
                "cores": str(os.cpu_count()), "status": "interrupted" if self.stop else "complete",
-               "budget_s": f"{self.a.budget:g}"}
+               "budget_s": f"{self.a.budget:g}", "order": self.a.order}
         fuzzlib.atomic_write(self.run_dir / "run.tsv",
                              ("key\tvalue\n" + "".join(f"{k}\t{v}\n" for k, v in run.items())).encode())
         tool = BIN / "stackcheck-report"
@@ -330,14 +413,17 @@ class Zoo:
             if p.returncode != 0:
                 log(f"report: {p.stderr.strip()}")
         det = [float(r["seconds"]) for r in rows[1:] if r["detected"] == "yes"]
-        print(f"\n{'defect':<40} {'found':>5} {'seconds':>8}  {'oracle/rule':<40} {'size':>4}  found by")
+        print(f"\n{'defect':<40} {'found':>5} {'seconds':>8} {'shrunk':>7}  {'oracle/rule':<40} {'size':>4}  found by")
         for r in rows:
-            print(f"{r['defect']:<40} {r['detected']:>5} {r['seconds'] or '-':>8}  "
+            print(f"{r['defect']:<40} {r['detected']:>5} {r['seconds'] or '-':>8} {r['shrunk_seconds'] or '-':>7}  "
                   f"{(r['oracle'] + '/' + r['rule']) if r['oracle'] else '-':<40} {r['reproducer_size'] or '-':>4}  "
                   f"{r['found_by'] or '-'}")
+        shrunk = [float(r["shrunk_seconds"]) for r in rows[1:] if r["detected"] == "yes" and r["shrunk_seconds"]]
         if det:
             print(f"\ndetected {len(det)} of {len(rows) - 1}; median {statistics.median(det):.1f}s, "
-                  f"max {max(det):.1f}s; control: {'FAILED' if rows[0]['detected'] == 'yes' else 'no failure'}")
+                  f"max {max(det):.1f}s (shrunk: median {statistics.median(shrunk or [0]):.1f}s, "
+                  f"max {max(shrunk or [0]):.1f}s); "
+                  f"control: {'FAILED' if rows[0]['detected'] == 'yes' else 'no failure'}")
         print(f"report: {self.run_dir / 'report.md'}\n        {self.run_dir / 'index.html'}")
 
 
@@ -376,6 +462,11 @@ def main(argv: list[str]) -> int:
                    help="seconds to reduce each reproducer by deleting statements (0: keep the shrunk one)")
     p.add_argument("--out", default=str(ROOT / "build" / "zoo"))
     p.add_argument("--no-build", action="store_true")
+    p.add_argument("--order", choices=["cost", "random"], default="cost",
+                   help="hunters cheapest first by their control turn (default), or shuffled by the seed")
+    p.add_argument("--hunters", default="", help="only the hunters whose name matches this regex")
+    p.add_argument("--matrix", action="store_true",
+                   help="instead of hunting: run every hunter once against every defect, write matrix.tsv")
     a = p.parse_args(argv)
     a.defects = [d for spec in a.defects for d in re.split(r"[,\s]+", spec) if d]
     if a.seed is None:
