@@ -4,7 +4,10 @@
 // fault nowhere, and a corrupted image is either rejected by attach with a class or runs
 // safely.
 #include <gtest/gtest.h>
+
 #include <rapidcheck/gtest.h>
+#include <cstddef>
+#include <cstring>
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/mutation_gen.h"
@@ -16,6 +19,7 @@
 #include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
+#include "stack/runtime/image/records.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/runtime/status/codes.h"
 
@@ -166,4 +170,65 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   const oracles::Counterexample cx{"corrupt-image", runtime::print_plan(shown), {}, "", ""};
   props::report(oracles::check_corrupt_image_run(r), cx);
   props::report(oracles::check_accepted_graph_blocks(c, b->memory()), cx);
+}
+
+// §11 BadGraphContext, one rule at a time (the random corruptions above rarely break a single
+// figure alone): a valid image whose first graph submission record breaks exactly one rule of
+// RUNTIME.md §11-§12 -- the block holds what the definition needs (one byte short), the block is
+// 64-aligned, record_bytes = 48 + 64 n_bt + 8 n_bs, outer_id names its GRAPH task, the hash is
+// the definition's, the counts are the definition's -- is rejected by attach with
+// BadGraphContext. The record's place and figures are read from the clean bind's shipped bytes.
+STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
+  gen::PlanKnobs k;
+  k.min_graphs = 1;
+  const gen::GeneratedPlan g = draw(k);
+  auto probe = oracles::Bench::create(g.plan, 0xAA, false);
+  const oracles::Captured clean = probe->bind(g.plan);
+  if (clean.result.status != 0)
+    props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
+                                        runtime::status_to_code(clean.result.status).value_or(0)));
+  runtime::RuntimeHeader rh;
+  RC_ASSERT(clean.staged.size() >= sizeof rh);
+  std::memcpy(&rh, clean.staged.data(), sizeof rh);
+  if (rh.graph_count == 0)
+    props::report(Verdict::inconclusive(Inconclusive::kInputRejected, "the plan submitted no graph"));
+  const uint64_t at = rh.submissions.raw() - clean.destination.raw();  // in the staged upload
+  RC_ASSERT(at >= clean.image_offset && at + sizeof(runtime::GraphSubmission) <= clean.staged.size());
+  runtime::GraphSubmission s;
+  std::memcpy(&s, clean.staged.data() + at, sizeof s);
+  struct Rule {
+    const char* what;
+    size_t field, bytes;
+    uint64_t value;
+  };
+  const Rule rules[] = {
+      {"block one byte short", offsetof(runtime::GraphSubmission, block_bytes), 8, s.block_bytes - 1},
+      {"block base misaligned", offsetof(runtime::GraphSubmission, block_base), 8, s.block_base.raw() + 8},
+      {"record_bytes off by 8", offsetof(runtime::GraphSubmission, record_bytes), 8, s.record_bytes + 8},
+      {"outer_id of another task", offsetof(runtime::GraphSubmission, outer_id), 4,
+       static_cast<uint32_t>(s.outer_id + 1)},
+      {"definition hash changed", offsetof(runtime::GraphSubmission, definition_hash), 8, s.definition_hash ^ 1},
+      {"one boundary scalar more", offsetof(runtime::GraphSubmission, n_bs), 2, uint64_t{s.n_bs} + 1u},
+  };
+  gen::RapidCheckChoices choices;  // uniform over the rules at every size
+  const Rule& rule = rules[choices.one_of(std::size(rules))];
+  gen::tag(rule.what);
+  std::vector<runtime::Mutation> muts;
+  for (size_t i = 0; i < rule.bytes; ++i) {
+    const auto now = static_cast<uint8_t>(rule.value >> (8 * i));
+    if (now != static_cast<uint8_t>(clean.staged[at + rule.field + i]))
+      muts.push_back({runtime::MutationTarget::kImage, at + rule.field + i - clean.image_offset, now});
+  }
+  RC_ASSERT(!muts.empty());
+  auto b = oracles::Bench::create(g.plan, 0xAA, false);
+  runtime::BindOptions o;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
+  o.schedule.progress_timeout_ms = 2000;
+  o.before_upload = oracles::mutation_hook(muts);
+  runtime::OrchProgram shown = g.plan;
+  shown.mutations = muts;
+  Verdict v = oracles::check_rejected_as(b->bind(g.plan, o).result, "BadGraphContext");
+  if (v.failed()) v.message = fmt::format("{}: {}", rule.what, v.message);
+  props::report(
+      v, oracles::Counterexample{"corrupt-image", runtime::print_plan(shown), {{"expect", "BadGraphContext"}}, "", ""});
 }

@@ -233,7 +233,7 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
                   {"shrunk by", true},
                   {"oracle", false},
                   {"rule", false},
-                  {"shrunk", true},
+                  {"shrunk size", true},
                   {"reproducer size", true},
                   {"reproducer", false},
                   {"found by", false}});

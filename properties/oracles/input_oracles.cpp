@@ -10,6 +10,7 @@
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/image_mutation.h"
 #include "stack/ir/walk.h"
+#include "stack/runtime/device/attach.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/records.h"
 #include "stack/runtime/image/self_relative.h"
@@ -138,7 +139,16 @@ Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsig
   return Verdict::pass();
 }
 
-Verdict check_corrupt_plan(const runtime::OrchProgram& p) {
+Verdict check_rejected_as(const runtime::BindResult& r, const std::string& expect) {
+  if (r.failure == runtime::BindFailure::kAttach && r.attach_class &&
+      runtime::attach_error_name(*r.attach_class) == expect)
+    return Verdict::pass();
+  return Verdict::fail("near-miss-class",
+                       fmt::format("an image that breaks one {} rule was not rejected with it: {} ({}: {})", expect,
+                                   runtime::status_line(r), runtime::bind_failure_name(r.failure), r.detail));
+}
+
+Verdict check_corrupt_plan(const runtime::OrchProgram& p, const std::string& expect) {
   std::string why;
   auto b = Bench::create(p, 0xAA, false, &why);
   if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
@@ -147,6 +157,7 @@ Verdict check_corrupt_plan(const runtime::OrchProgram& p) {
   o.schedule.progress_timeout_ms = 2000;
   o.before_upload = mutation_hook(p.mutations);
   const Captured c = b->bind(p, o);
+  if (!expect.empty()) return check_rejected_as(c.result, expect);
   if (Verdict v = check_corrupt_image_run(c.result); !v.passed()) return v;
   return check_accepted_graph_blocks(c, b->memory());
 }

@@ -52,7 +52,11 @@ Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsig
 // corrupt-image: the judgement of a bind of a corrupted image is check_corrupt_image_run
 // (image_mutation.h), then check_accepted_graph_blocks (bind_checks.h) on what attach accepted.
 // Binds `p` with its mutate lines (newest schedule, no strict uninitialised reads).
-Verdict check_corrupt_plan(const runtime::OrchProgram& p);
+// With `expect` (an attach class name, e.g. BadGraphContext) the image is a near miss that
+// breaks one stated rule: attach must reject it with that class.
+Verdict check_corrupt_plan(const runtime::OrchProgram& p, const std::string& expect = "");
+// The near-miss judgement itself, of a bind already made.
+Verdict check_rejected_as(const runtime::BindResult& r, const std::string& expect);
 
 // relative-ptr: delta_for/set_at/resolve_offset on (field, target): bound exactly when the
 // difference is nonzero and within int32, then exact; never truncated.

@@ -75,6 +75,11 @@ TEST(InputOracles, latch_compaction_corrupt_image_on_plans) {
   faulted.status = runtime::kStatusGeneric;
   faulted.failure = runtime::BindFailure::kDeviceFault;
   EXPECT_EQ(check_corrupt_image_run(faulted).rule, "device-fault");
+  // The near-miss judgement (expect=CLASS): a clean image, or one rejected with another class,
+  // fails it; the class it names passes.
+  EXPECT_EQ(check_corrupt_plan(two, "BadGraphContext").rule, "near-miss-class");
+  EXPECT_EQ(check_corrupt_plan(corrupt, "BadGraphContext").rule, "near-miss-class");  // BadMagic
+  EXPECT_TRUE(check_corrupt_plan(corrupt, "BadMagic").passed()) << check_corrupt_plan(corrupt, "BadMagic").to_string();
 }
 
 TEST(InputOracles, offset_pairs) {

@@ -48,7 +48,7 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   if (oracle == "latch") return check_latched_plan(plan, static_cast<int>(p.code.value_or(0)));
   if (oracle == "compaction")
     return check_compaction_plan(plan, p.precondition ? std::optional<unsigned>(*p.precondition) : std::nullopt, p.by);
-  if (oracle == "corrupt-image") return check_corrupt_plan(plan);
+  if (oracle == "corrupt-image") return check_corrupt_plan(plan, p.expect);
   if (oracle == "relative-ptr") return check_offset_pair(p.field.value_or(0), p.target.value_or(0));
   // bind-structure
   std::string why;
@@ -130,6 +130,9 @@ std::optional<std::string> read_replay_params(const std::map<std::string, std::s
       if (!parse_u64(v, w) || w > (uint64_t{1} << 40)) return fmt::format("W '{}' is not a task window", v);
       std::erase_if(p.config, [](const runtime::ConfigEntry& e) { return e.key == "W"; });
       p.config.push_back({"W", static_cast<int64_t>(w), {}});
+    } else if (k == "expect") {
+      if (v.empty() || v.size() > 40) return fmt::format("expect '{}' is not an attach class name", v);
+      p.expect = v;
     } else if (k == "code" || k == "precondition" || k == "by" || k == "field" || k == "target") {
       uint64_t x = 0;
       if (!parse_u64(v, x)) return fmt::format("{} '{}' is not an unsigned integer", k, v);

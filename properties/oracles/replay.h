@@ -53,6 +53,7 @@ struct ReplayParams {
   std::optional<uint64_t> code, precondition, field, target;
   uint64_t by = 1;
   bool legal = false;  // a program legal by construction: a rejection is a false rejection
+  std::string expect;  // corrupt-image: the attach class the image must be rejected with ("" any outcome)
 };
 // Every KEY=VALUE item of those lines (a later item overrides an earlier one); an error when
 // an item is not KEY=VALUE.
