@@ -10,7 +10,9 @@ and still PASSES (exit 0) without it, exactly what the zoo's ctest asserts
 (stack/defects/zoo_case.sh); with --driver, a fuzz target's text form through its replay
 driver, which reports a finding by aborting (a signal), passes with exit 0 and refuses a
 broken text form with exit 2. Deletions are tried greedily, largest first: a whole block (a
-line ending in '{' through its matching '}'), then single lines, until none is accepted.
+line ending in '{' through its matching '}'), then a block unwrapped (its opener and closer,
+an if-else kept as one branch, a scope_begin/scope_end pair), then single lines, until none
+is accepted.
 Header comments are kept. RapidCheck's shrinking stays the first reducer: this only takes
 out what its choice-level shrinking cannot (a statement a later one no longer needs).
 """
@@ -44,15 +46,36 @@ def blocks(lines: list[str]) -> list[tuple[int, int]]:
     """[start, end) of every '{' ... matching '}' line range, largest first."""
     out, stack = [], []
     for i, line in enumerate(lines):
-        body = line.split("#", 1)[0].rstrip()
+        body = line.split("#", 1)[0].strip()
+        if body.startswith("}") and stack:  # "} else {" closes one block and opens the next
+            out.append((stack.pop(), i + 1))
         if body.endswith("{"):
             stack.append(i)
-        elif body.strip().startswith("}") and stack:
-            start = stack.pop()
-            out.append((start, i + 1))
-            if body.strip() != "}":  # "} else {" closes one block and opens the next
-                stack.append(i)
     return sorted(out, key=lambda r: r[0] - r[1])
+
+
+def unwraps(lines: list[str]) -> list[set[int]]:
+    """Line sets whose deletion keeps a body: a block's opener and closer (a loop, an if
+    without else), an if-else kept as either branch, a scope_begin and its scope_end."""
+    out: list[set[int]] = []
+    code = [line.split("#", 1)[0].strip() for line in lines]
+    spans = dict(blocks(lines))
+    for s, e in spans.items():
+        if code[s].startswith("}"):
+            continue  # an else branch: handled with its if below
+        if code[e - 1] == "}":
+            out.append({s, e - 1})
+        elif code[e - 1].startswith("}") and e - 1 in spans:  # if ... } else { ... }
+            m, end = e - 1, spans[e - 1]
+            out.append({s, *range(m, end)})  # keep the then branch
+            out.append({*range(s, m + 1), end - 1})  # keep the else branch
+    stack: list[int] = []
+    for i, c in enumerate(code):
+        if c == "scope_begin":
+            stack.append(i)
+        elif c == "scope_end" and stack:
+            out.append({stack.pop(), i})
+    return out
 
 
 def main() -> int:
@@ -80,11 +103,12 @@ def main() -> int:
     changed = True
     while changed and time.time() < deadline:
         changed = False
-        for start, end in [r for r in blocks(lines) if r[0] >= header] + [(i, i + 1) for i in
-                                                                            range(len(lines) - 1, header - 1, -1)]:
-            if end > len(lines) or time.time() >= deadline:
+        drops = ([set(range(a, b)) for a, b in blocks(lines) if a >= header] +
+                 [d for d in unwraps(lines) if min(d) >= header] + [{i} for i in range(len(lines) - 1, header - 1, -1)])
+        for drop in drops:
+            if time.time() >= deadline:
                 continue
-            candidate = lines[:start] + lines[end:]
+            candidate = [line for i, line in enumerate(lines) if i not in drop]
             if reproduces(cmd, fails, candidate, a.defect, suffix):
                 lines = candidate
                 changed = True
