@@ -123,6 +123,37 @@ STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
                 context(g));
 }
 
+namespace {
+
+// The clean bind of `g` whose upload a corruption starts from (0xAA memory, no strict
+// uninitialised reads); a latch makes the case inconclusive.
+oracles::Captured clean_upload(const gen::GeneratedPlan& g) {
+  auto probe = oracles::Bench::create(g.plan, 0xAA, false);
+  oracles::Captured clean = probe->bind(g.plan);
+  if (clean.result.status != 0)
+    props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
+                                        runtime::status_to_code(clean.result.status).value_or(0)));
+  return clean;
+}
+
+// A fresh bind of `g` with `muts` applied to its upload, as check_corrupt_plan replays it
+// (newest schedule, a 2 s progress timeout); the bench stays for its device memory.
+struct CorruptRun {
+  std::unique_ptr<oracles::Bench> bench;
+  oracles::Captured captured;
+};
+CorruptRun corrupt_bind(const gen::GeneratedPlan& g, const std::vector<runtime::Mutation>& muts) {
+  CorruptRun run{oracles::Bench::create(g.plan, 0xAA, false), {}};
+  runtime::BindOptions o;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
+  o.schedule.progress_timeout_ms = 2000;
+  o.before_upload = oracles::mutation_hook(muts);
+  run.captured = run.bench->bind(g.plan, o);
+  return run;
+}
+
+}  // namespace
+
 // §11, HARNESS.md §1 "image bytes": a valid bound image with bytes changed anywhere (the
 // runtime header included, through the before-upload hook) is rejected by attach with a
 // class, or ends in a scheduler code, or runs to completion, or a builtin faults on the
@@ -138,22 +169,14 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   gen::PlanKnobs k;
   k.min_graphs = *rc::gen::arbitrary<bool>() ? 1 : 0;
   const gen::GeneratedPlan g = draw(k);
-  auto probe = oracles::Bench::create(g.plan, 0xAA, false);
-  const oracles::Captured clean = probe->bind(g.plan);
-  if (clean.result.status != 0)
-    props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
-                                        runtime::status_to_code(clean.result.status).value_or(0)));
+  const oracles::Captured clean = clean_upload(g);
   // The shared mutation generator (gen/mutation_gen.h, fuzz_attach's too) on RapidCheck's engine.
   gen::RapidCheckChoices choices;
   const std::vector<runtime::Mutation> muts = gen::generate_mutations(choices, clean.staged, clean.image_offset);
-  auto b = oracles::Bench::create(g.plan, 0xAA, false);
-  runtime::BindOptions o;
-  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
-  o.schedule.progress_timeout_ms = 2000;
-  o.before_upload = oracles::mutation_hook(muts);
   runtime::OrchProgram shown = g.plan;
   shown.mutations = muts;
-  const oracles::Captured c = b->bind(g.plan, o);
+  const CorruptRun run = corrupt_bind(g, muts);
+  const oracles::Captured& c = run.captured;
   const runtime::BindResult& r = c.result;
   switch (r.failure) {
     case runtime::BindFailure::kNone: gen::tag("ran to completion"); break;
@@ -169,7 +192,7 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   }
   const oracles::Counterexample cx{"corrupt-image", runtime::print_plan(shown), {}, "", ""};
   props::report(oracles::check_corrupt_image_run(r), cx);
-  props::report(oracles::check_accepted_graph_blocks(c, b->memory()), cx);
+  props::report(oracles::check_accepted_graph_blocks(c, run.bench->memory()), cx);
 }
 
 // §11 BadGraphContext, one rule at a time (the random corruptions above rarely break a single
@@ -182,11 +205,7 @@ STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
   gen::PlanKnobs k;
   k.min_graphs = 1;
   const gen::GeneratedPlan g = draw(k);
-  auto probe = oracles::Bench::create(g.plan, 0xAA, false);
-  const oracles::Captured clean = probe->bind(g.plan);
-  if (clean.result.status != 0)
-    props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
-                                        runtime::status_to_code(clean.result.status).value_or(0)));
+  const oracles::Captured clean = clean_upload(g);
   runtime::RuntimeHeader rh;
   RC_ASSERT(clean.staged.size() >= sizeof rh);
   std::memcpy(&rh, clean.staged.data(), sizeof rh);
@@ -216,18 +235,18 @@ STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
   std::vector<runtime::Mutation> muts;
   for (size_t i = 0; i < rule.bytes; ++i) {
     const auto now = static_cast<uint8_t>(rule.value >> (8 * i));
-    if (now != static_cast<uint8_t>(clean.staged[at + rule.field + i]))
-      muts.push_back({runtime::MutationTarget::kImage, at + rule.field + i - clean.image_offset, now});
+    if (now != static_cast<uint8_t>(clean.staged[at + rule.field + i])) {
+      runtime::Mutation m;
+      m.target = runtime::MutationTarget::kImage;
+      m.offset = at + rule.field + i - clean.image_offset;
+      m.value = now;
+      muts.push_back(m);
+    }
   }
   RC_ASSERT(!muts.empty());
-  auto b = oracles::Bench::create(g.plan, 0xAA, false);
-  runtime::BindOptions o;
-  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
-  o.schedule.progress_timeout_ms = 2000;
-  o.before_upload = oracles::mutation_hook(muts);
   runtime::OrchProgram shown = g.plan;
   shown.mutations = muts;
-  Verdict v = oracles::check_rejected_as(b->bind(g.plan, o).result, "BadGraphContext");
+  Verdict v = oracles::check_rejected_as(corrupt_bind(g, muts).captured.result, "BadGraphContext");
   if (v.failed()) v.message = fmt::format("{}: {}", rule.what, v.message);
   props::report(
       v, oracles::Counterexample{"corrupt-image", runtime::print_plan(shown), {{"expect", "BadGraphContext"}}, "", ""});
