@@ -14,6 +14,7 @@
 #include "properties/oracles/plan_model.h"
 #include "properties/oracles/roundtrip.h"
 #include "stack/ir/parser.h"
+#include "stack/runtime/device/attach.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 
@@ -131,7 +132,10 @@ std::optional<std::string> read_replay_params(const std::map<std::string, std::s
       std::erase_if(p.config, [](const runtime::ConfigEntry& e) { return e.key == "W"; });
       p.config.push_back({"W", static_cast<int64_t>(w), {}});
     } else if (k == "expect") {
-      if (v.empty() || v.size() > 40) return fmt::format("expect '{}' is not an attach class name", v);
+      bool known = false;
+      for (unsigned c = 0; c <= static_cast<unsigned>(runtime::AttachErrorClass::kLatchedError); ++c)
+        known |= v == runtime::attach_error_name(static_cast<runtime::AttachErrorClass>(c));
+      if (!known) return fmt::format("expect '{}' is not an attach class name (BadMagic ... LatchedError)", v);
       p.expect = v;
     } else if (k == "code" || k == "precondition" || k == "by" || k == "field" || k == "target") {
       uint64_t x = 0;

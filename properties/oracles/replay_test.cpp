@@ -54,6 +54,9 @@ TEST(Replay, broken_files_get_errors) {
   EXPECT_TRUE(replay_counterexample("# stackcheck end-to-end\n# replay: seed\n").error);
   EXPECT_TRUE(replay_counterexample("# stackcheck end-to-end\nnot a program {\n").error);
   EXPECT_TRUE(replay_counterexample("# stackcheck plan-model\nsubmit nope(\n").error);
+  const ReplayResult expect = replay_counterexample("# stackcheck corrupt-image\n# replay: expect=BadMagc\n");
+  ASSERT_TRUE(expect.error);  // an attach class that does not exist
+  EXPECT_NE(expect.error->find("expect 'BadMagc' is not an attach class name"), std::string::npos) << *expect.error;
   const ReplayResult prop =
       replay_counterexample("# stackcheck property\n# failed: x\n# found by S.N (RC_PARAMS=\"seed=1\" b)\n");
   ASSERT_TRUE(prop.error);

@@ -469,6 +469,10 @@ def main(argv: list[str]) -> int:
                    help="instead of hunting: run every hunter once against every defect, write matrix.tsv")
     a = p.parse_args(argv)
     a.defects = [d for spec in a.defects for d in re.split(r"[,\s]+", spec) if d]
+    try:
+        re.compile(a.hunters)
+    except re.error as e:
+        p.error(f"--hunters {a.hunters!r} is not a regular expression: {e}")
     if a.seed is None:
         a.seed = int(time.time()) % 1_000_000_007
     a.command = "scripts/zoo " + " ".join(argv)
