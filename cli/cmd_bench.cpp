@@ -1,7 +1,7 @@
 // bench-bind: the bind figures of the decode-layer scene for N = 1, 2, 4, ..., max layers,
 // with and without Step C (HARNESS.md §7). Figures are counts, not times: copies, bytes
 // shipped and read, mirror bytes, device bytes reserved by zone, heap high-waters.
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 
 #include "properties/oracles/end_to_end.h"
 #include "stack/runtime/host/bind.h"

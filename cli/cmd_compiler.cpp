@@ -1,5 +1,5 @@
 // compile and interp: the compiler pipeline and the reference interpreter.
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 #include "stack/defects/defects.h"
 
 namespace stackcheck::cli {

@@ -7,7 +7,7 @@
 
 #include "properties/oracles/deps.h"
 #include "properties/oracles/image_mutation.h"
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 #include "stack/ir/parser.h"
 #include "stack/runtime/plan/parser.h"
 

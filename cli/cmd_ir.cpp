@@ -1,5 +1,5 @@
 // parse, print, verify: the IR-level commands.
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "properties/oracles/replay.h"
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 
 namespace stackcheck::cli {
 

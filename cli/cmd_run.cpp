@@ -1,5 +1,5 @@
 // run and bench-bind: the whole stack end to end.
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 
 #include "properties/oracles/end_to_end.h"
 #include "stack/runtime/host/bind.h"

@@ -1,5 +1,5 @@
 // bind: the runtime alone, on an orchestration program in `.plan` text.
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_mutation.h"

@@ -1,5 +1,5 @@
 // The one flag table of `stackcheck`: every flag, the commands that take it, its help.
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 
 #include <cstring>
 #include <filesystem>

@@ -1,5 +1,5 @@
 // Entry point of `stackcheck`: parses flags against the one table and dispatches.
-#include "stack/cli/cli.h"
+#include "cli/cli.h"
 #include "stack/defects/defects.h"
 
 #include <cstdio>

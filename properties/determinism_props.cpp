@@ -1,5 +1,5 @@
 // Determinism in one process (the CLI's and the fuzz targets' across processes are ctests:
-// stack/cli/determinism_test.sh, fuzz/determinism_test.sh): the same input gives the same
+// cli/determinism_test.sh, fuzz/determinism_test.sh): the same input gives the same
 // result twice. A generated program compiles to the same legalized program and plan; the
 // plan, bound twice on fresh runtimes under the same schedule (threaded with 1..8 workers, or
 // a random order), ships the same bytes and ends with the same status, figures and entry
