@@ -13,7 +13,7 @@ Layout of the working folder DIR (default build/campaign):
   <timestamp>/            one run's logs, time series, tables, report.md and index.html
 
 Modules: campaign_cli (flags), campaign_store (the kill-safe corpus), campaign_run (one
-libFuzzer run: its log and its reaping), campaign_after (merge, findings, corpus classes),
+libFuzzer run: its log and peak RSS), campaign_after (merge, findings, corpus classes),
 campaign_properties (the properties at scale), campaign_report (tables, report, summary).
 """
 
@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
+import rss  # noqa: E402
 from campaign_after import AfterFuzzing  # noqa: E402
 from campaign_cli import parse_args  # noqa: E402
 from campaign_properties import Properties  # noqa: E402
@@ -143,8 +144,10 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         return [f"-{k}={v}" for k, v in OSS_FUZZ_LIMITS.items() if k not in own]
 
     def finish(self, task: Task, now: float) -> None:
-        """A run ended (its time, a finding without -fork, or a stop): bank its figures."""
+        """A run ended (its time, a finding without -fork, or a stop): bank its figures, and
+        write its last sample (peak RSS from wait4 included)."""
         task.read_log()
+        self.sample_task(task, now)
         task.used += now - task.started
         task.base_execs += task.stats.execs
         task.stats.execs = 0
@@ -160,7 +163,7 @@ class Campaign(AfterFuzzing, Properties, Reporting):
 
     def stop_children(self, sig: int) -> None:
         for task in self.tasks:
-            if task.proc and task.proc.poll() is None:
+            if task.proc and task.proc.returncode is None:  # not poll(): Task.reap reaps it
                 try:
                     os.killpg(task.proc.pid, sig)
                 except ProcessLookupError:
@@ -200,16 +203,20 @@ class Campaign(AfterFuzzing, Properties, Reporting):
 
     def sample(self, now: float) -> None:
         for task in self.tasks:
-            if task.status != "running":
-                continue
-            s = task.stats
-            p = self.run_dir / "series" / f"{task.target}.tsv"
-            new = not p.exists()
-            with open(p, "a") as f:
-                if new:
-                    f.write("t_s\texecs\texec_s\tcov\tft\tcorpus\trss_mb\n")
-                f.write(f"{now - self.t0:.1f}\t{task.total_execs}\t{s.exec_s}\t{s.cov}\t{s.ft}\t"
-                        f"{self.store.size(task.target)[0]}\t{s.rss_mb}\n")
+            if task.status == "running":
+                self.sample_task(task, now)
+
+    def sample_task(self, task: Task, now: float) -> None:
+        """One row of series/<target>.tsv; rss_mb is the task's peak RSS so far (the report's
+        peak RSS column is its largest)."""
+        s = task.stats
+        p = self.run_dir / "series" / f"{task.target}.tsv"
+        new = not p.exists()
+        with open(p, "a") as f:
+            if new:
+                f.write("t_s\texecs\texec_s\tcov\tft\tcorpus\trss_mb\n")
+            f.write(f"{now - self.t0:.1f}\t{task.total_execs}\t{s.exec_s}\t{s.cov}\t{s.ft}\t"
+                    f"{self.store.size(task.target)[0]}\t{task.peak_rss_mb}\n")
 
     # -- the fuzzing loop -------------------------------------------------------------------
     def fuzz(self) -> None:
@@ -235,8 +242,10 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         while not all(t.done for t in self.tasks):
             now = time.time()
             running = [t for t in self.tasks if t.proc]
+            kids = rss.children_map() if running else {}
             for task in running:
                 task.read_log()
+                task.sample_rss(kids)
                 if task.reap():
                     self.finish(task, now)
             if self.stop_requested:

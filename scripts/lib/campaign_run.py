@@ -1,5 +1,5 @@
 """One libFuzzer run of one target in a campaign (scripts/campaign): its share of the time, the
-figures read from its log and its reaping; and what the campaign's modules
+figures read from its log, its peak RSS as the OS measured it; and what the campaign's modules
 share (the program name, the preset, the log line).
 """
 
@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import re
 import subprocess
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rss  # noqa: E402
 
 PROG = "campaign"
 PRESET = "fuzz"
 
 STATUS_RE = re.compile(r"^#(\d+):?\s.*?cov: (\d+) ft: (\d+) corp: (\d+)(?:/(\d+)(b|Kb|Mb))?.*?exec/s:? (\d+)")
-RSS_RE = re.compile(r"rss: (\d+)Mb")
 FINAL_STAT_RE = re.compile(r"stat::(\w+):\s+(\d+)")
 SLOWEST_RE = re.compile(r"Slowest unit: (\d+) s")
 # OSS-Fuzz's limits per input (a target's .options may set its own).
@@ -44,7 +45,6 @@ class Stats:
     cov: int = 0
     ft: int = 0
     corpus: int = 0
-    rss_mb: int = 0
 
 
 @dataclass
@@ -64,12 +64,19 @@ class Task:
     done: bool = False
     status: str = "queued"
     slowest_s: int = 0  # libFuzzer's "Slowest unit" (reported from -report_slow_units seconds)
-    peak_rss_mb: int = 0
+    # The largest process of its runs (over restarts): sampled from /proc while they run and
+    # taken from wait4 when they end. Under -fork the inputs run in child processes and the
+    # parent's status lines carry no rss, so nothing of what libFuzzer prints enters it.
+    peak_rss: rss.PeakRss = field(default_factory=rss.PeakRss)
     log_pos: int = 0
 
     @property
     def total_execs(self) -> int:
         return self.base_execs + self.stats.execs
+
+    @property
+    def peak_rss_mb(self) -> int:
+        return self.peak_rss.mb
 
     def remaining(self, now: float) -> float:
         run = (now - self.started) if self.proc else 0.0
@@ -93,10 +100,6 @@ class Task:
                 s = self.stats
                 s.execs, s.cov, s.ft, s.corpus = int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4))
                 s.exec_s = int(m.group(7))
-                r = RSS_RE.search(line)
-                if r:
-                    s.rss_mb = int(r.group(1))
-                    self.peak_rss_mb = max(self.peak_rss_mb, s.rss_mb)
                 continue
             m = SLOWEST_RE.search(line)
             if m:
@@ -105,22 +108,23 @@ class Task:
             m = FINAL_STAT_RE.search(line)
             if m and m.group(1) == "number_of_executed_units":
                 self.stats.execs = max(self.stats.execs, int(m.group(2)))
-            elif m and m.group(1) == "peak_rss_mb":
-                self.stats.rss_mb = int(m.group(2))
-                self.peak_rss_mb = max(self.peak_rss_mb, self.stats.rss_mb)
+
+    def sample_rss(self, kids: dict[int, list[int]]) -> None:
+        """The peak RSS of the run's process tree now (kids: rss.children_map())."""
+        if self.proc and self.proc.returncode is None:
+            self.peak_rss.sample(self.proc.pid, kids)
 
     def reap(self) -> bool:
-        """True when the run's process ended. Reaped with wait4, whose peak RSS covers the
-        process and every descendant it waited for: under -fork the inputs run in child
-        processes, and the parent's own status lines carry no rss."""
+        """True when the run's process ended. Reaped here with wait4 (never by Popen, whose
+        reaping would lose the figure): its ru_maxrss covers the fuzzer and every descendant
+        it waited for, the -fork jobs included."""
         if self.proc.returncode is not None:
             return True
         try:
-            pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            code = self.peak_rss.wait(self.proc.pid)
         except ChildProcessError:
             return self.proc.poll() is not None
-        if pid == 0:
+        if code is None:
             return False
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        self.peak_rss_mb = max(self.peak_rss_mb, usage.ru_maxrss // 1024)  # KiB on Linux
+        self.proc.returncode = code
         return True
