@@ -208,15 +208,16 @@ class Campaign(AfterFuzzing, Properties, Reporting):
 
     def sample_task(self, task: Task, now: float) -> None:
         """One row of series/<target>.tsv; rss_mb is the task's peak RSS so far (the report's
-        peak RSS column is its largest)."""
+        peak RSS column is its largest), `-` before its first measurement."""
         s = task.stats
+        rss_mb = task.peak_rss_mb if task.peak_rss.kib else "-"
         p = self.run_dir / "series" / f"{task.target}.tsv"
         new = not p.exists()
         with open(p, "a") as f:
             if new:
                 f.write("t_s\texecs\texec_s\tcov\tft\tcorpus\trss_mb\n")
             f.write(f"{now - self.t0:.1f}\t{task.total_execs}\t{s.exec_s}\t{s.cov}\t{s.ft}\t"
-                    f"{self.store.size(task.target)[0]}\t{task.peak_rss_mb}\n")
+                    f"{self.store.size(task.target)[0]}\t{rss_mb}\n")
 
     # -- the fuzzing loop -------------------------------------------------------------------
     def fuzz(self) -> None:

@@ -55,7 +55,9 @@ def problems(run: Path, targets: list[str]) -> list[str]:
         elif not int(table[t].get("peak_rss_mb") or 0) > 0:
             bad.append(f"{t}: targets.tsv peak_rss_mb is {table[t].get('peak_rss_mb')!r}")
         series = run / "series" / f"{t}.tsv"
-        peak = max((int(r["rss_mb"]) for r in rows(series)), default=0) if series.exists() else 0
+        # "-": no measurement yet at that sample.
+        peak = max((int(r["rss_mb"]) for r in rows(series) if r["rss_mb"] != "-"), default=0) \
+            if series.exists() else 0
         if not peak > 0:
             bad.append(f"{t}: series rss_mb peaks at {peak}")
         m = re.fullmatch(r"([\d,]+) MB", report.get(t, ""))
@@ -68,7 +70,7 @@ def plant(d: Path, targets: list[str], mb: int, in_report: list[str]) -> Path:
     (d / "series").mkdir(parents=True)
     (d / "targets.tsv").write_text("target\tpeak_rss_mb\n" + "".join(f"{t}\t{mb}\n" for t in targets))
     for t in targets:
-        (d / "series" / f"{t}.tsv").write_text(f"t_s\trss_mb\n1.0\t{mb}\n")
+        (d / "series" / f"{t}.tsv").write_text(f"t_s\trss_mb\n0.0\t-\n1.0\t{mb}\n")
     (d / "report.md").write_text("| target | status | peak RSS |\n|---|---|---:|\n"
                                  + "".join(f"| {t.replace('_', chr(92) + '_')} | done | {mb} MB |\n"
                                            for t in in_report) + "\n")
