@@ -9,11 +9,15 @@ Python standard library only.
 
 from __future__ import annotations
 
+import argparse
+import ctypes
 import hashlib
 import os
 import re
+import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +47,51 @@ class UsageError(Exception):
 def die(prog: str, message: str, code: int = 2) -> None:
     print(f"{prog}: {message}", file=sys.stderr)
     sys.exit(code)
+
+
+class ArgParser(argparse.ArgumentParser):
+    """A bad flag is one line, `NAME: message (see PROG --help)`, and exit 2 (prog: scripts/NAME)."""
+
+    def error(self, message):
+        print(f"{Path(self.prog).name}: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def number_arg(kind: type, positive: bool = False) -> Callable[[str], int | float]:
+    """An argparse type: a kind() number, at least 0 (positive: more than 0)."""
+    def parse(s: str) -> int | float:
+        try:
+            v = kind(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{s}' is not a number")
+        if positive and v <= 0:
+            raise argparse.ArgumentTypeError(f"'{s}' must be more than 0")
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"'{s}' is negative")
+        return v
+    return parse
+
+
+def die_with_parent() -> None:
+    """Child setup (a Popen preexec_fn): its own process group, so the script decides how it
+    stops, and SIGKILL when the script dies, so a killed script leaves no child running."""
+    os.setsid()
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def run_stoppable(prog: str, run: Callable[[], int], on_signal: Callable[[int, object], None]) -> int:
+    """A script's run: SIGINT and SIGTERM go to on_signal (which asks the run to stop), and a
+    UsageError out of run() is one line on stderr and exit 2."""
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        return run()
+    except UsageError as e:
+        print(f"{prog}: {e}", file=sys.stderr, flush=True)
+        return 2
 
 
 def all_targets() -> list[str]:

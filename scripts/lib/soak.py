@@ -1,10 +1,10 @@
 """scripts/soak: every fuzz target for a long time under OSS-Fuzz's limits, then a table.
 
 A soak is the continuous campaign underneath (scripts/campaign with plain libFuzzer processes,
-restarted after a finding, so each reports its RSS and slow units): per input a 25 s timeout
-and a 2,560 MB RSS limit, slow units reported from 1 s. The table (per target: inputs
-executed, findings, finding buckets, slowest input, peak RSS) goes to the terminal and to
-DIR/<timestamp>/soak.md next to the campaign's report.
+restarted after a finding, so each reports its slow units): per input a 25 s timeout and a
+2,560 MB RSS limit, slow units reported from 1 s. The table (per target: inputs executed,
+findings, finding buckets, slowest input, peak RSS as the OS measured the fuzzer) goes to the
+terminal and to DIR/<timestamp>/soak.md next to the campaign's report.
 """
 
 from __future__ import annotations

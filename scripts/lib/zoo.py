@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
-from fuzzlib import ROOT, UsageError  # noqa: E402
+from fuzzlib import ROOT, UsageError, die_with_parent  # noqa: E402
 
 PROG = "zoo"
 PRESET = "zoo"
@@ -38,15 +38,6 @@ FIRST_RE = re.compile(r"^stackcheck: first failing case at ([0-9.]+) s$", re.M)
 
 def log(msg: str) -> None:
     print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
-
-
-def die_with_parent() -> None:
-    os.setsid()
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def defect_names() -> list[tuple[str, str]]:
@@ -428,23 +419,11 @@ class Zoo:
 
 
 def main(argv: list[str]) -> int:
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):
-            print(f"{PROG}: {message} (see scripts/zoo --help)", file=sys.stderr)
-            sys.exit(2)
-
     def positive(kind):
-        def f(s):
-            try:
-                v = kind(s)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"'{s}' is not a number")
-            if v <= 0:
-                raise argparse.ArgumentTypeError(f"'{s}' must be more than 0")
-            return v
-        return f
+        return fuzzlib.number_arg(kind, positive=True)
 
-    p = Parser(prog="scripts/zoo", description="Inject each defect and measure how fast the harness finds it.")
+    p = fuzzlib.ArgParser(prog="scripts/zoo",
+                          description="Inject each defect and measure how fast the harness finds it.")
     p.add_argument("--budget", type=positive(float), default=120, help="seconds per defect (default 120)")
     p.add_argument("--defects", action="append", default=[], help="defects, comma separated (default: all)")
     p.add_argument("--jobs", type=positive(int), default=os.cpu_count() or 1, help="parallel hunters (default cores)")
@@ -484,13 +463,7 @@ def main(argv: list[str]) -> int:
     def on_signal(sig, frame):
         z.stop += 1
 
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    try:
-        return z.run()
-    except UsageError as e:
-        log(str(e))
-        return 2
+    return fuzzlib.run_stoppable(PROG, z.run, on_signal)
 
 
 if __name__ == "__main__":

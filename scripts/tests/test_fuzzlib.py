@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import sys
 import tempfile
@@ -106,6 +107,15 @@ class FilesTest(unittest.TestCase):
             self.assertFalse(fuzzlib.is_complete_unit(p))
             (Path(d) / ".x.tmp-12").write_bytes(b"")
             self.assertEqual(fuzzlib.remove_stale_temps(Path(d)), 1)
+
+    def test_number_args_refuse_what_is_out_of_range(self):
+        nonneg, positive = fuzzlib.number_arg(float), fuzzlib.number_arg(int, positive=True)
+        self.assertEqual(nonneg("0"), 0.0)
+        self.assertEqual(positive("3"), 3)
+        for parse, bad, why in ((nonneg, "-1", "is negative"), (nonneg, "x", "is not a number"),
+                                (positive, "0", "must be more than 0"), (positive, "1.5", "is not a number")):
+            with self.assertRaisesRegex(argparse.ArgumentTypeError, why):
+                parse(bad)
 
     def test_options_of_every_target_parse(self):
         for t in fuzzlib.all_targets():
