@@ -144,10 +144,7 @@ ir::Program normalize_return_order(const ir::Program& input) {
 }
 
 PassResult NormalizeReturnOrder::run(const ir::Program& input) {
-  PassResult r;
-  r.ok = true;
-  r.program = normalize_return_order(input);
-  return r;
+  return PassResult::accepted(normalize_return_order(input));
 }
 
 }  // namespace stackcheck::passes

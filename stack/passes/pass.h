@@ -7,6 +7,7 @@
 #include "stack/verify/diagnostic.h"
 
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,14 @@ struct PassResult {
   bool ok = false;                  // false: input rejected, see diagnostics
   ir::Program program;              // valid when ok
   verify::Diagnostics diagnostics;  // why the input was rejected
+
+  // The result of a pass that cannot reject its input.
+  static PassResult accepted(ir::Program p) {
+    PassResult r;
+    r.ok = true;
+    r.program = std::move(p);
+    return r;
+  }
 };
 
 class Pass {

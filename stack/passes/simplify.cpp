@@ -243,10 +243,7 @@ ir::Program simplify(const ir::Program& input) {
 }
 
 PassResult Simplify::run(const ir::Program& input) {
-  PassResult r;
-  r.ok = true;
-  r.program = simplify(input);
-  return r;
+  return PassResult::accepted(simplify(input));
 }
 
 }  // namespace stackcheck::passes

@@ -304,13 +304,7 @@ TensorArg Orchestrator::tensor_arg(const TensorRef& t, uint32_t tag) {
   TensorArg a{};
   a.base = t.base_;
   a.buffer_bytes = t.buffer_bytes_;
-  a.offset_bytes = t.offset_bytes_;
-  a.tag = tag;
-  a.rank = t.rank_;
-  for (uint32_t i = 0; i < t.rank_; ++i) {
-    a.shape[i] = static_cast<int32_t>(t.shape_[i]);
-    a.stride[i] = static_cast<int32_t>(t.stride_[i]);
-  }
+  t.write_window(a, tag);
   return a;
 }
 

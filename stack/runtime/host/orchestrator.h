@@ -98,6 +98,18 @@ class TensorRef {
   TensorRef window(std::span<const int64_t> offsets, std::span<const int64_t> sizes) const;
   // Nonzero for a tensor of a graph recording (its virtual base is not a device address).
   uint64_t recording() const { return domain_; }
+  // Writes the window's offset, rank, shape and strides (int32, as records carry them) and
+  // `tag` into a record that has those fields (TensorArg, GraphTensorArgDef).
+  template <class Record>
+  void write_window(Record& r, uint32_t tag) const {
+    r.offset_bytes = offset_bytes_;
+    r.tag = tag;
+    r.rank = rank_;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      r.shape[d] = static_cast<int32_t>(shape_[d]);
+      r.stride[d] = static_cast<int32_t>(stride_[d]);
+    }
+  }
 
  private:
   friend class Orchestrator;

@@ -154,13 +154,7 @@ GraphTensorArgDef GraphRecorder::def_of(const TensorRef& t, uint32_t tag) const 
               "a recording tensor has a virtual base");
   a.source = slot >= kLocalInternal ? kSrcInternal : kSrcBoundary;
   a.index = static_cast<uint32_t>(slot >= kLocalInternal ? slot - kLocalInternal : slot - 1);
-  a.offset_bytes = t.offset_bytes_;
-  a.tag = tag;
-  a.rank = t.rank_;
-  for (uint32_t d = 0; d < t.rank_; ++d) {
-    a.shape[d] = static_cast<int32_t>(t.shape_[d]);
-    a.stride[d] = static_cast<int32_t>(t.stride_[d]);
-  }
+  t.write_window(a, tag);
   return a;
 }
 
