@@ -38,7 +38,10 @@ class Layers(unittest.TestCase):
         """Appends `line` to `path` in the copy; returns its line number and an undo."""
         full = os.path.join(self.tmp, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)
-        old = open(full).read() if os.path.exists(full) else None
+        old = None
+        if os.path.exists(full):
+            with open(full) as f:
+                old = f.read()
         text = (old or "") + ("" if not old or old.endswith("\n") else "\n") + line + "\n"
         with open(full, "w") as f:
             f.write(text)
@@ -61,37 +64,31 @@ class Layers(unittest.TestCase):
         rc, out = run_check(self.tmp)
         self.assertEqual(rc, 0, out)
 
-    def assert_caught(self, path, include, words):
-        lineno = self.plant(path, f"#include {include}")
-        rc, out = run_check(self.tmp)
-        self.assertEqual(rc, 1, out)
-        self.assertIn(f"{path}:{lineno}: includes ", out)
-        for w in words:
-            self.assertIn(w, out)
+    # (file in the copy, the include planted at its end, what the error must say)
+    CONTROLS = [
+        ("stack/ir/ast.cpp", '"properties/oracles/oracle.h"',
+         "stack/ir/ may not depend on properties/oracles"),
+        ("stack/runtime/image/records.h", '"stack/ir/ast.h"',
+         "stack/runtime/image/ may not depend on stack/ir"),
+        ("stack/runtime/device/attach.cpp", '"stack/runtime/host/bind.h"',
+         "stack/runtime/device/ may not depend on stack/runtime/host"),
+        ("properties/oracles/oracle.cpp", "<rapidcheck.h>",
+         "properties/oracles/ may not depend on rapidcheck"),
+        ("stack/ir/parser_test.cpp", '"properties/gen/program_gen.h"',
+         "a test of stack/ir/ may not depend on properties/gen"),
+        ("stack/passes/simplify.cpp", '"cli/cli.h"', "stack/passes/ may not depend on cli"),
+    ]
 
-    def test_control_stack_includes_the_judge(self):
-        self.assert_caught("stack/ir/ast.cpp", '"properties/oracles/oracle.h"',
-                           ["stack/ir/ may not depend on properties/oracles"])
-
-    def test_control_runtime_includes_the_compiler(self):
-        self.assert_caught("stack/runtime/image/records.h", '"stack/ir/ast.h"',
-                           ["stack/runtime/image/ may not depend on stack/ir"])
-
-    def test_control_device_sees_the_host(self):
-        self.assert_caught("stack/runtime/device/attach.cpp", '"stack/runtime/host/bind.h"',
-                           ["stack/runtime/device/ may not depend on stack/runtime/host"])
-
-    def test_control_oracles_include_rapidcheck(self):
-        self.assert_caught("properties/oracles/oracle.cpp", "<rapidcheck.h>",
-                           ["properties/oracles/ may not depend on rapidcheck"])
-
-    def test_control_a_stack_test_includes_the_harness(self):
-        self.assert_caught("stack/ir/parser_test.cpp", '"properties/gen/program_gen.h"',
-                           ["a test of stack/ir/ may not depend on properties/gen"])
-
-    def test_control_cli_below_the_stack(self):
-        self.assert_caught("stack/passes/simplify.cpp", '"cli/cli.h"',
-                           ["stack/passes/ may not depend on cli"])
+    def test_controls_planted_includes_fail_at_their_line(self):
+        for path, include, words in self.CONTROLS:
+            with self.subTest(path=path, include=include):
+                lineno = self.plant(path, f"#include {include}")
+                rc, out = run_check(self.tmp)
+                self.assertEqual(rc, 1, out)
+                target = include.strip('<>"')
+                self.assertIn(f'{path}:{lineno}: includes "{target}"', out)
+                self.assertIn(words, out)
+                self.doCleanups()
 
     def test_control_unlisted_folder(self):
         lineno = self.plant("stack/newthing/x.cpp", "int x;")
