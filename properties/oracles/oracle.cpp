@@ -1,20 +1,15 @@
 #include "properties/oracles/oracle.h"
+#include "stack/support/enum_names.h"
 
 #include <fmt/format.h>
 
 namespace stackcheck::oracles {
 
 const char* inconclusive_name(Inconclusive r) {
-  switch (r) {
-    case Inconclusive::kNone: return "none";
-    case Inconclusive::kInputRejected: return "input-rejected";
-    case Inconclusive::kInterpreterError: return "interpreter-error";
-    case Inconclusive::kInterpreterBudget: return "interpreter-budget";
-    case Inconclusive::kResourceLatch: return "resource-latch";
-    case Inconclusive::kUnsupported: return "unsupported";
-    case Inconclusive::kRuntimeRefused: return "runtime-refused";
-  }
-  return "?";
+  static constexpr auto kNames = support::names_through<Inconclusive::kRuntimeRefused>({
+      "none", "input-rejected", "interpreter-error", "interpreter-budget", "resource-latch",
+      "unsupported", "runtime-refused"});
+  return support::enum_name(kNames, r);
 }
 
 std::string Verdict::reason_key() const {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "stack/verify/well_formed.h"
+#include "stack/support/enum_names.h"
 
 namespace stackcheck::oracles {
 namespace {
@@ -17,13 +18,9 @@ Verdict fail(FrontEnd f, const std::string& msg) {
 }  // namespace
 
 const char* front_end_name(FrontEnd f) {
-  switch (f) {
-    case FrontEnd::kGirParser: return "gir-parser";
-    case FrontEnd::kWellFormed: return "WellFormed";
-    case FrontEnd::kPlanParser: return "plan-parser";
-    case FrontEnd::kPlanCheck: return "plan-check";
-  }
-  return "?";
+  static constexpr auto kNames = support::names_through<FrontEnd::kPlanCheck>({
+      "gir-parser", "WellFormed", "plan-parser", "plan-check"});
+  return support::enum_name(kNames, f);
 }
 
 std::string ExpectedRejection::to_string() const {

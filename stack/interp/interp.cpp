@@ -13,6 +13,7 @@
 #include "stack/support/fnv1a.h"
 #include "stack/support/limits.h"
 #include "stack/support/splitmix.h"
+#include "stack/support/enum_names.h"
 
 namespace stackcheck::interp {
 namespace {
@@ -430,14 +431,9 @@ void append_le(std::vector<uint8_t>& out, uint32_t v) {
 }  // namespace
 
 const char* error_kind_name(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::ZeroDivisor: return "zero divisor";
-    case ErrorKind::OutOfBounds: return "out of bounds";
-    case ErrorKind::ZeroStep: return "zero step";
-    case ErrorKind::Budget: return "budget";
-    case ErrorKind::Invalid: return "invalid program";
-  }
-  return "?";
+  static constexpr auto kNames = support::names_through<ErrorKind::Invalid>({
+      "zero divisor", "out of bounds", "zero step", "budget", "invalid program"});
+  return support::enum_name(kNames, k);
 }
 
 std::string Error::render() const {

@@ -4,6 +4,7 @@
 
 #include "stack/defects/defects.h"
 #include "stack/passes/legalize_graph_boundary/internal.h"
+#include "stack/support/enum_names.h"
 
 #include <fmt/format.h>
 
@@ -13,12 +14,8 @@
 namespace stackcheck::passes {
 
 const char* hoist_kind_name(HoistKind k) {
-  switch (k) {
-    case HoistKind::Create: return "create";
-    case HoistKind::View: return "view";
-    case HoistKind::Scalar: return "scalar";
-  }
-  return "?";
+  static constexpr auto kNames = support::names_through<HoistKind::Scalar>({"create", "view", "scalar"});
+  return support::enum_name(kNames, k);
 }
 
 const GraphReport* LegalizeGraphBoundaryReport::find(std::string_view graph) const {

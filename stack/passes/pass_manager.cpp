@@ -8,6 +8,7 @@
 #include "stack/verify/graph_boundary_legalized.h"
 #include "stack/verify/return_params_explicit.h"
 #include "stack/verify/well_formed.h"
+#include "stack/support/enum_names.h"
 
 namespace stackcheck::passes {
 namespace {
@@ -52,12 +53,9 @@ std::string property_set_name(PropertySet set) {
 }
 
 const char* outcome_name(Outcome o) {
-  switch (o) {
-    case Outcome::Ok: return "ok";
-    case Outcome::InputRejected: return "input rejected";
-    case Outcome::PassBug: return "pass bug";
-  }
-  return "?";
+  static constexpr auto kNames = support::names_through<Outcome::PassBug>({
+      "ok", "input rejected", "pass bug"});
+  return support::enum_name(kNames, o);
 }
 
 std::function<void(std::string_view)> string_sink(std::string& out) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "stack/support/enum_names.h"
 #include "stack/support/fnv1a.h"
 #include "stack/support/splitmix.h"
 #include "stack/support/wrapping.h"
@@ -63,6 +64,20 @@ TEST(Fnv1a, reference_values_and_increments) {
   EXPECT_EQ(h, support::fnv1a64(ab));
   const std::vector<uint8_t> foobar = {'f', 'o', 'o', 'b', 'a', 'r'};
   EXPECT_EQ(support::fnv1a64(foobar), 0x85944171f73967e8ull);
+}
+
+enum class Three : uint8_t { A, B, C };
+
+TEST(EnumNames, one_name_per_enumerator_and_a_mark_outside) {
+  static constexpr auto kNames = support::names_through<Three::C>({"a", "b", "c"});
+  EXPECT_STREQ(support::enum_name(kNames, Three::A), "a");
+  EXPECT_STREQ(support::enum_name(kNames, Three::C), "c");
+  EXPECT_STREQ(support::enum_name(kNames, static_cast<Three>(3)), "?");
+  EXPECT_STREQ(support::enum_name(kNames, static_cast<Three>(255)), "?");
+  // The operators spell alike in .gir and .plan.
+  EXPECT_STREQ(support::op_text(support::ArithOp::Mod), "%");
+  EXPECT_STREQ(support::op_text(support::CompareOp::Le), "<=");
+  EXPECT_STREQ(support::op_text(static_cast<support::CompareOp>(6)), "?");
 }
 
 }  // namespace

@@ -1,19 +1,13 @@
 // Spellings shared by the `.plan` parser and printer (program.h).
 #include "stack/runtime/plan/program.h"
+#include "stack/support/enum_names.h"
 
 namespace stackcheck::runtime {
 
 const char* builtin_name(Builtin b) {
-  switch (b) {
-    case Builtin::Fill: return "fill";
-    case Builtin::Copy: return "copy";
-    case Builtin::Add: return "add";
-    case Builtin::Acc: return "acc";
-    case Builtin::Scale: return "scale";
-    case Builtin::Matmul: return "matmul";
-    case Builtin::Rowsum: return "rowsum";
-  }
-  return "?";
+  static constexpr auto kNames =
+      support::names_through<Builtin::Rowsum>({"fill", "copy", "add", "acc", "scale", "matmul", "rowsum"});
+  return support::enum_name(kNames, b);
 }
 
 std::optional<Builtin> builtin_from_name(std::string_view name) {
@@ -23,38 +17,13 @@ std::optional<Builtin> builtin_from_name(std::string_view name) {
 }
 
 const char* tag_name(PlanTag t) {
-  switch (t) {
-    case PlanTag::Input: return "input";
-    case PlanTag::Inout: return "inout";
-    case PlanTag::Output: return "output";
-    case PlanTag::OutputExisting: return "output_existing";
-    case PlanTag::NoDep: return "no_dep";
-    case PlanTag::Scalar: return "scalar";
-  }
-  return "?";
+  static constexpr auto kNames =
+      support::names_through<PlanTag::Scalar>({"input", "inout", "output", "output_existing", "no_dep", "scalar"});
+  return support::enum_name(kNames, t);
 }
 
-const char* cmp_name(PlanCmp c) {
-  switch (c) {
-    case PlanCmp::Eq: return "==";
-    case PlanCmp::Ne: return "!=";
-    case PlanCmp::Lt: return "<";
-    case PlanCmp::Le: return "<=";
-    case PlanCmp::Gt: return ">";
-    case PlanCmp::Ge: return ">=";
-  }
-  return "?";
-}
+const char* cmp_name(PlanCmp c) { return support::op_text(c); }
 
-const char* binop_name(PlanBinOp op) {
-  switch (op) {
-    case PlanBinOp::Add: return "+";
-    case PlanBinOp::Sub: return "-";
-    case PlanBinOp::Mul: return "*";
-    case PlanBinOp::Div: return "/";
-    case PlanBinOp::Mod: return "%";
-  }
-  return "?";
-}
+const char* binop_name(PlanBinOp op) { return support::op_text(op); }
 
 }  // namespace stackcheck::runtime
