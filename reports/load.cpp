@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "reports/run_data.h"
 
@@ -88,26 +90,78 @@ MaybeError load_run(const fs::path& dir, RunData& data) {
   return std::nullopt;
 }
 
+// One column of a record type: its name in the header and the member it fills, read as text,
+// a number, an optional number ("" or "-" for none) or yes/no. An optional column may be
+// absent from the header; the member then keeps its default.
+template <class T>
+struct Column {
+  using Member = std::variant<std::string T::*, double T::*, std::optional<double> T::*, bool T::*>;
+  std::string_view name;
+  Member member;
+  bool optional = false;
+};
+
+template <class T, class V>
+Column<T> col(std::string_view name, V T::*member) {
+  return {name, member};
+}
+template <class T, class V>
+Column<T> optional_col(std::string_view name, V T::*member) {
+  return {name, member, true};
+}
+
+template <class T>
+void read_field(Reader& r, const Row& row, const Column<T>& c, T& out) {
+  std::visit(
+      [&](auto member) {
+        using V = std::remove_reference_t<decltype(out.*member)>;
+        if constexpr (std::is_same_v<V, std::string>) {
+          out.*member = r.text(row, c.name);
+        } else if constexpr (std::is_same_v<V, double>) {
+          out.*member = r.number(row, c.name);
+        } else if constexpr (std::is_same_v<V, std::optional<double>>) {
+          out.*member = r.optional_number(row, c.name);
+        } else {
+          out.*member = r.yes_no(row, c.name);
+        }
+      },
+      c.member);
+}
+
+// Reads the records of an optional table into `out`, column by column in the order given
+// (which is also the order required columns are looked for). `check(record, reader, row)`
+// may refuse a record whose fields all parsed.
+template <class T, class Check>
+MaybeError load_records(const fs::path& path, const std::vector<Column<T>>& columns, bool* present, std::vector<T>& out,
+                        Check check) {
+  std::vector<std::string_view> required, optional;
+  for (const auto& c : columns) (c.optional ? optional : required).push_back(c.name);
+  return for_rows(path, std::move(required), std::move(optional), present,
+                  [&](Reader& r, const Row& row) -> MaybeError {
+                    T record;
+                    for (const auto& c : columns) read_field(r, row, c, record);
+                    if (r.error()) return std::nullopt;  // for_rows reports it
+                    if (MaybeError e = check(record, r, row)) return e;
+                    out.push_back(std::move(record));
+                    return std::nullopt;
+                  });
+}
+
+template <class T>
+MaybeError load_records(const fs::path& path, const std::vector<Column<T>>& columns, bool* present,
+                        std::vector<T>& out) {
+  return load_records(path, columns, present, out,
+                      [](const T&, const Reader&, const Row&) -> MaybeError { return std::nullopt; });
+}
+
 MaybeError load_targets(const fs::path& dir, RunData& data) {
-  return for_rows(
-      dir / "targets.tsv",
-      {"target", "execs", "exec_s", "cov", "ft", "corpus", "corpus_bytes", "findings", "buckets", "seconds", "status"},
-      {}, &data.has_targets, [&](Reader& r, const Row& row) -> MaybeError {
-        TargetFinal t;
-        t.target = r.text(row, "target");
-        t.execs = r.number(row, "execs");
-        t.exec_s = r.number(row, "exec_s");
-        t.cov = r.number(row, "cov");
-        t.ft = r.number(row, "ft");
-        t.corpus = r.number(row, "corpus");
-        t.corpus_bytes = r.number(row, "corpus_bytes");
-        t.findings = r.number(row, "findings");
-        t.buckets = r.number(row, "buckets");
-        t.seconds = r.number(row, "seconds");
-        t.status = r.text(row, "status");
-        data.targets.push_back(std::move(t));
-        return std::nullopt;
-      });
+  using T = TargetFinal;
+  return load_records<T>(dir / "targets.tsv",
+                         {col("target", &T::target), col("execs", &T::execs), col("exec_s", &T::exec_s),
+                          col("cov", &T::cov), col("ft", &T::ft), col("corpus", &T::corpus),
+                          col("corpus_bytes", &T::corpus_bytes), col("findings", &T::findings),
+                          col("buckets", &T::buckets), col("seconds", &T::seconds), col("status", &T::status)},
+                         &data.has_targets, data.targets);
 }
 
 MaybeError load_series(const fs::path& dir, RunData& data) {
@@ -120,29 +174,20 @@ MaybeError load_series(const fs::path& dir, RunData& data) {
     if (it->path().extension() == ".tsv") files.push_back(it->path());
   if (ec) return Error{sdir.string(), 0, fmt::format("cannot list: {}", ec.message())};
   std::sort(files.begin(), files.end());
+  using S = Sample;
+  const std::vector<Column<S>> columns = {
+      col("t_s", &S::t_s), col("execs", &S::execs),   col("exec_s", &S::exec_s),         col("cov", &S::cov),
+      col("ft", &S::ft),   col("corpus", &S::corpus), optional_col("rss_mb", &S::rss_mb)};
   for (const auto& file : files) {
     TargetSeries s;
     s.target = file.stem().string();
-    double last_t = 0;
-    MaybeError err = for_rows(file, {"t_s", "execs", "exec_s", "cov", "ft", "corpus"}, {"rss_mb"}, nullptr,
-                              [&](Reader& r, const Row& row) -> MaybeError {
-                                Sample x;
-                                x.t_s = r.number(row, "t_s");
-                                x.execs = r.number(row, "execs");
-                                x.exec_s = r.number(row, "exec_s");
-                                x.cov = r.number(row, "cov");
-                                x.ft = r.number(row, "ft");
-                                x.corpus = r.number(row, "corpus");
-                                x.rss_mb = r.optional_number(row, "rss_mb");
-                                if (!r.error() && !s.samples.empty() && x.t_s < last_t)
-                                  return Error{file.string(), row.line,
-                                               fmt::format("column t_s: {} comes after {}: samples must be in time "
-                                                           "order",
-                                                           r.text(row, "t_s"), last_t)};
-                                last_t = x.t_s;
-                                s.samples.push_back(x);
-                                return std::nullopt;
-                              });
+    MaybeError err =
+        load_records(file, columns, nullptr, s.samples, [&](const S& x, const Reader& r, const Row& row) -> MaybeError {
+          if (s.samples.empty() || x.t_s >= s.samples.back().t_s) return std::nullopt;
+          return Error{file.string(), row.line,
+                       fmt::format("column t_s: {} comes after {}: samples must be in time order", r.text(row, "t_s"),
+                                   s.samples.back().t_s)};
+        });
     if (err) return err;
     data.series.push_back(std::move(s));
   }
@@ -150,86 +195,53 @@ MaybeError load_series(const fs::path& dir, RunData& data) {
 }
 
 MaybeError load_buckets(const fs::path& dir, RunData& data) {
-  return for_rows(dir / "buckets.tsv",
-                  {"bucket", "target", "oracle", "rule", "frames", "count", "candidate", "replay", "first_seen_s"}, {},
-                  &data.has_buckets, [&](Reader& r, const Row& row) -> MaybeError {
-                    Bucket b;
-                    b.bucket = r.text(row, "bucket");
-                    b.target = r.text(row, "target");
-                    b.oracle = r.text(row, "oracle");
-                    b.rule = r.text(row, "rule");
-                    b.frames = r.text(row, "frames");
-                    b.count = r.number(row, "count");
-                    b.candidate = r.text(row, "candidate");
-                    b.replay = r.text(row, "replay");
-                    b.first_seen_s = r.optional_number(row, "first_seen_s");
-                    data.buckets.push_back(std::move(b));
-                    return std::nullopt;
-                  });
+  using B = Bucket;
+  return load_records<B>(
+      dir / "buckets.tsv",
+      {col("bucket", &B::bucket), col("target", &B::target), col("oracle", &B::oracle), col("rule", &B::rule),
+       col("frames", &B::frames), col("count", &B::count), col("candidate", &B::candidate), col("replay", &B::replay),
+       col("first_seen_s", &B::first_seen_s)},
+      &data.has_buckets, data.buckets);
 }
 
 MaybeError load_classes(const fs::path& dir, RunData& data) {
-  return for_rows(dir / "classes.tsv", {"target", "class", "count"}, {}, &data.has_classes,
-                  [&](Reader& r, const Row& row) -> MaybeError {
-                    data.classes.push_back({r.text(row, "target"), r.text(row, "class"), r.number(row, "count")});
-                    return std::nullopt;
-                  });
+  using C = ClassCount;
+  return load_records<C>(dir / "classes.tsv",
+                         {col("target", &C::target), col("class", &C::klass), col("count", &C::count)},
+                         &data.has_classes, data.classes);
 }
 
 MaybeError load_properties(const fs::path& dir, RunData& data) {
-  return for_rows(dir / "properties.tsv",
-                  {"suite", "property", "cases", "discarded", "result", "seconds", "seed", "replay"}, {},
-                  &data.has_properties, [&](Reader& r, const Row& row) -> MaybeError {
-                    PropertyRun p;
-                    p.suite = r.text(row, "suite");
-                    p.property = r.text(row, "property");
-                    p.cases = r.number(row, "cases");
-                    p.discarded = r.number(row, "discarded");
-                    p.result = r.text(row, "result");
-                    p.seconds = r.number(row, "seconds");
-                    p.seed = r.text(row, "seed");
-                    p.replay = r.text(row, "replay");
-                    data.properties.push_back(std::move(p));
-                    return std::nullopt;
-                  });
+  using P = PropertyRun;
+  return load_records<P>(
+      dir / "properties.tsv",
+      {col("suite", &P::suite), col("property", &P::property), col("cases", &P::cases), col("discarded", &P::discarded),
+       col("result", &P::result), col("seconds", &P::seconds), col("seed", &P::seed), col("replay", &P::replay)},
+      &data.has_properties, data.properties);
 }
 
 MaybeError load_coverage(const fs::path& dir, RunData& data) {
-  return for_rows(
-      dir / "coverage.tsv", {"folder", "lines", "lines_covered", "branches", "branches_covered"}, {},
-      &data.has_coverage, [&](Reader& r, const Row& row) -> MaybeError {
-        FolderCoverage c;
-        c.folder = r.text(row, "folder");
-        c.lines = r.number(row, "lines");
-        c.lines_covered = r.number(row, "lines_covered");
-        c.branches = r.number(row, "branches");
-        c.branches_covered = r.number(row, "branches_covered");
-        if (r.error()) return std::nullopt;
-        if (c.lines_covered > c.lines || c.branches_covered > c.branches)
-          return Error{(dir / "coverage.tsv").string(), row.line, "more lines or branches covered than there are"};
-        data.coverage.push_back(std::move(c));
-        return std::nullopt;
-      });
+  using F = FolderCoverage;
+  const fs::path path = dir / "coverage.tsv";
+  return load_records<F>(path,
+                         {col("folder", &F::folder), col("lines", &F::lines), col("lines_covered", &F::lines_covered),
+                          col("branches", &F::branches), col("branches_covered", &F::branches_covered)},
+                         &data.has_coverage, data.coverage,
+                         [&](const F& c, const Reader&, const Row& row) -> MaybeError {
+                           if (c.lines_covered <= c.lines && c.branches_covered <= c.branches) return std::nullopt;
+                           return Error{path.string(), row.line, "more lines or branches covered than there are"};
+                         });
 }
 
 MaybeError load_zoo(const fs::path& dir, RunData& data) {
-  return for_rows(dir / "zoo.tsv",
-                  {"defect", "detected", "seconds", "oracle", "rule", "reproducer_size", "reproducer", "found_by"},
-                  {"shrunk_size", "shrunk_seconds"}, &data.has_zoo, [&](Reader& r, const Row& row) -> MaybeError {
-                    ZooDefect z;
-                    z.defect = r.text(row, "defect");
-                    z.detected = r.yes_no(row, "detected");
-                    z.seconds = r.optional_number(row, "seconds");
-                    z.oracle = r.text(row, "oracle");
-                    z.rule = r.text(row, "rule");
-                    z.reproducer_size = r.optional_number(row, "reproducer_size");
-                    if (r.has("shrunk_size")) z.shrunk_size = r.optional_number(row, "shrunk_size");
-                    if (r.has("shrunk_seconds")) z.shrunk_seconds = r.optional_number(row, "shrunk_seconds");
-                    z.reproducer = r.text(row, "reproducer");
-                    z.found_by = r.text(row, "found_by");
-                    data.zoo.push_back(std::move(z));
-                    return std::nullopt;
-                  });
+  using Z = ZooDefect;
+  return load_records<Z>(
+      dir / "zoo.tsv",
+      {col("defect", &Z::defect), col("detected", &Z::detected), col("seconds", &Z::seconds), col("oracle", &Z::oracle),
+       col("rule", &Z::rule), col("reproducer_size", &Z::reproducer_size), optional_col("shrunk_size", &Z::shrunk_size),
+       optional_col("shrunk_seconds", &Z::shrunk_seconds), col("reproducer", &Z::reproducer),
+       col("found_by", &Z::found_by)},
+      &data.has_zoo, data.zoo);
 }
 
 MaybeError load_notes(const fs::path& dir, RunData& data) {

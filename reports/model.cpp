@@ -145,17 +145,9 @@ std::optional<Section> targets_section(const RunData& data) {
   if (!data.has_targets) return std::nullopt;
   bool rss = false;
   for (const auto& t : data.targets) rss = rss || peak_rss(data, t.target).has_value();
-  auto t = table({{"target", false},
-                  {"status", false},
-                  {"time", true},
-                  {"executions", true},
-                  {"exec/s", true},
-                  {"coverage", true},
-                  {"features", true},
-                  {"corpus", true},
-                  {"corpus size", true},
-                  {"findings", true},
-                  {"buckets", true}});
+  auto t =
+      table({"target", "status", numeric("time"), numeric("executions"), numeric("exec/s"), numeric("coverage"),
+             numeric("features"), numeric("corpus"), numeric("corpus size"), numeric("findings"), numeric("buckets")});
   if (rss) t.headers.push_back("peak RSS"), t.numeric.push_back(true);
   double execs = 0, findings = 0, buckets = 0;
   for (const auto& x : data.targets) {
@@ -263,15 +255,8 @@ std::optional<Section> findings_section(const RunData& data) {
                                      "bucket's minimized input is a candidate for corpus/<target>/regression/ "
                                      "(scripts/promote FILE); the replay command reruns it.")},
                                ""});
-  auto t = table({{"bucket", false},
-                  {"target", false},
-                  {"oracle", false},
-                  {"rule", false},
-                  {"top frames", false},
-                  {"count", true},
-                  {"first seen", true},
-                  {"replay", false},
-                  {"candidate", false}});
+  auto t = table({"bucket", "target", "oracle", "rule", "top frames", numeric("count"), numeric("first seen"), "replay",
+                  "candidate"});
   for (const auto& b : data.buckets) {
     add_row(t, {cell(b.bucket), cell(b.target), cell(b.oracle), cell(b.rule), code_cell(b.frames), cell(count(b.count)),
                 cell(b.first_seen_s ? duration(*b.first_seen_s) : "-"), code_cell(b.replay), code_cell(b.candidate)});
@@ -282,7 +267,7 @@ std::optional<Section> findings_section(const RunData& data) {
 
 Section run_section(const RunData& data) {
   Section s{"run", "Run", {}};
-  auto t = table({{"key", false}, {"value", false}});
+  auto t = table({"key", "value"});
   for (const auto& [k, v] : data.run) {
     bool as_code = k == "command" || k == "commit" || k == "seed" || k == "targets";
     add_row(t, {cell(k), as_code ? code_cell(v) : cell(v)});

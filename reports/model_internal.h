@@ -16,13 +16,26 @@ inline Cell code_cell(const std::string& s) {
   return Cell{{code(s)}, ""};
 }
 
-// A table with these (header, numeric) columns and no rows yet.
-inline TableBlock table(std::vector<std::pair<std::string, bool>> columns, std::string caption = "") {
+// A table column: its header, and whether it holds figures (right-aligned). A plain header
+// is a text column; numeric("count") a figure column.
+struct Column {
+  Column(const char* h) : header(h) {}  // NOLINT: implicit, so that table({"a", numeric("b")}) reads
+  std::string header;
+  bool numeric = false;
+};
+inline Column numeric(const char* header) {
+  Column c(header);
+  c.numeric = true;
+  return c;
+}
+
+// A table with these columns and no rows yet.
+inline TableBlock table(std::vector<Column> columns, std::string caption = "") {
   TableBlock t;
   t.caption = std::move(caption);
-  for (auto& [h, n] : columns) {
-    t.headers.push_back(std::move(h));
-    t.numeric.push_back(n);
+  for (auto& c : columns) {
+    t.headers.push_back(std::move(c.header));
+    t.numeric.push_back(c.numeric);
   }
   return t;
 }

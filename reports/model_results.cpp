@@ -77,7 +77,7 @@ void add_classes(const RunData& data, std::vector<Section>& out) {
     for (const auto& c : data.classes)
       if (c.target == target) n[c.klass] += c.count, total += c.count;
     Bar bar;
-    auto t = table({{"class", false}, {"inputs", true}, {"share", true}}, target);
+    auto t = table({"class", numeric("inputs"), numeric("share")}, target);
     for (const auto& k : classes) {
       if (!n.count(k)) continue;
       std::string share = percent(n[k], total);
@@ -116,15 +116,8 @@ void add_properties(const RunData& data, std::vector<Section>& out) {
   line.push_back(text(". "));
   line.push_back(strong(failed.empty() ? "All passed." : fmt::format("{} failed.", failed.size())));
   s.blocks.push_back(Paragraph{std::move(line), failed.empty() ? "good" : "bad"});
-  auto t = table({{"suite", false},
-                  {"property", false},
-                  {"result", false},
-                  {"cases", true},
-                  {"discarded", true},
-                  {"discarded share", true},
-                  {"time", true},
-                  {"cases/s", true},
-                  {"seed", false}});
+  auto t = table({"suite", "property", "result", numeric("cases"), numeric("discarded"), numeric("discarded share"),
+                  numeric("time"), numeric("cases/s"), "seed"});
   for (const auto& p : data.properties) {
     add_row(t,
             {cell(p.suite), cell(p.property),
@@ -150,13 +143,8 @@ void add_properties(const RunData& data, std::vector<Section>& out) {
 void add_coverage(const RunData& data, std::vector<Section>& out) {
   if (!data.has_coverage) return;
   Section s{"coverage", "Coverage of stack/", {}};
-  auto t = table({{"folder", false},
-                  {"lines", true},
-                  {"covered", true},
-                  {"line coverage", true},
-                  {"branches", true},
-                  {"covered", true},
-                  {"branch coverage", true}});
+  auto t = table({"folder", numeric("lines"), numeric("covered"), numeric("line coverage"), numeric("branches"),
+                  numeric("covered"), numeric("branch coverage")});
   BarChart chart;
   chart.title = "Line and branch coverage per folder";
   chart.x_max = 100;
@@ -227,16 +215,8 @@ void add_zoo(const RunData& data, std::vector<Section>& out) {
         {text("The control run with no defect active found nothing: "), strong("no false positive"), text(".")},
         "good"});
 
-  auto t = table({{"defect", false},
-                  {"detected", false},
-                  {"time to detect", true},
-                  {"shrunk by", true},
-                  {"oracle", false},
-                  {"rule", false},
-                  {"shrunk size", true},
-                  {"reproducer size", true},
-                  {"reproducer", false},
-                  {"found by", false}});
+  auto t = table({"defect", "detected", numeric("time to detect"), numeric("shrunk by"), "oracle", "rule",
+                  numeric("shrunk size"), numeric("reproducer size"), "reproducer", "found by"});
   BarChart chart;
   chart.title = "Time to detect per defect";
   chart.x_label = "seconds to the first failure";

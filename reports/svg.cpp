@@ -68,6 +68,30 @@ struct Svg {
       put("<tspan class=\"scale-note\" font-size=\"12\" font-weight=\"400\" fill=\"#666\"> (log scale)</tspan>");
     put("</text>\n");
   }
+  // The <svg> element and the chart's title line.
+  void open_chart(double w, double h, const std::string& title, double title_x, Scale scale) {
+    open(w, h, title);
+    title_line(title_x, 20, title, scale);
+  }
+  // The grid group: a line at each tick of `a` (placed between pixels p0 and p1) across the
+  // plot from `from` to `to`; horizontal lines for a y axis, vertical ones for an x axis.
+  void grid(const Axis& a, double p0, double p1, bool horizontal, double from, double to) {
+    put("<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">\n");
+    for (double t : a.ticks) {
+      const double p = a.place(t, p0, p1);
+      if (horizontal) {
+        put("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(from), num(p), num(to), num(p));
+      } else {
+        put("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(p), num(from), num(p), num(to));
+      }
+    }
+    put("</g>\n");
+  }
+  // The two axis lines: up the left edge x0 from y0 to y1, along the bottom y0 to x1.
+  void axes(double x0, double y1, double y0, double x1) {
+    put("<path class=\"axes\" d=\"M{} {}V{}H{}\" fill=\"none\" stroke=\"#888\" stroke-width=\"1\"/>\n", num(x0),
+        num(y1), num(y0), num(x1));
+  }
   void close() { put("</svg>\n"); }
 };
 
@@ -95,6 +119,12 @@ int legend(Svg& svg, const std::vector<LegendEntry>& entries, double x0, double 
   }
   svg.put("</g>\n");
   return static_cast<int>((entries.size() + cols - 1) / cols);
+}
+
+// The rows the legend will take in `width` (its height decides the SVG's).
+int legend_rows(const std::vector<LegendEntry>& entries, double width, bool as_lines) {
+  Svg probe;
+  return legend(probe, entries, 0, width, 0, as_lines);
 }
 
 // Keeps at most about four points per pixel column (first, lowest, highest, last), so a long
@@ -221,20 +251,14 @@ std::string line_chart_svg(const LineChart& c) {
 
   std::vector<LegendEntry> entries;
   for (const auto& s : c.series) entries.push_back({s.name, s.colour, s.dash});
-  Svg probe;  // the legend's height decides the SVG's
-  int rows = legend(probe, entries, x0, x1 - x0, 0, true);
+  int rows = legend_rows(entries, x1 - x0, true);
   const double legend_top = H + 10;
   const double total_h = rows ? legend_top + (rows - 1) * kLegendRow + 10 : H;
 
   Svg svg;
-  svg.open(W, total_h, c.title);
-  svg.title_line(x0, 20, c.title, scale);
-  svg.put("<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">\n");
-  for (double t : ya.ticks) {
-    double y = ya.place(t, y0, y1);
-    svg.put("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(x0), num(y), num(x1), num(y));
-  }
-  svg.put("</g>\n<g class=\"axis y-axis\" fill=\"#444\">\n");
+  svg.open_chart(W, total_h, c.title, x0, scale);
+  svg.grid(ya, y0, y1, true, x0, x1);
+  svg.put("<g class=\"axis y-axis\" fill=\"#444\">\n");
   for (double t : ya.ticks) svg.text(x0 - 6, ya.place(t, y0, y1) + 4, compact(t), "end");
   svg.put("</g>\n<g class=\"axis x-axis\" fill=\"#444\" stroke-width=\"1\">\n");
   for (double t : xa.ticks) {
@@ -243,8 +267,7 @@ std::string line_chart_svg(const LineChart& c) {
     svg.text(x, y0 + 17, compact(t), "middle");
   }
   svg.put("</g>\n");
-  svg.put("<path class=\"axes\" d=\"M{} {}V{}H{}\" fill=\"none\" stroke=\"#888\" stroke-width=\"1\"/>\n", num(x0),
-          num(y1), num(y0), num(x1));
+  svg.axes(x0, y1, y0, x1);
   svg.text((x0 + x1) / 2, y0 + 36, c.x_label, "middle", " class=\"axis-label\" fill=\"#333\"");
   svg.put(
       "<text class=\"axis-label\" transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\" "
@@ -295,20 +318,14 @@ std::string bar_chart_svg(const BarChart& c) {
   double plot_h = 0;
   for (const auto& r : c.rows) plot_h += bar_h(r) * static_cast<double>(r.bars.size()) + 2.0 * (r.bars.size() - 1) + 12;
   const double y1 = mt, y0 = mt + plot_h;
-  Svg probe;
-  int rows = legend(probe, c.legend, x0, x1 - x0, 0, false);
+  int rows = legend_rows(c.legend, x1 - x0, false);
   const double legend_top = y0 + (c.x_label.empty() ? 38 : 56);
   const double total_h = rows ? legend_top + (rows - 1) * kLegendRow + 10 : y0 + (c.x_label.empty() ? 26 : 42);
 
   Svg svg;
-  svg.open(W, total_h, c.title);
-  svg.title_line(x0, 20, c.title, scale);
-  svg.put("<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">\n");
-  for (double t : xa.ticks) {
-    double x = xa.place(t, x0, x1);
-    svg.put("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(x), num(y1), num(x), num(y0));
-  }
-  svg.put("</g>\n<g class=\"axis x-axis\" fill=\"#444\">\n");
+  svg.open_chart(W, total_h, c.title, x0, scale);
+  svg.grid(xa, x0, x1, false, y1, y0);
+  svg.put("<g class=\"axis x-axis\" fill=\"#444\">\n");
   for (double t : xa.ticks) svg.text(xa.place(t, x0, x1), y0 + 16, compact(t) + c.tick_suffix, "middle");
   svg.put("</g>\n");
   if (!c.x_label.empty()) svg.text((x0 + x1) / 2, y0 + 34, c.x_label, "middle", " class=\"axis-label\" fill=\"#333\"");
@@ -342,8 +359,7 @@ std::string bar_chart_svg(const BarChart& c) {
     }
     y += 10;
   }
-  svg.put("<path class=\"axes\" d=\"M{} {}V{}H{}\" fill=\"none\" stroke=\"#888\" stroke-width=\"1\"/>\n", num(x0),
-          num(y1), num(y0), num(x1));
+  svg.axes(x0, y1, y0, x1);
   legend(svg, c.legend, x0, x1 - x0, legend_top, false);
   svg.close();
   return svg.out;

@@ -117,6 +117,13 @@ struct RunDir {
     EXPECT_TRUE(std::holds_alternative<Error>(r));
     return std::holds_alternative<Error>(r) ? std::get<Error>(r) : Error{};
   }
+  // The load error, which must name file `rel` and say `part`.
+  Error error_in(const std::string& rel, std::string_view part) const {
+    Error e = error();
+    EXPECT_EQ(e.file, (path / rel).string());
+    EXPECT_NE(e.message.find(part), std::string::npos) << e.message;
+    return e;
+  }
   RunData data() const {
     auto r = load_run_dir(path.string());
     if (auto* e = std::get_if<Error>(&r)) ADD_FAILURE() << e->to_string();
@@ -130,9 +137,7 @@ TEST(Load, only_run_tsv_is_required) {
   EXPECT_EQ(data.value("seed"), "5");
   EXPECT_FALSE(data.has_targets || data.has_buckets || data.has_zoo || data.notes);
   fs::remove(d.path / "run.tsv");
-  Error e = d.error();
-  EXPECT_EQ(e.file, (d.path / "run.tsv").string());
-  EXPECT_NE(e.message.find("missing"), std::string::npos);
+  d.error_in("run.tsv", "missing");
 }
 
 TEST(Load, errors_name_file_and_line) {
@@ -144,10 +149,7 @@ TEST(Load, errors_name_file_and_line) {
   EXPECT_EQ(d.error().to_string(), (d.path / "classes.tsv").string() + ":1: the header lacks the column 'count'");
   fs::remove(d.path / "classes.tsv");
   d.write("series/fuzz_parse.tsv", "t_s\texecs\texec_s\tcov\tft\tcorpus\n0\t0\t0\t1\t1\t1\n10\t5\t0.5\t2\t2\tlots\n");
-  Error e = d.error();
-  EXPECT_EQ(e.file, (d.path / "series/fuzz_parse.tsv").string());
-  EXPECT_EQ(e.line, 3u);
-  EXPECT_NE(e.message.find("column corpus"), std::string::npos);
+  EXPECT_EQ(d.error_in("series/fuzz_parse.tsv", "column corpus").line, 3u);
   d.write("series/fuzz_parse.tsv", "t_s\texecs\texec_s\tcov\tft\tcorpus\n10\t0\t0\t1\t1\t1\n5\t5\t0.5\t2\t2\t2\n");
   EXPECT_NE(d.error().message.find("time order"), std::string::npos);
 }
@@ -155,9 +157,7 @@ TEST(Load, errors_name_file_and_line) {
 TEST(Load, an_unreadable_file_is_an_error) {
   RunDir d("unreadable");
   fs::create_directories(d.path / "targets.tsv");  // a directory where a file should be
-  Error e = d.error();
-  EXPECT_EQ(e.file, (d.path / "targets.tsv").string());
-  EXPECT_NE(e.message.find("cannot read"), std::string::npos);
+  d.error_in("targets.tsv", "cannot read");
 }
 
 TEST(Load, optional_values_and_empty_files) {

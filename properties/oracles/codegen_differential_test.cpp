@@ -18,7 +18,8 @@
 namespace stackcheck::codegen {
 namespace {
 
-using testing::kFixture;
+using testing::main_of;
+using testing::program_of;
 
 // "" when the plan reproduces the interpreter on `seed`, else what differs.
 std::string compare(const ir::Program& original, const CodegenResult& cg, uint64_t seed) {
@@ -47,11 +48,6 @@ void expect_same_as_interp(const std::string& gir, const passes::PipelineOptions
     EXPECT_EQ(compare(original, cg, seed), "") << "seed " << seed << "\n" << gir;
 }
 
-std::string main_of(std::string_view body, std::string_view graphs = "") {
-  return std::string(kFixture) + std::string(graphs) +
-         "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n" + std::string(body) + "}\n";
-}
-
 constexpr const char* kExample = testing::kSection1Example;
 
 TEST(CodegenDifferential, legalized_example) { expect_same_as_interp(kExample); }
@@ -63,15 +59,7 @@ TEST(CodegenDifferential, legalized_example_without_step_c) {
 }
 
 TEST(CodegenDifferential, entry_only) {
-  expect_same_as_interp(main_of(R"(  p = create [8]
-  p1 = call kacc(x, p)
-  p2 = call ksc(p1, p, 2)
-  o = create [8]
-  r = submit k2(p2, o, c)
-  y = r.0
-  z = r.1
-  w = call kacc(y, z)
-  f = full [8], -3
+  expect_same_as_interp(main_of(std::string(testing::kAllTagsBody) + R"(  f = full [8], -3
   c2 = call kacc(f, c)
   u = slice(x, [2], [4])
   c3 = assemble(c2, u, [4])
@@ -117,7 +105,7 @@ graph q(b: InOut tensor<i32>[8], d: InOut tensor<i32>[8], m: In i64) -> (tensor<
   return d1, b1
 }
 )";
-  expect_same_as_interp(main_of(R"(  t = create [8]
+  expect_same_as_interp(program_of(graphs, R"(  t = create [8]
   t1 = call kacc(x, t)
   for i in range(0, 3, 1) {
     call h(x, c, i)
@@ -129,8 +117,7 @@ graph q(b: InOut tensor<i32>[8], d: InOut tensor<i32>[8], m: In i64) -> (tensor<
   if read(x, [3]) > 0 {
     call h(x, t1, 9)
   }
-)",
-                                graphs));
+)"));
 }
 
 TEST(CodegenDifferential, corpus_programs) {

@@ -28,6 +28,7 @@
 #include "stack/ir/parser.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/host/runtime_config.h"
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/image/records.h"
 #include "stack/runtime/image/self_relative.h"
 #include "stack/runtime/plan/parser.h"
@@ -328,12 +329,7 @@ TEST(DepsOracle, missing_node_csr_edge_names_the_body_lines) {
 // Past 16 definitions a miss runs the body inline: its nodes become ordinary tasks, which the
 // provenance names by the body's lines.
 TEST(DepsOracle, inlined_graph_tasks_name_the_body_lines) {
-  std::string text = "tensor c: InOut [4]\n";
-  for (int k = 0; k < 16; ++k)
-    text += fmt::format("graph g{}(a) {{\n  submit fill(output_existing a, scalar {})\n}}\n", k, k);
-  text += "graph h(a) {\n  set o = $0\n  view v = a[o:1]\n  submit fill(output_existing v, scalar 7)\n}\n";
-  for (int k = 0; k < 16; ++k) text += fmt::format("submit_graph g{}(inout c)\n", k);
-  text += "submit_graph h(inout c, scalar 1)\nsubmit_graph h(inout c, scalar 2)\n";
+  const std::string text = runtime::testing::plan_past_16_definitions();
   DepsRun run = check_plan_dependencies(parse(text), options());
   ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
   TaskGraph& g = *run.graph;

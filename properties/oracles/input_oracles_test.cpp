@@ -11,8 +11,8 @@
 #include <limits>
 
 #include "properties/oracles/replay.h"
-#include "stack/ir/parser.h"
-#include "stack/runtime/plan/parser.h"
+#include "stack/ir/testing.h"
+#include "stack/runtime/host/test_support.h"
 
 namespace stackcheck::oracles {
 namespace {
@@ -22,17 +22,8 @@ std::string read(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-ir::Program program(const std::string& text) {
-  ir::ParseResult r = ir::parse_program(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
-  return r.ok() ? r.program() : ir::Program{};
-}
-
-runtime::OrchProgram plan(const std::string& text) {
-  runtime::PlanParseResult r = runtime::parse_plan(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
-  return r.ok() ? r.program() : runtime::OrchProgram{};
-}
+ir::Program program(const std::string& text) { return ir::testing::parse_or_fail(text); }
+runtime::OrchProgram plan(const std::string& text) { return runtime::testing::parse_or_fail(text); }
 
 const char* kFullInGraph =
     "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"

@@ -9,8 +9,7 @@
 
 #include <cstring>
 
-#include <fmt/format.h>
-
+#include "stack/runtime/host/test_support.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/support/splitmix.h"
 
@@ -174,12 +173,7 @@ submit_graph g(inout c, inout d, scalar 5)
 // The runtime keeps 16 definitions; a later miss runs the body inline with live values,
 // each time, so no value is frozen for it.
 TEST(PlanModel, inline_past_16_definitions) {
-  std::string text = "tensor c: InOut [4]\n";
-  for (int k = 0; k < 16; ++k)
-    text += fmt::format("graph g{}(a) {{\n  submit fill(output_existing a, scalar {})\n}}\n", k, k);
-  text += "graph h(a) {\n  set o = $0\n  view v = a[o:1]\n  submit fill(output_existing v, scalar 7)\n}\n";
-  for (int k = 0; k < 16; ++k) text += fmt::format("submit_graph g{}(inout c)\n", k);
-  text += "submit_graph h(inout c, scalar 1)\nsubmit_graph h(inout c, scalar 2)\n";
+  const std::string text = runtime::testing::plan_past_16_definitions();
   const runtime::OrchProgram p = parse(text);
   EXPECT_EQ(as_i32(model_of(p)[0].bytes), (std::vector<int32_t>{15, 7, 7, 15}));  // frozen: {15, 7, 15, 15}
   expect_device_agrees(p);

@@ -19,6 +19,10 @@ namespace {
 
 using testing::compile;
 using testing::kFixture;
+using testing::main_of;
+using testing::main_plan;
+using testing::program_of;
+using testing::program_plan;
 
 std::string with_fixture(std::string_view rest) { return std::string(kFixture) + std::string(rest); }
 
@@ -66,44 +70,23 @@ TEST(OrchestrationCodegen, statements_carry_gir_locations) {
 
 // §6 `tags`: a create first used as a builtin's Out is fresh: no alloc, an `output` slot.
 TEST(OrchestrationCodegen, tags) {
-  EXPECT_EQ(compile(with_fixture(R"(orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  o = create [8]
+  EXPECT_EQ(compile(main_of(R"(  o = create [8]
   o1 = call ksc(x, o, 3)
-}
 )")),
-            R"(tensor t0: In [8]
-tensor t1: InOut [8]
-scope_begin
-submit scale(input t0, output t2: [8], scalar 3)
-scope_end
-)");
+            main_plan(R"(submit scale(input t0, output t2: [8], scalar 3)
+)"));
 }
 
 // Every tag: input, inout, output (fresh), output_existing (a create first used as InOut,
 // then written as Out), scalar; writebacks and tuple elements reuse their registers; k2's
 // extra param is not passed.
 TEST(OrchestrationCodegen, tags_all_kinds) {
-  EXPECT_EQ(compile(with_fixture(R"(orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  p = create [8]
-  p1 = call kacc(x, p)
-  p2 = call ksc(p1, p, 2)
-  o = create [8]
-  r = submit k2(p2, o, c)
-  y = r.0
-  z = r.1
-  w = call kacc(y, z)
-}
-)")),
-            R"(tensor t0: In [8]
-tensor t1: InOut [8]
-scope_begin
-alloc t2: [8]
+  EXPECT_EQ(compile(main_of(testing::kAllTagsBody)), main_plan(R"(alloc t2: [8]
 submit acc(input t0, inout t2)
 submit scale(input t2, output_existing t2, scalar 2)
 submit copy(input t2, output t3: [8])
 submit acc(input t1, inout t3)
-scope_end
-)");
+)"));
 }
 
 // §6 `batches`: 20 creates, first used as InOut, and 21 launches in one list: allocs of
@@ -113,8 +96,7 @@ TEST(OrchestrationCodegen, batches) {
   for (int i = 0; i < 20; ++i) body += fmt::format("  b{} = create [8]\n", i);
   for (int i = 0; i < 20; ++i) body += fmt::format("  b{}w = call kacc(x, b{})\n", i, i);
   body += "  c1 = call kacc(b19w, c)\n";
-  const std::string gir =
-      with_fixture("orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n" + body + "}\n");
+  const std::string gir = main_of(body);
   std::string alloc16 = "alloc ", alloc4 = "alloc ";
   for (int i = 0; i < 16; ++i) alloc16 += fmt::format("{}t{}: [8]", i ? ", " : "", i + 2);
   for (int i = 16; i < 20; ++i) alloc4 += fmt::format("{}t{}: [8]", i > 16 ? ", " : "", i + 2);
@@ -133,9 +115,7 @@ TEST(OrchestrationCodegen, batches_boundary) {
   for (int n : {16, 17}) {
     std::string body;
     for (int i = 0; i < n; ++i) body += fmt::format("  b{} = create [4]\n  b{}w = call kacc4(y, b{})\n", i, i, i);
-    const std::string plan = compile(
-        with_fixture("orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n  y = slice(x, [4], [4])\n" +
-                     body + "}\n"));
+    const std::string plan = compile(main_of("  y = slice(x, [4], [4])\n" + body));
     size_t allocs = 0;
     for (size_t at = plan.find("alloc "); at != std::string::npos; at = plan.find("alloc ", at + 1)) ++allocs;
     EXPECT_EQ(allocs, n == 16 ? 1u : 2u) << plan;
@@ -146,77 +126,56 @@ TEST(OrchestrationCodegen, batches_boundary) {
 // builtin-written Out param and to no other param. Each failing condition gives an alloc.
 TEST(OrchestrationCodegen, fresh_rules) {
   // First used inside a loop (not its own list).
-  EXPECT_EQ(compile(with_fixture(R"(orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  o = create [8]
+  EXPECT_EQ(compile(main_of(R"(  o = create [8]
   for i in range(0, 2, 1) {
     o1 = call ksc(x, o, i)
   }
-}
 )")),
-            R"(tensor t0: In [8]
-tensor t1: InOut [8]
-scope_begin
-alloc t2: [8]
+            main_plan(R"(alloc t2: [8]
 for s0 = 0, 2, 1 {
   scope_begin
   submit scale(input t0, output_existing t2, scalar s0)
   scope_end
 }
-scope_end
-)");
+)"));
   // Passed to the Out param and to an In param of the same launch.
-  EXPECT_EQ(compile(with_fixture(
+  EXPECT_EQ(compile(program_of(
                 R"(kernel kadd(a: In tensor<i32>[8], b: In tensor<i32>[8], o: Out tensor<i32>[8]) -> (o) = builtin add
-orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  o = create [8]
+)",
+                R"(  o = create [8]
   o1 = call kadd(o, x, o)
-}
 )")),
-            R"(tensor t0: In [8]
-tensor t1: InOut [8]
-scope_begin
-alloc t2: [8]
+            main_plan(R"(alloc t2: [8]
 submit add(input t2, input t0, output_existing t2)
-scope_end
-)");
+)"));
   // Viewed: a slice is the first use.
   EXPECT_EQ(
-      compile(with_fixture(R"(kernel ksc4(x: In tensor<i32>[4], o: Out tensor<i32>[4], s: In i64) -> (o) = builtin scale
-orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  o = create [8]
+      compile(program_of(R"(kernel ksc4(x: In tensor<i32>[4], o: Out tensor<i32>[4], s: In i64) -> (o) = builtin scale
+)",
+                         R"(  o = create [8]
   v = slice(o, [4], [4])
   u = slice(x, [0], [4])
   v1 = call ksc4(u, v, 5)
-}
 )")),
-      R"(tensor t0: In [8]
-tensor t1: InOut [8]
-scope_begin
-alloc t2: [8]
+      main_plan(R"(alloc t2: [8]
 view t3 = t2[4:4]
 view t4 = t0[0:4]
 submit scale(input t4, output_existing t3, scalar 5)
-scope_end
-)");
+)"));
   // Passed only to an Out extra param (not builtin-written), then written as InOut.
   EXPECT_EQ(
-      compile(with_fixture(
+      compile(program_of(
           R"(kernel kx(x: In tensor<i32>[8], a: InOut tensor<i32>[8], e: Out tensor<i32>[8]) -> (a, e) = builtin acc
-orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  o = create [8]
+)",
+          R"(  o = create [8]
   r = call kx(x, c, o)
   e = r.1
   e1 = call kacc(x, e)
-}
 )")),
-      R"(tensor t0: In [8]
-tensor t1: InOut [8]
-scope_begin
-alloc t2: [8]
+      main_plan(R"(alloc t2: [8]
 submit acc(input t0, inout t1)
 submit acc(input t0, inout t2)
-scope_end
-)");
+)"));
 }
 
 // Entry `full` becomes a fill with an output slot; `assemble` a view and a copy whose
@@ -254,8 +213,7 @@ scope_end
 // `read` of entry In windows becomes a host read; compound operands get a `set`; loops
 // and ifs nest with a scope around each entry loop iteration.
 TEST(OrchestrationCodegen, reads_loops_ifs) {
-  EXPECT_EQ(compile(with_fixture(R"(orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  n = read(x, [0])
+  EXPECT_EQ(compile(main_of(R"(  n = read(x, [0])
   w = slice(x, [4], [4])
   for i in range(0, n % 3, 1) {
     t = create [8]
@@ -266,12 +224,8 @@ TEST(OrchestrationCodegen, reads_loops_ifs) {
     }
     c1 = call kacc(t, c)
   }
-}
 )")),
-            R"(tensor t0: In [8]
-tensor t1: InOut [8]
-scope_begin
-read s0 = t0[0]
+            main_plan(R"(read s0 = t0[0]
 view t2 = t0[4:4]
 set s1 = s0 % 3
 for s2 = 0, s1, 1 {
@@ -287,15 +241,14 @@ for s2 = 0, s1, 1 {
   submit acc(input t3, inout t1)
   scope_end
 }
-scope_end
-)");
+)"));
 }
 
 // A graph with an internal loop: creates below depth 0 stay in the graph (an alloc per
 // iteration), fresh ones become outputs; `scalar $k` passes a slot; no scopes in graphs.
 TEST(OrchestrationCodegen, graph_body_registers) {
   EXPECT_EQ(
-      compile(with_fixture(R"(graph h(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
+      compile(program_of(R"(graph h(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {
   for j in range(0, 2, 1) {
     t = create [8]
     u = create [8]
@@ -307,15 +260,12 @@ TEST(OrchestrationCodegen, graph_body_registers) {
   c2 = call ksc(x, c, n)
   return c
 }
-orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  for i in range(0, 3, 1) {
+)",
+                         R"(  for i in range(0, 3, 1) {
     call h(x, c, i)
   }
-}
 )")),
-      R"(tensor t0: In [8]
-tensor t1: InOut [8]
-graph h(t0, t1) {
+      program_plan(R"(graph h(t0, t1) {
   for s0 = 0, 2, 1 {
     alloc t2: [8]
     set s1 = s0 * 3
@@ -325,58 +275,52 @@ graph h(t0, t1) {
   }
   submit scale(input t0, output_existing t1, scalar $0)
 }
-scope_begin
-for s0 = 0, 3, 1 {
+)",
+                   R"(for s0 = 0, 3, 1 {
   scope_begin
   submit_graph h(input t0, inout t1, scalar s0)
   scope_end
 }
-scope_end
-)");
+)"));
 }
 
 // Graph call results (rpi) reuse the argument's register, also through a submit tuple.
 TEST(OrchestrationCodegen, graph_results_reuse_registers) {
-  EXPECT_EQ(compile(with_fixture(
+  EXPECT_EQ(compile(program_of(
                 R"(graph h(b: InOut tensor<i32>[8], d: InOut tensor<i32>[8]) -> (tensor<i32>[8], tensor<i32>[8]) {
   b1 = call kacc(d, b)
   return d, b1
 }
-orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  t = create [8]
+)",
+                R"(  t = create [8]
   t1 = call kacc(x, t)
   r = submit h(c, t1)
   p = r.0
   q = r.1
   p1 = call kacc(x, p)
   q1 = call kacc(x, q)
-}
 )")),
-            R"(tensor t0: In [8]
-tensor t1: InOut [8]
-graph h(t0, t1) {
+            program_plan(R"(graph h(t0, t1) {
   submit acc(input t1, inout t0)
 }
-scope_begin
-alloc t2: [8]
+)",
+                         R"(alloc t2: [8]
 submit acc(input t0, inout t2)
 submit_graph h(inout t1, inout t2)
 submit acc(input t0, inout t2)
 submit acc(input t0, inout t1)
-scope_end
-)");
+)"));
 }
 
 // A graph whose name is a `.plan` keyword is renamed.
 TEST(OrchestrationCodegen, graph_named_like_plan_keyword) {
   const std::string plan =
-      compile(with_fixture(R"(graph view(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
+      compile(program_of(R"(graph view(c: InOut tensor<i32>[8], x: In tensor<i32>[8]) -> (tensor<i32>[8]) {
   c1 = call kacc(x, c)
   return c
 }
-orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
-  call view(c, x)
-}
+)",
+                         R"(  call view(c, x)
 )"));
   EXPECT_NE(plan.find("graph view_g(t0, t1) {"), std::string::npos) << plan;
   EXPECT_NE(plan.find("submit_graph view_g(inout t1, input t0)"), std::string::npos) << plan;
@@ -445,8 +389,7 @@ TEST(OrchestrationCodegen, entry_plans_bind_ok) {
            "  f = full [8], 7\n  c1 = call kacc(f, c)\n  n = read(x, [1])\n  for i in range(0, n % 4 + 1, 1) {\n"
            "    t = create [8]\n    t1 = call kacc(x, t)\n    c2 = call kacc(t1, c)\n  }\n",
        }) {
-    const CodegenResult r = generate_orchestration(testing::legalize(with_fixture(
-        std::string("orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n") + body + "}\n")));
+    const CodegenResult r = generate_orchestration(testing::legalize(main_of(body)));
     ASSERT_TRUE(r.ok);
     const runtime::BindResult b = runtime::bind_plan(r.program);
     EXPECT_EQ(b.status, runtime::kStatusOk) << runtime::status_line(b) << " " << b.detail;

@@ -23,6 +23,35 @@ inline constexpr const char* kSection1Example = ir::testing::kSection1Example;
 
 inline ir::Program parse_gir(std::string_view text) { return ir::testing::parse_or_fail(text); }
 
+// A program of the fixture's kernels, `functions`, and an entry
+// main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) with `body` (lines).
+inline std::string program_of(std::string_view functions, std::string_view body) {
+  return std::string(kFixture) + std::string(functions) +
+         "orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {\n" + std::string(body) + "}\n";
+}
+inline std::string main_of(std::string_view body) { return program_of("", body); }
+
+// An entry body with every tag: input, inout, output (fresh), output_existing (a create
+// first used as InOut, then written as Out), scalar; writebacks and tuple elements; k2's
+// extra param (codegen_test.cpp's tags_all_kinds; the codegen differential test runs it).
+inline constexpr const char* kAllTagsBody = R"(  p = create [8]
+  p1 = call kacc(x, p)
+  p2 = call ksc(p1, p, 2)
+  o = create [8]
+  r = submit k2(p2, o, c)
+  y = r.0
+  z = r.1
+  w = call kacc(y, z)
+)";
+
+// The plan codegen emits for such a program: the entry's tensors t0 (x) and t1 (c), the
+// plan's `graphs`, then `body` (lines) in the entry's scope.
+inline std::string program_plan(std::string_view graphs, std::string_view body) {
+  return "tensor t0: In [8]\ntensor t1: InOut [8]\n" + std::string(graphs) + "scope_begin\n" + std::string(body) +
+         "scope_end\n";
+}
+inline std::string main_plan(std::string_view body) { return program_plan("", body); }
+
 // `text` after the default pipeline (Simplify, NormalizeReturnOrder, LegalizeGraphBoundary)
 // with the verify instrument on.
 inline ir::Program legalize(std::string_view text) {

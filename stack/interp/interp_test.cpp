@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,30 @@ std::vector<std::vector<uint32_t>> inputs_of(const std::string& text, uint64_t s
     }
   }
   return out;
+}
+
+using Inputs = std::vector<std::vector<uint32_t>>;
+
+// Runs kKernels + `text` (seed 1) and checks its tensor param `index` against `want`,
+// computed by hand from the inputs the run drew.
+void expect_tensor(const std::string& text, size_t index, const std::function<std::vector<uint32_t>(Inputs)>& want) {
+  const Outputs o = run_ok(text);
+  ASSERT_GT(o.tensors.size(), index);
+  EXPECT_EQ(words(o.tensors[index]), want(inputs_of(text)));
+}
+
+// The interpreter error of kKernels + `text`: its kind, and its line and column where given
+// (0: not checked).
+Error expect_error(const std::string& text, ErrorKind kind, uint32_t line = 0, uint32_t column = 0) {
+  Error e = run_err(text);
+  EXPECT_EQ(e.kind, kind);
+  if (line != 0) {
+    EXPECT_EQ(e.location.line, line);
+  }
+  if (column != 0) {
+    EXPECT_EQ(e.location.column, column);
+  }
+  return e;
 }
 
 TEST(Interp, inputs_drawn_per_element_then_scalar_mod_16) {
@@ -134,24 +159,31 @@ TEST(Interp, builtin_matmul_and_rowsum) {
 
 TEST(Interp, windows_share_their_buffer) {
   // A 2-D window of c: writes through it are seen by c; everything else stays.
-  const std::string text =
-      "kernel kf2(o: Out tensor<i32>[2, 2], s: In i64) -> (o) = builtin fill\n"
-      "orchestration main(c: InOut tensor<i32>[3, 4]) {\n"
-      "  v = slice(c, [1, 1], [2, 2])\n  v1 = call kf2(v, 7)\n}\n";
-  auto c = inputs_of(text)[0];
-  for (int i : {5, 6, 9, 10}) c[i] = 7;
-  EXPECT_EQ(words(run_ok(text).tensors[0]), c);
+  const std::string text = R"(kernel kf2(o: Out tensor<i32>[2, 2], s: In i64) -> (o) = builtin fill
+orchestration main(c: InOut tensor<i32>[3, 4]) {
+  v = slice(c, [1, 1], [2, 2])
+  v1 = call kf2(v, 7)
+}
+)";
+  expect_tensor(text, 0, [](Inputs in) {
+    for (int i : {5, 6, 9, 10}) in[0][i] = 7;
+    return in[0];
+  });
 }
 
 TEST(Interp, overlapping_windows_read_before_write) {
   // w = c[2:6] += v = c[0:4], overlapping in c[2:4]: every input is read first.
-  const std::string text =
-      "orchestration main(c: InOut tensor<i32>[8]) {\n"
-      "  v = slice(c, [0], [4])\n  w = slice(c, [2], [4])\n  w1 = call kacc(v, w)\n}\n";
-  auto c = inputs_of(text)[0];
-  auto want = c;
-  for (int i = 0; i < 4; ++i) want[2 + i] = c[2 + i] + c[i];
-  EXPECT_EQ(words(run_ok(text).tensors[0]), want);
+  const std::string text = R"(orchestration main(c: InOut tensor<i32>[8]) {
+  v = slice(c, [0], [4])
+  w = slice(c, [2], [4])
+  w1 = call kacc(v, w)
+}
+)";
+  expect_tensor(text, 0, [](const Inputs& in) {
+    auto want = in[0];
+    for (int i = 0; i < 4; ++i) want[2 + i] = in[0][2 + i] + in[0][i];
+    return want;
+  });
 }
 
 TEST(Interp, slice_of_slice_and_assemble_copy) {
@@ -160,35 +192,45 @@ TEST(Interp, slice_of_slice_and_assemble_copy) {
       "  v = slice(x, [2], [6])\n  w = slice(v, [1], [4])\n"      // x[3:7]
       "  c1 = assemble(c, w, [4])\n"                              // c[4:8] = x[3:7]
       "  u = slice(c1, [0], [4])\n  u1 = call kfill(u, 9)\n}\n";  // c1 is c's window
-  auto in = inputs_of(text);
-  std::vector<uint32_t> want = {9, 9, 9, 9, in[0][3], in[0][4], in[0][5], in[0][6]};
-  EXPECT_EQ(words(run_ok(text).tensors[1]), want);
+  expect_tensor(text, 1, [](const Inputs& in) {
+    return std::vector<uint32_t>{9, 9, 9, 9, in[0][3], in[0][4], in[0][5], in[0][6]};
+  });
 }
 
 TEST(Interp, assemble_overlapping_source_reads_first) {
-  const std::string text =
-      "orchestration main(c: InOut tensor<i32>[8]) {\n"
-      "  s = slice(c, [0], [6])\n  c1 = assemble(c, s, [2])\n}\n";
-  auto c = inputs_of(text)[0];
-  auto want = c;
-  for (int i = 0; i < 6; ++i) want[2 + i] = c[i];
-  EXPECT_EQ(words(run_ok(text).tensors[0]), want);
+  const std::string text = R"(orchestration main(c: InOut tensor<i32>[8]) {
+  s = slice(c, [0], [6])
+  c1 = assemble(c, s, [2])
+}
+)";
+  expect_tensor(text, 0, [](const Inputs& in) {
+    auto want = in[0];
+    for (int i = 0; i < 6; ++i) want[2 + i] = in[0][i];
+    return want;
+  });
 }
 
 TEST(Interp, create_is_fresh_and_zeroed_each_time) {
   // Each iteration's t starts at zero: c ends as x, not 2x.
-  const std::string text =
-      "orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4]) {\n"
-      "  for i in range(0, 2, 1) {\n    t = create [4]\n    t1 = call kacc(x, t)\n"
-      "    c1 = call kcopy(t1, c)\n  }\n}\n";
-  EXPECT_EQ(words(run_ok(text).tensors[1]), inputs_of(text)[0]);
+  const std::string text = R"(orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4]) {
+  for i in range(0, 2, 1) {
+    t = create [4]
+    t1 = call kacc(x, t)
+    c1 = call kcopy(t1, c)
+  }
+}
+)";
+  expect_tensor(text, 1, [](const Inputs& in) { return in[0]; });
 }
 
 TEST(Interp, full_and_read) {
   // read yields the element as a signed i32: full of -1 reads -1.
-  const std::string text =
-      "orchestration main(c: InOut tensor<i32>[4]) {\n"
-      "  f = full [2, 2], -1\n  s = read(f, [1, 1])\n  c1 = call kfill(c, s * 2)\n}\n";
+  const std::string text = R"(orchestration main(c: InOut tensor<i32>[4]) {
+  f = full [2, 2], -1
+  s = read(f, [1, 1])
+  c1 = call kfill(c, s * 2)
+}
+)";
   EXPECT_EQ(words(run_ok(text).tensors[0]), (std::vector<uint32_t>(4, 0xFFFFFFFEu)));
 }
 
@@ -212,28 +254,33 @@ TEST(Interp, writebacks_and_tuples_follow_rpi) {
 }
 
 TEST(Interp, graph_call_runs_body_on_arguments) {
-  // The COMPILER.md §1 example: c += x[0:8] + x[8:16].
-  const std::string text =
-      "kernel ka8(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
-      "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n"
-      "  v = slice(x, [n * 8], [8])\n  t = create [8]\n  t1 = call ka8(v, t)\n"
-      "  c1 = call ka8(t1, c)\n  return c1\n}\n"
-      "orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {\n"
-      "  for i in range(0, 2, 1) {\n    call g(x, c, i)\n  }\n}\n";
-  auto in = inputs_of(text);
-  std::vector<uint32_t> want(8);
-  for (int i = 0; i < 8; ++i) want[i] = in[1][i] + in[0][i] + in[0][8 + i];
-  EXPECT_EQ(words(run_ok(text).tensors[1]), want);
+  // The COMPILER.md §1 example: c += x[0:8] + x[8:16]. Its kacc (on tensor<i32>[8]) is ka8 here:
+  // kKernels has a kacc on tensor<i32>[4].
+  std::string text = ir::testing::kSection1Example;
+  for (size_t at = text.find("kacc"); at != std::string::npos; at = text.find("kacc", at)) text.replace(at, 4, "ka8");
+  expect_tensor(text, 1, [](const Inputs& in) {
+    std::vector<uint32_t> want(8);
+    for (int i = 0; i < 8; ++i) want[i] = in[1][i] + in[0][i] + in[0][8 + i];
+    return want;
+  });
 }
 
 TEST(Interp, graph_result_is_the_returned_window) {
   // g returns a window of its own fresh buffer (r) and one of its argument (c's, via h.1).
   const std::string text =
-      "graph g(x: In tensor<i32>[4], c: InOut tensor<i32>[4]) -> (tensor<i32>[4], tensor<i32>[4]) {\n"
-      "  t = create [4]\n  t1 = call kacc(x, t)\n  return t1, c\n}\n"
-      "orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4], d: InOut tensor<i32>[4]) {\n"
-      "  h = call g(x, c)\n  r = h.0\n  s = h.1\n"
-      "  d1 = call kcopy(r, d)\n  s1 = call kfill(s, 3)\n}\n";
+      R"(graph g(x: In tensor<i32>[4], c: InOut tensor<i32>[4]) -> (tensor<i32>[4], tensor<i32>[4]) {
+  t = create [4]
+  t1 = call kacc(x, t)
+  return t1, c
+}
+orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4], d: InOut tensor<i32>[4]) {
+  h = call g(x, c)
+  r = h.0
+  s = h.1
+  d1 = call kcopy(r, d)
+  s1 = call kfill(s, 3)
+}
+)";
   auto in = inputs_of(text);
   Outputs o = run_ok(text);
   EXPECT_EQ(words(o.tensors[2]), in[0]);
@@ -242,24 +289,34 @@ TEST(Interp, graph_result_is_the_returned_window) {
 
 TEST(Interp, if_and_negative_step_loops) {
   // range(3, -1, -2) runs i = 3, 1; i = 3 takes the then-branch, i = 1 the else-branch.
-  const std::string text =
-      "orchestration main(c: InOut tensor<i32>[4]) {\n"
-      "  for i in range(3, -1, -2) {\n    v = slice(c, [i], [1])\n"
-      "    if i > 2 {\n      t = full [4], i\n      u = slice(t, [0], [1])\n"
-      "      kk = assemble(c, u, [0])\n    } else {\n      w = assemble(c, v, [2])\n    }\n"
-      "  }\n}\n";
-  auto c = inputs_of(text)[0];
-  std::vector<uint32_t> want = {3, c[1], c[1], c[3]};
-  EXPECT_EQ(words(run_ok(text).tensors[0]), want);
+  const std::string text = R"(orchestration main(c: InOut tensor<i32>[4]) {
+  for i in range(3, -1, -2) {
+    v = slice(c, [i], [1])
+    if i > 2 {
+      t = full [4], i
+      u = slice(t, [0], [1])
+      kk = assemble(c, u, [0])
+    } else {
+      w = assemble(c, v, [2])
+    }
+  }
+}
+)";
+  expect_tensor(text, 0, [](const Inputs& in) { return std::vector<uint32_t>{3, in[0][1], in[0][1], in[0][3]}; });
 }
 
 TEST(Interp, hand_computed_program) {
   // Independent of the inputs: c = fill 2; t = 3 * c = 6; c += t (8); c[1:3] += c[0:2] (16).
-  const std::string text =
-      "orchestration main(c: InOut tensor<i32>[4]) {\n"
-      "  c1 = call kfill(c, 2)\n  t = create [4]\n  t1 = call ksc(c1, t, 3)\n"
-      "  c2 = call kacc(t1, c1)\n  a = slice(c2, [0], [2])\n  b = slice(c2, [1], [2])\n"
-      "  b1 = call kacc2(a, b)\n}\n";
+  const std::string text = R"(orchestration main(c: InOut tensor<i32>[4]) {
+  c1 = call kfill(c, 2)
+  t = create [4]
+  t1 = call ksc(c1, t, 3)
+  c2 = call kacc(t1, c1)
+  a = slice(c2, [0], [2])
+  b = slice(c2, [1], [2])
+  b1 = call kacc2(a, b)
+}
+)";
   const std::string k2 = "kernel kacc2(x: In tensor<i32>[2], a: InOut tensor<i32>[2]) -> (a) = builtin acc\n";
   Outputs o = run_ok(k2 + text, 1);
   EXPECT_EQ(words(o.tensors[0]), (std::vector<uint32_t>{8, 16, 16, 8}));
@@ -270,13 +327,11 @@ TEST(Interp, hand_computed_program) {
 }
 
 TEST(Interp, error_zero_divisor_with_location) {
-  Error e = run_err(
+  const Error e = expect_error(
       "orchestration main(c: InOut tensor<i32>[4]) {\n"
-      "  z = dim(c, 0) - 4\n  q = 8 / z\n}\n");
-  EXPECT_EQ(e.kind, ErrorKind::ZeroDivisor);
+      "  z = dim(c, 0) - 4\n  q = 8 / z\n}\n",
+      ErrorKind::ZeroDivisor, 11, 7);  // kKernels has 8 lines
   EXPECT_EQ(e.location.function, "main");
-  EXPECT_EQ(e.location.line, 11u);  // kKernels has 8 lines
-  EXPECT_EQ(e.location.column, 7u);
   EXPECT_NE(e.render().find("main:11:7"), std::string::npos);
   EXPECT_EQ(run_err("orchestration main(c: InOut tensor<i32>[4]) {\n"
                     "  z = dim(c, 0) - 4\n  q = 8 % z\n}\n")
@@ -285,40 +340,36 @@ TEST(Interp, error_zero_divisor_with_location) {
 }
 
 TEST(Interp, error_out_of_bounds) {
-  Error e = run_err(
+  expect_error(
       "orchestration main(c: InOut tensor<i32>[8]) {\n"
-      "  z = dim(c, 0) - 3\n  v = slice(c, [z], [4])\n}\n");
-  EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);
-  EXPECT_EQ(e.location.line, 11u);
-  EXPECT_EQ(e.location.column, 3u);
-  e = run_err(
+      "  z = dim(c, 0) - 3\n  v = slice(c, [z], [4])\n}\n",
+      ErrorKind::OutOfBounds, 11, 3);
+  expect_error(  // a negative offset
       "orchestration main(c: InOut tensor<i32>[8]) {\n"
-      "  z = dim(c, 0) - 9\n  v = slice(c, [z], [4])\n}\n");
-  EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);  // negative offset
-  e = run_err("orchestration main(c: InOut tensor<i32>[4]) {\n  s = read(c, [4])\n}\n");
-  EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);
-  EXPECT_EQ(e.location.line, 10u);
-  e = run_err(
+      "  z = dim(c, 0) - 9\n  v = slice(c, [z], [4])\n}\n",
+      ErrorKind::OutOfBounds);
+  expect_error("orchestration main(c: InOut tensor<i32>[4]) {\n  s = read(c, [4])\n}\n", ErrorKind::OutOfBounds, 10);
+  expect_error(
       "orchestration main(c: InOut tensor<i32>[8]) {\n"
-      "  s = slice(c, [0], [4])\n  z = dim(c, 0) - 3\n  c1 = assemble(c, s, [z])\n}\n");
-  EXPECT_EQ(e.kind, ErrorKind::OutOfBounds);
-  EXPECT_EQ(e.location.line, 12u);
+      "  s = slice(c, [0], [4])\n  z = dim(c, 0) - 3\n  c1 = assemble(c, s, [z])\n}\n",
+      ErrorKind::OutOfBounds, 12);
 }
 
 TEST(Interp, error_zero_step) {
-  Error e = run_err(
+  expect_error(
       "orchestration main(c: InOut tensor<i32>[4]) {\n"
-      "  z = dim(c, 0) - 4\n  for i in range(0, 4, z) {\n  }\n}\n");
-  EXPECT_EQ(e.kind, ErrorKind::ZeroStep);
-  EXPECT_EQ(e.location.line, 11u);
-  EXPECT_EQ(e.location.column, 3u);
+      "  z = dim(c, 0) - 4\n  for i in range(0, 4, z) {\n  }\n}\n",
+      ErrorKind::ZeroStep, 11, 3);
 }
 
 TEST(Interp, error_budget_exact_and_huge_loops) {
   // 1 loop statement + 5 iterations + 5 fills of 4 elements + 5 statements = 31.
-  const std::string text =
-      "orchestration main(c: InOut tensor<i32>[4]) {\n"
-      "  for i in range(0, 5, 1) {\n    c1 = call kfill(c, i)\n  }\n}\n";
+  const std::string text = R"(orchestration main(c: InOut tensor<i32>[4]) {
+  for i in range(0, 5, 1) {
+    c1 = call kfill(c, i)
+  }
+}
+)";
   Result ok = run(parse(std::string(kKernels) + text), 1, Options{31});
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok.outputs().steps, 31u);
@@ -326,17 +377,17 @@ TEST(Interp, error_budget_exact_and_huge_loops) {
   EXPECT_EQ(e.kind, ErrorKind::Budget);
   EXPECT_EQ(e.location.line, 11u);  // the last kfill call
   // 2^64-1 empty iterations stop at the default budget.
-  e = run_err(
+  expect_error(
       "orchestration main(c: InOut tensor<i32>[4]) {\n"
-      "  for i in range(-9223372036854775808, 9223372036854775807, 1) {\n  }\n}\n");
-  EXPECT_EQ(e.kind, ErrorKind::Budget);
-  EXPECT_EQ(e.location.line, 10u);
+      "  for i in range(-9223372036854775808, 9223372036854775807, 1) {\n  }\n}\n",
+      ErrorKind::Budget, 10);
 }
 
 TEST(Interp, deterministic_per_seed) {
-  const std::string text =
-      "orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4], n: In i64) {\n"
-      "  c1 = call ksc(x, c, n)\n}\n";
+  const std::string text = R"(orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4], n: In i64) {
+  c1 = call ksc(x, c, n)
+}
+)";
   ir::Program p = parse(std::string(kKernels) + text);
   Result a = run(p, 42), b = run(p, 42), c = run(p, 43);
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());

@@ -15,6 +15,20 @@ ParseError parse_error(std::string_view text) {
   return r.ok() ? ParseError{} : r.error();
 }
 
+// The parse error of `text`, which must say `part` and, where given (not 0), stand at that
+// line and column.
+ParseError expect_error(std::string_view text, std::string_view part, uint32_t line = 0, uint32_t column = 0) {
+  ParseError e = parse_error(text);
+  if (line != 0) {
+    EXPECT_EQ(e.line, line) << text;
+  }
+  if (column != 0) {
+    EXPECT_EQ(e.column, column) << text;
+  }
+  EXPECT_NE(e.message.find(part), std::string::npos) << e.message;
+  return e;
+}
+
 const char* kExample =
     "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
     "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n"
@@ -80,10 +94,21 @@ TEST(Parser, negative_literals_and_min_int) {
 }
 
 TEST(Parser, tuple_get_dim_read_if_else) {
-  ParseResult r = parse_program(
-      "orchestration m(x: In tensor<i32>[2, 3]) {\n"
-      "  r = submit k(x)\n  y = r.1\n  d = dim(x, 1)\n  e = read(x, [1, d - 1])\n"
-      "  if e >= 2 {\n    z = 1\n  } else {\n    w = 2\n  }\n  if e != 0 {\n  } else {\n  }\n}\n");
+  ParseResult r = parse_program(R"(orchestration m(x: In tensor<i32>[2, 3]) {
+  r = submit k(x)
+  y = r.1
+  d = dim(x, 1)
+  e = read(x, [1, d - 1])
+  if e >= 2 {
+    z = 1
+  } else {
+    w = 2
+  }
+  if e != 0 {
+  } else {
+  }
+}
+)");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   const auto& body = r.program().functions[0].body;
   EXPECT_TRUE(std::get<InvokeRhs>(body[0].rhs).invoke.submit);
@@ -98,56 +123,31 @@ TEST(Parser, tuple_get_dim_read_if_else) {
 // ---- one test per malformed class ----
 
 TEST(ParserErrors, bad_byte) {
-  ParseError e = parse_error("orchestration m() {\n  a = 1 @ 2\n}\n");
-  EXPECT_EQ(e.line, 2u);
-  EXPECT_EQ(e.column, 9u);
-  EXPECT_NE(e.message.find("'@'"), std::string::npos) << e.message;
-  e = parse_error("orchestration m() {\r\n}\r\n");
-  EXPECT_EQ(e.line, 1u);
-  EXPECT_NE(e.message.find("CR"), std::string::npos);
+  expect_error("orchestration m() {\n  a = 1 @ 2\n}\n", "'@'", 2, 9);
+  expect_error("orchestration m() {\r\n}\r\n", "CR", 1);
   // A CRLF file whose first line is a comment is rejected at that comment's CR, not later.
-  e = parse_error("# header\r\norchestration m() {\r\n}\r\n");
-  EXPECT_EQ(e.line, 1u);
-  EXPECT_EQ(e.column, 9u);
-  EXPECT_NE(e.message.find("CR"), std::string::npos);
-  e = parse_error("orchestration m() {\n}\n# only this line ends in CRLF\r\n");
-  EXPECT_EQ(e.line, 3u);
-  e = parse_error(std::string_view("kernel \x00", 8));
-  EXPECT_NE(e.message.find("0x00"), std::string::npos) << e.message;
-  e = parse_error("kernel \xff");
-  EXPECT_NE(e.message.find("0xff"), std::string::npos) << e.message;
+  expect_error("# header\r\norchestration m() {\r\n}\r\n", "CR", 1, 9);
+  EXPECT_EQ(parse_error("orchestration m() {\n}\n# only this line ends in CRLF\r\n").line, 3u);
+  expect_error(std::string_view("kernel \x00", 8), "0x00");
+  expect_error("kernel \xff", "0xff");
 }
 
 TEST(ParserErrors, unterminated_block) {
-  ParseError e = parse_error("orchestration m() {\n  a = 1\n");
-  EXPECT_EQ(e.line, 3u);  // at the end of input
-  EXPECT_NE(e.message.find("unterminated block"), std::string::npos) << e.message;
-  e = parse_error("orchestration m() {\n  for i in range(0, 2, 1) {\n    a = 1\n}\n");
-  EXPECT_NE(e.message.find("unterminated"), std::string::npos) << e.message;
+  expect_error("orchestration m() {\n  a = 1\n", "unterminated block", 3);  // at the end of input
+  expect_error("orchestration m() {\n  for i in range(0, 2, 1) {\n    a = 1\n}\n", "unterminated");
 }
 
 TEST(ParserErrors, bad_type) {
-  ParseError e = parse_error("orchestration m(x: In tensor<f32>[8]) {\n}\n");
-  EXPECT_EQ(e.line, 1u);
-  EXPECT_EQ(e.column, 30u);
-  EXPECT_NE(e.message.find("i32"), std::string::npos);
-  e = parse_error("orchestration m(x: In float) {\n}\n");
-  EXPECT_NE(e.message.find("expected a type"), std::string::npos);
-  e = parse_error("orchestration m(x: Both i64) {\n}\n");
-  EXPECT_NE(e.message.find("In, Out or InOut"), std::string::npos);
+  expect_error("orchestration m(x: In tensor<f32>[8]) {\n}\n", "i32", 1, 30);
+  expect_error("orchestration m(x: In float) {\n}\n", "expected a type");
+  expect_error("orchestration m(x: Both i64) {\n}\n", "In, Out or InOut");
 }
 
 TEST(ParserErrors, integer_overflow) {
-  ParseError e = parse_error("orchestration m() {\n  a = 9223372036854775808\n}\n");
-  EXPECT_EQ(e.line, 2u);
-  EXPECT_EQ(e.column, 7u);
-  EXPECT_NE(e.message.find("out of range"), std::string::npos);
-  e = parse_error("orchestration m() {\n  a = -9223372036854775809\n}\n");
-  EXPECT_NE(e.message.find("out of range"), std::string::npos);
-  e = parse_error("orchestration m() {\n  a = 99999999999999999999999\n}\n");
-  EXPECT_EQ(e.column, 7u);
-  e = parse_error("orchestration m(x: In tensor<i32>[9223372036854775808]) {\n}\n");
-  EXPECT_NE(e.message.find("out of range"), std::string::npos);
+  expect_error("orchestration m() {\n  a = 9223372036854775808\n}\n", "out of range", 2, 7);
+  expect_error("orchestration m() {\n  a = -9223372036854775809\n}\n", "out of range");
+  EXPECT_EQ(parse_error("orchestration m() {\n  a = 99999999999999999999999\n}\n").column, 7u);
+  expect_error("orchestration m(x: In tensor<i32>[9223372036854775808]) {\n}\n", "out of range");
 }
 
 TEST(ParserErrors, deep_nesting) {

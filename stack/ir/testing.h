@@ -1,5 +1,6 @@
-// Test fixtures shared by the compiler's unit tests (included by *_test.cpp files and their
-// test-only helper headers, never by libstack, properties or fuzz): COMPILER.md §5's case
+// Test fixtures shared by the compiler's unit tests (included by *_test.cpp files, those of
+// properties/oracles too, and their test-only helper headers; never by libstack, the
+// property suites or fuzz): COMPILER.md §5's case
 // fixture (its kernels and its g/main program), §1's example before and after the pipeline,
 // parsing that fails the test on a parse error, canonical printing, diagnostics as codes or
 // text for failure messages, and deeply nested programs with a small stack to walk them on.

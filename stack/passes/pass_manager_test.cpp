@@ -171,12 +171,17 @@ TEST(PassManager, verify_off_trusts_everything) {
   EXPECT_EQ(r.held, PropertySet{kReturnParamsExplicit});
 }
 
-TEST(PassManager, print_after_all) {
-  std::string out;
+// Options that print the program after every pass into `out`.
+PassManagerOptions printing_after_all(std::string& out) {
   PassManagerOptions o;
   o.print_after_all = true;
   o.sink = string_sink(out);
-  PassManager pm(o);
+  return o;
+}
+
+TEST(PassManager, print_after_all) {
+  std::string out;
+  PassManager pm(printing_after_all(out));
   pm.add(std::make_unique<Simplify>()).add(std::make_unique<NormalizeReturnOrder>());
   const ir::Program in = parse_or_fail(fixture("  a = 1 + 1\n"));
   PipelineResult r = pm.run(in);
@@ -392,10 +397,7 @@ TEST(PassInstruments, snapshot_keeps_each_accepted_output) {
 
 TEST(PassInstruments, print_after_all_shows_the_output_verify_then_blames) {
   std::string out;
-  PassManagerOptions o;
-  o.print_after_all = true;
-  o.sink = string_sink(out);
-  PassManager pm(o);
+  PassManager pm(printing_after_all(out));
   pm.add(fake("Liar", kWellFormed, kReturnParamsExplicit, 0, unsort_k2));
   const ir::Program in = parse_or_fail(fixture(""));
   EXPECT_EQ(pm.run(in).outcome, Outcome::PassBug);

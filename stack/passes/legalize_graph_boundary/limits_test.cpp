@@ -122,11 +122,9 @@ TEST(LegalizeGraphBoundary, D_counts_hoisting_brings_count_under_limit) {
 
 TEST(LegalizeGraphBoundary, D_assemble) {
   expect_codes(text(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [n])"}), {212});
-  const LegalizeRun r = expect_rewrite(Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"},
-                                       Fx{.body = "c1 = assemble(c, u, [4])",
-                                          .params = ", u: In T4",
-                                          .site = "u__graph_arg0 = slice(a, [0], [4])",
-                                          .args = ", u__graph_arg0"});
+  const LegalizeRun r = expect_rewrite(
+      Fx{.body = "u = slice(x, [0], [4])\nc1 = assemble(c, u, [4])"},
+      hoisted("c1 = assemble(c, u, [4])", ", u: In T4", "u__graph_arg0 = slice(a, [0], [4])", ", u__graph_arg0"));
   EXPECT_EQ(nodes(r), 1u);
 }
 
@@ -165,9 +163,7 @@ orchestration main(a: In T, b: InOut T) {
   }
 }
 )");
-  const LegalizeRun r = run(before);
-  ASSERT_TRUE(r.result.ok) << dump(r.result.diagnostics);
-  EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(after)));
+  expect_rewrite_text(before, after);
 }
 
 TEST(LegalizeGraphBoundary, sites_two_graphs_share_the_counter) {
@@ -201,9 +197,7 @@ orchestration main(a: In T, b: InOut T) {
   call h(a, b, 2, v__graph_arg1)
 }
 )");
-  const LegalizeRun r = run(before);
-  ASSERT_TRUE(r.result.ok) << dump(r.result.diagnostics);
-  EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(after)));
+  expect_rewrite_text(before, after);
 }
 
 TEST(LegalizeGraphBoundary, sites_static_zero_divisor_rejected_13) {
@@ -217,13 +211,12 @@ TEST(LegalizeGraphBoundary, sites_static_view_out_of_bounds_rejected_11) {
 }
 
 TEST(LegalizeGraphBoundary, report_depth_of_hoists_in_constant_loops) {
-  const LegalizeRun r =
-      expect_rewrite(Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\ns = n + 1\n"
-                                "v = slice(c, [s], [4])\nv1 = call kacc4(v, v)\n}\n}"},
-                     Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\nv1 = call kacc4(v, v)\n}\n}",
-                        .params = ", v: InOut T4, s: In i64",
-                        .site = "s__graph_arg0 = i + 1\nv__graph_arg1 = slice(b, [s__graph_arg0], [4])",
-                        .args = ", v__graph_arg1, s__graph_arg0"});
+  const LegalizeRun r = expect_rewrite(
+      Fx{.body = "for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\ns = n + 1\n"
+                 "v = slice(c, [s], [4])\nv1 = call kacc4(v, v)\n}\n}"},
+      hoisted("for j in range(0, 2, 1) {\nfor k in range(1, 2, 1) {\nv1 = call kacc4(v, v)\n}\n}",
+              ", v: InOut T4, s: In i64", "s__graph_arg0 = i + 1\nv__graph_arg1 = slice(b, [s__graph_arg0], [4])",
+              ", v__graph_arg1, s__graph_arg0"));
   const GraphReport* g = r.report.find("g");
   ASSERT_EQ(g->appended.size(), 2u);
   EXPECT_EQ(g->appended[0].depth, 2u);

@@ -1,7 +1,8 @@
 // Test fixture of LegalizeGraphBoundary's golden tests (COMPILER.md §5 case fixture):
 // the fixture's kernels, a g/main program builder, and runners that check every accepted
 // output with WellFormed, the independent verifier (node counts must agree, §8.4) and a
-// second run (idempotence). Test-only: included by stack/passes/legalize_graph_boundary*_test.cpp.
+// second run (idempotence); GoldenCase, the table of cases that need no further check.
+// Test-only: included by stack/passes/legalize_graph_boundary*_test.cpp.
 #pragma once
 
 #include "stack/ir/builder.h"
@@ -15,6 +16,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -94,6 +97,16 @@ inline LegalizeRun expect_rewrite(const Fx& before, const Fx& after, LegalizeGra
   return r;
 }
 
+// The same for whole programs: the pass turns the text `before` into exactly `after`.
+inline LegalizeRun expect_rewrite_text(const std::string& before, const std::string& after) {
+  LegalizeRun r = run(before);
+  EXPECT_TRUE(r.result.ok) << dump(r.result.diagnostics) << before;
+  if (r.result.ok) {
+    EXPECT_EQ(ir::print_program(r.result.program), ir::print_program(parse(after)));
+  }
+  return r;
+}
+
 inline LegalizeRun expect_unchanged(const Fx& before, LegalizeGraphBoundaryOptions options = {}) {
   return expect_rewrite(before, before, options);
 }
@@ -106,5 +119,37 @@ inline void expect_codes(const std::string& src, const std::vector<int>& expecte
 }
 
 inline const char* const kL = ir::testing::kFixtureLaunch;
+
+// The expected program of a rewrite: g's `body` left after hoisting, the `params` appended
+// to g, the `site` lines the call site gains and the `args` appended to the call.
+inline Fx hoisted(std::string body, std::string params, std::string site, std::string args) {
+  return Fx{.body = std::move(body), .params = std::move(params), .site = std::move(site), .args = std::move(args)};
+}
+
+// A golden case of the §5.3 table, checked by expect_golden: `before` is rewritten to
+// exactly `after` (unset: left as it is), or, when `codes` is given, rejected with exactly
+// those codes.
+struct GoldenCase {
+  const char* name;  // the test's name
+  Fx before;
+  std::optional<Fx> after = std::nullopt;
+  std::vector<int> codes = {};
+};
+inline GoldenCase rewrites(const char* name, Fx before, Fx after) {
+  return {name, std::move(before), std::move(after)};
+}
+inline GoldenCase unchanged(const char* name, Fx before) { return {name, std::move(before)}; }
+inline GoldenCase rejected(const char* name, Fx before, std::vector<int> codes) {
+  return {name, std::move(before), std::nullopt, std::move(codes)};
+}
+inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
+
+inline void expect_golden(const GoldenCase& c) {
+  if (!c.codes.empty()) {
+    expect_codes(text(c.before), c.codes);
+  } else {
+    expect_rewrite(c.before, c.after.value_or(c.before));
+  }
+}
 
 }  // namespace stackcheck::passes::graph_boundary_test

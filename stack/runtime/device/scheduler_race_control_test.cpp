@@ -32,17 +32,6 @@
 
 extern char** environ;
 
-#if defined(__SANITIZE_THREAD__)
-#define STACKCHECK_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define STACKCHECK_UNDER_TSAN 1
-#endif
-#endif
-#ifndef STACKCHECK_UNDER_TSAN
-#define STACKCHECK_UNDER_TSAN 0
-#endif
-
 namespace stackcheck::runtime {
 namespace {
 

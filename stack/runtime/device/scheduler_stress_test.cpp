@@ -41,17 +41,6 @@
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/image/records.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define STACKCHECK_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define STACKCHECK_UNDER_TSAN 1
-#endif
-#endif
-#ifndef STACKCHECK_UNDER_TSAN
-#define STACKCHECK_UNDER_TSAN 0
-#endif
-
 namespace stackcheck::runtime {
 namespace {
 
@@ -163,18 +152,18 @@ struct StressShape {
 // once each; an early consumer reads x's random entry value instead.
 StressShape fan_out(uint32_t consumers) {
   StressShape s;
-  s.plan = fmt::format(
-      "config W=8192\n"
-      "tensor a: In [1]\n"
-      "tensor x: InOut [1]\n"
-      "tensor out: InOut [{0}]\n"
-      "submit fill(output_existing out, scalar 0)\n"
-      "submit scale(input a, output_existing x, scalar 3)\n"
-      "for i = 0, {0}, 1 {{\n"
-      "  view o = out[i:1]\n"
-      "  submit acc(input x, inout o)\n"
-      "}}\n",
-      consumers);
+  s.plan = fmt::format(R"(config W=8192
+tensor a: In [1]
+tensor x: InOut [1]
+tensor out: InOut [{0}]
+submit fill(output_existing out, scalar 0)
+submit scale(input a, output_existing x, scalar 3)
+for i = 0, {0}, 1 {{
+  view o = out[i:1]
+  submit acc(input x, inout o)
+}}
+)",
+                       consumers);
   s.closed_form = [consumers](const BindResult& r) -> Why {
     const std::vector<uint32_t> a = elements(r, "a");
     if (a.size() != 1) return "no input a";
@@ -189,27 +178,27 @@ StressShape fan_out(uint32_t consumers) {
 // limit) into s[0,g]; the root sums s into t.
 StressShape fan_in(uint32_t groups) {
   StressShape s;
-  s.plan = fmt::format(
-      "config W=8192\n"
-      "tensor a: In [{0}, 128]\n"
-      "tensor x: InOut [{0}, 128]\n"
-      "tensor s: InOut [1, {0}]\n"
-      "tensor t: InOut [1, 1]\n"
-      "submit fill(output_existing x, scalar 0)\n"
-      "for g = 0, {0}, 1 {{\n"
-      "  for j = 0, 128, 1 {{\n"
-      "    view ag = a[g:1, j:1]\n"
-      "    view xg = x[g:1, j:1]\n"
-      "    submit acc(input ag, inout xg)\n"
-      "  }}\n"
-      "}}\n"
-      "for h = 0, {0}, 1 {{\n"
-      "  view row = x[h:1, 0:128]\n"
-      "  view sh = s[0:1, h:1]\n"
-      "  submit rowsum(input row, output_existing sh)\n"
-      "}}\n"
-      "submit rowsum(input s, output_existing t)\n",
-      groups);
+  s.plan = fmt::format(R"(config W=8192
+tensor a: In [{0}, 128]
+tensor x: InOut [{0}, 128]
+tensor s: InOut [1, {0}]
+tensor t: InOut [1, 1]
+submit fill(output_existing x, scalar 0)
+for g = 0, {0}, 1 {{
+  for j = 0, 128, 1 {{
+    view ag = a[g:1, j:1]
+    view xg = x[g:1, j:1]
+    submit acc(input ag, inout xg)
+  }}
+}}
+for h = 0, {0}, 1 {{
+  view row = x[h:1, 0:128]
+  view sh = s[0:1, h:1]
+  submit rowsum(input row, output_existing sh)
+}}
+submit rowsum(input s, output_existing t)
+)",
+                       groups);
   s.closed_form = [groups](const BindResult& r) -> Why {
     const std::vector<uint32_t> a = elements(r, "a");
     if (a.size() != 128u * groups) return "no input a";
@@ -229,16 +218,16 @@ StressShape fan_in(uint32_t groups) {
 // c = 1, then c[k] += c[k-1] in order: c[k] = k + 1.
 StressShape chain(uint32_t length) {
   StressShape s;
-  s.plan = fmt::format(
-      "config W=8192\n"
-      "tensor c: InOut [{0}]\n"
-      "submit fill(output_existing c, scalar 1)\n"
-      "for k = 1, {0}, 1 {{\n"
-      "  view prev = c[k - 1:1]\n"
-      "  view cur = c[k:1]\n"
-      "  submit acc(input prev, inout cur)\n"
-      "}}\n",
-      length);
+  s.plan = fmt::format(R"(config W=8192
+tensor c: InOut [{0}]
+submit fill(output_existing c, scalar 1)
+for k = 1, {0}, 1 {{
+  view prev = c[k - 1:1]
+  view cur = c[k:1]
+  submit acc(input prev, inout cur)
+}}
+)",
+                       length);
   s.closed_form = [length](const BindResult& r) -> Why {
     std::vector<uint32_t> want(length);
     for (uint32_t k = 0; k < length; ++k) want[k] = k + 1;
@@ -252,30 +241,30 @@ StressShape chain(uint32_t length) {
 // rows run side by side) and one into z and tz (these chain through their inout).
 StressShape wide_graph(uint32_t nodes, uint32_t rounds) {
   StressShape s;
-  s.plan = fmt::format(
-      "config W=128\n"
-      "tensor a: In [1, {0}]\n"
-      "tensor y: InOut [{1}, {0}]\n"
-      "tensor ty: InOut [{1}, 1]\n"
-      "tensor z: InOut [1, {0}]\n"
-      "tensor tz: InOut [1, 1]\n"
-      "graph g(src, dst, tot) {{\n"
-      "  for j = 0, {0}, 1 {{\n"
-      "    view sj = src[0:1, j:1]\n"
-      "    view dj = dst[0:1, j:1]\n"
-      "    submit acc(input sj, inout dj)\n"
-      "  }}\n"
-      "  submit rowsum(input dst, output_existing tot)\n"
-      "}}\n"
-      "submit fill(output_existing y, scalar 0)\n"
-      "submit fill(output_existing z, scalar 0)\n"
-      "for r = 0, {1}, 1 {{\n"
-      "  view yr = y[r:1, 0:{0}]\n"
-      "  view tr = ty[r:1, 0:1]\n"
-      "  submit_graph g(input a, inout yr, inout tr)\n"
-      "  submit_graph g(input a, inout z, inout tz)\n"
-      "}}\n",
-      nodes, rounds);
+  s.plan = fmt::format(R"(config W=128
+tensor a: In [1, {0}]
+tensor y: InOut [{1}, {0}]
+tensor ty: InOut [{1}, 1]
+tensor z: InOut [1, {0}]
+tensor tz: InOut [1, 1]
+graph g(src, dst, tot) {{
+  for j = 0, {0}, 1 {{
+    view sj = src[0:1, j:1]
+    view dj = dst[0:1, j:1]
+    submit acc(input sj, inout dj)
+  }}
+  submit rowsum(input dst, output_existing tot)
+}}
+submit fill(output_existing y, scalar 0)
+submit fill(output_existing z, scalar 0)
+for r = 0, {1}, 1 {{
+  view yr = y[r:1, 0:{0}]
+  view tr = ty[r:1, 0:1]
+  submit_graph g(input a, inout yr, inout tr)
+  submit_graph g(input a, inout z, inout tz)
+}}
+)",
+                       nodes, rounds);
   s.closed_form = [nodes, rounds](const BindResult& r) -> Why {
     const std::vector<uint32_t> a = elements(r, "a");
     if (a.size() != nodes) return "no input a";
@@ -300,24 +289,24 @@ StressShape wide_graph(uint32_t nodes, uint32_t rounds) {
 // (two tasks per cell): L[i,j] = C(i+j, i) mod 2^32.
 StressShape diamond(uint32_t n) {
   StressShape s;
-  s.plan = fmt::format(
-      "config W=2048\n"
-      "tensor L: InOut [{0}, {0}]\n"
-      "submit fill(output_existing L, scalar 0)\n"
-      "view top = L[0:1, 0:{0}]\n"
-      "submit fill(output_existing top, scalar 1)\n"
-      "view side = L[1:{1}, 0:1]\n"
-      "submit fill(output_existing side, scalar 1)\n"
-      "for i = 1, {0}, 1 {{\n"
-      "  for j = 1, {0}, 1 {{\n"
-      "    view up = L[i - 1:1, j:1]\n"
-      "    view left = L[i:1, j - 1:1]\n"
-      "    view me = L[i:1, j:1]\n"
-      "    submit acc(input up, inout me)\n"
-      "    submit acc(input left, inout me)\n"
-      "  }}\n"
-      "}}\n",
-      n, n - 1);
+  s.plan = fmt::format(R"(config W=2048
+tensor L: InOut [{0}, {0}]
+submit fill(output_existing L, scalar 0)
+view top = L[0:1, 0:{0}]
+submit fill(output_existing top, scalar 1)
+view side = L[1:{1}, 0:1]
+submit fill(output_existing side, scalar 1)
+for i = 1, {0}, 1 {{
+  for j = 1, {0}, 1 {{
+    view up = L[i - 1:1, j:1]
+    view left = L[i:1, j - 1:1]
+    view me = L[i:1, j:1]
+    submit acc(input up, inout me)
+    submit acc(input left, inout me)
+  }}
+}}
+)",
+                       n, n - 1);
   s.closed_form = [n](const BindResult& r) -> Why {
     std::vector<uint32_t> want(n * n, 1);
     for (uint32_t i = 1; i < n; ++i)
@@ -411,13 +400,18 @@ TEST(SchedulerStress, shapes_reach_their_limits) {
 
 // Positive controls of the judges: a value off by one, a unit run twice and a stale read
 // are each reported.
+// A sequential (oldest-first) run of the shape, which must hold its closed form.
+BindResult oldest_run(const StressShape& s) {
+  testing::BoundPlan t(s.plan, poisoned_bind_options(Mode::kOldest));
+  EXPECT_EQ(t.r.status, 0) << t.r.detail;
+  EXPECT_EQ(s.closed_form(t.r), std::nullopt);
+  return t.r;
+}
+
 TEST(SchedulerStress, judges_report_wrong_values) {
   const StressShape s = chain(8);
-  const OrchProgram p = parse_or_fail(s.plan);
-  RuntimeBench b(p);
-  BindResult r = b.rt->bind(p, poisoned_bind_options(Mode::kOldest));
-  ASSERT_EQ(r.status, 0);
-  ASSERT_EQ(s.closed_form(r), std::nullopt);
+  const BindResult r = oldest_run(s);
+  ASSERT_FALSE(HasFailure());
   BindResult bad = r;
   bad.entries[0].bytes[4 * 5] += 1;  // c[5] = 7 instead of 6
   const Why w = s.closed_form(bad);
@@ -429,11 +423,8 @@ TEST(SchedulerStress, judges_report_wrong_values) {
   // A consumer that ran before its producer: on the fan-out shape, out[i] then holds x's
   // entry value rather than 3a.
   const StressShape f = fan_out(4);
-  const OrchProgram q = parse_or_fail(f.plan);
-  RuntimeBench c(q);
-  BindResult fr = c.rt->bind(q, poisoned_bind_options(Mode::kOldest));
-  ASSERT_EQ(fr.status, 0);
-  ASSERT_EQ(f.closed_form(fr), std::nullopt);
+  BindResult fr = oldest_run(f);
+  ASSERT_FALSE(HasFailure());
   for (EntryResult& e : fr.entries)
     if (e.name == "out") e.bytes[0] ^= 0x5A;
   EXPECT_TRUE(f.closed_form(fr).has_value());

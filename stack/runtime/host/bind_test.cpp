@@ -6,8 +6,6 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -22,6 +20,8 @@
 namespace stackcheck::runtime {
 namespace {
 
+using testing::BoundPlan;
+using testing::expect_stats;
 using testing::parse_or_fail;
 using testing::RuntimeBench;
 
@@ -39,14 +39,10 @@ for i = 0, 2, 1 {
 )";
 
 TEST(Bind, bind_one_copy) {
-  const OrchProgram p = parse_or_fail(kSmall);
-  RuntimeBench b(p);
-  const BindResult r = b.rt->bind(p);
+  BoundPlan t(kSmall);
+  auto& [p, b, r] = t;
   ASSERT_EQ(r.status, 0) << r.detail;
-  EXPECT_EQ(r.stats.tasks, 6u);
-  EXPECT_EQ(r.stats.h2d, 1u);
-  EXPECT_EQ(r.stats.def_h2d, 0u);
-  EXPECT_EQ(r.stats.tensor_h2d, 2u);
+  expect_stats(r.stats, {.tasks = 6, .h2d = 1, .def_h2d = 0, .tensor_h2d = 2});
   const CopyCounters c = b.mem.counters();
   EXPECT_EQ(c.h2d_calls, r.stats.h2d + r.stats.tensor_h2d);  // one image copy + the entries
   EXPECT_EQ(c.h2d_bytes, r.stats.shipped + 16 * 4 + 8 * 4);
@@ -284,10 +280,15 @@ TEST(Bind, bind_fatal_cases_controls) {
   }
 }
 
+// One fill task, and a plan of `tasks` fills that outgrows the region the first one reserved.
+const char* kOneFill = "config W=1024\nsubmit fill(output o: [8], scalar 1)\n";
+OrchProgram many_fills(int tasks) {
+  return parse_or_fail(
+      fmt::format("config W=1024\nfor i = 0, {}, 1 {{\n  submit fill(output o: [8], scalar i)\n}}\n", tasks));
+}
+
 TEST(Bind, bind_growth_rebase) {
-  const OrchProgram small = parse_or_fail("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
-  const OrchProgram big =
-      parse_or_fail("config W=1024\nfor i = 0, 200, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  const OrchProgram small = parse_or_fail(kOneFill), big = many_fills(200);
   RuntimeBench b(small);
   ASSERT_EQ(b.rt->bind(small).status, 0);
   const DevAddr r1 = b.rt->region();
@@ -313,9 +314,7 @@ TEST(Bind, bind_growth_rebase) {
 }
 
 TEST(Bind, bind_stale_base_faults) {
-  const OrchProgram small = parse_or_fail("config W=1024\nsubmit fill(output o: [8], scalar 1)\n");
-  const OrchProgram big =
-      parse_or_fail("config W=1024\nfor i = 0, 300, 1 {\n  submit fill(output o: [8], scalar i)\n}\n");
+  const OrchProgram small = parse_or_fail(kOneFill), big = many_fills(300);
   RuntimeBench b(small);
   ASSERT_EQ(b.rt->bind(small).status, 0);
   const DevAddr old_header = b.rt->last_plan().runtime_header;
@@ -379,10 +378,7 @@ TEST(Bind, bind_defs_once) {
   RuntimeBench b(p);
   const BindResult r1 = b.rt->bind(p);
   ASSERT_EQ(r1.status, 0) << r1.detail;
-  EXPECT_EQ(r1.stats.tasks, 3u);
-  EXPECT_EQ(r1.stats.def_h2d, 1u);
-  EXPECT_EQ(r1.stats.defs, 1u);
-  EXPECT_EQ(r1.stats.h2d, 1u);
+  expect_stats(r1.stats, {.tasks = 3, .defs = 1, .h2d = 1, .def_h2d = 1});
   const DevAddr def = b.rt->orchestrator().graph_cache().at(0).device;
   ASSERT_FALSE(def.is_null());
   const CopyCounters c1 = b.mem.counters();
@@ -489,12 +485,11 @@ TEST(Bind, corpus_plans_bind_as_named) {
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".plan") continue;
-    SCOPED_TRACE(entry.path().filename().string());
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    EXPECT_EQ(text.str().rfind("# stackcheck shared\n", 0), 0u);
-    PlanParseResult parsed = parse_plan(text.str());
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    const std::string text = testing::read_corpus_plan(name);
+    EXPECT_EQ(text.rfind("# stackcheck shared\n", 0), 0u);
+    PlanParseResult parsed = parse_plan(text);
     ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
     PlanParseResult again = parse_plan(print_plan(parsed.program()));
     ASSERT_TRUE(again.ok());
@@ -502,7 +497,6 @@ TEST(Bind, corpus_plans_bind_as_named) {
     BindOptions o;
     o.fill_byte = 0xAA;
     const BindResult r = bind_plan(parsed.program(), o);
-    const std::string name = entry.path().filename().string();
     const int expected = name.rfind("fatal_", 0) == 0 ? -(1000 + std::stoi(name.substr(6, 2))) : 0;
     EXPECT_EQ(r.status, expected) << r.detail;
     ++seen;

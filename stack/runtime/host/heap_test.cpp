@@ -8,6 +8,13 @@ namespace {
 
 constexpr DevAddr kBase{0x1000'0000'0000ull};
 
+// A task heap of `bytes` at kBase with an error latch of its own.
+struct LatchedTaskHeap {
+  explicit LatchedTaskHeap(uint64_t bytes) : heap(kBase, bytes, latch) {}
+  ErrorLatch latch;
+  TaskHeap heap;
+};
+
 TEST(Heap, heap_align_64_1024) {
   ErrorLatch latch;
   TaskHeap h(kBase, 64 * 1024, latch);
@@ -47,18 +54,16 @@ TEST(Heap, heap_unchanged_on_fail) {
   EXPECT_EQ(h.high_water(), 64u);
   EXPECT_EQ(latch.code(), 2);
   // Huge sizes never wrap.
-  ErrorLatch l2;
-  TaskHeap g(kBase, 2048, l2);
-  EXPECT_FALSE(g.alloc(~uint64_t{0}, 64));
-  EXPECT_FALSE(g.alloc(~uint64_t{0} - 62, 1024));
-  EXPECT_EQ(g.top(), 0u);
-  EXPECT_EQ(l2.code(), 2);
+  LatchedTaskHeap g(2048);
+  EXPECT_FALSE(g.heap.alloc(~uint64_t{0}, 64));
+  EXPECT_FALSE(g.heap.alloc(~uint64_t{0} - 62, 1024));
+  EXPECT_EQ(g.heap.top(), 0u);
+  EXPECT_EQ(g.latch.code(), 2);
   // Positive control: the same request fits a larger heap.
-  ErrorLatch l3;
-  TaskHeap big(kBase, 4096, l3);
-  ASSERT_TRUE(big.alloc(64, 64));
-  EXPECT_EQ(big.alloc(2048, 1024), kBase + 1024);
-  EXPECT_FALSE(l3.latched());
+  LatchedTaskHeap big(4096);
+  ASSERT_TRUE(big.heap.alloc(64, 64));
+  EXPECT_EQ(big.heap.alloc(2048, 1024), kBase + 1024);
+  EXPECT_FALSE(big.latch.latched());
 }
 
 TEST(Heap, heap_scope_rewind_reuse) {

@@ -1,14 +1,17 @@
 // TEST SUPPORT ONLY (runtime unit tests under stack/runtime/: host, host/graph, plan and
-// device): the fixtures they share, defined once.
-// - parse_or_fail, read_corpus_plan / corpus_plans_dir: plans from text and from corpus/plans.
+// device; and the oracle tests of properties/oracles): the fixtures they share, defined once.
+// - parse_or_fail, read_corpus_plan / corpus_plans_dir: plans from text and from corpus/plans;
+//   plan_past_16_definitions: a plan whose 17th graph runs inline.
 // - OrchestratorFixture: an orchestrator over a mirror poisoned 0xAA (STYLE.md 11) with fake
 //   device addresses (nothing touches device memory), the root scope open as bind step 2
 //   opens it, and readers of the mirror's records; GraphFixture adds a large graph heap and
 //   DefView, a decoder of GraphDefinition bytes that reads by offsets as the device does.
-// - RuntimeBench: a Runtime on its own DeviceMemory poisoned 0xAA, configured from a plan.
+// - RuntimeBench: a Runtime on its own DeviceMemory poisoned 0xAA, configured from a plan;
+//   BoundPlan: a plan bound once on its own bench; expect_stats: chosen BindStats counters.
 // - poisoned_bind_options, set_image_byte: bind options for poisoned runs, and a
 //   before-upload hook that corrupts one staged image byte.
 // - OrchestratorTestAccess: the orchestrator's test-only entry points (a friend).
+// - STACKCHECK_UNDER_TSAN: 1 in a ThreadSanitizer build.
 // Not for library code: it uses gtest assertions.
 #pragma once
 
@@ -35,6 +38,19 @@
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/plan/parser.h"
 
+// 1 in a ThreadSanitizer build (gcc's and clang's ways of saying so), else 0: the threaded
+// tests run fewer repeats there, and the race control runs only there.
+#if defined(__SANITIZE_THREAD__)
+#define STACKCHECK_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define STACKCHECK_UNDER_TSAN 1
+#endif
+#endif
+#ifndef STACKCHECK_UNDER_TSAN
+#define STACKCHECK_UNDER_TSAN 0
+#endif
+
 namespace stackcheck::runtime::testing {
 
 // ---- plans ----
@@ -57,6 +73,19 @@ inline std::string read_corpus_plan(std::string_view name) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Sixteen one-node graphs g0..g15, each submitted once, then a 17th, h (a fill through a
+// view at its slot $0), submitted with slots 1 and 2: past the 16 definitions the runtime
+// keeps, h's body runs inline, with live values, each time.
+inline std::string plan_past_16_definitions() {
+  std::string text = "tensor c: InOut [4]\n";
+  for (int k = 0; k < 16; ++k)
+    text += fmt::format("graph g{}(a) {{\n  submit fill(output_existing a, scalar {})\n}}\n", k, k);
+  text += "graph h(a) {\n  set o = $0\n  view v = a[o:1]\n  submit fill(output_existing v, scalar 7)\n}\n";
+  for (int k = 0; k < 16; ++k) text += fmt::format("submit_graph g{}(inout c)\n", k);
+  text += "submit_graph h(inout c, scalar 1)\nsubmit_graph h(inout c, scalar 2)\n";
+  return text;
 }
 
 // ---- an orchestrator over a poisoned mirror ----
@@ -185,6 +214,46 @@ struct RuntimeBench {
   DeviceMemory mem;
   std::unique_ptr<Runtime> rt;
 };
+
+// A plan parsed, a bench configured from it, and the result of one bind there (its status
+// is the test's to check).
+struct BoundPlan {
+  explicit BoundPlan(std::string_view text, const BindOptions& o = {}) : p(parse_or_fail(text)), b(p) {
+    if (b.rt) {
+      r = b.rt->bind(p, o);
+    } else {
+      r.status = -1;  // RuntimeBench has failed the test already
+      r.detail = "no Runtime to bind on";
+    }
+  }
+  OrchProgram p;
+  RuntimeBench b;
+  BindResult r;
+};
+
+// The BindStats counters a test expects; the unset ones are not checked.
+struct ExpectedStats {
+  std::optional<uint64_t> tasks{}, nodes{}, defs{}, inlined{}, h2d{}, def_h2d{}, tensor_h2d{}, d2h{}, shipped{},
+      graph_internal_heap{};
+};
+
+inline void expect_stats(const BindStats& got, const ExpectedStats& want) {
+  auto check = [](const char* name, uint64_t g, const std::optional<uint64_t>& w) {
+    if (w) {
+      EXPECT_EQ(g, *w) << "BindStats." << name;
+    }
+  };
+  check("tasks", got.tasks, want.tasks);
+  check("nodes", got.nodes, want.nodes);
+  check("defs", got.defs, want.defs);
+  check("inlined", got.inlined, want.inlined);
+  check("h2d", got.h2d, want.h2d);
+  check("def_h2d", got.def_h2d, want.def_h2d);
+  check("tensor_h2d", got.tensor_h2d, want.tensor_h2d);
+  check("d2h", got.d2h, want.d2h);
+  check("shipped", got.shipped, want.shipped);
+  check("graph_internal_heap", got.graph_internal_heap, want.graph_internal_heap);
+}
 
 // Bind options for a run on device memory poisoned 0xAA, in scheduler mode `m`.
 inline BindOptions poisoned_bind_options(ScheduleOptions::Mode m = ScheduleOptions::Mode::kThreaded,

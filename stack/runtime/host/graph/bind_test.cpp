@@ -12,6 +12,7 @@
 namespace stackcheck::runtime {
 namespace {
 
+using testing::BoundPlan;
 using testing::parse_or_fail;
 using testing::RuntimeBench;
 
@@ -53,9 +54,8 @@ Shipped read_shipped(RuntimeBench& b) {
 }
 
 TEST(Graph, graph_submission_size_exact) {
-  const OrchProgram p = parse_or_fail(kThree);
-  RuntimeBench b(p);
-  const BindResult r = b.rt->bind(p);
+  BoundPlan t(kThree);
+  auto& [p, b, r] = t;
   ASSERT_EQ(r.status, 0) << r.detail;
   const Shipped s = read_shipped(b);
   ASSERT_EQ(s.rh.graph_count, 3u);
@@ -97,9 +97,8 @@ TEST(Graph, graph_submission_size_exact) {
 }
 
 TEST(Graph, graph_storage_size_exact) {
-  const OrchProgram p = parse_or_fail(kThree);
-  RuntimeBench b(p);
-  const BindResult r = b.rt->bind(p);
+  BoundPlan t(kThree);
+  auto& [p, b, r] = t;
   ASSERT_EQ(r.status, 0) << r.detail;
   const Shipped s = read_shipped(b);
   DeviceAccess dev(b.mem);
@@ -122,17 +121,11 @@ TEST(Graph, graph_storage_size_exact) {
 }
 
 TEST(Graph, graph_stats_line) {
-  const OrchProgram p = parse_or_fail(kThree);
-  RuntimeBench b(p);
-  const BindResult r = b.rt->bind(p);
+  BoundPlan t(kThree);
+  auto& [p, b, r] = t;
   ASSERT_EQ(r.status, 0) << r.detail;
-  EXPECT_EQ(r.stats.tasks, 3u);
-  EXPECT_EQ(r.stats.nodes, 5u);
-  EXPECT_EQ(r.stats.defs, 2u);
-  EXPECT_EQ(r.stats.inlined, 0u);
-  EXPECT_EQ(r.stats.h2d, 1u);
-  EXPECT_EQ(r.stats.def_h2d, 2u);
-  EXPECT_EQ(r.stats.graph_internal_heap, 0u);
+  testing::expect_stats(
+      r.stats, {.tasks = 3, .nodes = 5, .defs = 2, .inlined = 0, .h2d = 1, .def_h2d = 2, .graph_internal_heap = 0});
   const uint64_t def_bytes =
       b.rt->orchestrator().graph_cache().at(0).bytes.size() + b.rt->orchestrator().graph_cache().at(1).bytes.size();
   EXPECT_EQ(r.stats.reserved.definitions, def_bytes);
@@ -192,15 +185,10 @@ TEST(Graph, graph_inlined_through_bind) {
     text += fmt::format("graph g{}(a) {{\n  submit fill(output_existing a, scalar {})\n}}\n", k, k);
   for (int k = 0; k < 17; ++k) text += fmt::format("submit_graph g{}(inout c)\n", k);
   text += "submit_graph g0(inout c)\n";
-  const OrchProgram p = parse_or_fail(text);
-  RuntimeBench b(p);
-  const BindResult r = b.rt->bind(p);
+  BoundPlan t(text);
+  auto& [p, b, r] = t;
   ASSERT_EQ(r.status, 0) << r.detail;
-  EXPECT_EQ(r.stats.tasks, 18u);
-  EXPECT_EQ(r.stats.inlined, 1u);
-  EXPECT_EQ(r.stats.defs, 16u);
-  EXPECT_EQ(r.stats.def_h2d, 16u);
-  EXPECT_EQ(r.stats.nodes, 17u);
+  testing::expect_stats(r.stats, {.tasks = 18, .nodes = 17, .defs = 16, .inlined = 1, .def_h2d = 16});
   EXPECT_EQ(b.rt->orchestrator().task_log()[16].kind, kKindKernel);
   EXPECT_EQ(b.rt->orchestrator().task_log()[17].kind, kKindGraph);
 }
