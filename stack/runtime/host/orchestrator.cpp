@@ -109,9 +109,7 @@ TensorRef TensorRef::window(std::span<const int64_t> offsets, std::span<const in
 bool Args::accepting_tensor() {
   if (o_->latched()) return false;
   if (!scalars_.empty()) return o_->latch_.latch(ErrorCode::kInvalidArgs, "a tensor argument after a scalar");
-  if (tensors_.size() >= kMaxTaskTensors)
-    return o_->latch_.latch(ErrorCode::kInvalidArgs, fmt::format("more than {} tensor arguments", kMaxTaskTensors));
-  return true;
+  return !o_->beyond_limit(tensors_.size(), kMaxTaskTensors, "tensor arguments");
 }
 
 Args& Args::add_tensor(uint32_t tag, const TensorRef& t) {
@@ -138,11 +136,7 @@ Args& Args::add_output(TensorRef* out, const Shape& shape) {
 }
 
 Args& Args::add_scalar(uint64_t v) {
-  if (o_->latched()) return *this;
-  if (scalars_.size() >= kMaxTaskScalars) {
-    o_->latch(ErrorCode::kInvalidArgs, fmt::format("more than {} scalar arguments", kMaxTaskScalars));
-    return *this;
-  }
+  if (o_->latched() || o_->beyond_limit(scalars_.size(), kMaxTaskScalars, "scalar arguments")) return *this;
   scalars_.push_back(v);
   slots_.push_back(-1);
   return *this;
@@ -298,6 +292,12 @@ TensorRef Orchestrator::external(DevAddr base, const Shape& shape) {
     return {};
   }
   return whole_buffer(base, shape);
+}
+
+bool Orchestrator::beyond_limit(size_t size, size_t limit, std::string_view what) {
+  if (size < limit) return false;
+  latch_.latch(ErrorCode::kInvalidArgs, fmt::format("more than {} {}", limit, what));
+  return true;
 }
 
 TensorArg Orchestrator::tensor_arg(const TensorRef& t, uint32_t tag) {

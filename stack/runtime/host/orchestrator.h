@@ -26,6 +26,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stack/runtime/devmem/dev_addr.h"
@@ -205,6 +206,9 @@ class Orchestrator {
   bool latched() const { return latch_.latched(); }
   // Latches `c` (first code wins); the plan interpreter uses it for arithmetic (5).
   void latch(ErrorCode c, std::string detail = {}) { latch_.latch(c, std::move(detail)); }
+  // A list of `size` argument entries taking one more past `limit` latches 5 ("more than
+  // LIMIT WHAT"); true when it latched.
+  bool beyond_limit(size_t size, size_t limit, std::string_view what);
 
   void scope_begin();
   void scope_end();

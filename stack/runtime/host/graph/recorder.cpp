@@ -48,10 +48,7 @@ GraphArgs& GraphArgs::add_tensor(uint32_t tag, const TensorRef& t) {
     o_->latch(ErrorCode::kInvalidArgs, "a graph boundary tensor after a scalar");
     return *this;
   }
-  if (tensors_.size() >= kGraphMaxBoundaryTensors) {
-    o_->latch(ErrorCode::kInvalidArgs, fmt::format("more than {} graph boundary tensors", kGraphMaxBoundaryTensors));
-    return *this;
-  }
+  if (o_->beyond_limit(tensors_.size(), kGraphMaxBoundaryTensors, "graph boundary tensors")) return *this;
   std::string why;
   if (!o_->valid_ref(t, &why)) {
     o_->latch(ErrorCode::kInvalidArgs, "graph boundary: " + why);
@@ -68,11 +65,8 @@ GraphArgs& GraphArgs::add_output(TensorRef* out, const Shape&) {
 }
 
 GraphArgs& GraphArgs::add_scalar(uint64_t v) {
-  if (o_->latched()) return *this;
-  if (scalars_.size() >= kGraphMaxBoundaryScalars) {
-    o_->latch(ErrorCode::kInvalidArgs, fmt::format("more than {} graph boundary scalars", kGraphMaxBoundaryScalars));
+  if (o_->latched() || o_->beyond_limit(scalars_.size(), kGraphMaxBoundaryScalars, "graph boundary scalars"))
     return *this;
-  }
   scalars_.push_back(v);
   return *this;
 }
