@@ -232,6 +232,39 @@ MaybeError load_zoo(const fs::path& dir, RunData& data) {
                   });
 }
 
+MaybeError load_mutants(const fs::path& dir, RunData& data) {
+  static const std::set<std::string> kOutcomes = {"KILLED", "SURVIVED", "TIMEOUT", "BUILD-FAIL", "EQUIVALENT"};
+  const fs::path path = dir / "mutants.tsv";
+  return for_rows(
+      path,
+      {"id", "file", "line", "operator", "function", "outcome", "killer", "oracle", "rule", "unit", "before", "after"},
+      {"seconds", "argued"}, &data.has_mutants, [&](Reader& r, const Row& row) -> MaybeError {
+        MutantResult m;
+        m.id = r.text(row, "id");
+        m.file = r.text(row, "file");
+        m.line = r.number(row, "line");
+        m.op = r.text(row, "operator");
+        m.function = r.text(row, "function");
+        m.outcome = r.text(row, "outcome");
+        if (!kOutcomes.count(m.outcome))
+          return Error{path.string(), row.line,
+                       fmt::format("column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or "
+                                   "EQUIVALENT, found {}",
+                                   quote_field(m.outcome))};
+        m.killer = r.text(row, "killer");
+        m.oracle = r.text(row, "oracle");
+        m.rule = r.text(row, "rule");
+        m.unit = r.text(row, "unit");
+        if (r.has("seconds")) m.seconds = r.optional_number(row, "seconds");
+        m.before = r.text(row, "before");
+        m.after = r.text(row, "after");
+        m.argued = r.text(row, "argued");
+        if (m.argued == "-") m.argued.clear();
+        data.mutants.push_back(std::move(m));
+        return std::nullopt;
+      });
+}
+
 MaybeError load_notes(const fs::path& dir, RunData& data) {
   fs::path path = dir / "notes.md";
   std::error_code ec;
@@ -260,7 +293,7 @@ Result<RunData> load_run_dir(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) return Error{dir, 0, "not a directory"};
   fs::path root(dir);
   for (auto load : {load_run, load_targets, load_series, load_buckets, load_classes, load_properties, load_coverage,
-                    load_zoo, load_notes})
+                    load_zoo, load_mutants, load_notes})
     if (auto e = load(root, data)) return *e;
   order_series(data);
   return data;
