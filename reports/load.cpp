@@ -240,25 +240,22 @@ MaybeError load_mutants(const fs::path& dir, RunData& data) {
       {"id", "file", "line", "operator", "function", "outcome", "killer", "oracle", "rule", "unit", "before", "after"},
       {"seconds", "argued"}, &data.has_mutants, [&](Reader& r, const Row& row) -> MaybeError {
         MutantResult m;
-        m.id = r.text(row, "id");
-        m.file = r.text(row, "file");
+        using Text = std::string MutantResult::*;
+        static const std::pair<const char*, Text> kTexts[] = {
+            {"id", &MutantResult::id},           {"file", &MutantResult::file},
+            {"operator", &MutantResult::op},     {"function", &MutantResult::function},
+            {"outcome", &MutantResult::outcome}, {"killer", &MutantResult::killer},
+            {"oracle", &MutantResult::oracle},   {"rule", &MutantResult::rule},
+            {"unit", &MutantResult::unit},       {"before", &MutantResult::before},
+            {"after", &MutantResult::after},     {"argued", &MutantResult::argued}};
+        for (const auto& [column, field] : kTexts) m.*field = r.text(row, column);
         m.line = r.number(row, "line");
-        m.op = r.text(row, "operator");
-        m.function = r.text(row, "function");
-        m.outcome = r.text(row, "outcome");
         if (!kOutcomes.count(m.outcome))
-          return Error{path.string(), row.line,
-                       fmt::format("column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or "
-                                   "EQUIVALENT, found {}",
-                                   quote_field(m.outcome))};
-        m.killer = r.text(row, "killer");
-        m.oracle = r.text(row, "oracle");
-        m.rule = r.text(row, "rule");
-        m.unit = r.text(row, "unit");
+          return Error{
+              path.string(), row.line,
+              fmt::format("column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found {}",
+                          quote_field(m.outcome))};
         if (r.has("seconds")) m.seconds = r.optional_number(row, "seconds");
-        m.before = r.text(row, "before");
-        m.after = r.text(row, "after");
-        m.argued = r.text(row, "argued");
         if (m.argued == "-") m.argued.clear();
         data.mutants.push_back(std::move(m));
         return std::nullopt;

@@ -886,24 +886,12 @@ def tsv(path: Path, header: list[str], rows: list[tuple]) -> None:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):  # one line, exit 2
-            print(f"{PROG}: {message} (see scripts/campaign --help)", file=sys.stderr)
-            sys.exit(2)
-
     def nonneg(kind):
-        def f(s):
-            try:
-                v = kind(s)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"'{s}' is not a number")
-            if v < 0:
-                raise argparse.ArgumentTypeError(f"'{s}' is negative")
-            return v
-        return f
+        return fuzzlib.number(kind, zero_ok=True)
 
-    p = Parser(prog="scripts/campaign", description="Fuzzing campaign over the stackcheck fuzz targets: live "
-               "progress, a persistent kill-safe corpus, bucketed and minimized findings, and a report.")
+    p = fuzzlib.flag_parser(PROG, "scripts/campaign", description="Fuzzing campaign over the stackcheck fuzz "
+                            "targets: live progress, a persistent kill-safe corpus, bucketed and minimized findings, "
+                            "and a report.")
     p.add_argument("--minutes", type=nonneg(float), default=10, help="budget (default 10; 0: until interrupted)")
     p.add_argument("--jobs", type=nonneg(int), default=os.cpu_count() or 1, help="parallel fuzzers (default: cores)")
     p.add_argument("--targets", action="append", default=[], help="targets, comma or space separated "

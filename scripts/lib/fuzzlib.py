@@ -9,6 +9,7 @@ Python standard library only.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import re
@@ -38,6 +39,34 @@ SHARED_CORPUS = {
 
 class UsageError(Exception):
     """A bad flag or argument: the scripts print it on one line and exit 2."""
+
+
+def flag_parser(prog: str, script: str, **kwargs) -> argparse.ArgumentParser:
+    """An ArgumentParser whose errors are one line on stderr (`prog: message (see script
+    --help)`) and exit 2, as every script's bad flags are."""
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            print(f"{prog}: {message} (see {script} --help)", file=sys.stderr)
+            sys.exit(2)
+
+    return Parser(prog=script, **kwargs)
+
+
+def number(kind, zero_ok: bool = False):
+    """An argparse type: a number of `kind` above 0 (or at least 0 when zero_ok)."""
+    def f(s):
+        try:
+            v = kind(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{s}' is not a number")
+        if v < 0 or (v == 0 and not zero_ok):
+            raise argparse.ArgumentTypeError(f"'{s}' is negative" if v < 0 else f"'{s}' must be more than 0")
+        return v
+    return f
+
+
+def positive(kind):
+    return number(kind)
 
 
 def die(prog: str, message: str, code: int = 2) -> None:

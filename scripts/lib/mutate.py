@@ -417,22 +417,7 @@ def summary(rows: list[dict], argued: dict[str, str], run_dir: Path, a) -> None:
 # The command line
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        print(f"{PROG}: {message} (see scripts/mutate --help)", file=sys.stderr)
-        sys.exit(2)
-
-
-def positive(kind):
-    def f(s):
-        try:
-            v = kind(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{s}' is not a number")
-        if v <= 0:
-            raise argparse.ArgumentTypeError(f"'{s}' must be more than 0")
-        return v
-    return f
+positive = fuzzlib.positive
 
 
 def operator_list(s: str) -> list[str]:
@@ -450,9 +435,10 @@ def folder(s: str) -> Path:
     return p
 
 
-def parser() -> Parser:
-    p = Parser(prog="scripts/mutate", description="Mutation analysis of stack/: plant one fault at a time in a "
-               "scratch clone of HEAD and judge it by the harness alone (property + replay tests).")
+def parser() -> argparse.ArgumentParser:
+    p = fuzzlib.flag_parser(PROG, "scripts/mutate", description="Mutation analysis of stack/: plant one fault at a "
+                            "time in a scratch clone of HEAD and judge it by the harness alone (property + replay "
+                            "tests).")
     p.add_argument("--sample", type=positive(int), default=20, help="mutants to draw from the selected sites "
                    "(default 20; a sample as large as the sites takes every one)")
     p.add_argument("--seed", type=int, default=None, help="seed of the sample (default: the time; printed)")

@@ -422,23 +422,9 @@ class Zoo:
 
 
 def main(argv: list[str]) -> int:
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):
-            print(f"{PROG}: {message} (see scripts/zoo --help)", file=sys.stderr)
-            sys.exit(2)
-
-    def positive(kind):
-        def f(s):
-            try:
-                v = kind(s)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"'{s}' is not a number")
-            if v <= 0:
-                raise argparse.ArgumentTypeError(f"'{s}' must be more than 0")
-            return v
-        return f
-
-    p = Parser(prog="scripts/zoo", description="Inject each defect and measure how fast the harness finds it.")
+    positive = fuzzlib.positive
+    p = fuzzlib.flag_parser(PROG, "scripts/zoo",
+                            description="Inject each defect and measure how fast the harness finds it.")
     p.add_argument("--budget", type=positive(float), default=120, help="seconds per defect (default 120)")
     p.add_argument("--defects", action="append", default=[], help="defects, comma separated (default: all)")
     p.add_argument("--jobs", type=positive(int), default=os.cpu_count() or 1, help="parallel hunters (default cores)")
