@@ -123,9 +123,17 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
       fmt::format(". Left out of the score: {} equivalent (same object code), {} argued equivalent, "
                   "{} build failure{}.",
                   count(all.equivalent), count(all.argued), count(all.build_fail), all.build_fail == 1 ? "" : "s")));
-  if (all.survived > 0)
-    line.push_back(text(fmt::format(" {} survivor{}: {} caught by a unit test (a generator gap), {} caught by nothing.",
-                                    count(all.survived), all.survived == 1 ? "" : "s", unit_kills, unit_none)));
+  if (all.survived > 0) {
+    const double asked = static_cast<double>(unit_kills + unit_none);
+    line.push_back(text(fmt::format(" {} survivor{}", count(all.survived), all.survived == 1 ? "" : "s")));
+    if (asked > 0)
+      line.push_back(text(
+          fmt::format(": {} caught by a unit test (a generator gap), {} caught by nothing", unit_kills, unit_none)));
+    if (asked < all.survived)
+      line.push_back(text(fmt::format("{}{} not put to the unit tests (--with-unit)", asked > 0 ? ", " : ": ",
+                                      count(all.survived - asked))));
+    line.push_back(text("."));
+  }
   if (data.mutants.empty()) line = {text("mutants.tsv lists no mutant.")};
   s.blocks.push_back(Paragraph{std::move(line), all.survived > 0 ? "warn" : "good"});
   s.blocks.push_back(Paragraph{{text("A mutant is one generic fault planted in stack/ (one token or one statement); "

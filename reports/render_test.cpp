@@ -134,14 +134,15 @@ TEST(Render, mutate_reports_the_score_survivors_and_the_rest) {
   EXPECT_HAS(r.md, "```sh\nscripts/mutate --sample 10 --seed 1 --jobs 2 --with-unit\n```");
   // The score: killed + timeout over killed + timeout + survived, argued and equivalent left out.
   EXPECT_HAS(r.md,
-             "Mutation score **71.4%**: 5 of 7 scored mutants killed by the harness alone (1 of them by a "
+             "Mutation score **62.5%**: 5 of 8 scored mutants killed by the harness alone (1 of them by a "
              "timeout). Left out of the score: 1 equivalent (same object code), 1 argued equivalent, 1 build "
-             "failure. 2 survivors: 1 caught by a unit test (a generator gap), 1 caught by nothing.");
+             "failure. 3 survivors: 1 caught by a unit test (a generator gap), 1 caught by nothing, 1 not put to "
+             "the unit tests (--with-unit).");
   // Per folder and per file, with totals.
-  EXPECT_HAS(r.md, "| stack/ir | 2 | 2 | 0 | 0 | 0 | 0 | 0 | 100.0% |");
+  EXPECT_HAS(r.md, "| stack/ir | 3 | 2 | 0 | **1** | 0 | 0 | 0 | 66.7% |");
   EXPECT_HAS(r.md, "| stack/runtime/host | 3 | 1 | 0 | **2** | 0 | 0 | 0 | 33.3% |");
   EXPECT_HAS(r.md, "| stack/passes/normalize_return_order.cpp | 3 | 1 | 0 | 0 | 0 | 1 | 1 | 100.0% |");
-  EXPECT_HAS(r.md, "| **total** | **10** | **4** | **1** | **2** | **1** | **1** | **1** | **71.4%** |");
+  EXPECT_HAS(r.md, "| **total** | **11** | **4** | **1** | **3** | **1** | **1** | **1** | **62.5%** |");
   // Survivors by file and function, with their diff and the unit tests' answer.
   EXPECT_HAS(r.md, "**stack/runtime/host/orchestrator.cpp**");
   EXPECT_HAS(r.md,
@@ -162,6 +163,7 @@ TEST(Render, mutate_reports_the_score_survivors_and_the_rest) {
   EXPECT_HAS(r.html, "Mutation score per folder");
   EXPECT_HAS(r.html, ">33.3% (1 of 3)</text>");  // stack/runtime/host: 1 killed, 2 survivors
   EXPECT_HAS(r.html, "<td class=\"tone-bad\">nothing catches it</td>");
+  EXPECT_HAS(r.md, "| ir::print | 60 | negate | `if (wide)` → `if (!(wide))` | not run (--with-unit) |");
 }
 
 TEST(Render, mutate_rejects_an_unknown_outcome) {
@@ -173,7 +175,7 @@ TEST(Render, mutate_rejects_an_unknown_outcome) {
   ASSERT_TRUE(std::holds_alternative<Error>(r));
   EXPECT_EQ(std::get<Error>(r).to_string(),
             (dir / "mutants.tsv").string() +
-                ":12: column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found 'MAYBE'");
+                ":13: column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found 'MAYBE'");
 }
 
 TEST(Render, title_option_and_defaults) {
