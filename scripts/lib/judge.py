@@ -19,6 +19,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +98,16 @@ def list_tests(build_dir: Path, label: str) -> list[Test]:
         env = dict(e.split("=", 1) for e in props.get("ENVIRONMENT", []) if "=" in e)
         out.append(Test(t["name"], list(t["command"]), props.get("WORKING_DIRECTORY", str(build_dir)), env, label))
     return out
+
+
+def rebased(tests: list[Test], old: Path, new: Path) -> list[Test]:
+    """The same tests run from another scratch clone: paths under `old` moved to `new`."""
+    o, n = str(old), str(new)
+
+    def move(x: str) -> str:
+        return n + x[len(o):] if x == o or x.startswith(o + "/") else x
+    return [Test(t.name, [move(c) for c in t.command], move(t.cwd), {k: move(v) for k, v in t.env.items()}, t.label,
+                 t.seconds) for t in tests]
 
 
 def judge_tests(tests: list[Test]) -> list[Test]:
@@ -211,7 +222,7 @@ def object_path(entry: dict) -> Path:
 
 def stripped(obj: Path) -> bytes:
     """An object's bytes without its debug information (objcopy --strip-debug)."""
-    tmp = obj.with_name(obj.name + f".strip-{os.getpid()}")
+    tmp = obj.with_name(obj.name + f".strip-{os.getpid()}-{threading.get_ident()}")
     try:
         subprocess.run(["objcopy", "--strip-debug", str(obj), str(tmp)], check=True, capture_output=True)
         return tmp.read_bytes()

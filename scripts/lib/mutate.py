@@ -158,7 +158,7 @@ class Run:
             missing = [i for i in self.a.mutant if i not in ids]
             if missing:
                 raise UsageError(f"--mutant {missing[0]}: no such site (scripts/mutate --list shows them)")
-            chosen = [ids[i] for i in self.a.mutant]
+            chosen = [ids[i] for i in dict.fromkeys(self.a.mutant)]  # each once, in the order given
         elif not chosen:
             raise UsageError("no site matches --files/--operators")
         by_op = {}
@@ -231,6 +231,11 @@ class Run:
                                    and "report_test" not in t.command[0]]
                 self.unit_targets = judge.targets_of(self.unit_tests, s.build_dir)
 
+    def tests_in(self, s: judge.Scratch, tests: list[judge.Test]) -> list[judge.Test]:
+        """The tests (listed in job1's clone) as they run in scratch s: its own binaries."""
+        first = self.a.scratch_root / "job1"
+        return tests if s.path == first else judge.rebased(tests, first, s.path)
+
     def judge_one(self, s: judge.Scratch, m: mutants.Mutant) -> dict:
         work = s.path / "build" / "mutate-work"
         src = s.path / m.file
@@ -258,7 +263,7 @@ class Run:
             if not ok:
                 return {**row, "outcome": BUILD_FAIL, "message": judge.tail(blog, r"error")}
             t1 = time.time()
-            v = judge.run_tests(self.tests, work / "tests", self.a.timeout)
+            v = judge.run_tests(self.tests_in(s, self.tests), work / "tests", self.a.timeout)
             row["test_s"] = f"{time.time() - t1:.1f}"
             if v.failed:
                 out = {**row, "outcome": TIMEOUT if v.timed_out else KILLED, "killer": v.test,
@@ -268,7 +273,8 @@ class Run:
                 if not s.build(self.unit_targets, blog):
                     row["unit"] = "unit build failed"
                 else:
-                    u = judge.run_tests(self.unit_tests, work / "unit", self.a.timeout * 3, extra_env=self.unit_env())
+                    u = judge.run_tests(self.tests_in(s, self.unit_tests), work / "unit", self.a.timeout * 3,
+                                        extra_env=self.unit_env())
                     row["unit"] = u.test if u.failed else "no"
             return {**row, "outcome": SURVIVED, "message": "no judge test failed"}
         finally:
@@ -287,6 +293,7 @@ class Run:
                 self.record(m, r)
             except Exception as e:  # noqa: BLE001 -- one line for the user, the run stops
                 errors.append(f"{m.id}: {type(e).__name__}: {e}")
+                log(f"{s.path.name}: stopping the run: {errors[-1]}")
                 self.stop += 1
                 return
 

@@ -4,7 +4,8 @@ ctest labels property and unit, a positive-control suite), no build of the tree 
 its property test catches must come out KILLED, naming the test, oracle and rule it printed;
 the always-failing *Control suite must be left out (or the baseline would fail); `x + 0` to
 `x - 0` is EQUIVALENT; a mutant only a unit test sees SURVIVES with "unit tests catch it" under
---with-unit; a resumed run judges nothing twice; and a baseline that fails aborts with exit 1."""
+--with-unit; a resumed run judges nothing twice; two jobs judge each mutant with their own
+clone's binaries; and a baseline that fails aborts with exit 1."""
 
 from __future__ import annotations
 
@@ -124,6 +125,16 @@ class MutateControl(unittest.TestCase):
         self.assertEqual(mutate.main(["--resume", str(run_dir), "--equivalents", str(self.root / "none.tsv"),
                                       "--scratch", str(self.out / "scratch")]), 0)
         self.assertEqual((run_dir / "results.tsv").read_text(), before)
+
+    def test_two_jobs_judge_each_mutant_in_its_own_clone(self):
+        killing = [KILLED, KILLED, "stack/calc.cpp:5:16:delete:deleted", "stack/calc.cpp:5:7:negate:!",
+                   "stack/calc.cpp:6:10:ret:0", "stack/calc.cpp:8:30:lit:1"]
+        self.assertEqual(self.run_mutate("--jobs", "2", *[x for i in killing for x in ("--mutant", i)]), 0)
+        [run_dir] = [p for p in self.out.iterdir() if p.name not in ("scratch", "sites")]
+        rows = self.rows(run_dir)
+        self.assertEqual({i: rows[i]["outcome"] for i in killing}, {i: "KILLED" for i in killing})
+        self.assertEqual(len(rows), 5)  # a mutant given twice is judged once
+        self.assertTrue((self.out / "scratch" / "job2" / "build" / "dev" / "bin" / "calc_props").exists())
 
     def test_failing_baseline_aborts(self):
         props = self.root / "properties" / "calc_props.cpp"
