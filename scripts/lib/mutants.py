@@ -544,8 +544,8 @@ def file_digest(root: Path, rel: str) -> str:
 
 
 def cache_key(root: Path, entry: dict) -> str:
-    rootp = str(root).rstrip("/") + "/"
-    cmd = " ".join(compile_args(entry)).replace(rootp, "")
+    # the tree's own path out of the command: one key for every clone of the same sources
+    cmd = " ".join(compile_args(entry)).replace(str(root).rstrip("/"), "<root>")
     return hashlib.sha1(f"{CACHE_VERSION}\n{cmd}".encode()).hexdigest()
 
 

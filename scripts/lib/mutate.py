@@ -198,8 +198,10 @@ class Run:
             log(f"baseline: {len(rows)} tests pass in {time.time() - t0:.1f} s")
         for t in self.tests + self.unit_tests:
             t.seconds = times.get(t.name, 0.0)
-        self.tests.sort(key=lambda t: (t.seconds, t.name))
-        self.unit_tests.sort(key=lambda t: (t.seconds, t.name))
+        # cheapest first; times to a tenth of a second, ties by name, so that timing noise
+        # between runs seldom changes which test is the first to fail
+        self.tests.sort(key=lambda t: (round(t.seconds, 1), t.name))
+        self.unit_tests.sort(key=lambda t: (round(t.seconds, 1), t.name))
         if self.a.timeout is None:
             self.a.timeout = 60 + 3 * sum(t.seconds for t in self.tests)
         log(f"judge: {len(self.tests)} tests (property, replay{', corpus' if self.a.corpus else ''}; positive "
@@ -529,7 +531,8 @@ def resolve(argv: list[str]) -> argparse.Namespace:
 
 
 def list_sites(a: argparse.Namespace) -> int:
-    s = judge.Scratch(ROOT, a.scratch_root / "job1", PRESET, os.cpu_count() or 1, Path(os.devnull))
+    # a clone of its own (configured, not built), so a run going on in job1 is left alone
+    s = judge.Scratch(ROOT, a.scratch_root / "list", PRESET, os.cpu_count() or 1, Path(os.devnull))
     s.setup(a.commit)
     sites = mutants.find_sites(s.path, s.build_dir / "compile_commands.json", ROOT / "build" / "mutate" / "sites",
                                jobs=os.cpu_count() or 1, progress=log)
