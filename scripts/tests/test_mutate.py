@@ -113,6 +113,19 @@ class SitesTest(unittest.TestCase):
         cached = mutants.find_sites(self.root, self.cc, self.root / "cache")
         self.assertEqual([x.id for x in cached], [x.id for x in self.sites])
 
+    def test_cache_serves_every_clone_of_the_same_sources(self):
+        with tempfile.TemporaryDirectory() as d:
+            other = Path(d) / "clone"
+            cc = tree(other)
+            said = []
+            sites = mutants.find_sites(other, cc, self.root / "cache", progress=said.append)
+            self.assertEqual(said, [])  # nothing parsed: the entries of the first tree serve
+            self.assertEqual([m.id for m in sites], [m.id for m in self.sites])
+            (other / "stack" / "calc.h").write_text(HEADER.replace("x + 1", "x - 1"))
+            mutants.find_sites(other, cc, self.root / "cache", progress=said.append)
+            self.assertEqual(len(said), 1)  # a header changed: the TUs that include it are parsed again
+            self.assertIn("parsing 2 of 2 TUs", said[0])
+
     def test_what_is_not_a_site(self):
         lines = {m.line for m in self.sites if m.file == "stack/calc.cpp"}
         self.assertNotIn(12, lines)  # inside CHECK(...): a macro expansion
