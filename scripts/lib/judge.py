@@ -125,7 +125,8 @@ def corpus_tests(build_dir: Path, corpus: Path) -> list[Test]:
 
 
 def targets_of(tests: list[Test], build_dir: Path) -> list[str]:
-    """The CMake targets that build the tests' binaries (the binaries under the build's bin/)."""
+    """The CMake targets that build the tests' binaries (the binaries under the build's bin/;
+    a test run by a script, with its binaries elsewhere on its command line, names none)."""
     names = set()
     bin_dir = (build_dir / "bin").resolve()
     for t in tests:

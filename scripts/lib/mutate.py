@@ -97,7 +97,6 @@ class Run:
         self.tests: list[judge.Test] = []
         self.unit_tests: list[judge.Test] = []
         self.targets: list[str] = []
-        self.unit_targets: list[str] = []
 
     # -- results -----------------------------------------------------------------------------
 
@@ -216,7 +215,7 @@ class Run:
         blog = self.dir / f"build-{s.path.name}.log"
         log(f"{s.path.name}: building preset {PRESET} in {s.path} (log: {blog})")
         t0 = time.time()
-        if not s.build(None if first else self.targets + self.unit_targets, blog):
+        if not s.build(None if first or self.a.with_unit else self.targets or None, blog):
             raise UsageError(f"the unmutated tree does not build in {s.path} ({judge.tail(blog)}; log: {blog})")
         log(f"{s.path.name}: built in {time.time() - t0:.0f} s")
         if first:
@@ -227,11 +226,13 @@ class Run:
             if not self.tests:
                 raise UsageError(f"ctest in {s.build_dir} lists no property or replay test")
             self.targets = judge.targets_of(self.tests, s.build_dir)
+            bin_dir = (s.build_dir / "bin").resolve()
+            if any(Path(t.command[0]).resolve().parent != bin_dir for t in self.tests):
+                self.targets = []  # a script among them: its binaries are unknown, build them all
             if self.a.with_unit:
                 self.unit_tests = [t for t in judge.list_tests(s.build_dir, "unit")
                                    if not t.name.startswith(("scripts/", "report", "Render.", "Tsv.", "Svg.", "Text."))
                                    and "report_test" not in t.command[0]]
-                self.unit_targets = judge.targets_of(self.unit_tests, s.build_dir)
 
     def tests_in(self, s: judge.Scratch, tests: list[judge.Test]) -> list[judge.Test]:
         """The tests (listed in job1's clone) as they run in scratch s: its own binaries."""
@@ -260,7 +261,7 @@ class Run:
                 if judge.same_object(judge.stripped(work / "tce.o"), original_obj):
                     return {**row, "outcome": EQUIVALENT, "message": "same object code (debug info stripped)"}
             t1 = time.time()
-            ok = s.build(self.targets, blog)
+            ok = s.build(self.targets or None, blog)
             row["build_s"] = f"{time.time() - t1:.1f}"
             if not ok:
                 return {**row, "outcome": BUILD_FAIL, "message": judge.tail(blog, r"error")}
@@ -272,7 +273,8 @@ class Run:
                        "oracle": v.oracle if not v.timed_out else "timeout", "rule": v.rule, "message": v.message}
                 return out
             if self.a.with_unit:
-                if not s.build(self.unit_targets, blog):
+                # every target: some unit tests are scripts running binaries they name by folder
+                if not s.build(None, blog):
                     row["unit"] = "unit build failed"
                 else:
                     u = judge.run_tests(self.tests_in(s, self.unit_tests), work / "unit", self.a.timeout * 3,
