@@ -4,8 +4,9 @@ ctest labels property and unit, a positive-control suite), no build of the tree 
 its property test catches must come out KILLED, naming the test, oracle and rule it printed;
 the always-failing *Control suite must be left out (or the baseline would fail); `x + 0` to
 `x - 0` is EQUIVALENT; a mutant only a unit test sees SURVIVES with "unit tests catch it" under
---with-unit; a resumed run judges nothing twice; two jobs judge each mutant with their own
-clone's binaries; and a baseline that fails aborts with exit 1."""
+--with-unit; a resumed run judges nothing twice, also after a SIGKILL with a mutant applied;
+two jobs judge each mutant with their own clone's binaries; and a baseline that fails aborts
+with exit 1."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -135,6 +137,38 @@ class MutateControl(unittest.TestCase):
         self.assertEqual({i: rows[i]["outcome"] for i in killing}, {i: "KILLED" for i in killing})
         self.assertEqual(len(rows), 5)  # a mutant given twice is judged once
         self.assertTrue((self.out / "scratch" / "job2" / "build" / "dev" / "bin" / "calc_props").exists())
+
+    def test_killed_run_resumes_with_the_scratch_restored(self):
+        """SIGKILL in the middle of a run (a mutant may be applied in the scratch clone), then
+        --resume: every planned mutant judged once, the clone's sources back to HEAD's."""
+        code = (f"import sys; sys.path.insert(0, {str(LIB)!r}); import mutate; from pathlib import Path; "
+                f"mutate.ROOT = Path({str(self.root)!r}); sys.exit(mutate.main(sys.argv[1:]))")
+        flags = ["--out", str(self.out), "--scratch", str(self.out / "scratch"), "--equivalents",
+                 str(self.root / "none.tsv")]
+        p = subprocess.Popen([sys.executable, "-c", code, *flags, "--sample", "10", "--seed", "4"],
+                             stderr=subprocess.PIPE, text=True)
+        for line in p.stderr:
+            if line.startswith("mutate: [2/"):
+                break
+        time.sleep(0.5)  # into the third mutant
+        p.kill()
+        p.wait()
+        p.stderr.close()
+        [run_dir] = [d for d in self.out.iterdir() if d.name not in ("scratch", "sites")]
+        done = [r["id"] for r in mutate.read_tsv(run_dir / "results.tsv")]
+        self.assertLess(len(done), 10)
+        r = subprocess.run([sys.executable, "-c", code, "--resume", str(run_dir), "--scratch",
+                            str(self.out / "scratch"), "--equivalents", str(self.root / "none.tsv")],
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        self.assertIn(f"resuming: {len(done)} of 10 mutants done before", r.stderr)
+        ids = [x["id"] for x in mutate.read_tsv(run_dir / "results.tsv")]
+        self.assertEqual(len(ids), 10)
+        self.assertEqual(len(set(ids)), 10)
+        self.assertEqual(ids[:len(done)], done)
+        scratch = self.out / "scratch" / "job1"
+        self.assertEqual((scratch / "stack" / "calc.cpp").read_text(), CALC)
+        self.assertFalse((scratch / ".stackcheck-mutant").exists())
 
     def test_failing_baseline_aborts(self):
         props = self.root / "properties" / "calc_props.cpp"

@@ -184,6 +184,20 @@ class RunTest(unittest.TestCase):
             a.equivalents = run_dir / "eq.tsv"
             self.assertEqual(mutate.read_equivalents(a.equivalents), {planned[1].id: "argued"})
 
+    def test_corpus_folders_become_replay_tests(self):
+        with tempfile.TemporaryDirectory() as d:
+            corpus, build = Path(d) / "corpus", Path(d) / "build"
+            for t, n in (("fuzz_parse", 2), ("fuzz_attach", 1), ("fuzz_program", 0), ("not_a_target", 1)):
+                (corpus / t).mkdir(parents=True)
+                for i in range(n):
+                    (corpus / t / f"unit{i}").write_bytes(b"x")
+            got = {t.name: t.command for t in judge.corpus_tests(build, corpus)}
+            self.assertEqual(got, {"corpus/fuzz_attach": [str(build / "bin" / "fuzz_attach_replay"),
+                                                          str(corpus / "fuzz_attach")],
+                                   "corpus/fuzz_parse": [str(build / "bin" / "fuzz_parse_replay"),
+                                                         str(corpus / "fuzz_parse")]})
+            self.assertEqual([t.name for t in judge.corpus_tests(build, corpus / "fuzz_parse")], ["corpus/fuzz_parse"])
+
     def test_bad_flags_exit_2_with_one_line(self):
         script = LIB / "mutate.py"
         root = LIB.parents[1]
