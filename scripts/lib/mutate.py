@@ -97,6 +97,7 @@ class Run:
         self.tests: list[judge.Test] = []
         self.unit_tests: list[judge.Test] = []
         self.targets: list[str] = []
+        self.unit_timeout = 0.0
 
     # -- results -----------------------------------------------------------------------------
 
@@ -203,6 +204,7 @@ class Run:
         self.unit_tests.sort(key=lambda t: (round(t.seconds, 1), t.name))
         if self.a.timeout is None:
             self.a.timeout = 60 + 3 * sum(t.seconds for t in self.tests)
+        self.unit_timeout = 60 + 3 * sum(t.seconds for t in self.unit_tests)
         log(f"judge: {len(self.tests)} tests (property, replay{', corpus' if self.a.corpus else ''}; positive "
             f"controls left out), {sum(t.seconds for t in self.tests):.1f} s when all pass; time limit "
             f"{self.a.timeout:.0f} s per mutant")
@@ -277,9 +279,9 @@ class Run:
                 if not s.build(None, blog):
                     row["unit"] = "unit build failed"
                 else:
-                    u = judge.run_tests(self.tests_in(s, self.unit_tests), work / "unit", self.a.timeout * 3,
+                    u = judge.run_tests(self.tests_in(s, self.unit_tests), work / "unit", self.unit_timeout,
                                         extra_env=self.unit_env())
-                    row["unit"] = u.test if u.failed else "no"
+                    row["unit"] = "no" if not u.failed else f"{u.test} (timeout)" if u.timed_out else u.test
             return {**row, "outcome": SURVIVED, "message": "no judge test failed"}
         finally:
             s.revert(m.file, original)
@@ -516,7 +518,8 @@ def resolve(argv: list[str]) -> argparse.Namespace:
         a.run_dir = Path(a.out).resolve() / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     a.jobs = a.jobs or 1
     a.equivalents = a.equivalents.resolve()
-    cmd = ["scripts/mutate", "--sample", str(a.sample), "--seed", str(a.seed), "--jobs", str(a.jobs)]
+    cmd = ["scripts/mutate", *([] if a.mutant else ["--sample", str(a.sample)]), "--seed", str(a.seed), "--jobs",
+           str(a.jobs)]
     cmd += [x for g in a.files for x in ("--files", g)]
     cmd += ["--operators", ",".join(a.operators)] if a.operators else []
     cmd += [x for i in a.mutant for x in ("--mutant", i)]
