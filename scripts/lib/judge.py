@@ -273,7 +273,7 @@ class Scratch:
         cfg = ["cmake", "--preset", self.preset]
         if shutil.which("ccache"):
             cfg.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
-        if run_logged(cfg, self.path, self.log, env=ccache_env(self.root)) != 0:
+        if run_logged(cfg, self.path, self.log) != 0:
             raise fuzzlib.UsageError(f"configuring preset {self.preset} in {self.path} failed (log: {self.log})")
         cc = json.loads((self.build_dir / "compile_commands.json").read_text())
         for e in cc:
@@ -284,7 +284,7 @@ class Scratch:
         cmd = ["cmake", "--build", "--preset", self.preset, "-j", str(self.jobs)]
         if targets:
             cmd += ["--target", *targets]
-        return run_logged(cmd, self.path, log, env=ccache_env(self.root)) == 0
+        return run_logged(cmd, self.path, log) == 0
 
     # -- one mutant --------------------------------------------------------------------------
 
@@ -318,12 +318,3 @@ class Scratch:
         a ccache hit)."""
         (self.path / file).write_bytes(original)
         (self.path / self.MARKER).unlink(missing_ok=True)
-
-
-def ccache_env(root: Path) -> dict[str, str]:
-    """The environment of a scratch build: ccache paths relative to the tree, so a scratch
-    clone hits the objects of the work tree's build (unless the caller set them)."""
-    env = dict(os.environ)
-    env.setdefault("CCACHE_BASEDIR", str(root.parent))
-    env.setdefault("CCACHE_NOHASHDIR", "1")
-    return env

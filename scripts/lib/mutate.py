@@ -191,9 +191,12 @@ class Run:
                 f"{n}\t{t:.3f}\t{r}\n" for n, t, r in rows)).encode())
             bad = [n for n, _, r in rows if r == "fail"]
             if v.failed or bad:
+                hint = (" (CCACHE_BASEDIR is set: gcc's __FILE__ is then a relative path, and a test that "
+                        "finds files from __FILE__ fails; unset it for this run)"
+                        if os.environ.get("CCACHE_BASEDIR") else "")
                 raise BaselineError(f"the unmutated tree fails {len(bad) or 1} test(s) of the judge "
                                     f"({', '.join(bad[:5]) or v.test}: {v.message}); fix them first: a mutant "
-                                    f"can only be judged against a passing baseline (logs: {work})")
+                                    f"can only be judged against a passing baseline{hint} (logs: {work})")
             times = {n: t for n, t, _ in rows}
             log(f"baseline: {len(rows)} tests pass in {time.time() - t0:.1f} s")
         for t in self.tests + self.unit_tests:
