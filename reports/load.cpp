@@ -244,6 +244,36 @@ MaybeError load_zoo(const fs::path& dir, RunData& data) {
       &data.has_zoo, data.zoo);
 }
 
+MaybeError load_mutants(const fs::path& dir, RunData& data) {
+  static const std::set<std::string> kOutcomes = {"KILLED", "SURVIVED", "TIMEOUT", "BUILD-FAIL", "EQUIVALENT"};
+  const fs::path path = dir / "mutants.tsv";
+  return for_rows(
+      path,
+      {"id", "file", "line", "operator", "function", "outcome", "killer", "oracle", "rule", "unit", "before", "after"},
+      {"seconds", "argued"}, &data.has_mutants, [&](Reader& r, const Row& row) -> MaybeError {
+        MutantResult m;
+        using Text = std::string MutantResult::*;
+        static const std::pair<const char*, Text> kTexts[] = {
+            {"id", &MutantResult::id},           {"file", &MutantResult::file},
+            {"operator", &MutantResult::op},     {"function", &MutantResult::function},
+            {"outcome", &MutantResult::outcome}, {"killer", &MutantResult::killer},
+            {"oracle", &MutantResult::oracle},   {"rule", &MutantResult::rule},
+            {"unit", &MutantResult::unit},       {"before", &MutantResult::before},
+            {"after", &MutantResult::after},     {"argued", &MutantResult::argued}};
+        for (const auto& [column, field] : kTexts) m.*field = r.text(row, column);
+        m.line = r.number(row, "line");
+        if (!kOutcomes.count(m.outcome))
+          return Error{
+              path.string(), row.line,
+              fmt::format("column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found {}",
+                          quote_field(m.outcome))};
+        if (r.has("seconds")) m.seconds = r.optional_number(row, "seconds");
+        if (m.argued == "-") m.argued.clear();
+        data.mutants.push_back(std::move(m));
+        return std::nullopt;
+      });
+}
+
 MaybeError load_notes(const fs::path& dir, RunData& data) {
   fs::path path = dir / "notes.md";
   std::error_code ec;
@@ -272,7 +302,7 @@ Result<RunData> load_run_dir(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) return Error{dir, 0, "not a directory"};
   fs::path root(dir);
   for (auto load : {load_run, load_targets, load_series, load_buckets, load_classes, load_properties, load_coverage,
-                    load_zoo, load_notes})
+                    load_zoo, load_mutants, load_notes})
     if (auto e = load(root, data)) return *e;
   order_series(data);
   return data;

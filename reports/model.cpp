@@ -45,6 +45,7 @@ std::optional<double> parse_utc(const std::string& s) {
 std::string default_title(const std::string& kind) {
   if (kind == "zoo") return "stackcheck defect zoo";
   if (kind == "campaign") return "stackcheck fuzzing campaign";
+  if (kind == "mutate") return "stackcheck mutation analysis";
   return "stackcheck report";
 }
 
@@ -67,6 +68,7 @@ std::vector<Badge> badges(const RunData& data) {
   if (started && finished && *finished >= *started) add("ran", duration(*finished - *started));
   auto order = data.target_order();
   if (!order.empty()) add("targets", std::to_string(order.size()));
+  add("sample", data.value("sample"));
   add("jobs", data.value("jobs"));
   add("cores", data.value("cores"));
   std::string commit = data.value("commit");
@@ -289,6 +291,7 @@ Document build_document(const RunData& data, const Options& options) {
   };
   add(summary(data));
   add_zoo(data, doc.sections);
+  add_mutate(data, doc.sections);
   add(targets_section(data));
   add(series_section(data));
   add(findings_section(data));

@@ -50,6 +50,8 @@ void add_classes(const RunData& data, std::vector<Section>& out);
 void add_properties(const RunData& data, std::vector<Section>& out);
 void add_coverage(const RunData& data, std::vector<Section>& out);
 void add_zoo(const RunData& data, std::vector<Section>& out);
+// The mutation analysis (model_mutate.cpp): score per folder and file, survivors, the rest.
+void add_mutate(const RunData& data, std::vector<Section>& out);
 
 double median(std::vector<double> v);
 

@@ -1,5 +1,5 @@
 // Full renders of the sample run directories in testdata/: a campaign over six targets (with
-// buckets, classes, properties, coverage and notes) and a defect zoo run. The outputs must
+// buckets, classes, properties, coverage and notes), a defect zoo run and a mutation analysis. The outputs must
 // carry every table and figure the report promises, in both files, with text escaped.
 #include <gtest/gtest.h>
 
@@ -125,6 +125,57 @@ TEST(Render, zoo_reports_detection_times_and_the_control) {
   EXPECT_HAS(r.html, "Time to detect per defect<tspan class=\"scale-note\"");
   EXPECT_HAS(r.html, ">not detected in 5 min 00 s</text>");
   EXPECT_EQ(occurrences(r.html, "<rect class=\"bar\""), 23u);
+}
+
+TEST(Render, mutate_reports_the_score_survivors_and_the_rest) {
+  Rendered r = render(kTestdata + "/mutate");
+  EXPECT_TRUE(r.md.starts_with("# stackcheck mutation analysis\n"));
+  EXPECT_HAS(r.md, "seed `1`");
+  EXPECT_HAS(r.md, "```sh\nscripts/mutate --sample 10 --seed 1 --jobs 2 --with-unit\n```");
+  // The score: killed + timeout over killed + timeout + survived, argued and equivalent left out.
+  EXPECT_HAS(r.md,
+             "Mutation score **62.5%**: 5 of 8 scored mutants killed by the harness alone (1 of them by a "
+             "timeout). Left out of the score: 1 equivalent (same object code), 1 argued equivalent, 1 build "
+             "failure. 3 survivors: 1 caught by a unit test (a generator gap), 1 caught by nothing, 1 not put to "
+             "the unit tests (--with-unit).");
+  // Per folder and per file, with totals.
+  EXPECT_HAS(r.md, "| stack/ir | 3 | 2 | 0 | **1** | 0 | 0 | 0 | 66.7% |");
+  EXPECT_HAS(r.md, "| stack/runtime/host | 3 | 1 | 0 | **2** | 0 | 0 | 0 | 33.3% |");
+  EXPECT_HAS(r.md, "| stack/passes/normalize_return_order.cpp | 3 | 1 | 0 | 0 | 0 | 1 | 1 | 100.0% |");
+  EXPECT_HAS(r.md, "| **total** | **11** | **4** | **1** | **3** | **1** | **1** | **1** | **62.5%** |");
+  // Survivors by file and function, with their diff and the unit tests' answer.
+  EXPECT_HAS(r.md, "**stack/runtime/host/orchestrator.cpp**");
+  EXPECT_HAS(r.md,
+             "| runtime::Orchestrator::reset | 130 | delete | `marks_.clear();` → `;` | unit tests catch it: "
+             "`runtime_host_test/Orchestrator.reset_clears` |");
+  EXPECT_HAS(r.md,
+             "| runtime::Orchestrator::submit | 98 | lit | `x = y << 1;` → `x = y << 0;` | **nothing catches it** |");
+  EXPECT_LT(r.md.find("Orchestrator::reset | 130"), r.md.find("Orchestrator::submit | 98"));  // by function
+  // The argued equivalent keeps its reason; the timeout is listed apart; killers are counted.
+  EXPECT_HAS(r.md,
+             "| `stack/passes/normalize_return_order.cpp:55:9:arith:-` | `n + 0` → `n - 0` | x + 0 and x - 0 "
+             "are one value for every x |");
+  EXPECT_HAS(r.md, "1 timeout (counted as killed):");
+  EXPECT_HAS(r.md, "| RuntimeProps.compaction_reads_live_prefix |");
+  EXPECT_HAS(r.md, "| replay/fuzz_parse/seed/a.gir | roundtrip / print-parse | 2 |");
+  // index.html: two bar charts (folders, files), one bar per row, survivors' cells toned.
+  EXPECT_EQ(occurrences(r.html, "<svg "), 2u);
+  EXPECT_HAS(r.html, "Mutation score per folder");
+  EXPECT_HAS(r.html, ">33.3% (1 of 3)</text>");  // stack/runtime/host: 1 killed, 2 survivors
+  EXPECT_HAS(r.html, "<td class=\"tone-bad\">nothing catches it</td>");
+  EXPECT_HAS(r.md, "| ir::print | 60 | negate | `if (wide)` → `if (!(wide))` | not run (--with-unit) |");
+}
+
+TEST(Render, mutate_rejects_an_unknown_outcome) {
+  fs::path dir = fs::path(testing::TempDir()) / "report_render_mutate_bad";
+  fs::remove_all(dir);
+  fs::copy(kTestdata + "/mutate", dir, fs::copy_options::recursive);
+  std::ofstream(dir / "mutants.tsv", std::ios::app) << "x\tstack/a.cpp\t1\trel\tf\tMAYBE\t-\t-\t-\t-\t1\ta\tb\t-\n";
+  auto r = load_run_dir(dir.string());
+  ASSERT_TRUE(std::holds_alternative<Error>(r));
+  EXPECT_EQ(std::get<Error>(r).to_string(),
+            (dir / "mutants.tsv").string() +
+                ":13: column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found 'MAYBE'");
 }
 
 TEST(Render, title_option_and_defaults) {

@@ -1,8 +1,8 @@
-// What a run directory holds, read into plain structs (the file contract of the campaign and
-// the defect zoo; the list of files and columns is in README.md of this folder). Only run.tsv
-// is required; an absent optional file leaves its part empty. Loading validates everything a
-// renderer relies on (field counts, numbers, required columns, time order of the samples), so
-// rendering never meets bad input.
+// What a run directory holds, read into plain structs (the file contract of the campaign, the
+// defect zoo and scripts/mutate; the list of files and columns is in README.md of this
+// folder). Only run.tsv is required; an absent optional file leaves its part empty. Loading
+// validates everything a renderer relies on (field counts, numbers, required columns, time
+// order of the samples), so rendering never meets bad input.
 #pragma once
 
 #include <optional>
@@ -72,6 +72,25 @@ struct ZooDefect {  // zoo.tsv
   bool is_control() const { return defect == "none"; }
 };
 
+struct MutantResult {  // mutants.tsv (scripts/mutate)
+  std::string id, file;
+  double line = 0;
+  std::string op, function, outcome;  // KILLED SURVIVED TIMEOUT BUILD-FAIL EQUIVALENT
+  std::string killer, oracle, rule;
+  std::string unit;  // survivors: "-" not run, "no" nothing catches it, else the unit test that does
+  std::optional<double> seconds;
+  std::string before, after;
+  std::string argued;  // a survivor on the reviewed list of equivalents: its reason ("" otherwise)
+  bool scored() const {
+    return argued.empty() && (outcome == "KILLED" || outcome == "TIMEOUT" || outcome == "SURVIVED");
+  }
+  bool killed() const { return outcome == "KILLED" || outcome == "TIMEOUT"; }
+  std::string folder() const {
+    auto at = file.rfind('/');
+    return at == std::string::npos ? "." : file.substr(0, at);
+  }
+};
+
 struct RunData {
   std::string dir;
   std::vector<std::pair<std::string, std::string>> run;  // run.tsv in file order
@@ -82,6 +101,8 @@ struct RunData {
   std::vector<PropertyRun> properties;
   std::vector<FolderCoverage> coverage;
   std::vector<ZooDefect> zoo;
+  std::vector<MutantResult> mutants;
+  bool has_mutants = false;
   bool has_buckets = false, has_classes = false, has_properties = false, has_coverage = false, has_zoo = false,
        has_targets = false;
   std::optional<std::string> notes;  // notes.md verbatim

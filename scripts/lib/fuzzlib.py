@@ -343,6 +343,26 @@ def parse_finding(returncode: int, stderr: str, timed_out: bool = False) -> Find
     return Finding()
 
 
+# A property's counterexample file: `# stackcheck <oracle>` first, then `# failed: fail [rule]: message`.
+FAILED_RE = re.compile(r"^# failed: (?:fail )?\[([^\]]*)\]:? ?(.*)$", re.M)
+
+
+def counterexample_verdict(text: str) -> tuple[str, str, str]:
+    """(oracle, rule, message) of a counterexample file a property wrote (properties/property.cpp)."""
+    first = text.splitlines()[0] if text else ""
+    oracle = first.replace("# stackcheck ", "") if first.startswith("# stackcheck ") else "property"
+    m = FAILED_RE.search(text)
+    return oracle, m.group(1) if m else "?", (m.group(2) if m else "")[:200]
+
+
+def is_positive_control(suite: str, name: str) -> bool:
+    """Positive controls -- *Control, *Contract and *Oracles suites, tests named *control* --
+    plant failures to test the oracles themselves: one failing under a defect or a mutant says
+    the plant changed, not that an oracle caught it (the zoo's hunters and the mutation judge
+    leave them out)."""
+    return suite.endswith(("Control", "Contract", "Oracles")) or "control" in name
+
+
 def sanitizer_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     sym = "/usr/bin/llvm-symbolizer-14" if Path("/usr/bin/llvm-symbolizer-14").exists() else "llvm-symbolizer"

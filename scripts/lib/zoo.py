@@ -31,7 +31,6 @@ from fuzzlib import ROOT, UsageError, die_with_parent  # noqa: E402
 PROG = "zoo"
 PRESET = "zoo"
 BIN = ROOT / "build" / PRESET / "bin"
-FAILED_RE = re.compile(r"^# failed: (?:fail )?\[([^\]]*)\]:? ?(.*)$", re.M)
 # A property process's first failing case, before shrinking (properties/property.cpp).
 FIRST_RE = re.compile(r"^stackcheck: first failing case at ([0-9.]+) s$", re.M)
 
@@ -93,12 +92,9 @@ def hunters() -> list[Hunter]:
         for line in p.stdout.splitlines():
             if not line.startswith(" "):
                 suite = line.strip().rstrip(".")
-            elif suite and not suite.endswith(("Control", "Contract", "Oracles")):
-                # (positive controls -- *Control, *Contract and *Oracles suites, tests named
-                # *control* -- plant failures to test the oracles themselves: one failing under a
-                # defect says the plant changed, not that an oracle caught the defect)
+            elif suite:
                 name = line.strip().split()[0]
-                if "control" not in name:
+                if not fuzzlib.is_positive_control(suite, name):
                     out.append(Hunter("property", f"{suite}.{name}", b))
     for t in fuzzlib.all_targets():
         if (BIN / t).exists():
@@ -232,15 +228,13 @@ class Zoo:
         if h.kind == "property":
             files = sorted(p for p in work.glob("*") if p.suffix in (".gir", ".plan"))
             text = files[0].read_text(errors="replace") if files else ""
-            m = FAILED_RE.search(text)
-            first = text.splitlines()[0] if text else ""
-            oracle = first.replace("# stackcheck ", "") if first.startswith("# stackcheck ") else "property"
+            oracle, rule, message = fuzzlib.counterexample_verdict(text)
             if not files:  # a failure without a counterexample file: an assertion in the test itself
                 log_text = (work / "log").read_text(errors="replace")
                 msg = next((l for l in log_text.splitlines() if "Failure" in l or "Falsifiable" in l), "failed")
                 return {"oracle": "property", "rule": h.name, "found_by": h.name, "message": msg[:200],
                         "reproducer": "", "reproducer_size": "", "shrunk_size": ""}
-            found = {"oracle": oracle, "rule": m.group(1) if m else "?", "message": (m.group(2) if m else "")[:200],
+            found = {"oracle": oracle, "rule": rule, "message": message,
                      "found_by": h.name, "reproducer": str(files[0]), "reproducer_size": str(statements(text)),
                      "shrunk_size": str(statements(text))}
             if oracle != "property":  # replayable by stackcheck replay: reduce it further

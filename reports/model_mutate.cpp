@@ -1,0 +1,223 @@
+// Building the mutation-analysis sections (scripts/mutate's mutants.tsv): the score per stack/
+// folder and per file with bar charts, every survivor by file and function with its one-line
+// diff and whether the unit tests kill it, the argued equivalents with their reasons, the
+// timeouts, and which tests killed how many.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "reports/model_internal.h"
+#include "reports/svg.h"
+#include "reports/text.h"
+
+namespace stackcheck::report::detail {
+namespace {
+
+struct Tally {
+  double killed = 0, timeout = 0, survived = 0, equivalent = 0, argued = 0, build_fail = 0, total = 0;
+  double scored() const { return killed + timeout + survived; }
+  void add(const MutantResult& m) {
+    ++total;
+    if (!m.argued.empty())
+      ++argued;
+    else if (m.outcome == "KILLED")
+      ++killed;
+    else if (m.outcome == "TIMEOUT")
+      ++timeout;
+    else if (m.outcome == "SURVIVED")
+      ++survived;
+    else if (m.outcome == "EQUIVALENT")
+      ++equivalent;
+    else
+      ++build_fail;
+  }
+};
+
+std::vector<Cell> tally_cells(const std::string& name, const Tally& t) {
+  return {cell(name),
+          cell(count(t.total)),
+          cell(count(t.killed)),
+          cell(count(t.timeout)),
+          cell(count(t.survived), t.survived > 0 ? "bad" : ""),
+          cell(count(t.equivalent)),
+          cell(count(t.argued)),
+          cell(count(t.build_fail)),
+          cell(percent(t.killed + t.timeout, t.scored()))};
+}
+
+// One table and one bar chart of the score per group (folder or file), with a total row.
+void score_blocks(const std::map<std::string, Tally>& groups, const std::string& what, const Tally& all,
+                  std::vector<Block>& out) {
+  auto t = table({{what, false},
+                  {"mutants", true},
+                  {"killed", true},
+                  {"timeout", true},
+                  {"survived", true},
+                  {"equivalent", true},
+                  {"argued", true},
+                  {"build fail", true},
+                  {"score", true}});
+  BarChart chart;
+  chart.title = fmt::format("Mutation score per {}", what);
+  chart.x_max = 100;
+  chart.tick_suffix = "%";
+  chart.x_label = "killed share of the scored mutants (killed + timeout + survived)";
+  chart.legend = {{"killed", "#0072B2", ""}, {"timeout", "#56B4E9", ""}};
+  for (const auto& [name, g] : groups) {
+    add_row(t, tally_cells(name, g));
+    Bar bar;
+    if (g.scored() > 0) {
+      bar.segments.push_back({100 * g.killed / g.scored(), "#0072B2",
+                              fmt::format("{}: {} killed of {}", name, count(g.killed), count(g.scored())), ""});
+      if (g.timeout > 0)
+        bar.segments.push_back(
+            {100 * g.timeout / g.scored(), "#56B4E9", fmt::format("{}: {} timeouts", name, count(g.timeout)), ""});
+      bar.end_label = fmt::format("{} ({} of {})", percent(g.killed + g.timeout, g.scored()),
+                                  count(g.killed + g.timeout), count(g.scored()));
+    } else {
+      bar.end_label = "nothing scored";
+    }
+    chart.rows.push_back({name, {std::move(bar)}});
+  }
+  add_row(t, tally_cells("total", all));
+  t.last_is_total = true;
+  out.push_back(std::move(t));
+  out.push_back(
+      ChartGrid{{{bar_chart_svg(chart), ""}}, fmt::format("The score-per-{} bar chart is in index.html.", what)});
+}
+
+Cell unit_cell(const std::string& unit) {
+  if (unit.empty() || unit == "-") return cell("not run (--with-unit)");
+  if (unit == "no") return cell("nothing catches it", "bad");
+  return Cell{{text("unit tests catch it: "), code(unit)}, "warn"};
+}
+
+Cell diff_cell(const MutantResult& m) { return Cell{{code(m.before), text(" → "), code(m.after)}, ""}; }
+
+}  // namespace
+
+void add_mutate(const RunData& data, std::vector<Section>& out) {
+  if (!data.has_mutants) return;
+  Section s{"mutation", "Mutation score", {}};
+  Tally all;
+  std::map<std::string, Tally> folders, files;
+  for (const auto& m : data.mutants) {
+    all.add(m);
+    folders[m.folder()].add(m);
+    files[m.file].add(m);
+  }
+  size_t unit_kills = 0, unit_none = 0;
+  for (const auto& m : data.mutants)
+    if (m.scored() && m.outcome == "SURVIVED") {
+      if (m.unit == "no")
+        ++unit_none;
+      else if (!m.unit.empty() && m.unit != "-")
+        ++unit_kills;
+    }
+  Inlines line = {text("Mutation score "), strong(percent(all.killed + all.timeout, all.scored())),
+                  text(fmt::format(": {} of {} scored mutants killed by the harness alone",
+                                   count(all.killed + all.timeout), count(all.scored())))};
+  if (all.timeout > 0) line.push_back(text(fmt::format(" ({} of them by a timeout)", count(all.timeout))));
+  line.push_back(text(
+      fmt::format(". Left out of the score: {} equivalent (same object code), {} argued equivalent, "
+                  "{} build failure{}.",
+                  count(all.equivalent), count(all.argued), count(all.build_fail), all.build_fail == 1 ? "" : "s")));
+  if (all.survived > 0) {
+    const double asked = static_cast<double>(unit_kills + unit_none);
+    line.push_back(text(fmt::format(" {} survivor{}", count(all.survived), all.survived == 1 ? "" : "s")));
+    if (asked > 0)
+      line.push_back(text(
+          fmt::format(": {} caught by a unit test (a generator gap), {} caught by nothing", unit_kills, unit_none)));
+    if (asked < all.survived)
+      line.push_back(text(fmt::format("{}{} not put to the unit tests (--with-unit)", asked > 0 ? ", " : ": ",
+                                      count(all.survived - asked))));
+    line.push_back(text("."));
+  }
+  if (data.mutants.empty()) line = {text("mutants.tsv lists no mutant.")};
+  s.blocks.push_back(Paragraph{std::move(line), all.survived > 0 ? "warn" : "good"});
+  s.blocks.push_back(Paragraph{{text("A mutant is one generic fault planted in stack/ (one token or one statement); "
+                                     "the harness kills it when a property or replay test fails (positive controls "
+                                     "left out). Per folder:")},
+                               ""});
+  if (!data.mutants.empty()) {
+    score_blocks(folders, "folder", all, s.blocks);
+    s.blocks.push_back(Paragraph{{text("Per file:")}, ""});
+    score_blocks(files, "file", all, s.blocks);
+  }
+  out.push_back(std::move(s));
+
+  // Survivors, by file, then function and line.
+  std::vector<const MutantResult*> surv;
+  for (const auto& m : data.mutants)
+    if (m.scored() && m.outcome == "SURVIVED") surv.push_back(&m);
+  std::stable_sort(surv.begin(), surv.end(), [](auto* a, auto* b) {
+    return std::tie(a->file, a->function, a->line) < std::tie(b->file, b->function, b->line);
+  });
+  Section sv{"survivors", "Survivors", {}};
+  if (surv.empty()) {
+    sv.blocks.push_back(Paragraph{{strong("No survivor"), text(": every scored mutant was killed.")}, "good"});
+  } else {
+    sv.blocks.push_back(Paragraph{{text(fmt::format("{} mutant{} no property or replay test noticed, by file and "
+                                                    "function: each is a fault the harness would let through.",
+                                                    surv.size(), surv.size() == 1 ? "" : "s"))},
+                                  ""});
+    for (size_t i = 0; i < surv.size();) {
+      const std::string& file = surv[i]->file;
+      auto t = table(
+          {{"function", false}, {"line", true}, {"operator", false}, {"mutant", false}, {"unit tests", false}}, file);
+      for (; i < surv.size() && surv[i]->file == file; ++i) {
+        const auto& m = *surv[i];
+        add_row(t, {cell(m.function.empty() || m.function == "-" ? "(file scope)" : m.function), cell(count(m.line)),
+                    cell(m.op), diff_cell(m), unit_cell(m.unit)});
+      }
+      sv.blocks.push_back(std::move(t));
+    }
+  }
+  out.push_back(std::move(sv));
+
+  // The argued equivalents, the timeouts, and the killers.
+  auto listed = [&](auto pred, std::vector<std::pair<std::string, bool>> cols, auto row) {
+    auto t = table(std::move(cols));
+    for (const auto& m : data.mutants)
+      if (pred(m)) add_row(t, row(m));
+    return t;
+  };
+  Section rest{"mutants-other", "Equivalents, timeouts and killers", {}};
+  auto argued = listed([](const MutantResult& m) { return !m.argued.empty(); },
+                       {{"mutant", false}, {"change", false}, {"reason", false}},
+                       [](const MutantResult& m) -> std::vector<Cell> {
+                         return {code_cell(m.id), diff_cell(m), cell(m.argued)};
+                       });
+  rest.blocks.push_back(
+      Paragraph{{text(fmt::format("{} argued equivalent{} (scripts/mutate_equivalents.tsv: reviewed, "
+                                  "out of the score), {} equivalent by object code, {} build "
+                                  "failure{}.",
+                                  count(all.argued), all.argued == 1 ? "" : "s", count(all.equivalent),
+                                  count(all.build_fail), all.build_fail == 1 ? "" : "s"))},
+                ""});
+  if (!argued.rows.empty()) rest.blocks.push_back(std::move(argued));
+  auto timeouts = listed([](const MutantResult& m) { return m.argued.empty() && m.outcome == "TIMEOUT"; },
+                         {{"mutant", false}, {"function", false}, {"change", false}, {"test running", false}},
+                         [](const MutantResult& m) -> std::vector<Cell> {
+                           return {code_cell(m.id), cell(m.function), diff_cell(m), cell(m.killer)};
+                         });
+  rest.blocks.push_back(Paragraph{
+      {text(fmt::format("{} timeout{} (counted as killed):", count(all.timeout), all.timeout == 1 ? "" : "s"))}, ""});
+  if (!timeouts.rows.empty()) rest.blocks.push_back(std::move(timeouts));
+  std::map<std::string, std::pair<std::string, double>> killers;
+  for (const auto& m : data.mutants)
+    if (m.argued.empty() && m.outcome == "KILLED") {
+      auto& k = killers[m.killer];
+      if (k.first.empty()) k.first = m.oracle + " / " + m.rule;
+      ++k.second;
+    }
+  auto kt = table({{"killed by", false}, {"first oracle / rule", false}, {"mutants", true}});
+  std::vector<std::pair<std::string, std::pair<std::string, double>>> ks(killers.begin(), killers.end());
+  std::stable_sort(ks.begin(), ks.end(), [](auto& a, auto& b) { return a.second.second > b.second.second; });
+  for (const auto& [who, k] : ks) add_row(kt, {cell(who), cell(k.first), cell(count(k.second))});
+  if (!kt.rows.empty()) rest.blocks.push_back(std::move(kt));
+  out.push_back(std::move(rest));
+}
+
+}  // namespace stackcheck::report::detail

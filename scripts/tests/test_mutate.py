@@ -1,0 +1,219 @@
+"""Unit tests of scripts/mutate (ctest `scripts/mutate`, label unit): the sites libclang finds in
+a small C++ file (every operator, stable ids, what is not a site), the deterministic sample,
+resume skipping done ids, trivial compiler equivalence, and bad flags exiting 2. A tiny
+standalone file compiled with a fake compile_commands.json: no build of the tree is needed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+LIB = Path(__file__).resolve().parents[1] / "lib"
+sys.path.insert(0, str(LIB))
+import judge  # noqa: E402
+import mutants  # noqa: E402
+import mutate  # noqa: E402
+
+CALC = """\
+#include "stack/calc.h"
+#define CHECK(x) do { if (!(x)) return -1; } while (0)
+namespace stackcheck::defects { constexpr bool active(int) { return false; } }
+namespace stackcheck::calc {
+int g(int a, int b);
+int f(int a, int b) {
+  int s = 0;
+  for (int i = 0; i < a; ++i) {
+    if (i == 3) continue;
+    s += i * 2;
+  }
+  CHECK(a < 10);
+  if (defects::active(1)) s = s - 7;
+  s = g(a, b);
+  bool ok = a > 0 && b > 0;
+  return ok ? s % 5 : 1;
+}
+bool h(const int* p) { return p != nullptr; }
+int zero(int x) { return x + 0; }
+int twice(int x) { return x * 2; }
+template <class T> T tw(T x) { return x + 1; }
+}  // namespace stackcheck::calc
+"""
+HEADER = "#pragma once\nnamespace stackcheck::calc {\ninline int inc(int x) { return x + 1; }\n}\n"
+# Expected (line, operator, replacement) -> the mutated line.
+EXPECTED = {
+    (7, "lit", "1"): "int s = 1;",
+    (8, "negate", "!"): "for (int i = 0; !(i < a); ++i) {",
+    (8, "rel", "<="): "for (int i = 0; i <= a; ++i) {",
+    (8, "rel", ">"): "for (int i = 0; i > a; ++i) {",
+    (9, "rel", "!="): "if (i != 3) continue;",
+    (9, "lit", "4"): "if (i == 4) continue;",
+    (9, "delete", "deleted"): "if (i == 3) ;",
+    (10, "arith", "-="): "s -= i * 2;",
+    (10, "arith", "/"): "s += i / 2;",
+    (10, "delete", "deleted"): ";",
+    (14, "delete", "deleted"): ";",
+    (14, "swap", "0<>1"): "s = g(b, a);",
+    (15, "logic", "||"): "bool ok = a > 0 || b > 0;",
+    (16, "ret", "0"): "return 0;",
+    (16, "negate", "!"): "return !(ok) ? s % 5 : 1;",
+    (16, "arith", "/"): "return ok ? s / 5 : 1;",
+    (18, "ret", "false"): "bool h(const int* p) { return false; }",
+    (18, "rel", "=="): "bool h(const int* p) { return p == nullptr; }",
+}
+
+
+def tree(d: Path, extra: str = "") -> Path:
+    """A tiny tree: stack/calc.cpp (+ a second TU sharing stack/calc.h), a zoo and a test file."""
+    (d / "stack" / "defects").mkdir(parents=True)
+    (d / "stack" / "calc.cpp").write_text(CALC + extra)
+    (d / "stack" / "calc.h").write_text(HEADER)
+    (d / "stack" / "more.cpp").write_text('#include "stack/calc.h"\nint more(int x) { return stackcheck::calc::inc(x); }\n')
+    (d / "stack" / "defects" / "zoo.cpp").write_text("int zoo(int x) { return x < 2; }\n")
+    (d / "stack" / "calc_test.cpp").write_text("int t(int x) { return x < 2; }\n")
+    entries = [{"directory": str(d / "build"), "file": str(d / "stack" / n),
+                "command": f"g++ -std=c++20 -O1 -g -I{d} -o {n}.o -c {d / 'stack' / n}"}
+               for n in ("calc.cpp", "more.cpp", "defects/zoo.cpp", "calc_test.cpp")]
+    (d / "build").mkdir()
+    (d / "build" / "compile_commands.json").write_text(json.dumps(entries))
+    return d / "build" / "compile_commands.json"
+
+
+class SitesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.root = Path(cls.tmp.name)
+        cc = tree(cls.root)
+        cls.sites = mutants.find_sites(cls.root, cc, cls.root / "cache")
+        cls.cc = cc
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_operator_gives_the_expected_mutants(self):
+        got = {(m.line, m.op, m.repl): m.after for m in self.sites if m.file == "stack/calc.cpp"}
+        for key, after in EXPECTED.items():
+            self.assertIn(key, got)
+            self.assertEqual(got[key], after, key)
+        self.assertEqual({m.op for m in self.sites}, set(mutants.OPERATORS))
+
+    def test_ids_are_stable_and_name_the_place(self):
+        m = next(m for m in self.sites if (m.line, m.op, m.repl) == (8, "rel", "<="))
+        self.assertEqual(m.id, "stack/calc.cpp:8:21:rel:<=")
+        self.assertEqual(m.function, "calc::f")
+        self.assertEqual(m.before, "for (int i = 0; i < a; ++i) {")
+        again = mutants.find_sites(self.root, self.cc, self.root / "cache-2")  # parsed anew
+        self.assertEqual([x.id for x in again], [x.id for x in self.sites])
+        cached = mutants.find_sites(self.root, self.cc, self.root / "cache")
+        self.assertEqual([x.id for x in cached], [x.id for x in self.sites])
+
+    def test_cache_serves_every_clone_of_the_same_sources(self):
+        with tempfile.TemporaryDirectory() as d:
+            other = Path(d) / "clone"
+            cc = tree(other)
+            said = []
+            sites = mutants.find_sites(other, cc, self.root / "cache", progress=said.append)
+            self.assertEqual(said, [])  # nothing parsed: the entries of the first tree serve
+            self.assertEqual([m.id for m in sites], [m.id for m in self.sites])
+            (other / "stack" / "calc.h").write_text(HEADER.replace("x + 1", "x - 1"))
+            mutants.find_sites(other, cc, self.root / "cache", progress=said.append)
+            self.assertEqual(len(said), 1)  # a header changed: the TUs that include it are parsed again
+            self.assertIn("parsing 2 of 2 TUs", said[0])
+
+    def test_what_is_not_a_site(self):
+        lines = {m.line for m in self.sites if m.file == "stack/calc.cpp"}
+        self.assertNotIn(12, lines)  # inside CHECK(...): a macro expansion
+        self.assertNotIn(13, lines)  # a defects::active switch
+        self.assertFalse([m for m in self.sites if m.file.startswith("stack/defects/") or "_test" in m.file])
+        tw = [m for m in self.sites if m.line == 21]
+        self.assertEqual({m.op for m in tw}, {"lit"})  # x + 1 on a dependent T: no arith, no ret
+        header = [m.id for m in self.sites if m.file == "stack/calc.h"]
+        self.assertEqual(len(header), len(set(header)))  # two TUs include it: its sites once
+        self.assertIn("stack/calc.h:3:34:arith:-", header)
+
+    def test_apply_keeps_line_numbers(self):
+        src = (self.root / "stack" / "calc.cpp").read_bytes()
+        for m in self.sites:
+            if m.file == "stack/calc.cpp":
+                self.assertEqual(m.apply(src).count(b"\n"), src.count(b"\n"), m.id)
+
+    def test_sample_is_deterministic(self):
+        a = mutants.sample(self.sites, 5, 7)
+        self.assertEqual([m.id for m in a], [m.id for m in mutants.sample(list(reversed(self.sites)), 5, 7)])
+        self.assertNotEqual([m.id for m in a], [m.id for m in mutants.sample(self.sites, 5, 8)])
+        self.assertEqual(len(mutants.sample(self.sites, 10 ** 6, 1)), len(self.sites))
+        chosen = mutants.select(self.sites, ["stack/*.h"], ["arith"])
+        self.assertTrue(chosen and all(m.file == "stack/calc.h" and m.op == "arith" for m in chosen))
+
+    def test_tce_marks_x_plus_0_to_x_minus_0_equivalent(self):
+        entry = json.loads(self.cc.read_text())[0]
+        work = self.root / "build"
+        self.assertTrue(judge.compile_object(entry))
+        original = judge.stripped(judge.object_path(entry))
+        src = self.root / "stack" / "calc.cpp"
+        text = src.read_bytes()
+        zero = next(m for m in self.sites if (m.line, m.op) == (19, "arith"))
+        twice = next(m for m in self.sites if (m.line, m.op) == (20, "arith"))
+        try:
+            for m, same in ((zero, True), (twice, False)):
+                src.write_bytes(m.apply(text))
+                self.assertTrue(judge.compile_object(entry, out=work / "m.o"))
+                self.assertEqual(judge.same_object(judge.stripped(work / "m.o"), original), same, m.id)
+        finally:
+            src.write_bytes(text)
+
+
+class RunTest(unittest.TestCase):
+    def test_resume_skips_done_ids(self):
+        with tempfile.TemporaryDirectory() as d:
+            run_dir = Path(d)
+            planned = [mutants.Mutant("stack/a.cpp", n, 1, "lit", "0", ((0, 1, "0"),)) for n in (1, 2, 3)]
+            (run_dir / "results.tsv").write_text("\t".join(mutate.COLUMNS) + "\n" + "\t".join(
+                planned[1].id if c == "id" else "KILLED" if c == "outcome" else "1" for c in mutate.COLUMNS) + "\n")
+            a = argparse.Namespace(run_dir=run_dir, equivalents=run_dir / "none.tsv", jobs=1)
+            r = mutate.Run(a)
+            self.assertEqual([m.id for m in r.pending(planned)], [planned[0].id, planned[2].id])
+            self.assertEqual(r.score(), (1, 1))
+            (run_dir / "eq.tsv").write_text(f"id\treason\n{planned[1].id}\targued\n")
+            a.equivalents = run_dir / "eq.tsv"
+            self.assertEqual(mutate.read_equivalents(a.equivalents), {planned[1].id: "argued"})
+
+    def test_corpus_folders_become_replay_tests(self):
+        with tempfile.TemporaryDirectory() as d:
+            corpus, build = Path(d) / "corpus", Path(d) / "build"
+            for t, n in (("fuzz_parse", 2), ("fuzz_attach", 1), ("fuzz_program", 0), ("not_a_target", 1)):
+                (corpus / t).mkdir(parents=True)
+                for i in range(n):
+                    (corpus / t / f"unit{i}").write_bytes(b"x")
+            got = {t.name: t.command for t in judge.corpus_tests(build, corpus)}
+            self.assertEqual(got, {"corpus/fuzz_attach": [str(build / "bin" / "fuzz_attach_replay"),
+                                                          str(corpus / "fuzz_attach")],
+                                   "corpus/fuzz_parse": [str(build / "bin" / "fuzz_parse_replay"),
+                                                         str(corpus / "fuzz_parse")]})
+            self.assertEqual([t.name for t in judge.corpus_tests(build, corpus / "fuzz_parse")], ["corpus/fuzz_parse"])
+
+    def test_bad_flags_exit_2_with_one_line(self):
+        script = LIB / "mutate.py"
+        root = LIB.parents[1]
+        for flags in (["--sample", "0"], ["--sample", "x"], ["--jobs", "-1"], ["--operators", "rel,nope"],
+                      ["--corpus", "/no/such/dir"], ["--timeout", "0"], ["--out", str(root / "stack")],
+                      ["--resume", str(LIB)], ["--bogus"]):
+            p = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, (flags, p.stderr))
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, (flags, p.stderr))
+            self.assertTrue(p.stderr.startswith("mutate: "), p.stderr)
+        p = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0)
+        for flag in ("--sample", "--seed", "--files", "--operators", "--mutant", "--jobs", "--timeout", "--corpus",
+                     "--with-unit", "--no-tce", "--list", "--resume", "--out", "--scratch", "--equivalents"):
+            self.assertIn(flag, p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
