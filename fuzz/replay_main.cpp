@@ -310,26 +310,27 @@ int print_text(const std::string& file) {
   return std::fflush(stdout) == 0 ? 0 : 2;
 }
 
-// read_input, printing why on stderr when it fails (`<target>: <file>: <why>`).
-bool read_or_say(const std::filesystem::path& p, std::vector<uint8_t>& bytes) {
-  const std::optional<std::string> why = read_input(p, bytes);
-  if (why) std::fprintf(stderr, "%s: %s: %s\n", target_name(), p.c_str(), why->c_str());
-  return !why;
+// `f(path, bytes)` for each file of FILE|DIR arguments that reads (read_input); the others
+// are said on stderr (`<target>: <file>: <why>`) and clear `ok`.
+template <class F>
+void each_input(const std::vector<std::string>& args, bool& ok, F&& f) {
+  for (const Listed& l : expand(args, ok)) {
+    std::vector<uint8_t> bytes;
+    if (const std::optional<std::string> why = read_input(l.path, bytes)) {
+      std::fprintf(stderr, "%s: %s: %s\n", target_name(), l.path.c_str(), why->c_str());
+      ok = false;
+      continue;
+    }
+    f(l.path, bytes);
+    std::fflush(stdout);
+  }
 }
 
 int classify_files(const std::vector<std::string>& args) {
   bool ok = true;
-  for (const Listed& l : expand(args, ok)) {
-    const std::filesystem::path& f = l.path;
-    std::vector<uint8_t> bytes;
-    if (!read_or_say(f, bytes)) {
-      ok = false;
-      continue;
-    }
-    const std::string c = classify_isolated(bytes);
-    std::printf("%s\t%s\n", c.c_str(), f.c_str());
-    std::fflush(stdout);
-  }
+  each_input(args, ok, [](const std::filesystem::path& f, const std::vector<uint8_t>& bytes) {
+    std::printf("%s\t%s\n", classify_isolated(bytes).c_str(), f.c_str());
+  });
   return ok ? 0 : 2;
 }
 
@@ -337,13 +338,7 @@ int classify_files(const std::vector<std::string>& args) {
 // digest printed is compared across processes by the ctest (fuzz/determinism_test.sh).
 int hash_files(const std::vector<std::string>& args) {
   bool ok = true, same = true;
-  for (const Listed& l : expand(args, ok)) {
-    const std::filesystem::path& f = l.path;
-    std::vector<uint8_t> bytes;
-    if (!read_or_say(f, bytes)) {
-      ok = false;
-      continue;
-    }
+  each_input(args, ok, [&same](const std::filesystem::path& f, const std::vector<uint8_t>& bytes) {
     const Ran a = run_here(bytes), b = run_here(bytes);
     if (!(a == b)) {
       same = false;
@@ -352,8 +347,7 @@ int hash_files(const std::vector<std::string>& args) {
                    b.cls.c_str());
     }
     std::printf("%016llx\t%s\t%s\n", static_cast<unsigned long long>(a.digest), a.cls.c_str(), f.c_str());
-    std::fflush(stdout);
-  }
+  });
   return !same ? 1 : ok ? 0 : 2;
 }
 
