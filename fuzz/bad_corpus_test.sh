@@ -3,7 +3,9 @@
 # `stackcheck replay` and `scripts/replay` (this build's binaries, --no-build). A file that is
 # empty, binary, a truncated text form, headed by an unknown target, or huge gets exit 2 and
 # a first stderr line naming the file and what is wrong; never a signal. (A binary file given
-# to fuzz_parse or fuzz_pipeline is an input of theirs, raw text: it runs, exit 0.)
+# to fuzz_parse or fuzz_pipeline is an input of theirs, raw text: it runs, exit 0.) In a
+# directory (a campaign's corpus) only the files that are no input (empty, huge) are errors:
+# the rejected text forms and the other target's header run and are counted (exit 0).
 #   bad_corpus_test.sh BIN_DIR CORPUS_DIR ROOT
 set -u
 bin="$1"; corpus="$2"; root="$3"
@@ -51,6 +53,16 @@ for r in "$bin"/fuzz_*_replay; do
     *)
       for kind in binary truncated; do expect_error "$t $kind" "$tmp/$t/$kind" "$r" "$tmp/$t/$kind"; done ;;
   esac
+  # The same files in a directory: exit 2 for the empty and the huge one, the others run;
+  # without those two, exit 0 and every one counted on the last line.
+  "$r" "$tmp/$t" >/dev/null 2>"$tmp/err"; rc=$?
+  check "$t DIR of the bad files: exit 2 ($rc), 2 errors: $(tail -1 "$tmp/err")" \
+    "[ $rc = 2 ] && tail -1 $tmp/err | grep -q '^replay: 3 input(s) ran without a finding: .*; 2 error(s) above$'"
+  mkdir -p "$tmp/$t-inputs"
+  cp "$tmp/$t/binary" "$tmp/$t/truncated" "$tmp/$t/unknown-target" "$tmp/$t-inputs/"
+  "$r" "$tmp/$t-inputs" >/dev/null 2>"$tmp/err"; rc=$?
+  check "$t DIR of the rejected and misheaded inputs: exit 0 ($rc): $(tail -1 "$tmp/err")" \
+    "[ $rc = 0 ] && tail -1 $tmp/err | grep -q '^replay: 3 input(s) ran without a finding: '"
   # --classify and --text on the same files: never a signal.
   "$r" --classify "$tmp/$t" >/dev/null 2>&1; rc=$?
   check "$t --classify of the bad files: no signal (exit $rc)" "[ $rc -lt 128 ]"

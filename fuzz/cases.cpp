@@ -61,6 +61,17 @@ std::optional<std::string> within_budget(const std::vector<runtime::ConfigEntry>
   return std::nullopt;
 }
 
+// What every decoded case starts with (its parameters first, cases.h): the generator vouches
+// for it; a seed, then a schedule.
+template <class Case>
+Case decoded_case(gen::ChoiceSource& c, bool threaded) {
+  Case out;
+  out.generated = true;
+  out.seed = static_cast<uint64_t>(c.integer(0, 0xFFFF));
+  out.schedule = decode_schedule(c, threaded);
+  return out;
+}
+
 }  // namespace
 
 runtime::ScheduleOptions decode_schedule(gen::ChoiceSource& c, bool threaded) {
@@ -79,10 +90,7 @@ runtime::ScheduleOptions decode_schedule(gen::ChoiceSource& c, bool threaded) {
 }
 
 ProgramCase decode_program_case(gen::ChoiceSource& c, const gen::ProgramKnobs& knobs, int default_w_per_mille) {
-  ProgramCase out;
-  out.generated = true;
-  out.seed = static_cast<uint64_t>(c.integer(0, 0xFFFF));
-  out.schedule = decode_schedule(c, true);
+  ProgramCase out = decoded_case<ProgramCase>(c, true);
   out.step_c = !c.chance(25);
   const int64_t w = c.integer(0, 999);
   static constexpr int64_t kSmall[] = {256, 64, 1024};
@@ -93,10 +101,7 @@ ProgramCase decode_program_case(gen::ChoiceSource& c, const gen::ProgramKnobs& k
 }
 
 PlanCase decode_plan_case(gen::ChoiceSource& c, const gen::PlanKnobs& knobs, bool threaded) {
-  PlanCase out;
-  out.generated = true;
-  out.seed = static_cast<uint64_t>(c.integer(0, 0xFFFF));
-  out.schedule = decode_schedule(c, threaded);
+  PlanCase out = decoded_case<PlanCase>(c, threaded);
   gen::GeneratedPlan g = gen::generate_plan(c, knobs);
   out.plan = std::move(g.plan);
   out.planted = g.planted;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "fuzz/case_target.h"
 #include "fuzz/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/gen/mutation_gen.h"
@@ -29,11 +30,7 @@ namespace {
 using oracles::Verdict;
 
 // Clean plans (every image valid before the changes), the default W (a 45 MB mirror) one in 100.
-gen::PlanKnobs attach_knobs() {
-  gen::PlanKnobs k;
-  k.small_w_percent = 99;
-  return k;
-}
+gen::PlanKnobs attach_knobs() { return {.small_w_percent = 99}; }
 
 struct Upload {
   bool reached = false;  // the bind staged an upload (it did not latch first)
@@ -58,23 +55,16 @@ runtime::BeforeUploadHook mutate(Upload& u, const PlanCase& pc, const std::vecto
 }
 
 runtime::BindOptions options(const PlanCase& pc) {
-  runtime::BindOptions o;
-  o.seed = pc.seed;
-  o.schedule = pc.schedule;
+  runtime::BindOptions o = case_bind_options(pc);
   o.schedule.progress_timeout_ms = 2000;  // (threaded only; the adversarial policies never wait)
   return o;
 }
 
 int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDraw>* draws) {
-  std::string why;
   // Without strict uninitialised reads: a corrupt pointer can always name mapped bytes nobody
   // wrote, which a device reads as garbage (and attach then rejects).
-  auto bench = oracles::Bench::create(pc.plan, 0xAA, /*strict_uninit=*/false, &why);
-  if (!bench) {
-    if (pc.generated) j.fail("attach", Verdict::fail("config", "the generator's config was rejected: " + why));
-    j.check("attach", Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why));
-    return j.done();
-  }
+  auto bench = case_bench(j, "attach", pc.plan, /*strict_uninit=*/false, /*generator_config=*/pc.generated);
+  if (!bench) return j.done();
   Upload u;
   runtime::BindOptions o = options(pc);
   o.before_upload = mutate(u, pc, draws, false);
@@ -101,36 +91,32 @@ const char* target_name() { return "fuzz_attach"; }
 bool parses_text_form() { return true; }
 
 std::string text_form(std::span<const uint8_t> in) {
-  const std::string_view text = as_text(in.data(), in.size());
-  if (is_text_form(text)) return with_header(target_name(), text);
-  gen::ByteChoices c(in);
-  const std::vector<gen::MutationDraw> draws = gen::draw_mutations(c);
-  PlanCase pc = decode_plan_case(c, attach_knobs(), false);
-  // The bind up to its upload (stopped there), to place the changes on it.
-  if (auto bench = oracles::Bench::create(pc.plan, 0xAA, false)) {
-    Upload u;
-    runtime::BindOptions o = options(pc);
-    o.before_upload = mutate(u, pc, &draws, true);
-    (void)bench->bind(pc.plan, o);
-    pc.plan.mutations = u.mutations;
-  }
-  return print_plan_case(target_name(), pc);
+  return case_text_form(in, [](gen::ChoiceSource& c) {
+    const std::vector<gen::MutationDraw> draws = gen::draw_mutations(c);
+    PlanCase pc = decode_plan_case(c, attach_knobs(), false);
+    // The bind up to its upload (stopped there), to place the changes on it.
+    if (auto bench = oracles::Bench::create(pc.plan, 0xAA, false)) {
+      Upload u;
+      runtime::BindOptions o = options(pc);
+      o.before_upload = mutate(u, pc, &draws, true);
+      (void)bench->bind(pc.plan, o);
+      pc.plan.mutations = u.mutations;
+    }
+    return print_plan_case(target_name(), pc);
+  });
 }
 
 }  // namespace stackcheck::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stackcheck::fuzz;
-  Judge j(target_name());
-  const std::string_view text = as_text(data, size);
-  if (is_text_form(text)) {
-    auto parsed = parse_plan_case(text, /*mutations=*/true);
-    if (auto* why = std::get_if<std::string>(&parsed)) return j.reject(*why);
-    return judge_attach(j, std::get<PlanCase>(parsed), nullptr);
-  }
-  stackcheck::gen::ByteChoices c(std::span<const uint8_t>(data, size));
-  // The changes first: the first bytes decide the corruption, the rest the plan.
-  const std::vector<stackcheck::gen::MutationDraw> draws = stackcheck::gen::draw_mutations(c);
-  const PlanCase pc = decode_plan_case(c, attach_knobs(), false);
-  return judge_attach(j, pc, &draws);
+  return run_input(
+      data, size, [](std::string_view text) { return parse_plan_case(text, /*mutations=*/true); },
+      [](Judge& j, const PlanCase& pc) { return judge_attach(j, pc, nullptr); },
+      [](Judge& j, stackcheck::gen::ChoiceSource& c) {
+        // The changes first: the first bytes decide the corruption, the rest the plan.
+        const std::vector<stackcheck::gen::MutationDraw> draws = stackcheck::gen::draw_mutations(c);
+        const PlanCase pc = decode_plan_case(c, attach_knobs(), false);
+        return judge_attach(j, pc, &draws);
+      });
 }

@@ -15,12 +15,10 @@
 // serve them all.
 // Text form: a `.plan` with `# replay: seed=S schedule=M [generated=1 planted=C]`
 // (fuzz/cases.h), parsed, not decoded.
+#include "fuzz/case_target.h"
 #include "fuzz/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/oracles/bind_checks.h"
-#include "properties/oracles/deps.h"
-#include "properties/oracles/image_checks.h"
-#include "properties/oracles/plan_model.h"
 #include "properties/oracles/roundtrip.h"
 #include "stack/runtime/status/codes.h"
 
@@ -32,27 +30,15 @@ namespace {
 
 using oracles::Verdict;
 
-gen::PlanKnobs fuzz_knobs() {
-  gen::PlanKnobs k;
-  k.planted_percent = 10;
-  k.small_w_percent = 99;  // the default W=16384 (a 45 MB mirror) one clean plan in 100
-  return k;
-}
+// The default W=16384 (a 45 MB mirror) one clean plan in 100.
+gen::PlanKnobs fuzz_knobs() { return {.planted_percent = 10, .small_w_percent = 99}; }
 
 int judge_plan(Judge& j, const PlanCase& pc) {
   const runtime::OrchProgram& plan = pc.plan;
   j.check("plan-text", oracles::check_plan_roundtrip(plan));
-  std::string why;
-  auto bench = oracles::Bench::create(plan, 0xAA, /*strict_uninit=*/true, &why);
-  if (!bench) {
-    if (pc.generated) j.fail("bind-structure", Verdict::fail("config", "the generator's config was rejected: " + why));
-    j.check("bind-structure", Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why));
-    return j.done();
-  }
-  runtime::BindOptions o;
-  o.seed = pc.seed;
-  o.schedule = pc.schedule;
-  const oracles::Captured c = bench->bind(plan, o);
+  auto bench = case_bench(j, "bind-structure", plan, /*strict_uninit=*/true, /*generator_config=*/pc.generated);
+  if (!bench) return j.done();
+  const oracles::Captured c = bench->bind(plan, case_bind_options(pc));
   j.observe([&] { return oracles::digest_bind(support::kFnvOffset, c.result, c.staged); });
   const runtime::BindResult& r = c.result;
   if (r.status != 0) {
@@ -80,12 +66,12 @@ int judge_plan(Judge& j, const PlanCase& pc) {
           oracles::check_compaction_live_prefix(oracles::runtime_compactor(), bench->runtime().mirror(), orch.layout(),
                                                 orch.cursors(), orch.submitted(), c.image()));
   j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
-  j.check("plan-model", oracles::check_plan_model(model, r));
-  // The same bind and model serve the dependency oracle (its provenance names plan lines).
-  j.check("deps",
-          oracles::check_captured_dependencies(c, bench->memory(), oracles::plan_provenance(std::move(model))).verdict);
+  // The same bind and model serve the plan-model and dependency oracles.
+  check_model_and_deps(j, c, *bench, std::move(model));
   return j.done();
 }
+
+PlanCase decode(gen::ChoiceSource& c) { return decode_plan_case(c, fuzz_knobs(), true); }
 
 }  // namespace
 
@@ -93,23 +79,14 @@ const char* target_name() { return "fuzz_bind_plan"; }
 bool parses_text_form() { return true; }
 
 std::string text_form(std::span<const uint8_t> in) {
-  const std::string_view text = as_text(in.data(), in.size());
-  if (is_text_form(text)) return with_header(target_name(), text);
-  gen::ByteChoices c(in);
-  return print_plan_case(target_name(), decode_plan_case(c, fuzz_knobs(), true));
+  return case_text_form(in, [](gen::ChoiceSource& c) { return print_plan_case(target_name(), decode(c)); });
 }
 
 }  // namespace stackcheck::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stackcheck::fuzz;
-  Judge j(target_name());
-  const std::string_view text = as_text(data, size);
-  if (is_text_form(text)) {
-    auto parsed = parse_plan_case(text, /*mutations=*/false);
-    if (auto* why = std::get_if<std::string>(&parsed)) return j.reject(*why);
-    return judge_plan(j, std::get<PlanCase>(parsed));
-  }
-  stackcheck::gen::ByteChoices c(std::span<const uint8_t>(data, size));
-  return judge_plan(j, decode_plan_case(c, fuzz_knobs(), true));
+  return run_input(
+      data, size, [](std::string_view text) { return parse_plan_case(text, /*mutations=*/false); }, judge_plan,
+      [](Judge& j, stackcheck::gen::ChoiceSource& c) { return judge_plan(j, decode(c)); });
 }

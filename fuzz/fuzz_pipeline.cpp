@@ -10,11 +10,7 @@
 #include "stack/ir/parser.h"
 #include "stack/verify/well_formed.h"
 
-namespace stackcheck::fuzz {
-const char* target_name() { return "fuzz_pipeline"; }
-bool parses_text_form() { return false; }
-std::string text_form(std::span<const uint8_t> in) { return with_header(target_name(), as_text(in.data(), in.size())); }
-}  // namespace stackcheck::fuzz
+const char* stackcheck::fuzz::target_name() { return "fuzz_pipeline"; }  // its text form: raw_text.cpp
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stackcheck;

@@ -19,15 +19,13 @@
 // (fuzz/cases.h), parsed, not decoded.
 #include <fmt/format.h>
 
+#include "fuzz/case_target.h"
 #include "fuzz/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/compiler_oracles.h"
-#include "properties/oracles/deps.h"
 #include "properties/oracles/end_to_end.h"
-#include "properties/oracles/image_checks.h"
 #include "properties/oracles/input_oracles.h"
-#include "properties/oracles/plan_model.h"
 #include "properties/oracles/roundtrip.h"
 #include "stack/interp/interp.h"
 #include "stack/ir/equal.h"
@@ -40,13 +38,7 @@ using oracles::Verdict;
 
 // Smaller than the properties' programs (3 sites, 8 statements per body): a fifth fewer
 // instructions per input (docs/throughput.md); three graphs still meet in one program.
-gen::ProgramKnobs fuzz_knobs() {
-  gen::ProgramKnobs k;
-  k.max_sites = 2;
-  k.max_graph_stmts = 6;
-  k.max_entry_stmts = 6;
-  return k;
-}
+gen::ProgramKnobs fuzz_knobs() { return {.max_sites = 2, .max_graph_stmts = 6, .max_entry_stmts = 6}; }
 constexpr int kDefaultWPerMille = 10;  // W=16384 (a 45 MB mirror) one case in 100
 
 // Every tier over one pipeline run, one bind and one plan-model run.
@@ -79,30 +71,23 @@ int judge_program(Judge& j, const ProgramCase& pc) {
 
   runtime::OrchProgram plan = compiled.plan;
   plan.config = pc.config;
-  std::string why;
   // 0xAA device memory and strict uninitialised reads: a compiled program is a valid plan
-  // (RUNTIME.md §15.12), and poison shows a field nobody wrote.
-  auto bench = oracles::Bench::create(plan, 0xAA, /*strict_uninit=*/true, &why);
-  if (!bench) {
-    j.check("end-to-end", Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why));
-    return j.done();
-  }
-  runtime::BindOptions o;
-  o.seed = pc.seed;
-  o.schedule = pc.schedule;
-  const oracles::Captured c = bench->bind(plan, o);
+  // (RUNTIME.md §15.12), and poison shows a field nobody wrote. The config is the case's W,
+  // which no generated=H mark covers: a rejected one is inconclusive.
+  auto bench = case_bench(j, "end-to-end", plan, /*strict_uninit=*/true, /*generator_config=*/false);
+  if (!bench) return j.done();
+  const oracles::Captured c = bench->bind(plan, case_bind_options(pc));
   j.observe([&] { return oracles::digest_bind(support::kFnvOffset, c.result, c.staged); });
   const std::string context = fmt::format("schedule {} seed {}", oracles::schedule_text(pc.schedule), pc.seed);
   if (!j.check("end-to-end", oracles::judge_end_to_end(compiled, original.outputs(), c.result, context)))
     return j.done();
   j.check("bind-structure", oracles::check_image_deltas(c.image(), "shipped image"));
   j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
-  oracles::PlanModelResult model = oracles::run_plan_model(plan, pc.seed);
-  j.check("plan-model", oracles::check_plan_model(model, c.result));
-  j.check("deps",
-          oracles::check_captured_dependencies(c, bench->memory(), oracles::plan_provenance(std::move(model))).verdict);
+  check_model_and_deps(j, c, *bench, oracles::run_plan_model(plan, pc.seed));
   return j.done();
 }
+
+ProgramCase decode(gen::ChoiceSource& c) { return decode_program_case(c, fuzz_knobs(), kDefaultWPerMille); }
 
 }  // namespace
 
@@ -110,23 +95,13 @@ const char* target_name() { return "fuzz_program"; }
 bool parses_text_form() { return true; }
 
 std::string text_form(std::span<const uint8_t> in) {
-  const std::string_view text = as_text(in.data(), in.size());
-  if (is_text_form(text)) return with_header(target_name(), text);
-  gen::ByteChoices c(in);
-  return print_program_case(target_name(), decode_program_case(c, fuzz_knobs(), kDefaultWPerMille));
+  return case_text_form(in, [](gen::ChoiceSource& c) { return print_program_case(target_name(), decode(c)); });
 }
 
 }  // namespace stackcheck::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stackcheck::fuzz;
-  Judge j(target_name());
-  const std::string_view text = as_text(data, size);
-  if (is_text_form(text)) {
-    auto parsed = parse_program_case(text);
-    if (auto* why = std::get_if<std::string>(&parsed)) return j.reject(*why);
-    return judge_program(j, std::get<ProgramCase>(parsed));
-  }
-  stackcheck::gen::ByteChoices c(std::span<const uint8_t>(data, size));
-  return judge_program(j, decode_program_case(c, fuzz_knobs(), kDefaultWPerMille));
+  return run_input(data, size, parse_program_case, judge_program,
+                   [](Judge& j, stackcheck::gen::ChoiceSource& c) { return judge_program(j, decode(c)); });
 }

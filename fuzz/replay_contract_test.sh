@@ -3,7 +3,8 @@
 # replay_main.cpp): a finding prints exactly its four `#` lines on stderr and aborts;
 # --classify prints `<class>\t<path>` per file and never aborts (a crash is a class);
 # --text prints the canonical text form headed `# stackcheck <target>`; an unreadable input
-# exits 2 with one line. On the real targets: the shared plans (fatal codes included) never
+# exits 2 with one line; a directory's rejected inputs are counted, not errors (exit 0), its
+# files that are no input are (exit 2). On the real targets: the shared plans (fatal codes included) never
 # classify as a failure, and comment lines the campaign inserts after the first line change
 # no class.
 #   replay_contract_test.sh BIN_DIR CORPUS_DIR
@@ -55,6 +56,51 @@ check "--text of a missing file: exit 2, one line" "[ $rc = 2 ] && [ ! -s $tmp/o
 check "--text of a directory: exit 2, one line" "[ $rc = 2 ] && [ \$(wc -l <$tmp/err) = 1 ]"
 "$ctl" >/dev/null 2>&1; rc=$?
 check "no arguments: usage, exit 2" "[ $rc = 2 ]"
+
+# FILE|DIR runs: in a directory a rejected input is an outcome (counted on the last line,
+# exit 0); a file that is no input (empty, oversize) exits 2; a finding still aborts. A
+# rejected text form named on the command line is a broken corpus file (exit 2).
+fill='tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\n'
+mkdir -p "$tmp/dir/mixed"
+cp "$corpus/plans/example.plan" "$tmp/dir/mixed/valid.plan"
+printf "# stackcheck fuzz_bind_plan\n$fill""submit nope(\n" >"$tmp/dir/mixed/rejected.plan"
+"$bin/fuzz_bind_plan_replay" "$tmp/dir/mixed" 2>"$tmp/err"; rc=$?
+last=$(tail -1 "$tmp/err")
+check "a directory of a valid input and a rejected text form: exit 0 ($rc), '$last'" \
+  "[ $rc = 0 ] && echo '$last' | grep -q '^replay: 2 input(s) ran without a finding: .*, 1 rejected$'"
+check "the rejected input is named with its reason" "grep -q '^replay: .*rejected.plan: rejected: ' $tmp/err"
+"$bin/fuzz_bind_plan_replay" "$tmp/dir/mixed/rejected.plan" 2>"$tmp/err"; rc=$?
+check "the same rejected text form named on the command line: exit 2 ($rc)" \
+  "[ $rc = 2 ] && grep -q 'rejected.plan: a text form fuzz_bind_plan rejects' $tmp/err"
+# A libFuzzer mutant of the header is still the target's input (it ignores the name).
+sed '1s/.*/# stackcheck fuzz_bind_plXn/' "$tmp/dir/mixed/valid.plan" >"$tmp/dir/mixed/mutated_header.plan"
+"$bin/fuzz_bind_plan_replay" "$tmp/dir/mixed" 2>"$tmp/err"; rc=$?
+check "a directory file whose header names another target runs: exit 0 ($rc)" \
+  "[ $rc = 0 ] && tail -1 $tmp/err | grep -q '^replay: 3 input(s)'"
+for bad in empty huge; do
+  mkdir -p "$tmp/dir/$bad"
+  cp "$tmp/dir/mixed/valid.plan" "$tmp/dir/mixed/rejected.plan" "$tmp/dir/$bad/"
+  if [ $bad = empty ]; then : >"$tmp/dir/$bad/zz"; else truncate -s 20M "$tmp/dir/$bad/zz"; fi
+  "$bin/fuzz_bind_plan_replay" "$tmp/dir/$bad" 2>"$tmp/err"; rc=$?
+  check "a directory with an $bad file: exit 2 ($rc), the others run" \
+    "[ $rc = 2 ] && grep -q '^fuzz_bind_plan: .*/zz: ' $tmp/err && tail -1 $tmp/err | grep -q '^replay: 2 input(s).*; 1 error(s) above$'"
+done
+if [ "$(id -u)" != 0 ]; then  # (root reads a file of mode 000)
+  mkdir -p "$tmp/dir/unreadable"
+  cp "$tmp/dir/mixed/valid.plan" "$tmp/dir/unreadable/"
+  printf 'x' >"$tmp/dir/unreadable/zz" && chmod 000 "$tmp/dir/unreadable/zz"
+  "$bin/fuzz_bind_plan_replay" "$tmp/dir/unreadable" 2>/dev/null; rc=$?
+  check "a directory with an unreadable file: exit 2 ($rc)" "[ $rc = 2 ]"
+fi
+# Positive control: a finding in a directory aborts as ever, rejected inputs beside it or not.
+mkdir -p "$tmp/dir/finding"
+cp "$tmp/ctl/reject.txt" "$tmp/ctl/fail.txt" "$tmp/dir/finding/"
+rc=$( { "$ctl" "$tmp/dir/finding" >/dev/null 2>"$tmp/err"; echo $?; } 2>/dev/null)
+check "a directory holding a finding: aborts (exit $rc) with its lines" \
+  "[ $rc = 134 ] && grep -qx '# rule: forced' $tmp/err"
+"$ctl" "$tmp/ctl/pass.txt" "$tmp/ctl/reject.txt" "$tmp/ctl/inconclusive.txt" 2>"$tmp/err"; rc=$?
+check "the last line counts each outcome (exit $rc)" \
+  "[ $rc = 0 ] && [ \"\$(tail -1 $tmp/err)\" = 'replay: 3 input(s) ran without a finding: 1 passed, 1 inconclusive, 1 rejected' ]"
 "$ctl" --bogus x >/dev/null 2>&1; rc=$?
 check "an unknown flag: usage, exit 2" "[ $rc = 2 ]"
 
@@ -71,7 +117,6 @@ done
 check "fuzz_program: the shared programs pass" "! grep -qv '^pass' $tmp/classes"
 # Text forms outside a target's domain are rejected, never a failure.
 mkdir -p "$tmp/texts"
-fill='tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\n'
 printf "# stackcheck fuzz_bind_plan\n# replay: W=64\n$fill" >"$tmp/texts/w_on_plan"
 printf "# stackcheck fuzz_bind_plan\n$fill""mutate 0 0\n" >"$tmp/texts/mutate_on_plan"
 printf "# stackcheck fuzz_bind_plan\n$fill""submit nope(\n" >"$tmp/texts/bad_plan"

@@ -12,11 +12,7 @@
 
 #include "fuzz/fuzz_target.h"
 
-namespace stackcheck::fuzz {
-const char* target_name() { return "replay_control"; }
-bool parses_text_form() { return false; }
-std::string text_form(std::span<const uint8_t> in) { return with_header(target_name(), as_text(in.data(), in.size())); }
-}  // namespace stackcheck::fuzz
+const char* stackcheck::fuzz::target_name() { return "replay_control"; }  // its text form: raw_text.cpp
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stackcheck;

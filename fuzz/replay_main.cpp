@@ -2,7 +2,9 @@
 // build (gcc included) replays the corpus, and gives the campaign the target's text forms and
 // classifications (fuzz_target.h). Modes:
 //   <t>_replay FILE|DIR...            runs each file once (a directory: its files, sorted); a
-//                                     finding aborts with its four lines, as under libFuzzer
+//                                     finding aborts with its four lines, as under libFuzzer;
+//                                     else the last line counts the inputs that passed, were
+//                                     inconclusive and were rejected (run_files)
 //   <t>_replay --text FILE            the canonical text form of FILE on stdout
 //   <t>_replay --classify FILE|DIR... one line `<class>\t<path>` per file on stdout, each
 //                                     file run in a child process (a crash or a hang cannot
@@ -14,7 +16,9 @@
 //                                     text form's class, the text form is a fixed point, and
 //                                     (positive control) the text form with a line no parser
 //                                     accepts is rejected, which no raw input is
-// Exit codes: 0 done; 1 --check-text found a mismatch; 2 usage or an unreadable file.
+// Exit codes: 0 done (no finding: a finding aborts); 1 --check-text found a mismatch; 2 usage,
+// or a file that is no input (unreadable, empty, oversize) or, named on the command line, no
+// corpus file of this target (another target's header, a text form it rejects).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,11 +93,17 @@ std::optional<std::string> read_input(const std::filesystem::path& p, std::vecto
   return std::nullopt;
 }
 
-// Why a corpus file given by name (ctest, scripts/replay) is broken, or nullopt: empty (no
-// corpus file holds the empty input: libFuzzer tries it on its own), or a text form whose
-// header names another target (not `shared`).
-std::optional<std::string> broken_file(std::span<const uint8_t> bytes) {
+// Why the bytes of a file are no input at all, or nullopt: empty (no corpus file holds the
+// empty input: libFuzzer tries it on its own and never writes it).
+std::optional<std::string> not_an_input(std::span<const uint8_t> bytes) {
   if (bytes.empty()) return "empty file (a corpus file holds one input; the empty input is not one)";
+  return std::nullopt;
+}
+
+// Why a corpus file given by name (ctest, scripts/replay) is broken, or nullopt: no input, or a
+// text form whose header names another target (not `shared`).
+std::optional<std::string> broken_file(std::span<const uint8_t> bytes) {
+  if (auto why = not_an_input(bytes)) return why;
   const std::string_view text = as_text(bytes.data(), bytes.size());
   if (!is_text_form(text)) return std::nullopt;
   std::string_view name = text.substr(std::string_view("# stackcheck").size());
@@ -199,9 +209,15 @@ std::string classify_isolated(std::span<const uint8_t> bytes) {
   return "fail:crash/exit-" + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+// A file to run: named on the command line, or found in a directory named there.
+struct Listed {
+  std::filesystem::path path;
+  bool named = false;
+};
+
 // Files named by the arguments: a directory's regular files, sorted.
-std::vector<std::filesystem::path> expand(const std::vector<std::string>& args, bool& ok) {
-  std::vector<std::filesystem::path> out;
+std::vector<Listed> expand(const std::vector<std::string>& args, bool& ok) {
+  std::vector<Listed> out;
   for (const std::string& a : args) {
     std::filesystem::path p(a);
     std::error_code ec;
@@ -214,9 +230,9 @@ std::vector<std::filesystem::path> expand(const std::vector<std::string>& args, 
         ok = false;
       }
       std::sort(files.begin(), files.end());
-      out.insert(out.end(), files.begin(), files.end());
+      for (auto& f : files) out.push_back({std::move(f), false});
     } else {
-      out.push_back(p);
+      out.push_back({p, true});
     }
   }
   return out;
@@ -235,32 +251,52 @@ int usage(const char* argv0) {
   return 2;
 }
 
+// A file named on the command line is a corpus file its caller vouches for (ctest's replay
+// cases, scripts/replay): whatever keeps it from being one of this target's is an error (exit
+// 2): no input, another target's header (broken_file), a text form the target rejects. A file
+// found in a directory is an input as libFuzzer ran it (a campaign's corpus keeps the mutants
+// of text forms that its target rejects, and whatever their headers became): it runs, and its
+// outcome is counted; only a file that is no input at all (unreadable, empty, oversize) or a
+// directory that cannot be listed is an error. The last line counts the outcomes.
 int run_files(const std::vector<std::string>& args) {
-  bool ok = true;
-  size_t n = 0;
-  for (const auto& f : expand(args, ok)) {
+  bool listed = true;
+  const std::vector<Listed> files = expand(args, listed);
+  size_t errors = listed ? 0 : 1, n = 0;
+  std::map<Outcome::Kind, size_t> outcomes;
+  for (const Listed& f : files) {
     std::vector<uint8_t> bytes;
-    std::optional<std::string> why = read_input(f, bytes);
-    if (!why) why = broken_file(bytes);
+    std::optional<std::string> why = read_input(f.path, bytes);
+    if (!why) why = f.named ? broken_file(bytes) : not_an_input(bytes);
     if (why) {
-      std::fprintf(stderr, "%s: %s: %s\n", target_name(), f.c_str(), why->c_str());
-      ok = false;
+      std::fprintf(stderr, "%s: %s: %s\n", target_name(), f.path.c_str(), why->c_str());
+      ++errors;
       continue;
     }
-    std::fprintf(stderr, "replay: %s (%zu bytes)\n", f.c_str(), bytes.size());
+    std::fprintf(stderr, "replay: %s (%zu bytes)\n", f.path.c_str(), bytes.size());
     g_noted.reset();
     run_once(bytes);
     ++n;
-    // A text form this target parses and then rejects (truncated, binary, bad parameters).
-    if (parses_text_form() && is_text_form(as_text(bytes.data(), bytes.size())) && g_noted &&
-        g_noted->kind == Outcome::Kind::kRejected) {
-      std::fprintf(stderr, "%s: %s: a text form %s rejects: %s\n", target_name(), f.c_str(), target_name(),
-                   g_noted->why.c_str());
-      ok = false;
+    const Outcome::Kind kind = g_noted ? g_noted->kind : Outcome::Kind::kPass;
+    ++outcomes[kind];
+    if (kind != Outcome::Kind::kRejected) continue;
+    std::string reason = g_noted->why.substr(0, 200);
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    // A text form this target parses and then rejects (truncated, binary, bad parameters),
+    // given by name: a broken corpus file.
+    if (f.named && parses_text_form() && is_text_form(as_text(bytes.data(), bytes.size()))) {
+      std::fprintf(stderr, "%s: %s: a text form %s rejects: %s\n", target_name(), f.path.c_str(), target_name(),
+                   reason.c_str());
+      ++errors;
+    } else {
+      std::fprintf(stderr, "replay: %s: rejected: %s\n", f.path.c_str(), reason.c_str());
     }
   }
-  std::fprintf(stderr, "replay: %zu file(s) %s\n", n, ok ? "ran without a finding" : "ran, with read errors");
-  return ok ? 0 : 2;
+  std::string last = fmt::format("replay: {} input(s) ran without a finding: {} passed, {} inconclusive, {} rejected",
+                                 n, outcomes[Outcome::Kind::kPass], outcomes[Outcome::Kind::kInconclusive],
+                                 outcomes[Outcome::Kind::kRejected]);
+  if (errors != 0) last += fmt::format("; {} error(s) above", errors);
+  std::fprintf(stderr, "%s\n", last.c_str());
+  return errors == 0 ? 0 : 2;
 }
 
 int print_text(const std::string& file) {
@@ -274,25 +310,27 @@ int print_text(const std::string& file) {
   return std::fflush(stdout) == 0 ? 0 : 2;
 }
 
-// read_input, printing why on stderr when it fails (`<target>: <file>: <why>`).
-bool read_or_say(const std::filesystem::path& p, std::vector<uint8_t>& bytes) {
-  const std::optional<std::string> why = read_input(p, bytes);
-  if (why) std::fprintf(stderr, "%s: %s: %s\n", target_name(), p.c_str(), why->c_str());
-  return !why;
+// `f(path, bytes)` for each file of FILE|DIR arguments that reads (read_input); the others
+// are said on stderr (`<target>: <file>: <why>`) and clear `ok`.
+template <class F>
+void each_input(const std::vector<std::string>& args, bool& ok, F&& f) {
+  for (const Listed& l : expand(args, ok)) {
+    std::vector<uint8_t> bytes;
+    if (const std::optional<std::string> why = read_input(l.path, bytes)) {
+      std::fprintf(stderr, "%s: %s: %s\n", target_name(), l.path.c_str(), why->c_str());
+      ok = false;
+      continue;
+    }
+    f(l.path, bytes);
+    std::fflush(stdout);
+  }
 }
 
 int classify_files(const std::vector<std::string>& args) {
   bool ok = true;
-  for (const auto& f : expand(args, ok)) {
-    std::vector<uint8_t> bytes;
-    if (!read_or_say(f, bytes)) {
-      ok = false;
-      continue;
-    }
-    const std::string c = classify_isolated(bytes);
-    std::printf("%s\t%s\n", c.c_str(), f.c_str());
-    std::fflush(stdout);
-  }
+  each_input(args, ok, [](const std::filesystem::path& f, const std::vector<uint8_t>& bytes) {
+    std::printf("%s\t%s\n", classify_isolated(bytes).c_str(), f.c_str());
+  });
   return ok ? 0 : 2;
 }
 
@@ -300,12 +338,7 @@ int classify_files(const std::vector<std::string>& args) {
 // digest printed is compared across processes by the ctest (fuzz/determinism_test.sh).
 int hash_files(const std::vector<std::string>& args) {
   bool ok = true, same = true;
-  for (const auto& f : expand(args, ok)) {
-    std::vector<uint8_t> bytes;
-    if (!read_or_say(f, bytes)) {
-      ok = false;
-      continue;
-    }
+  each_input(args, ok, [&same](const std::filesystem::path& f, const std::vector<uint8_t>& bytes) {
     const Ran a = run_here(bytes), b = run_here(bytes);
     if (!(a == b)) {
       same = false;
@@ -314,8 +347,7 @@ int hash_files(const std::vector<std::string>& args) {
                    b.cls.c_str());
     }
     std::printf("%016llx\t%s\t%s\n", static_cast<unsigned long long>(a.digest), a.cls.c_str(), f.c_str());
-    std::fflush(stdout);
-  }
+  });
   return !same ? 1 : ok ? 0 : 2;
 }
 

@@ -82,23 +82,26 @@ STACKCHECK_PROP(CompilerProps, boundary_invariants, 0.0) {
   }
 }
 
-// Rejection path: a graph view whose offsets are neither derivable nor invariant is rejected
-// by LegalizeGraphBoundary with 211 (input rejected), never a pass bug or a crash.
-STACKCHECK_PROP(CompilerProps, illegal_views_rejected_with_211, 0.0) {
+// Rejection path: a program with the one illegal construct `knob` plants is rejected by
+// LegalizeGraphBoundary with `code` (input rejected), never a pass bug or a crash.
+namespace {
+void require_rejected(bool gen::ProgramKnobs::*knob, int code) {
   gen::ProgramKnobs knobs;
-  knobs.illegal_view = true;
+  knobs.*knob = true;
   const gen::GeneratedProgram g = draw(knobs);
-  props::report(oracles::check_rejected(g.program, 211),
-                oracles::Counterexample{"rejection", ir::print_program(g.program), {{"code", "211"}}, "", ""});
+  props::report(oracles::check_rejected(g.program, code),
+                props::counterexample("rejection", ir::print_program(g.program), {{"code", std::to_string(code)}}));
+}
+}  // namespace
+
+// A graph view whose offsets are neither derivable nor invariant: 211.
+STACKCHECK_PROP(CompilerProps, illegal_views_rejected_with_211, 0.0) {
+  require_rejected(&gen::ProgramKnobs::illegal_view, 211);
 }
 
-// Rejection path: `full` in a graph region is rejected by LegalizeGraphBoundary with 206.
+// `full` in a graph region: 206.
 STACKCHECK_PROP(CompilerProps, graph_full_rejected_with_206, 0.0) {
-  gen::ProgramKnobs knobs;
-  knobs.illegal_full = true;
-  const gen::GeneratedProgram g = draw(knobs);
-  props::report(oracles::check_rejected(g.program, 206),
-                oracles::Counterexample{"rejection", ir::print_program(g.program), {{"code", "206"}}, "", ""});
+  require_rejected(&gen::ProgramKnobs::illegal_full, 206);
 }
 
 // Passes are deterministic and idempotent.

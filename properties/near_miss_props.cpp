@@ -53,18 +53,8 @@ struct NearMissTally {
     return out;
   }
 };
-NearMissTally& near_miss_tally() {
-  static NearMissTally t;
-  return t;
-}
-class NearMissListener : public ::testing::EmptyTestEventListener {
-  void OnTestStart(const ::testing::TestInfo&) override { near_miss_tally() = {}; }
-  void OnTestEnd(const ::testing::TestInfo&) override { std::fprintf(stderr, "%s", near_miss_tally().table().c_str()); }
-};
-[[maybe_unused]] const bool listener_added = [] {
-  ::testing::UnitTest::GetInstance()->listeners().Append(new NearMissListener);
-  return true;
-}();
+NearMissTally& near_miss_tally() { return props::TestTally<NearMissTally>::get(); }
+[[maybe_unused]] const bool tally_added = props::TestTally<NearMissTally>::install();
 
 // A near-miss of `valid` is rejected as stated, after `valid` itself is accepted.
 void judge(const std::string& valid, TextKind kind, const FrontEnds& fe) {
@@ -144,17 +134,11 @@ FrontEnds plan_tolerating_cr() {
   return fe;
 }
 
-void lax_cr_gir() {
+// One case of `run` against the lax front ends `lax()`, counted as STACKCHECK_PROP counts.
+template <void (*run)(const FrontEnds&), FrontEnds (*lax)()>
+void lax_case() {
   ++props::tally().cases;
-  gir_case(gir_tolerating_cr());
-}
-void lax_redefinition_gir() {
-  ++props::tally().cases;
-  gir_case(well_formed_blind_to_redefinition());
-}
-void lax_cr_plan() {
-  ++props::tally().cases;
-  corpus_case(plan_tolerating_cr());
+  run(lax());
 }
 
 }  // namespace
@@ -168,11 +152,12 @@ STACKCHECK_PROP(NearMiss, corpus_plan_near_misses_are_rejected_where_stated, 0.0
 }
 
 TEST(NearMissControl, a_gir_lexer_tolerating_cr_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_cr_gir), "near-miss/gir-parser");
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<gir_case, gir_tolerating_cr>), "near-miss/gir-parser");
 }
 TEST(NearMissControl, a_well_formed_blind_to_redefinition_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_redefinition_gir), "near-miss/WellFormed");
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<gir_case, well_formed_blind_to_redefinition>),
+                       "near-miss/WellFormed");
 }
 TEST(NearMissControl, a_plan_parser_tolerating_cr_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_cr_plan), "near-miss/plan-parser");
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<corpus_case, plan_tolerating_cr>), "near-miss/plan-parser");
 }

@@ -72,19 +72,8 @@ struct ModelTally {
   }
 };
 
-ModelTally& model_tally() {
-  static ModelTally t;
-  return t;
-}
-
-class ModelTallyListener : public ::testing::EmptyTestEventListener {
-  void OnTestStart(const ::testing::TestInfo&) override { model_tally() = {}; }
-  void OnTestEnd(const ::testing::TestInfo&) override { std::fprintf(stderr, "%s", model_tally().table().c_str()); }
-};
-[[maybe_unused]] const bool listener_added = [] {
-  ::testing::UnitTest::GetInstance()->listeners().Append(new ModelTallyListener);
-  return true;
-}();
+ModelTally& model_tally() { return props::TestTally<ModelTally>::get(); }
+[[maybe_unused]] const bool tally_added = props::TestTally<ModelTally>::install();
 
 // ---- rc::state ----
 

@@ -102,6 +102,11 @@ void report(const oracles::Verdict& v, oracles::Counterexample cx) {
                       path, replay_command()));
 }
 
+oracles::Counterexample counterexample(std::string oracle, std::string text,
+                                       std::map<std::string, std::string> params) {
+  return oracles::Counterexample{std::move(oracle), std::move(text), std::move(params), "", ""};
+}
+
 void begin_property() { tally() = Tally(); }
 
 void end_property(double bound) {
@@ -117,8 +122,7 @@ void require_legal_compile(const ir::Program& p, bool step_c) {
   oracles::Verdict v = oracles::check_boundary(p, step_c);
   if (v.reason == oracles::Inconclusive::kInputRejected) v = oracles::Verdict::fail("false-rejection", v.message);
   if (v.passed()) return;
-  report(v, oracles::Counterexample{
-                "boundary", ir::print_program(p), {{"step_c", step_c ? "1" : "0"}, {"legal", "1"}}, "", ""});
+  report(v, counterexample("boundary", ir::print_program(p), {{"step_c", step_c ? "1" : "0"}, {"legal", "1"}}));
 }
 
 }  // namespace stackcheck::props

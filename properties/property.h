@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -42,6 +43,30 @@ void report(const oracles::Verdict& v, const std::string& context);
 // names the file and the replay command.
 void report(const oracles::Verdict& v, oracles::Counterexample cx);
 std::string counterexample_dir();
+// The counterexample of `oracle` on the input `text` (.gir or .plan) with its replay
+// parameters; report() names the failure and who found it.
+oracles::Counterexample counterexample(std::string oracle, std::string text,
+                                       std::map<std::string, std::string> params = {});
+
+// A suite's own counts (T: default-constructible, with a `std::string table() const`), reset
+// when each test starts and printed on stderr when it ends. The suite's file registers them
+// once, at namespace scope: `const bool added = props::TestTally<T>::install();`.
+template <class T>
+class TestTally : public ::testing::EmptyTestEventListener {
+ public:
+  static T& get() {
+    static T t;
+    return t;
+  }
+  static bool install() {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new TestTally);
+    return true;
+  }
+
+ private:
+  void OnTestStart(const ::testing::TestInfo&) override { get() = {}; }
+  void OnTestEnd(const ::testing::TestInfo&) override { std::fputs(get().table().c_str(), stderr); }
+};
 
 // A generated program is legal by construction (the generator's promise). Every property that
 // draws one judges its compile first, as CompilerProps.boundary_invariants does: a rejection

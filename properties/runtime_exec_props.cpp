@@ -33,7 +33,7 @@ gen::GeneratedPlan draw(const gen::PlanKnobs& knobs = {}) { return gen::draw_pla
 
 // The plan as a counterexample of the running property (rerun by the property's own line).
 oracles::Counterexample context(const gen::GeneratedPlan& g) {
-  return oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""};
+  return props::counterexample("property", runtime::print_plan(g.plan));
 }
 
 std::vector<runtime::ScheduleOptions> schedules(uint64_t random_seed) {
@@ -59,11 +59,8 @@ STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
     o.seed = seed;
     o.schedule = s;
     props::report(oracles::check_plan_model(g.plan, seed, runtime::bind_plan(g.plan, o)),
-                  oracles::Counterexample{"plan-model",
-                                          runtime::print_plan(g.plan),
-                                          {{"seed", std::to_string(seed)}, {"schedule", oracles::schedule_text(s)}},
-                                          "",
-                                          ""});
+                  props::counterexample("plan-model", runtime::print_plan(g.plan),
+                                        {{"seed", std::to_string(seed)}, {"schedule", oracles::schedule_text(s)}}));
   }
 }
 
@@ -248,6 +245,5 @@ STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
   shown.mutations = muts;
   Verdict v = oracles::check_rejected_as(corrupt_bind(g, muts).captured.result, "BadGraphContext");
   if (v.failed()) v.message = fmt::format("{}: {}", rule.what, v.message);
-  props::report(
-      v, oracles::Counterexample{"corrupt-image", runtime::print_plan(shown), {{"expect", "BadGraphContext"}}, "", ""});
+  props::report(v, props::counterexample("corrupt-image", runtime::print_plan(shown), {{"expect", "BadGraphContext"}}));
 }

@@ -44,11 +44,11 @@ gen::GeneratedPlan draw(const gen::PlanKnobs& knobs = sometimes_planted()) { ret
 
 // The plan as a counterexample of the running property (rerun by the property's own line).
 oracles::Counterexample context(const gen::GeneratedPlan& g) {
-  return oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""};
+  return props::counterexample("property", runtime::print_plan(g.plan));
 }
 // The replayable form of a structural failure (`stackcheck replay` reruns bind-structure).
 oracles::Counterexample structure(const gen::GeneratedPlan& g) {
-  return oracles::Counterexample{"bind-structure", runtime::print_plan(g.plan), {}, "", ""};
+  return props::counterexample("bind-structure", runtime::print_plan(g.plan));
 }
 
 // The same for a latched bind: a planted plan names its code, so the replay expects the latch.
@@ -87,6 +87,20 @@ std::unique_ptr<oracles::Bench> bench(const gen::GeneratedPlan& g, uint8_t fill 
   return b;
 }
 
+// A drawn plan (`knobs`) bound once on a Bench (0xAA, strict), its bind completed.
+struct BoundPlan {
+  gen::GeneratedPlan g;
+  std::unique_ptr<oracles::Bench> b;
+  oracles::Captured c;
+};
+BoundPlan bound_plan(const gen::PlanKnobs& knobs = sometimes_planted()) {
+  BoundPlan out{draw(knobs), nullptr, {}};
+  out.b = bench(out.g);
+  out.c = out.b->bind(out.g.plan);
+  require_completed(out.c, out.g);
+  return out;
+}
+
 }  // namespace
 
 STACKCHECK_PROP(RuntimeProps, plan_print_parse_roundtrip, 0.0) {
@@ -105,20 +119,14 @@ STACKCHECK_PROP(RuntimeProps, plan_print_parse_roundtrip, 0.0) {
 
 // §15.1: every delta of the shipped image is unbound or resolves to the right record.
 STACKCHECK_PROP(RuntimeProps, image_deltas_int32_or_unbound, 0.1) {
-  const gen::GeneratedPlan g = draw();
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  require_completed(c, g);
+  const auto [g, b, c] = bound_plan();
   RC_ASSERT(c.image_bytes == c.result.stats.image);  // the hook saw the image the stats count
   props::report(oracles::check_image_deltas(c.image(), "shipped image"), structure(g));
 }
 
 // §15.3: resolution is unchanged after a copy to another base, near 2^31 and 2^32 included.
 STACKCHECK_PROP(RuntimeProps, image_position_independent, 0.1) {
-  const gen::GeneratedPlan g = draw();
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  require_completed(c, g);
+  const auto [g, b, c] = bound_plan();
   const uint64_t size = c.image_bytes;
   const uint64_t near31 = (uint64_t{1} << 31) - *rc::gen::inRange<uint64_t>(0, size + 1);
   const uint64_t near32 = (uint64_t{1} << 32) - size - *rc::gen::inRange<uint64_t>(1, 4096);
@@ -130,10 +138,7 @@ STACKCHECK_PROP(RuntimeProps, image_position_independent, 0.1) {
 // §15.2: compaction reads only [0, n) and [0, cursor): scrambling every other mirror byte
 // leaves its output unchanged, and that output is what was shipped.
 STACKCHECK_PROP(RuntimeProps, compaction_reads_only_the_live_prefix, 0.1) {
-  const gen::GeneratedPlan g = draw();
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  require_completed(c, g);
+  const auto [g, b, c] = bound_plan();
   const runtime::Orchestrator& o = b->runtime().orchestrator();
   props::report(oracles::check_compaction_live_prefix(oracles::runtime_compactor(), b->runtime().mirror(), o.layout(),
                                                       o.cursors(), o.submitted(), c.image()),
@@ -142,29 +147,20 @@ STACKCHECK_PROP(RuntimeProps, compaction_reads_only_the_live_prefix, 0.1) {
 
 // §15.2: each violated precondition is its own clean error, checked before any read.
 STACKCHECK_PROP(RuntimeProps, compaction_rejects_violated_preconditions, 0.1) {
-  const gen::GeneratedPlan g = draw();
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  require_completed(c, g);
+  const auto [g, b, c] = bound_plan();
   const unsigned which = *rc::gen::inRange<unsigned>(0, 5);
   const uint64_t by = *rc::gen::inRange<uint64_t>(1, 1u << 20);
   gen::tag(fmt::format("precondition {}", which));
   props::report(oracles::check_compaction_precondition(*b, c.image_bytes, which, by),
-                oracles::Counterexample{"compaction",
-                                        runtime::print_plan(g.plan),
-                                        {{"precondition", std::to_string(which)}, {"by", std::to_string(by)}},
-                                        "",
-                                        ""});
+                props::counterexample("compaction", runtime::print_plan(g.plan),
+                                      {{"precondition", std::to_string(which)}, {"by", std::to_string(by)}}));
 }
 
 // §15.4: a successful bind makes exactly one image copy, plus one definition copy per new
 // definition (the plan model counts the distinct keys); binding again on the same Runtime
 // copies no definition and gives the same results (a reused Runtime).
 STACKCHECK_PROP(RuntimeProps, one_image_copy_per_bind, 0.1) {
-  const gen::GeneratedPlan g = draw();
-  auto b = bench(g);
-  const oracles::Captured first = b->bind(g.plan);
-  require_completed(first, g);
+  const auto [g, b, first] = bound_plan();
   const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, 0);
   if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kInterpreterError, "model: " + *model.error));
   props::report(oracles::check_copies(first.result.stats, model.definitions, g.plan.tensors.size()), structure(g));
@@ -181,10 +177,7 @@ STACKCHECK_PROP(RuntimeProps, one_image_copy_per_bind, 0.1) {
 
 // §15.5: a completed run has read exactly the shipped image bytes.
 STACKCHECK_PROP(RuntimeProps, image_bytes_read_equal_shipped, 0.1) {
-  const gen::GeneratedPlan g = draw();
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  require_completed(c, g);
+  const auto [g, b, c] = bound_plan();
   props::report(oracles::check_image_read(c.result.stats, c.image_bytes), structure(g));
 }
 
@@ -228,9 +221,8 @@ STACKCHECK_PROP(RuntimeProps, latched_fatal_uploads_nothing, 0.0) {
   const oracles::Captured c = b->bind(g.plan);
   gen::tag(fmt::format("planted {}", g.planted));
   // The status is the oracle's own -(1000 + code) (RUNTIME.md §13), not the runtime's mapping.
-  props::report(
-      oracles::check_latched(c, g.planted),
-      oracles::Counterexample{"latch", runtime::print_plan(g.plan), {{"code", std::to_string(g.planted)}}, "", ""});
+  props::report(oracles::check_latched(c, g.planted),
+                props::counterexample("latch", runtime::print_plan(g.plan), {{"code", std::to_string(g.planted)}}));
 }
 
 // §15.8: each graph submission's block is [required_heap][args][storage] exactly, the
@@ -239,10 +231,7 @@ STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
   gen::PlanKnobs k = sometimes_planted();
   k.max_graphs = 3;
   k.min_graphs = 1;
-  const gen::GeneratedPlan g = draw(k);
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  require_completed(c, g);
+  const auto [g, b, c] = bound_plan(k);
   uint32_t submissions = 0;
   const Verdict v = oracles::check_graph_storage(c, b->memory(), &submissions);
   if (v.passed() && submissions == 0)
@@ -297,8 +286,7 @@ STACKCHECK_PROP(RuntimeProps, offset_deltas_never_truncated, 0.0) {
   const int64_t diff = near + *rc::gen::inRange<int64_t>(-2, 3);
   const uint64_t target = field + static_cast<uint64_t>(diff);
   gen::tag(diff > INT32_MAX || diff < INT32_MIN ? "out of int32" : (diff == 0 ? "zero" : "within int32"));
-  props::report(
-      oracles::check_offset_pair(field, target),
-      oracles::Counterexample{
-          "relative-ptr", "", {{"field", std::to_string(field)}, {"target", std::to_string(target)}}, "", ""});
+  props::report(oracles::check_offset_pair(field, target),
+                props::counterexample("relative-ptr", "",
+                                      {{"field", std::to_string(field)}, {"target", std::to_string(target)}}));
 }

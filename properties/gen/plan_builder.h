@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/gen/builder_base.h"
 #include "properties/gen/plan_gen.h"
 
 namespace stackcheck::gen::plan_detail {
@@ -38,11 +39,6 @@ struct Window {
   runtime::PlanTag tag = runtime::PlanTag::Input;
 };
 
-struct Access {
-  Dims off, dims;
-  bool wrote = false;
-};
-
 struct Body {
   std::vector<Ten> tensors;
   std::vector<std::string> scalars;
@@ -66,17 +62,19 @@ struct GraphSig {
 runtime::PlanExpr lit(int64_t v);
 runtime::PlanExpr name_of(const std::string& n);
 runtime::PlanStmt stmt(runtime::PlanStmt::Node n);
+// `for var in [0, stop) by step`, its body empty.
+runtime::ForStmt counting_loop(std::string var, int64_t stop, int64_t step = 1);
 
-class PlanBuilder {
+class PlanBuilder : public BuilderBase<PlanKnobs, PlanFeatureSet> {
  public:
-  PlanBuilder(ChoiceSource& c, const PlanKnobs& k) : c_(c), k_(k) {}
+  using BuilderBase::BuilderBase;
   GeneratedPlan build();
 
  private:
-  std::string fresh(const char* stem);
-  int new_buffer();
   Dims window_dims(const Dims& base);
   std::vector<const Ten*> alive(const Body& b, bool writable, size_t rank) const;
+  // The alive tensors (writable ones, when `writable`) that hold a window of dims `w`.
+  std::vector<const Ten*> fitting(const Body& b, bool writable, const Dims& w) const;
   runtime::PlanExpr scalar_expr(const Body& b, int depth);
   runtime::PlanExpr scalar_arg(const Body& b);
   Window window_of(const Body& b, const Ten& t, const Dims& w);
@@ -107,11 +105,6 @@ class PlanBuilder {
   int plant(runtime::OrchProgram& p, Body& root);
   static int plan_code_for(size_t choice);
 
-  ChoiceSource& c_;
-  const PlanKnobs& k_;
-  PlanFeatureSet features_;
-  int fresh_ = 0;
-  std::vector<std::vector<Access>> accesses_;  // per buffer
   std::vector<GraphSig> graphs_;
   std::map<std::string, int64_t> config_;
 };

@@ -28,12 +28,7 @@ constexpr const char* kPlanFeatureNames[] = {
     "dynamic-trips",
     "no_dep",
     "2d",
-    "matmul",
-    "rowsum",
-    "noncommuting-write",
-    "overlap-exact",
-    "overlap-partial",
-    "overlap-single",
+    // (the WriteTags: tags.h)
     "disjoint-same-buffer",
     "graph",
     "graph-internal",
@@ -44,10 +39,9 @@ constexpr const char* kPlanFeatureNames[] = {
     "boundary-alias",
     "planted-fatal",
 };
-static_assert(std::size(kPlanFeatureNames) == static_cast<size_t>(PlanFeature::kCount));
 }  // namespace
 
-const char* plan_feature_name(PlanFeature f) { return kPlanFeatureNames[static_cast<unsigned>(f)]; }
+const char* plan_feature_name(PlanFeature f) { return tag_name(kPlanFeatureNames, f); }
 
 GeneratedPlan generate_plan(ChoiceSource& choices, const PlanKnobs& knobs) {
   return plan_detail::PlanBuilder(choices, knobs).build();
@@ -63,6 +57,14 @@ PlanStmt stmt(PlanStmt::Node n) {
   PlanStmt s;
   s.node = std::move(n);
   return s;
+}
+ForStmt counting_loop(std::string var, int64_t stop, int64_t step) {
+  ForStmt f;
+  f.var = std::move(var);
+  f.start = lit(0);
+  f.stop = lit(stop);
+  f.step = lit(step);
+  return f;
 }
 
 namespace {
@@ -87,7 +89,7 @@ GeneratedPlan PlanBuilder::build() {
     Ten e;
     e.name = t.name;
     e.dims = t.shape;
-    e.buf = new_buffer();
+    e.buf = new_access_record();
     e.off = Dims(t.shape.size(), 0);
     e.writable = t.inout;
     e.entry_in = !t.inout;
@@ -113,18 +115,11 @@ GeneratedPlan PlanBuilder::build() {
   return out;
 }
 
-std::string PlanBuilder::fresh(const char* stem) { return fmt::format("{}{}", stem, fresh_++); }
-
-int PlanBuilder::new_buffer() {
-  accesses_.emplace_back();
-  return static_cast<int>(accesses_.size()) - 1;
-}
-
 Ten& PlanBuilder::local_buffer(Body& b, const char* stem, const Dims& dims) {
   Ten t;
   t.name = fresh(stem);
   t.dims = dims;
-  t.buf = new_buffer();
+  t.buf = new_access_record();
   t.off = Dims(dims.size(), 0);
   t.writable = true;
   t.local = true;
@@ -231,36 +226,27 @@ Window PlanBuilder::window_of(const Body& b, const Ten& t, const Dims& w) {
 
 void PlanBuilder::note_access(const Window& w, bool wrote) {
   if (!w.off) return;
-  auto& acc = accesses_[static_cast<size_t>(w.buf)];
   if (wrote) {
-    for (const Access& a : acc) {
-      const int64_t n = overlap_elements(a.off, a.dims, *w.off, w.dims);
-      if (n == 0) {
-        features_.add(PlanFeature::kDisjointSameBuffer);
-        continue;
-      }
-      features_.add(PlanFeature::kNonCommutingWrite);
-      if (a.off == *w.off && a.dims == w.dims)
-        features_.add(PlanFeature::kOverlapExact);
-      else if (n == 1)
-        features_.add(PlanFeature::kOverlapSingleElement);
-      else
-        features_.add(PlanFeature::kOverlapPartial);
-    }
+    for (const Access& a : accesses_[static_cast<size_t>(w.buf)])
+      if (!tag_write_overlap(features_, a.off, a.dims, *w.off, w.dims)) features_.add(PlanFeature::kDisjointSameBuffer);
   }
-  acc.push_back({*w.off, w.dims, wrote});
-  if (acc.size() > 8) acc.erase(acc.begin());
+  remember_access(w.buf, *w.off, w.dims, wrote);
 }
 
 // An input window of dims `w`: any alive tensor large enough (no_dep when it is rooted in a
 // never-written entry input), or a fresh output of an earlier fill when none fits.
-std::optional<Window> PlanBuilder::input_window(const Body& b, const Dims& w) {
+std::vector<const Ten*> PlanBuilder::fitting(const Body& b, bool writable, const Dims& w) const {
   std::vector<const Ten*> fits;
-  for (const Ten* t : alive(b, false, w.size())) {
+  for (const Ten* t : alive(b, writable, w.size())) {
     bool ok = true;
     for (size_t d = 0; d < w.size(); ++d) ok &= t->dims[d] >= w[d];
     if (ok) fits.push_back(t);
   }
+  return fits;
+}
+
+std::optional<Window> PlanBuilder::input_window(const Body& b, const Dims& w) {
+  const std::vector<const Ten*> fits = fitting(b, false, w);
   if (fits.empty()) return std::nullopt;
   const Ten& t = *c_.pick(fits);
   Window win = window_of(b, t, w);
@@ -273,12 +259,7 @@ std::optional<Window> PlanBuilder::input_window(const Body& b, const Dims& w) {
 }
 
 std::optional<Window> PlanBuilder::output_window(Body& b, const Dims& w) {
-  std::vector<const Ten*> fits;
-  for (const Ten* t : alive(b, true, w.size())) {
-    bool ok = true;
-    for (size_t d = 0; d < w.size(); ++d) ok &= t->dims[d] >= w[d];
-    if (ok) fits.push_back(t);
-  }
+  const std::vector<const Ten*> fits = fitting(b, true, w);
   if (fits.empty()) return std::nullopt;
   Window win = window_of(b, *c_.pick(fits), w);
   win.tag = PlanTag::OutputExisting;
@@ -311,12 +292,12 @@ void PlanBuilder::submit(PlanBlock& out, Body& b) {
     case Builtin::Matmul: {
       const int64_t kk = kExtents[c_.one_of(3)];
       ins = {{w[0], kk}, {kk, w[1]}};
-      features_.add(PlanFeature::kMatmul);
+      features_.add(WriteTag::kMatmul);
       break;
     }
     case Builtin::Rowsum:
       ins = {{w[0], kExtents[1 + c_.one_of(2)]}};
-      features_.add(PlanFeature::kRowsum);
+      features_.add(WriteTag::kRowsum);
       break;
     default: ins = {w};
   }
@@ -411,12 +392,9 @@ void PlanBuilder::set_or_read(PlanBlock& out, Body& b) {
 void PlanBuilder::loop(PlanBlock& out, Body& b) {
   Body inner = b;
   ++inner.depth;
-  ForStmt f;
-  f.var = fresh("i");
+  std::string var = fresh("i");
   const int64_t trips = c_.integer(0, std::max(1, k_.max_trips));
-  f.start = lit(0);
-  f.stop = lit(trips);
-  f.step = lit(1);
+  ForStmt f = counting_loop(std::move(var), trips);
   if (!b.in_graph && !b.read_scalars.empty() && c_.chance(30)) {
     // Trips steered by data: 1..max_trips whatever the read value.
     f.stop = PlanExpr::binary(

@@ -50,11 +50,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           break;
         }
         case 1: {  // a zero loop step
-          ForStmt f;
-          f.var = fresh("i");
-          f.start = lit(0);
-          f.stop = lit(4);
-          f.step = lit(0);
+          ForStmt f = counting_loop(fresh("i"), 4, 0);
           body.push_back(stmt(std::move(f)));
           break;
         }
@@ -99,11 +95,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
     }
     case 3: {  // more tasks than the window
       config_["W"] = 4;
-      ForStmt f;
-      f.var = fresh("i");
-      f.start = lit(0);
-      f.stop = lit(8);
-      f.step = lit(1);
+      ForStmt f = counting_loop(fresh("i"), 8);
       f.body.push_back(fill(win("c", {{lit(0), 1}}), name_of(f.var)));
       body.push_back(stmt(std::move(f)));
       break;
@@ -117,11 +109,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
     }
     case 11: {  // a tensormap of 8 ranges + readers
       config_["tensormap_capacity"] = 8;
-      ForStmt f;
-      f.var = fresh("i");
-      f.start = lit(0);
-      f.stop = lit(8);
-      f.step = lit(1);
+      ForStmt f = counting_loop(fresh("i"), 8);
       SubmitStmt s;
       s.builtin = Builtin::Copy;
       s.args = {
@@ -138,11 +126,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
       AllocStmt a;
       a.buffers.push_back({sum, {2048}});
       body.push_back(stmt(std::move(a)));
-      ForStmt f;
-      f.var = fresh("i");
-      f.start = lit(0);
-      f.stop = lit(128);
-      f.step = lit(1);
+      ForStmt f = counting_loop(fresh("i"), 128);
       f.body.push_back(fill(win(big, {{PlanExpr::binary(PlanBinOp::Mul, name_of(f.var), lit(16)), 16}}), lit(1)));
       body.push_back(stmt(std::move(f)));
       SubmitStmt s;

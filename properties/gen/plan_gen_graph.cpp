@@ -29,7 +29,7 @@ PlanGraph PlanBuilder::graph_def(const std::string& name) {
     Ten t;
     t.name = fmt::format("p{}", i);
     t.dims = d;
-    t.buf = new_buffer();
+    t.buf = new_access_record();
     t.off = Dims(d.size(), 0);
     t.writable = inout;
     t.entry = true;  // the body's boundary: where its results must reach

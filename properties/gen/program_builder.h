@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/gen/builder_base.h"
 #include "properties/gen/program_gen.h"
 #include "stack/ir/builder.h"
 
@@ -53,12 +54,6 @@ struct Scope {
   bool conditional = false;  // graph: in an if or a loop that may run zero times
 };
 
-// One static window a launch touched, for placing later windows against it.
-struct Access {
-  Dims off, dims;
-  bool wrote = false;
-};
-
 // A generated graph's signature, as the entry's call sites see it.
 struct GraphSig {
   std::string name;
@@ -74,14 +69,13 @@ struct KernelInfo {
   std::vector<size_t> returns;  // result j -> param index
 };
 
-class Builder {
+class Builder : public BuilderBase<ProgramKnobs, FeatureSet> {
  public:
-  Builder(ChoiceSource& c, const ProgramKnobs& k) : c_(c), k_(k) {}
+  using BuilderBase::BuilderBase;
   GeneratedProgram build();
 
  private:
   // ---- common (program_gen.cpp) ----
-  std::string fresh(const char* stem);
   int new_buffer(const Dims& dims);
   const KernelInfo& kernel(const std::string& builtin, const std::vector<Dims>& tensor_dims, int variant);
   Dims window_dims_within(const Dims& base);
@@ -132,14 +126,9 @@ class Builder {
   void call_site(Stmts& out, Scope& s, size_t g);
   void pending_sites(Stmts& out, Scope& s);
 
-  ChoiceSource& c_;
-  const ProgramKnobs& k_;
-  FeatureSet features_;
-  int fresh_ = 0;
   int first_local_ = 0;  // buffers below this index are the current function's params
   bool in_graph_ = false;
-  std::vector<Dims> bufs_;                     // per function
-  std::vector<std::vector<Access>> accesses_;  // per buffer, recent first-to-last
+  std::vector<Dims> bufs_;  // per function
   std::map<std::string, KernelInfo> kernels_;
   std::vector<ir::Function> kernel_decls_;
   std::vector<GraphSig> graphs_;

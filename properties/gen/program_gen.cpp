@@ -42,20 +42,14 @@ constexpr const char* kFeatureNames[] = {
     "graph-returns-out-of-order",
     "full",
     "read",
-    "matmul",
-    "rowsum",
-    "noncommuting-write",
-    "overlap-exact",
-    "overlap-partial",
-    "overlap-single",
+    // (the WriteTags: tags.h)
     "alias-boundary-args",
     "illegal-view",
     "illegal-full",
 };
-static_assert(std::size(kFeatureNames) == static_cast<size_t>(Feature::kCount));
 }  // namespace
 
-const char* feature_name(Feature f) { return kFeatureNames[static_cast<unsigned>(f)]; }
+const char* feature_name(Feature f) { return tag_name(kFeatureNames, f); }
 
 GeneratedProgram generate_program(ChoiceSource& choices, const ProgramKnobs& knobs) {
   return detail::Builder(choices, knobs).build();
@@ -115,12 +109,9 @@ GeneratedProgram Builder::build() {
   return out;
 }
 
-std::string Builder::fresh(const char* stem) { return fmt::format("{}{}", stem, fresh_++); }
-
 int Builder::new_buffer(const Dims& dims) {
   bufs_.push_back(dims);
-  accesses_.emplace_back();
-  return static_cast<int>(bufs_.size()) - 1;
+  return new_access_record();
 }
 
 // The builtins' parameter lists (COMPILER.md §2), with `variant` 0: returns the written
@@ -422,27 +413,15 @@ void Builder::flow_locals(Stmts& out, Scope& s, int first_local) {
 }
 
 void Builder::record_access(const Tensor& t, bool wrote) {
-  if (!t.off) return;
-  auto& acc = accesses_[static_cast<size_t>(t.buf)];
-  acc.push_back({*t.off, t.dims, wrote});
-  if (acc.size() > 8) acc.erase(acc.begin());
+  if (t.off) remember_access(t.buf, *t.off, t.dims, wrote);
 }
 
 // A non-commuting write onto elements an earlier launch touched: the order of the two is
 // observable in the result, so a missing or misplaced dependency edge changes it.
 void Builder::note_write_overlaps(const Tensor& dst) {
   if (!dst.off) return;
-  for (const Access& a : accesses_[static_cast<size_t>(dst.buf)]) {
-    const int64_t n = overlap_elements(a.off, a.dims, *dst.off, dst.dims);
-    if (n == 0) continue;
-    features_.add(Feature::kNonCommutingWrite);
-    if (a.off == *dst.off && a.dims == dst.dims)
-      features_.add(Feature::kOverlapExact);
-    else if (n == 1)
-      features_.add(Feature::kOverlapSingleElement);
-    else
-      features_.add(Feature::kOverlapPartial);
-  }
+  for (const Access& a : accesses_[static_cast<size_t>(dst.buf)])
+    tag_write_overlap(features_, a.off, a.dims, *dst.off, dst.dims);
 }
 
 bool Builder::launch(Stmts& out, Scope& s) {
@@ -469,12 +448,12 @@ bool Builder::launch(Stmts& out, Scope& s) {
     td = {{w[0], kk}, {kk, w[1]}, w};
     args.push_back(obtain_input(out, s, td[0]));
     args.push_back(obtain_input(out, s, td[1]));
-    features_.add(Feature::kMatmul);
+    features_.add(WriteTag::kMatmul);
   } else if (op == "rowsum") {
     const int64_t n = kExtents[1 + c_.one_of(2)];  // 2 or 4
     td = {{w[0], n}, w};
     args.push_back(obtain_input(out, s, td[0]));
-    features_.add(Feature::kRowsum);
+    features_.add(WriteTag::kRowsum);
   } else {
     td = {w};
     args.push_back(obtain_input(out, s, w));
@@ -577,7 +556,7 @@ void Builder::bind_results(Stmts& out, Scope& s, const std::string& name, bool s
         note_write_overlaps(v);
         record_access(v, true);
         out.push_back(call(kernel("fill", {v.dims}, 0).name, {var(v.name), lit(c_.integer(1, 9))}));
-        features_.add(Feature::kNonCommutingWrite);
+        features_.add(WriteTag::kNonCommutingWrite);
       }
     }
   };

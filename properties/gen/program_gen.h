@@ -86,13 +86,8 @@ enum class Feature : unsigned {
   kGraphReturnsOutOfOrder,
   kFull,
   kRead,
-  kMatmul,
-  kRowsum,
-  kNonCommutingWrite,
-  kOverlapExact,
-  kOverlapPartial,
-  kOverlapSingleElement,
-  kAliasBoundaryArgs,
+  kWrite,  // the WriteTags (tags.h), one run: matmul .. overlap-single
+  kAliasBoundaryArgs = kWrite + kWriteTags,
   kIllegalView,
   kIllegalFull,
   kCount

@@ -1,8 +1,16 @@
 #include "properties/gen/tags.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace stackcheck::gen {
+
+const char* write_tag_name(WriteTag t) {
+  static constexpr const char* kNames[] = {"matmul",        "rowsum",          "noncommuting-write",
+                                           "overlap-exact", "overlap-partial", "overlap-single"};
+  static_assert(std::size(kNames) == kWriteTags);
+  return kNames[static_cast<unsigned>(t)];
+}
 
 int64_t overlap_elements(const Dims& oa, const Dims& da, const Dims& ob, const Dims& db) {
   if (oa.size() != ob.size()) return 0;

@@ -376,13 +376,16 @@ int32_t OrchestratorModel::submit_built(int32_t kernel, const Built& b, std::vec
   return *id;
 }
 
-void OrchestratorModel::submit(const Submit& s) {
+std::optional<OrchestratorModel::Built> OrchestratorModel::task_args(const std::vector<ArgItem>& items,
+                                                                     bool graph_boundary) {
   last_.returns_task = true;
   last_.returned = kNoTask;
-  if (latched()) return;
-  const auto b = build_args(s.items, false);
-  if (!b) return;
-  last_.returned = submit_built(s.kernel, *b, nullptr);
+  if (latched()) return std::nullopt;
+  return build_args(items, graph_boundary);
+}
+
+void OrchestratorModel::submit(const Submit& s) {
+  if (const auto b = task_args(s.items, false)) last_.returned = submit_built(s.kernel, *b, nullptr);
 }
 
 void OrchestratorModel::read(const Read& r) {

@@ -290,6 +290,9 @@ class OrchestratorModel {
     std::vector<uint64_t> scalars;
   };
   std::optional<Built> build_args(const std::vector<ArgItem>& items, bool graph_boundary);
+  // The arguments of a call that returns a task (none yet: kNoTask); nullopt when the model
+  // has latched or refuses them.
+  std::optional<Built> task_args(const std::vector<ArgItem>& items, bool graph_boundary);
   int32_t submit_built(int32_t kernel, const Built& b, std::vector<uint32_t>* outs);
   void submit(const Submit& s);
   void submit_graph(const SubmitGraph& s);

@@ -12,10 +12,7 @@ using namespace rules;
 
 // §9: key, cache (16), record or inline on a miss, then the outer GRAPH task.
 void OrchestratorModel::submit_graph(const SubmitGraph& s) {
-  last_.returns_task = true;
-  last_.returned = kNoTask;
-  if (latched()) return;
-  const auto b = build_args(s.items, true);
+  const auto b = task_args(s.items, true);
   if (!b) return;
   std::vector<TensorArg> boundary;
   for (const TensorOperand& t : b->tensors) boundary.push_back(arg_of(t.buffer, t.win, t.tag));

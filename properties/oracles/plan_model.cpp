@@ -274,6 +274,21 @@ class PlanModel {
       fail(fmt::format("the model's budget of {} statements is exhausted", limits_.max_statements));
   }
 
+  // A `for` as the runtime runs it (step 0 latches 5), its bounds by `eval` in order: per trip
+  // `env[var]` set, then `body()`; each trip after the first counts as one more statement.
+  template <class Eval, class Env, class Body>
+  void loop(const runtime::ForStmt& f, Eval&& eval, Env& env, Body&& body) {
+    const int64_t a = eval(f.start), e = eval(f.stop), st = eval(f.step);
+    const auto trips = support::trip_count(a, e, st);
+    if (!trips) fail("for loop with step 0 (the runtime latches 5)");
+    int64_t v = a;
+    for (uint64_t k = 0; k < *trips; ++k, v = support::wrap_add(v, st)) {
+      if (k > 0) count_statement();
+      env[f.var] = v;
+      body();
+    }
+  }
+
   // A fresh buffer of `dims`, every element `fill`; scoped buffers die with the open scope.
   Window fresh(const std::vector<int64_t>& dims, uint32_t fill, bool scoped) {
     uint64_t n = 1;
@@ -384,15 +399,8 @@ class PlanModel {
     } else if (const auto* n = std::get_if<SubmitGraphStmt>(&s.node)) {
       submit_graph(*n, s.loc);
     } else if (const auto* n = std::get_if<ForStmt>(&s.node)) {
-      const int64_t a = eval(n->start, nullptr), e = eval(n->stop, nullptr), st = eval(n->step, nullptr);
-      const auto trips = support::trip_count(a, e, st);
-      if (!trips) fail("for loop with step 0 (the runtime latches 5)");
-      int64_t v = a;
-      for (uint64_t k = 0; k < *trips; ++k, v = support::wrap_add(v, st)) {
-        if (k > 0) count_statement();
-        env_[n->var] = v;
-        block(n->body);
-      }
+      const auto scalar = [&](const runtime::PlanExpr& x) { return eval(x, nullptr); };
+      loop(*n, scalar, env_, [&] { block(n->body); });
     } else if (const auto* n = std::get_if<IfStmt>(&s.node)) {
       block(support::compare(n->cmp, eval(n->lhs, nullptr), eval(n->rhs, nullptr)) ? n->then_body : n->else_body);
     }
@@ -584,15 +592,7 @@ class PlanModel {
         for (auto& [name, w] : outputs) env[name] = w;
         rec.nodes.push_back(std::move(node));
       } else if (const auto* f = std::get_if<ForStmt>(&st.node)) {
-        const int64_t a = value(f->start), e = value(f->stop), s = value(f->step);
-        const auto trips = support::trip_count(a, e, s);
-        if (!trips) fail("for loop with step 0 (the runtime latches 5)");
-        int64_t v = a;
-        for (uint64_t k = 0; k < *trips; ++k, v = support::wrap_add(v, s)) {
-          if (k > 0) count_statement();
-          env[f->var] = v;
-          record_block(f->body, env, rec, slots);
-        }
+        loop(*f, value, env, [&] { record_block(f->body, env, rec, slots); });
       } else if (const auto* i = std::get_if<IfStmt>(&st.node)) {
         record_block(support::compare(i->cmp, value(i->lhs), value(i->rhs)) ? i->then_body : i->else_body, env, rec,
                      slots);

@@ -110,6 +110,14 @@ Verdict replay_program(const std::string& oracle, const ir::Program& prog, const
   return v;
 }
 
+// The line of `file` at `pos` (without its newline); `pos` moves past it.
+std::string_view line_at(std::string_view file, size_t& pos) {
+  const size_t end = file.find('\n', pos);
+  const std::string_view l = file.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+  pos = end == std::string_view::npos ? file.size() : end + 1;
+  return l;
+}
+
 }  // namespace
 
 std::optional<std::string> read_replay_params(const std::map<std::string, std::string>& kv, ReplayParams& p) {
@@ -153,16 +161,10 @@ std::optional<std::string> read_replay_params(const std::map<std::string, std::s
 }
 
 std::optional<std::string> read_replay_items(std::string_view file, std::map<std::string, std::string>& kv) {
-  auto line_at = [&](size_t& pos) {
-    const size_t end = file.find('\n', pos);
-    std::string_view l = file.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    pos = end == std::string_view::npos ? file.size() : end + 1;
-    return l;
-  };
   size_t pos = 0;
-  (void)line_at(pos);  // the `# stackcheck` line
+  (void)line_at(file, pos);  // the `# stackcheck` line
   while (pos < file.size() && file[pos] == '#') {
-    const std::string_view l = line_at(pos);
+    const std::string_view l = line_at(file, pos);
     constexpr std::string_view kReplay = "# replay:";
     if (l.substr(0, kReplay.size()) != kReplay) continue;
     std::string_view rest = l.substr(kReplay.size());
@@ -196,14 +198,8 @@ std::string write_counterexample(const Counterexample& c) {
 
 ReplayResult replay_counterexample(std::string_view file) {
   ReplayResult r;
-  auto line_at = [&](size_t& pos) {
-    const size_t end = file.find('\n', pos);
-    std::string_view l = file.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    pos = end == std::string_view::npos ? file.size() : end + 1;
-    return l;
-  };
   size_t pos = 0;
-  const std::string_view first = line_at(pos);
+  const std::string_view first = line_at(file, pos);
   constexpr std::string_view kHead = "# stackcheck ";
   if (first.substr(0, kHead.size()) != kHead) return r.error = "the first line is not '# stackcheck <oracle>'", r;
   r.oracle = std::string(first.substr(kHead.size()));

@@ -58,9 +58,19 @@ class FindingTest(unittest.TestCase):
         self.assertNotEqual(a.bucket("t"), a.bucket("u"))
 
     def test_clean_exit_is_no_finding_and_crash_without_report_is_one(self):
-        self.assertFalse(fuzzlib.parse_finding(0, "replay: 1 file(s) ran without a finding").found)
+        clean = ("replay: d/a (9 bytes)\nreplay: d/b (7 bytes)\nreplay: d/b: rejected: 2:1: expected a statement\n"
+                 "replay: 2 input(s) ran without a finding: 1 passed, 0 inconclusive, 1 rejected")
+        self.assertFalse(fuzzlib.parse_finding(0, clean).found)
         self.assertEqual(fuzzlib.parse_finding(-11, "").kind, "crash")
         self.assertEqual(fuzzlib.parse_finding(0, "", timed_out=True).kind, "timeout")
+
+    def test_driver_error_is_its_first_error_line_not_a_rejected_input(self):
+        err = ("replay: d/b (7 bytes)\nreplay: d/b: rejected: 2:1: expected a statement\n"
+               "fuzz_parse: d/c: empty file (a corpus file holds one input; the empty input is not one)\n"
+               "replay: 1 input(s) ran without a finding: 0 passed, 0 inconclusive, 1 rejected; 1 error(s) above")
+        f = fuzzlib.parse_finding(2, err)
+        self.assertEqual(f.kind, "error")
+        self.assertTrue(f.message.startswith("fuzz_parse: d/c: empty file"), f.message)
 
     def test_short_function_drops_signature_and_templates(self):
         self.assertEqual(fuzzlib.short_function("ns::f<int>(char const*) const"), "ns::f")
