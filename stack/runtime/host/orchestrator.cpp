@@ -16,16 +16,6 @@ namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
-Access access_of(uint32_t tag) {
-  switch (tag) {
-    case kTagInput: return Access::Read;
-    case kTagInout: return Access::ReadWrite;
-    case kTagOutput:
-    case kTagOutputExisting: return Access::Write;
-    default: return Access::None;  // no_dep
-  }
-}
-
 std::string dims_text(std::span<const int64_t> d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
 
 // The byte range an access covers: the window's bounding range (§7).

@@ -4,9 +4,20 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "stack/runtime/image/records.h"
 #include "stack/support/check.h"
 
 namespace stackcheck::runtime {
+
+Access access_of(uint32_t tag) {
+  switch (tag) {
+    case kTagInput: return Access::Read;
+    case kTagInout: return Access::ReadWrite;
+    case kTagOutput:
+    case kTagOutputExisting: return Access::Write;
+    default: return Access::None;  // no_dep
+  }
+}
 
 void FaninBuilder::begin(int32_t self, uint32_t window) {
   if (epoch_of_.size() < window) epoch_of_.resize(window, 0);

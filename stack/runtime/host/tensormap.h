@@ -25,6 +25,8 @@ namespace stackcheck::runtime {
 
 // How an access uses its range (the tensormap's view of a tag).
 enum class Access : uint8_t { Read, Write, ReadWrite, None };
+// How a submit's TensorArg tag (records.h) touches its window; no_dep is not tracked.
+Access access_of(uint32_t tag);
 
 inline constexpr uint32_t kMaxFanin = support::kTaskMaxFanin;
 

@@ -23,16 +23,6 @@ const char* boundary_tag_name(uint32_t tag) {
   }
 }
 
-Access access_of(uint32_t tag) {
-  switch (tag) {
-    case kTagInput: return Access::Read;
-    case kTagInout: return Access::ReadWrite;
-    case kTagOutput:
-    case kTagOutputExisting: return Access::Write;
-    default: return Access::None;
-  }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- GraphArgs
