@@ -358,16 +358,32 @@ TEST(Bind, bind_stats_line) {
   EXPECT_EQ(r.stats.ratio_text(), "1.000");
 }
 
+// A config value outside its field's range is refused where it is written (RUNTIME.md §17):
+// in text at its line:column, in a program built in code by validate_plan (status -1, an
+// invalid plan). Status -2 is left to a RuntimeConfig built in code (Runtime::create).
 TEST(Bind, rejected_config_is_unsupported) {
   for (const char* text : {"config W=3\n", "config W=1048576\n", "config task_heap=100\n", "config workers=0\n",
-                           "config fill_byte=256\n", "config clusters=-1\n"}) {
-    const BindResult r = bind_plan(parse_or_fail(text));
-    EXPECT_EQ(r.status, -2) << text;
-    EXPECT_EQ(status_line(r), "status=-2 UNSUPPORTED");
-    EXPECT_EQ(r.failure, BindFailure::kConfig);
-    EXPECT_FALSE(r.detail.empty());
+                           "config fill_byte=256\n", "config clusters=-1\n", "config W=-1\n"}) {
+    const PlanParseResult parsed = parse_plan(text);
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_EQ(parsed.error().line, 1u) << text;
+    EXPECT_EQ(parsed.error().column, 8u) << text;
+    OrchProgram built;
+    const std::string_view t(text);
+    const size_t eq = t.find('=');
+    built.config.push_back({std::string(t.substr(7, eq - 7)), std::stoll(std::string(t.substr(eq + 1))), {}});
+    const BindResult r = bind_plan(built);
+    EXPECT_EQ(r.status, -1) << text;
+    EXPECT_EQ(r.failure, BindFailure::kInvalidPlan);
+    EXPECT_EQ(r.detail, "invalid plan: 0:0: " + parsed.error().message);
   }
   EXPECT_EQ(bind_plan(parse_or_fail("config W=4 workers=1\n")).status, 0);  // control
+  DeviceMemory mem;
+  RuntimeConfig cfg;
+  cfg.W = 48;
+  auto rt = Runtime::create(mem, cfg);
+  ASSERT_FALSE(rt.has_value());
+  EXPECT_EQ(rt.error(), "config W=48 is not a power of two in [4, 2^19]");
 }
 
 // A definition is uploaded (its own reservation, one def_h2d) by the first bind that submits
