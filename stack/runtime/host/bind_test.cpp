@@ -497,6 +497,42 @@ TEST(Bind, before_upload_hook_reaches_attach) {
             0);
 }
 
+// §15.5 with graph submissions: three records of 48 + 2 x 64 = 176 bytes, each at a 64-byte
+// boundary, leave 16 padding bytes after each of the first two, and the zone starts at the
+// next 64-byte boundary after the image. Attach reads that padding (DirtyPadding), so a
+// completed bind reads every shipped byte, as the device memory's read bits count them; a
+// nonzero byte of it is refused (corpus/plans/graph_three_records.plan).
+
+TEST(Bind, bind_reads_every_shipped_byte_graph_padding_included) {
+  const OrchProgram p = parse_or_fail(testing::read_corpus_plan("graph_three_records.plan"));
+  RuntimeBench b(p);
+  const BindResult r = b.rt->bind(p);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  const RegionPlan& plan = b.rt->last_plan();
+  const uint64_t image_end = sizeof(RuntimeHeader) + plan.image_bytes;
+  ASSERT_LT(image_end, align64(image_end));  // a gap before the zone
+  EXPECT_EQ(plan.submissions, plan.runtime_header + align64(image_end));
+  EXPECT_EQ(plan.submissions_bytes, 2 * 192 + 176u);
+  EXPECT_EQ(plan.shipped, align64(image_end) + plan.submissions_bytes);
+  EXPECT_EQ(b.mem.bytes_read(plan.runtime_header, plan.shipped), plan.shipped);
+  EXPECT_EQ(r.stats.shipped, plan.shipped);
+  EXPECT_EQ(r.stats.read, r.stats.shipped);
+  EXPECT_EQ(r.stats.ratio_text(), "1.000");
+
+  const uint64_t pads[] = {image_end - sizeof(RuntimeHeader),                        // the first gap byte, then the
+                           align64(image_end) + 176 - sizeof(RuntimeHeader),         // padding after
+                           align64(image_end) + 192 + 191 - sizeof(RuntimeHeader)};  // records 0 and 1
+  for (uint64_t at : pads) {
+    BindOptions dirty;
+    dirty.before_upload = testing::set_image_byte(at, 1);
+    const BindResult d = bind_plan(p, dirty);
+    EXPECT_EQ(d.attach_class, AttachErrorClass::kDirtyPadding) << at << ": " << d.detail;
+  }
+  BindOptions clean;  // control: the same bytes rewritten to 0
+  clean.before_upload = testing::set_image_byte(pads[1], 0);
+  EXPECT_EQ(bind_plan(p, clean).status, 0);
+}
+
 // The shared seeds in corpus/plans: each parses, prints canonically back to itself (minus
 // comments), and binds; fatal_NN_* plans end in status map(NN), every other plan in 0.
 TEST(Bind, corpus_plans_bind_as_named) {
