@@ -67,9 +67,9 @@ runtime::BindOptions options(const PlanCase& pc) {
 
 int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDraw>* draws) {
   std::string why;
-  // Without strict uninitialised reads: a corrupt pointer can always name mapped bytes nobody
-  // wrote, which a device reads as garbage (and attach then rejects).
-  auto bench = oracles::Bench::create(pc.plan, 0xAA, /*strict_uninit=*/false, &why);
+  // With strict uninitialised reads, as the corrupt-image property and its replay: attach
+  // reads only where the runtime header's layout puts shipped bytes (RUNTIME.md §5, §11).
+  auto bench = oracles::Bench::create(pc.plan, 0xAA, /*strict_uninit=*/true, &why);
   if (!bench) {
     if (pc.generated) j.fail("attach", Verdict::fail("config", "the generator's config was rejected: " + why));
     j.check("attach", Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why));
