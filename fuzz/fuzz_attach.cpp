@@ -61,9 +61,9 @@ runtime::BindOptions options(const PlanCase& pc) {
 }
 
 int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDraw>* draws) {
-  // Without strict uninitialised reads: a corrupt pointer can always name mapped bytes nobody
-  // wrote, which a device reads as garbage (and attach then rejects).
-  auto bench = case_bench(j, "attach", pc.plan, /*strict_uninit=*/false, /*generator_config=*/pc.generated);
+  // With strict uninitialised reads, as the corrupt-image property and its replay: attach
+  // reads only where the runtime header's layout puts shipped bytes (RUNTIME.md §5, §11).
+  auto bench = case_bench(j, "attach", pc.plan, /*strict_uninit=*/true, /*generator_config=*/pc.generated);
   if (!bench) return j.done();
   Upload u;
   runtime::BindOptions o = options(pc);

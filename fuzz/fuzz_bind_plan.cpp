@@ -56,7 +56,7 @@ int judge_plan(Judge& j, const PlanCase& pc) {
                                                                           pc.planted)));
   oracles::PlanModelResult model = oracles::run_plan_model(plan, pc.seed);
   if (model.ok()) j.check("bind-structure", oracles::check_copies(r.stats, model.definitions, plan.tensors.size()));
-  j.check("bind-structure", oracles::check_image_read(r.stats, c.image_bytes));
+  j.check("bind-structure", oracles::check_image_read(c, bench->memory()));
   j.check("bind-structure", oracles::check_image_deltas(c.image(), "shipped image"));
   for (uint64_t off :
        {(uint64_t{1} << 31) - ((c.image_bytes / 2) & ~uint64_t{7}), (uint64_t{1} << 32) - c.image_bytes - 64})

@@ -122,10 +122,10 @@ STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
 
 namespace {
 
-// The clean bind of `g` whose upload a corruption starts from (0xAA memory, no strict
+// The clean bind of `g` whose upload a corruption starts from (0xAA memory, strict
 // uninitialised reads); a latch makes the case inconclusive.
 oracles::Captured clean_upload(const gen::GeneratedPlan& g) {
-  auto probe = oracles::Bench::create(g.plan, 0xAA, false);
+  auto probe = oracles::Bench::create(g.plan, 0xAA, true);
   oracles::Captured clean = probe->bind(g.plan);
   if (clean.result.status != 0)
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
@@ -134,13 +134,14 @@ oracles::Captured clean_upload(const gen::GeneratedPlan& g) {
 }
 
 // A fresh bind of `g` with `muts` applied to its upload, as check_corrupt_plan replays it
-// (newest schedule, a 2 s progress timeout); the bench stays for its device memory.
+// (strict uninitialised reads, newest schedule, a 2 s progress timeout); the bench stays for
+// its device memory.
 struct CorruptRun {
   std::unique_ptr<oracles::Bench> bench;
   oracles::Captured captured;
 };
 CorruptRun corrupt_bind(const gen::GeneratedPlan& g, const std::vector<runtime::Mutation>& muts) {
-  CorruptRun run{oracles::Bench::create(g.plan, 0xAA, false), {}};
+  CorruptRun run{oracles::Bench::create(g.plan, 0xAA, true), {}};
   runtime::BindOptions o;
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
   o.schedule.progress_timeout_ms = 2000;
@@ -156,10 +157,12 @@ CorruptRun corrupt_bind(const gen::GeneratedPlan& g, const std::vector<runtime::
 // class, or ends in a scheduler code, or runs to completion, or a builtin faults on the
 // corrupt tensor args it was handed (contained by device memory: attach does not vouch for
 // what a TensorArg points at, RUNTIME.md §11, §12). Never a DeviceFault in the runtime's own
-// accesses: a record attach accepted must be followable. Run without strict uninitialised
-// reads: a corrupt pointer (a definition address, the runtime header's image address) can
-// always name mapped bytes nobody wrote, which a device reads as garbage and attach then
-// rejects; strict mode would turn that garbage into a fault the device cannot have.
+// accesses: a record attach accepted must be followable. Run with strict uninitialised reads,
+// like every runtime property: attach reads only where the runtime header's layout puts the
+// shipped bytes (the image right after it, BadLayout otherwise; the submissions right after
+// the image; definitions outside the region and heaps, BadGraphContext otherwise), so no
+// corruption makes attach or the scheduler read a byte nobody wrote; a builtin handed a
+// corrupt TensorArg may (a contained kernel fault).
 STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   // Half the plans submit a graph: its submission records are what attach's last checks
   // (BadGraphContext: block base, size, counts) guard, and a plan without one has none.

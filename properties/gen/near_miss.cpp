@@ -645,13 +645,17 @@ Attempt tensor_after_statement(ChoiceSource&, Dialect, Text t) {
               parse_error(Dialect::kPlan, *last, 1, "entry tensors must come before graphs and statements"));
 }
 
+Attempt graph_after_use(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::graph_after_use(c, t.str()); }
+Attempt config_value(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::config_value(c, t.str()); }
+
 NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
   const Text t = Text::of(valid);
   using Fn = Attempt (*)(ChoiceSource&, Dialect, Text);
   std::vector<Fn> kinds = {join_lines,    split_statement, drop_brace,      extra_brace,      name_twice,
                            literal_range, unknown_callee,  unknown_builtin, missing_argument, carriage_return};
   if (d == Dialect::kGir) kinds.push_back(use_before_definition);
-  if (d == Dialect::kPlan) kinds.insert(kinds.end(), {config_key, mutate_range, tensor_after_statement});
+  if (d == Dialect::kPlan)
+    kinds.insert(kinds.end(), {config_key, mutate_range, tensor_after_statement, graph_after_use, config_value});
   const size_t start = c.one_of(kinds.size());
   for (size_t n = 0; n < kinds.size(); ++n)
     if (Attempt a = kinds[(start + n) % kinds.size()](c, d, t)) return std::move(*a);
@@ -676,6 +680,8 @@ const char* corruption_name(Corruption c) {
     case Corruption::kConfigKey: return "unknown or repeated config key";
     case Corruption::kMutateRange: return "mutate value past 255";
     case Corruption::kTensorAfterStatement: return "entry tensor after statements";
+    case Corruption::kGraphAfterUse: return "graph defined below its use";
+    case Corruption::kConfigValue: return "config value out of range";
     case Corruption::kCount: break;
   }
   return "?";

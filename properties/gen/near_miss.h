@@ -5,12 +5,13 @@
 // Corruptions: two statements joined on one line; a statement broken after an operator; a
 // closing brace dropped or an extra one; a name bound twice; an integer literal past 2^63-1;
 // an unknown callee, graph or builtin; a missing argument; CRLF line endings; and for plans an
-// unknown or repeated config key, a `mutate` value past 255, and an entry tensor after the
-// statements. The expectation is derived from the valid text's own lines (a small tokenizer
-// and a brace-structure walk written from the grammars), never from running the stack.
-// Choice 0 is the simplest corruption (joined lines). No RapidCheck here.
+// unknown or repeated config key, a `mutate` value past 255, an entry tensor after the
+// statements, a graph defined below its first use, and a config value outside its range. The expectation is derived
+// from the valid text's own lines (a small tokenizer and a brace-structure walk written from the grammars), never from
+// running the stack. Choice 0 is the simplest corruption (joined lines). No RapidCheck here.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,8 @@ enum class Corruption : uint8_t {
   kConfigKey,             // .plan: unknown or repeated key
   kMutateRange,           // .plan: a mutate value past 255
   kTensorAfterStatement,  // .plan: an entry tensor after graphs and statements
+  kGraphAfterUse,         // .plan: a graph definition moved below its first submit_graph
+  kConfigValue,           // .plan: a config value outside its field's range
   kCount
 };
 const char* corruption_name(Corruption c);
@@ -48,5 +51,11 @@ struct NearMiss {
 // `valid` must be accepted by its front ends and hold at least two lines with tokens.
 NearMiss near_miss_gir(ChoiceSource& c, std::string_view valid);
 NearMiss near_miss_plan(ChoiceSource& c, std::string_view valid);
+
+// The plan-only corruptions of near_miss_plan.cpp (nullopt where one does not apply).
+namespace near_miss_detail {
+std::optional<NearMiss> graph_after_use(ChoiceSource& c, std::string_view valid);
+std::optional<NearMiss> config_value(ChoiceSource& c, std::string_view valid);
+}  // namespace near_miss_detail
 
 }  // namespace stackcheck::gen

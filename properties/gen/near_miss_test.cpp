@@ -1,7 +1,8 @@
 // Near-miss expectations worked out by hand from the grammars (near_miss.h): the byte engine
 // picks the corruption (the first byte indexes the list: joined lines 0, split 1, dropped
 // brace 2, extra brace 3, name twice 4, literal 5, callee 6, builtin 7, missing argument 8,
-// CRLF 9, then `.gir` swap 10 / `.plan` config 10, mutate 11, tensor after statements 12).
+// CRLF 9, then `.gir` swap 10 / `.plan` config 10, mutate 11, tensor after statements 12,
+// graph below its use 13, config value 14).
 #include "properties/gen/near_miss.h"
 
 #include <gtest/gtest.h>
@@ -100,6 +101,48 @@ TEST(NearMiss, plan_entry_tensor_after_the_statements) {
   const NearMiss m = plan({12});
   expect(m, Corruption::kTensorAfterStatement, FrontEnd::kPlanParser, 9, 1,
          "entry tensors must come before graphs and statements");
+}
+
+// Plan near misses 13 and 14 (near_miss_plan.cpp), each held to the stack's `.plan` front end.
+const std::string kPlanGraph =
+    "tensor x: In [16]\n"
+    "tensor c: InOut [8]\n"
+    "graph g(a, b) {\n"
+    "  submit acc(input a, inout b)\n"
+    "}\n"
+    "for i = 0, 2, 1 {\n"
+    "  submit_graph g(input x[0:8], inout c)\n"
+    "}\n";
+
+NearMiss plan_of(const std::string& text, std::vector<uint8_t> bytes) {
+  ByteChoices c(bytes);
+  return near_miss_plan(c, text);
+}
+
+TEST(NearMiss, plan_graph_moved_below_its_use) {
+  const NearMiss m = plan_of(kPlanGraph, {13});
+  expect(m, Corruption::kGraphAfterUse, FrontEnd::kPlanParser, 4, 3, "graph 'g' used before its definition");
+  EXPECT_EQ(m.text,
+            "tensor x: In [16]\ntensor c: InOut [8]\nfor i = 0, 2, 1 {\n  submit_graph g(input x[0:8], inout c)\n}\n"
+            "graph g(a, b) {\n  submit acc(input a, inout b)\n}\n");
+  EXPECT_TRUE(oracles::check_rejected(m.text, m.expected).passed()) << m.text;
+  // kPlan submits no graph: the next kind applies (a config value).
+  EXPECT_EQ(plan({13}).corruption, Corruption::kConfigValue);
+}
+
+TEST(NearMiss, plan_config_value_out_of_range) {
+  const NearMiss w = plan({14, 0, 0, 0});  // W, negative
+  expect(w, Corruption::kConfigValue, FrontEnd::kPlanCheck, 1, 8, "config W=-1 is not a power of two in [4, 2^19]");
+  EXPECT_EQ(w.text.substr(0, 12), "config W=-1\n");
+  const NearMiss k = plan({14, 6, 2, 0});  // workers past 256, added to the line
+  expect(k, Corruption::kConfigValue, FrontEnd::kPlanCheck, 1, 13, "config workers=257 is not in [1, 256]");
+  const NearMiss z = plan_of(kPlanGraph, {14, 8, 1});  // clusters 0, on a new first line
+  expect(z, Corruption::kConfigValue, FrontEnd::kPlanCheck, 1, 8, "config clusters=0 is not in [1, 65536]");
+  const NearMiss p = plan({14, 0, 3});  // W in range, not a power of two
+  expect(p, Corruption::kConfigValue, FrontEnd::kPlanCheck, 1, 8, "config W=48 is not a power of two in [4, 2^19]");
+  for (const NearMiss* m : {&w, &k, &z, &p})
+    EXPECT_TRUE(oracles::check_rejected(m->text, m->expected).passed())
+        << m->text << oracles::check_rejected(m->text, m->expected).to_string();
 }
 
 }  // namespace

@@ -102,9 +102,9 @@ GeneratedPlan PlanBuilder::build() {
     for (size_t g = 0; g < n; ++g) out.plan.graphs.push_back(graph_def(fmt::format("g{}", g)));
   }
   block(out.plan.body, root, static_cast<int>(c_.length(static_cast<size_t>(k_.max_stmts))));
-  // Every graph is submitted at least once.
+  // Every graph is submitted at least once (min_submissions times, counting the body's).
   for (size_t g = 0; g < graphs_.size(); ++g)
-    if (graphs_[g].submissions == 0) submit_graph(out.plan.body, root, g);
+    while (graphs_[g].submissions < std::max(1, k_.min_submissions)) submit_graph(out.plan.body, root, g);
   flow_locals(out.plan.body, root);
 
   if (c_.chance(20)) config_["workers"] = c_.integer(1, 8);

@@ -42,6 +42,37 @@ TEST(PlanGenBytes, random_bytes_decode_to_valid_plans_that_round_trip) {
   }
 }
 
+// PlanKnobs::min_submissions: each graph's submit_graphs (the body's, wherever they sit, and
+// the root-level ones the generator adds) number at least that many, from any input.
+int submissions_of(const runtime::PlanBlock& b, const std::string& graph) {
+  int n = 0;
+  for (const runtime::PlanStmt& st : b) {
+    if (const auto* sg = std::get_if<runtime::SubmitGraphStmt>(&st.node)) n += sg->graph == graph;
+    if (const auto* f = std::get_if<runtime::ForStmt>(&st.node)) n += submissions_of(f->body, graph);
+    if (const auto* i = std::get_if<runtime::IfStmt>(&st.node))
+      n += submissions_of(i->then_body, graph) + submissions_of(i->else_body, graph);
+  }
+  return n;
+}
+
+TEST(PlanGenBytes, min_submissions_gives_each_graph_that_many) {
+  support::SplitMix64 rng(11);
+  for (int round = 0; round < 50; ++round) {
+    const std::vector<uint8_t> bytes = round == 0 ? std::vector<uint8_t>{} : random_bytes(rng, 1024);
+    for (int want : {1, 3}) {
+      ByteChoices c(bytes);
+      PlanKnobs knobs;
+      knobs.min_graphs = 1;
+      knobs.min_submissions = want;
+      const GeneratedPlan g = generate_plan(c, knobs);
+      ASSERT_FALSE(g.plan.graphs.empty());
+      for (const runtime::PlanGraph& graph : g.plan.graphs)
+        EXPECT_GE(submissions_of(g.plan.body, graph.name), want) << runtime::print_plan(g.plan);
+      if (round == 0) EXPECT_EQ(submissions_of(g.plan.body, g.plan.graphs[0].name), want);  // choice 0: just those
+    }
+  }
+}
+
 TEST(PlanGenBytes, clean_plans_bind_and_match_the_plan_model) {
   support::SplitMix64 rng(11);
   std::map<int, int> statuses;

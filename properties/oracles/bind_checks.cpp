@@ -33,10 +33,55 @@ Verdict check_copies(const BindStats& s, uint64_t definitions, uint64_t entry_te
   return Verdict::pass();
 }
 
-Verdict check_image_read(const BindStats& s, uint64_t image_bytes) {
-  if (s.image != image_bytes || s.image_read != s.image)
+namespace {
+
+// Where byte `off` of [RuntimeHeader][image][pad][submissions] lies.
+std::string shipped_place(const Captured& c, uint64_t off) {
+  if (off < c.image_offset) return fmt::format("runtime header +{}", off);
+  if (off < c.image_offset + c.image_bytes) return fmt::format("image +{}", off - c.image_offset);
+  RuntimeHeader rh;
+  std::memcpy(&rh, c.staged.data(), sizeof rh);
+  const uint64_t zone = rh.submissions.raw() - c.destination.raw();
+  if (rh.submissions.is_null() || off < zone) return fmt::format("padding after the image +{}", off - c.image_offset);
+  return fmt::format("submissions zone +{}", off - zone);
+}
+
+}  // namespace
+
+Verdict check_image_read(const Captured& c, const DeviceMemory& mem) {
+  const uint64_t shipped = c.staged.size();
+  if (shipped < sizeof(RuntimeHeader) || c.image_offset + c.image_bytes > shipped)
+    return Verdict::fail("image-read", fmt::format("no whole upload was captured ({} bytes)", shipped));
+  const uint64_t at = c.destination.raw();
+  // The copies into [at, at + shipped), from the ledger: together they must cover it.
+  std::vector<std::pair<uint64_t, uint64_t>> copies;
+  for (const HostCopy& h : mem.host_copies(c.first_copy))
+    if (h.direction == CopyDirection::kToDevice && h.device.raw() >= at && h.device.raw() - at < shipped)
+      copies.emplace_back(h.device.raw() - at, h.bytes);
+  std::sort(copies.begin(), copies.end());
+  uint64_t covered = 0;
+  for (const auto& [off, n] : copies)
+    if (off <= covered) covered = std::max(covered, off + n);
+  if (covered < shipped)
+    return Verdict::fail("image-read", fmt::format("the copies cover {} of the {} staged bytes", covered, shipped));
+  const uint64_t read = mem.bytes_read(c.destination, shipped);
+  const uint64_t image_read = mem.bytes_read(c.destination + c.image_offset, c.image_bytes);
+  if (read != shipped) {
+    uint64_t lo = 0, hi = shipped;  // the shortest prefix holding an unread byte is [0, hi)
+    while (lo + 1 < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (mem.bytes_read(c.destination, mid) < mid ? hi : lo) = mid;
+    }
+    return Verdict::fail("image-read",
+                         fmt::format("read {} of {} shipped bytes (image: {} of {}); byte {} ({}) never read", read,
+                                     shipped, image_read, c.image_bytes, hi - 1, shipped_place(c, hi - 1)));
+  }
+  const BindStats& s = c.result.stats;
+  if (s.shipped != shipped || s.read != read || s.image != c.image_bytes || s.image_read != image_read)
     return Verdict::fail(
-        "image-read", fmt::format("read {} of {} image bytes (the copy held {})", s.image_read, s.image, image_bytes));
+        "bind-stats", fmt::format("BindStats say shipped={} read={} image={} image_read={}; the device "
+                                  "memory {} {} {} {}",
+                                  s.shipped, s.read, s.image, s.image_read, shipped, read, c.image_bytes, image_read));
   return Verdict::pass();
 }
 

@@ -23,8 +23,13 @@ Verdict bind_status_verdict(const runtime::BindResult& r);
 // one upload per entry tensor.
 Verdict check_copies(const runtime::BindStats& s, uint64_t definitions, uint64_t entry_tensors);
 
-// §15.5: a completed run read exactly the shipped image bytes.
-Verdict check_image_read(const runtime::BindStats& s, uint64_t image_bytes);
+// §15.5: a completed run read every shipped byte (the runtime header, the image, the
+// submissions zone with its padding), measured by the machinery that observes them: the
+// copies this bind made to the staged bytes' destination (`mem`'s copy ledger from
+// c.first_copy) cover exactly the staged bytes, and every one of those bytes has its read bit
+// set in `mem`. BindStats' shipped, read, image and image_read must report the same figures.
+// Fails "image-read" naming the first unread byte and where it lies, or "bind-stats".
+Verdict check_image_read(const Captured& c, const runtime::DeviceMemory& mem);
 
 // §11/§12, corrupt images: a bind that got past attach (completed, or stopped by a builtin
 // fault or a scheduler code) followed every graph submission record of the bytes as shipped,

@@ -48,6 +48,7 @@ Captured Bench::bind(const OrchProgram& p, BindOptions opts) {
     c.destination = up.destination;
     return std::nullopt;
   };
+  c.first_copy = mem_->host_copy_count();
   c.result = rt_->bind(p, opts);
   return c;
 }

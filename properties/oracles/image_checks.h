@@ -29,6 +29,7 @@ struct Captured {
   std::vector<std::byte> staged;  // [RuntimeHeader][image][submissions] as copied (empty: no copy)
   uint64_t image_offset = 0, image_bytes = 0;
   runtime::DevAddr destination;
+  uint64_t first_copy = 0;  // the device memory's copy-ledger length when the bind began
   std::span<const std::byte> image() const {
     return std::span<const std::byte>(staged).subspan(image_offset, image_bytes);
   }

@@ -41,6 +41,12 @@ TEST(ImageMutation, header_lines_reach_attach) {
   const runtime::BindResult layout = bind_with_lines("mutate header 33 1\n");
   EXPECT_EQ(layout.status, -1);
   EXPECT_EQ(layout.detail.rfind("attach: BadLayout: runtime header says", 0), 0u) << layout.detail;
+  // RuntimeHeader::image (@24) moved by 256 bytes either way: the image is not right after
+  // the runtime header (RUNTIME.md §5), refused before anything is read there.
+  for (const char* line : {"mutate header 25 0\n", "mutate header 25 255\n"}) {
+    const runtime::BindResult moved = bind_with_lines(line);
+    EXPECT_EQ(moved.detail.rfind("attach: BadLayout: image at", 0), 0u) << line << moved.detail;
+  }
   // Header and image lines together, in order: the later line on the same byte wins.
   EXPECT_EQ(bind_with_lines("mutate header 0 0\nmutate header 0 83\n").status, 0);  // 'S' restored
 }

@@ -150,7 +150,7 @@ Verdict check_rejected_as(const runtime::BindResult& r, const std::string& expec
 
 Verdict check_corrupt_plan(const runtime::OrchProgram& p, const std::string& expect) {
   std::string why;
-  auto b = Bench::create(p, 0xAA, false, &why);
+  auto b = Bench::create(p, 0xAA, /*strict_uninit=*/true, &why);
   if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
   runtime::BindOptions o;
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;

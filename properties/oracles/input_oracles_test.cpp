@@ -71,6 +71,17 @@ TEST(InputOracles, latch_compaction_corrupt_image_on_plans) {
   EXPECT_EQ(check_corrupt_plan(two, "BadGraphContext").rule, "near-miss-class");
   EXPECT_EQ(check_corrupt_plan(corrupt, "BadGraphContext").rule, "near-miss-class");  // BadMagic
   EXPECT_TRUE(check_corrupt_plan(corrupt, "BadMagic").passed()) << check_corrupt_plan(corrupt, "BadMagic").to_string();
+  // The replay runs with strict uninitialised reads: the runtime header's image address moved
+  // back into the device-only zone (never written before the scheduler runs) is refused as
+  // BadLayout before a byte of it is read, not read as garbage (which would fault here).
+  runtime::OrchProgram moved = two;
+  runtime::Mutation back;
+  back.target = runtime::MutationTarget::kRuntimeHeader;
+  back.offset = offsetof(runtime::RuntimeHeader, image) + 1;  // 256-byte steps
+  back.value = 0;
+  moved.mutations.push_back(back);
+  EXPECT_TRUE(check_corrupt_plan(moved, "BadLayout").passed()) << check_corrupt_plan(moved, "BadLayout").to_string();
+  EXPECT_TRUE(check_corrupt_plan(moved).passed()) << check_corrupt_plan(moved).to_string();
 }
 
 TEST(InputOracles, offset_pairs) {

@@ -68,8 +68,8 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
                                    runtime::status_to_code(c.result.status).value_or(0));
     return Verdict::fail("bind-status", runtime::status_line(c.result) + " (" + c.result.detail + ")");
   }
-  for (const Verdict& v : {check_image_deltas(c.image()), check_image_read(c.result.stats, c.image_bytes),
-                           check_graph_storage(c, b->memory())})
+  for (const Verdict& v :
+       {check_image_deltas(c.image()), check_image_read(c, b->memory()), check_graph_storage(c, b->memory())})
     if (!v.passed()) return v;
   // The copies: one image copy, one per new definition (the model counts the keys).
   const PlanModelResult model = run_plan_model(plan, p.seed);

@@ -81,7 +81,14 @@ std::optional<AttachError> Attacher::check_headers() {
   rt = dev.load<RuntimeHeader>(rt_addr);
   if (std::memcmp(rt.magic, kRuntimeMagic, 8) != 0 || rt.version != kRuntimeVersion)
     return AttachError{AttachErrorClass::kBadMagic, "runtime header magic/version"};
+  // The image opens right after the RuntimeHeader (§5). Judged before anything is read at
+  // the image address: an image header read anywhere else in the region would be bytes this
+  // copy never wrote.
   img = rt.image;
+  if (img != rt_addr + sizeof(RuntimeHeader))
+    return AttachError{AttachErrorClass::kBadLayout,
+                       fmt::format("image at {:#x}, not right after the runtime header (at {:#x})", img.raw(),
+                                   (rt_addr + sizeof(RuntimeHeader)).raw())};
   // The image header can only be judged once it is readable.
   if (!dev.mapped(img, sizeof(ImageHeader))) return AttachError{AttachErrorClass::kTooLarge, "image header not mapped"};
   h = dev.load<ImageHeader>(img);
@@ -133,6 +140,14 @@ std::optional<AttachError> Attacher::check_headers() {
   if (rt.image_bytes != h.image_bytes)
     return AttachError{AttachErrorClass::kBadLayout, fmt::format("runtime header says {} image bytes, image header {}",
                                                                  rt.image_bytes, h.image_bytes)};
+  // The submissions follow the image at the next 64-byte boundary (§5, §9); no zone at all
+  // when there is no graph submission.
+  const bool zone = !rt.submissions.is_null() || rt.submissions_bytes != 0;
+  const uint64_t zone_at = align64(img.raw() + h.image_bytes);
+  if (zone && (rt.submissions_bytes == 0 || rt.submissions.raw() != zone_at))
+    return AttachError{AttachErrorClass::kBadLayout,
+                       fmt::format("submissions [{:#x}, +{}) not right after the image (at {:#x})",
+                                   rt.submissions.raw(), rt.submissions_bytes, zone_at)};
   for (Segment s : {kSegTensor, kSegScalar, kSegFanin})
     if (L.seg_end(s) > h.image_bytes)
       return AttachError{
@@ -241,6 +256,7 @@ std::optional<AttachError> Attacher::check_counts() {
 std::optional<AttachError> Attacher::check_padding() {
   using C = AttachErrorClass;
   if (h.reserved != 0 || rt.reserved != 0) return AttachError{C::kDirtyPadding, "header reserved field nonzero"};
+  if (std::optional<AttachError> e = check_zone_padding()) return e;
   if (!zero_bytes(img + sizeof(ImageHeader), L.off[0] - sizeof(ImageHeader)))
     return AttachError{C::kDirtyPadding, "padding after the header"};
   for (uint32_t s = 0; s < kSegCount; ++s) {

@@ -2,9 +2,10 @@
 // Given only a DeviceAccess and the DevAddr of the RuntimeHeader, it validates the image in
 // the §11 class order and returns a DevImageView (addresses the scheduler needs) or the first
 // AttachError. It resets nothing and writes nothing. It reads every header, descriptor,
-// payload, slot and padding byte and every scalar pad entry through DeviceAccess (records by
-// value via load<T>); it never reads flags or live pool entries (the scheduler does), so a
-// completed run reads exactly the shipped image bytes.
+// payload, slot and padding byte (the submissions zone's included), every scalar pad entry
+// and every submission record's header through DeviceAccess (records by value via load<T>);
+// it never reads flags, live pool entries or boundary args (the scheduler does), so a
+// completed run reads exactly the shipped bytes (RUNTIME.md §15.5).
 // Wall: this unit sees device memory only; it includes nothing from host/ or image/compact.h.
 #pragma once
 
@@ -25,8 +26,10 @@ enum class AttachErrorClass : uint8_t {
   kTooLarge,         // the ImageHeader's image_bytes > INT32_MAX or past the region, the
                      // region not mapped (whatever the RuntimeHeader says); device-only
                      // zone too small for SchedControl + Q ring entries
-  kBadLayout,        // segment offsets != the planner's, image longer than planned, or the
-                     // RuntimeHeader's and the ImageHeader's image_bytes disagree
+  kBadLayout,        // the image not right after the RuntimeHeader (checked before the image
+                     // header is read), segment offsets != the planner's, image longer than
+                     // planned, the RuntimeHeader's and the ImageHeader's image_bytes disagree,
+                     // or the submissions not at the next 64-byte boundary after the image
   kPoolOutOfImage,   // a pool extent past image_bytes
   kDeltaOutOfImage,  // a bound delta (or a live slot's unbound delta) outside the image or
                      // its segment
@@ -34,9 +37,11 @@ enum class AttachErrorClass : uint8_t {
                      // not 8-aligned, or region past the pool count
   kCountMismatch,    // bound <=> count>0; kind not 1..3; n_nodes/kernel id/task id wrong for
                      // the task; slot state/fanin_cursor; pool counts != sum of regions
-  kDirtyPadding,     // nonzero padding, reserved field, scalar pad entry, device-owned wake
-                     // field, or unused n=0 slot
+  kDirtyPadding,     // nonzero padding (the image's, or the submissions zone's: after the
+                     // image and between records), reserved field, scalar pad entry,
+                     // device-owned wake field, or unused n=0 slot
   kBadGraphContext,  // graph_ctx not at its submission record; submission or definition bad
+                     // (or inside the region or a heap); the zone longer than its records
   kLatchedError,     // a nonzero error word, or orch_done != 1
 };
 const char* attach_error_name(AttachErrorClass c);  // "BadMagic", ...

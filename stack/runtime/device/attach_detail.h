@@ -31,6 +31,7 @@ struct Attacher {
   std::optional<AttachError> check_deltas_aligned();   // DeltaMisaligned
   std::optional<AttachError> check_counts();           // CountMismatch
   std::optional<AttachError> check_padding();          // DirtyPadding
+  std::optional<AttachError> check_zone_padding();     // DirtyPadding of the submissions zone
   std::optional<AttachError> check_graph_contexts();   // BadGraphContext
   std::optional<AttachError> check_latched();          // LatchedError
 };

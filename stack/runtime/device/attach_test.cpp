@@ -37,8 +37,9 @@ struct Staged {
   SegmentLayout plan;
   uint64_t n = 0;
 
-  // Tasks: KERNEL(t3,s5) ALLOC(t2) KERNEL(t3,s9,fanin 0 1) GRAPH(fanin 2); or none.
-  explicit Staged(bool with_tasks = true) {
+  // Tasks: KERNEL(t3,s5) ALLOC(t2) KERNEL(t3,s9,fanin 0 1) GRAPH(fanin 2); or none. The
+  // region ends `slack` bytes after the copy.
+  explicit Staged(bool with_tasks = true, uint64_t slack = 0) {
     HostLink host(mem);
     TestMirror m(64);
     const auto def_bytes = encode_graph_def(one_node_def());
@@ -64,7 +65,7 @@ struct Staged {
     const uint64_t img_off = sizeof(RuntimeHeader);
     const uint64_t sub_off = align64(img_off + plan.total_bytes);
     const uint64_t copied = sub_off + sub_bytes;
-    region = host.reserve(dev_only + copied, 64, "region");
+    region = host.reserve(dev_only + copied + slack, 64, "region");
     rt_addr = region + dev_only;
     image = rt_addr + img_off;
     subs = rt_addr + sub_off;
@@ -97,7 +98,8 @@ struct Staged {
     EXPECT_TRUE(r.has_value());
     std::memset(stage.data() + img_off + plan.total_bytes, 0, sub_off - img_off - plan.total_bytes);
 
-    RuntimeHeader rt = testing::hand_runtime_header(64, q, region, dev_only, dev_only + copied, plan.total_bytes);
+    RuntimeHeader rt =
+        testing::hand_runtime_header(64, q, region, dev_only, dev_only + copied + slack, plan.total_bytes);
     rt.graph_count = graphs;
     rt.submissions = graphs ? subs : DevAddr();
     rt.submissions_bytes = sub_bytes;
@@ -120,6 +122,10 @@ struct Staged {
   std::string attach() {
     auto r = attach_populated(dev, rt_addr);
     return r ? std::string("ok") : std::string(attach_error_name(r.error().cls));
+  }
+  std::string message() {
+    auto r = attach_populated(dev, rt_addr);
+    return r ? std::string("ok") : r.error().message;
   }
 };
 
@@ -238,6 +244,73 @@ TEST(Attach, attach_rejects_bad_layout) {
     z.poke<uint64_t>(z.rt_addr + offsetof(RuntimeHeader, device_only_bytes),
                      z.peek<uint64_t>(z.rt_addr + offsetof(RuntimeHeader, device_only_bytes)) - by);
     EXPECT_EQ(z.attach(), "BadLayout") << by;
+  }
+}
+
+// RUNTIME.md §5, §11: the image opens right after the RuntimeHeader and the submissions at
+// the next 64-byte boundary after the image. A runtime header naming any other place is
+// BadLayout, judged before anything is read there (here the device-only zone, which nobody
+// has written: a read of it would count as an uninitialised read).
+TEST(Attach, attach_rejects_bad_layout_moved_image_or_submissions) {
+  const uint64_t image_field = offsetof(RuntimeHeader, image);
+  for (int64_t by : {int64_t{64}, int64_t{-64}, int64_t{8}}) {
+    Staged s;
+    s.poke<uint64_t>(s.rt_addr + image_field, (s.image + static_cast<uint64_t>(by)).raw());
+    s.mem.clear_read_bits(s.region, s.rt_addr.raw() - s.region.raw() + 4096);
+    EXPECT_EQ(s.attach(), "BadLayout") << by;
+    EXPECT_EQ(s.mem.bytes_read(s.region, s.rt_addr.raw() - s.region.raw() + 4096), sizeof(RuntimeHeader)) << by;
+  }
+  Staged d;  // the image named at the region's start: not one byte of it read
+  d.poke<uint64_t>(d.rt_addr + image_field, d.region.raw());
+  EXPECT_EQ(d.message().rfind("image at", 0), 0u) << d.message();
+  EXPECT_EQ(d.mem.uninit_reads(), 0u);
+  // Submissions one line later, or 8 bytes later.
+  for (uint64_t by : {uint64_t{64}, uint64_t{8}}) {
+    Staged z;
+    z.poke<uint64_t>(z.rt_addr + offsetof(RuntimeHeader, submissions), (z.subs + by).raw());
+    EXPECT_EQ(z.attach(), "BadLayout") << by;
+  }
+  Staged n;  // a zone without an address, or an address without a zone
+  n.poke<uint64_t>(n.rt_addr + offsetof(RuntimeHeader, submissions), 0);
+  EXPECT_EQ(n.attach(), "BadLayout");
+  Staged e;
+  e.poke<uint64_t>(e.rt_addr + offsetof(RuntimeHeader, submissions_bytes), 0);
+  EXPECT_EQ(e.attach(), "BadLayout");
+  Staged none(false);  // control: no graph, no zone
+  EXPECT_EQ(none.attach(), "ok");
+}
+
+// §15.5: the submissions zone's padding is read and must be zero (DirtyPadding), and the
+// zone ends with its last record (BadGraphContext), so a completed run reads every shipped
+// byte. A definition never lies in the region or a heap (each is its own reservation, §5).
+TEST(Attach, attach_checks_the_submissions_zone) {
+  Staged s;
+  const DevAddr image_end = s.image + s.plan.total_bytes;
+  ASSERT_LT(image_end.raw(), s.subs.raw());  // this image leaves a gap before the zone
+  s.mem.clear_read_bits(s.region, s.subs.raw() + graph_submission_bytes(1, 1) - s.region.raw());
+  EXPECT_EQ(s.attach(), "ok");
+  EXPECT_EQ(s.mem.bytes_read(image_end, s.subs.raw() - image_end.raw()), s.subs.raw() - image_end.raw());
+  Staged g;  // a nonzero gap byte, first and last
+  g.poke<uint8_t>(image_end, 1);
+  EXPECT_EQ(g.attach(), "DirtyPadding");
+  EXPECT_EQ(g.message(), "padding between the image and the submissions");
+  Staged l;
+  l.poke<uint8_t>(l.subs - 1, 0x80);
+  EXPECT_EQ(l.attach(), "DirtyPadding");
+  Staged longer(true, 256);  // the zone runs 64 bytes past its one record (inside the region)
+  longer.poke<uint64_t>(longer.rt_addr + offsetof(RuntimeHeader, submissions_bytes), graph_submission_bytes(1, 1) + 64);
+  EXPECT_EQ(longer.attach(), "BadGraphContext");
+  EXPECT_NE(longer.message().find("its records"), std::string::npos) << longer.message();
+  Staged roomy(true, 256);  // control: slack after the copy is not part of the zone
+  EXPECT_EQ(roomy.attach(), "ok");
+  for (bool heap : {true, false}) {  // the definition named in the graph heap or the region
+    Staged h;
+    const DevAddr at = heap ? h.graph_heap : h.region;
+    h.poke<uint64_t>(h.subs + offsetof(GraphSubmission, definition_addr), at.raw());
+    h.mem.clear_read_bits(at, 4096);
+    EXPECT_EQ(h.attach(), "BadGraphContext");
+    EXPECT_NE(h.message().find("inside the region or a heap"), std::string::npos) << h.message();
+    EXPECT_EQ(h.mem.bytes_read(at, 4096), 0u);
   }
 }
 

@@ -357,16 +357,32 @@ TEST(Bind, bind_stats_line) {
   EXPECT_EQ(r.stats.ratio_text(), "1.000");
 }
 
+// A config value outside its field's range is refused where it is written (RUNTIME.md §17):
+// in text at its line:column, in a program built in code by validate_plan (status -1, an
+// invalid plan). Status -2 is left to a RuntimeConfig built in code (Runtime::create).
 TEST(Bind, rejected_config_is_unsupported) {
   for (const char* text : {"config W=3\n", "config W=1048576\n", "config task_heap=100\n", "config workers=0\n",
-                           "config fill_byte=256\n", "config clusters=-1\n"}) {
-    const BindResult r = bind_plan(parse_or_fail(text));
-    EXPECT_EQ(r.status, -2) << text;
-    EXPECT_EQ(status_line(r), "status=-2 UNSUPPORTED");
-    EXPECT_EQ(r.failure, BindFailure::kConfig);
-    EXPECT_FALSE(r.detail.empty());
+                           "config fill_byte=256\n", "config clusters=-1\n", "config W=-1\n"}) {
+    const PlanParseResult parsed = parse_plan(text);
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_EQ(parsed.error().line, 1u) << text;
+    EXPECT_EQ(parsed.error().column, 8u) << text;
+    OrchProgram built;
+    const std::string_view t(text);
+    const size_t eq = t.find('=');
+    built.config.push_back({std::string(t.substr(7, eq - 7)), std::stoll(std::string(t.substr(eq + 1))), {}});
+    const BindResult r = bind_plan(built);
+    EXPECT_EQ(r.status, -1) << text;
+    EXPECT_EQ(r.failure, BindFailure::kInvalidPlan);
+    EXPECT_EQ(r.detail, "invalid plan: 0:0: " + parsed.error().message);
   }
   EXPECT_EQ(bind_plan(parse_or_fail("config W=4 workers=1\n")).status, 0);  // control
+  DeviceMemory mem;
+  RuntimeConfig cfg;
+  cfg.W = 48;
+  auto rt = Runtime::create(mem, cfg);
+  ASSERT_FALSE(rt.has_value());
+  EXPECT_EQ(rt.error(), "config W=48 is not a power of two in [4, 2^19]");
 }
 
 // A definition is uploaded (its own reservation, one def_h2d) by the first bind that submits
@@ -475,6 +491,42 @@ TEST(Bind, before_upload_hook_reaches_attach) {
   // The runtime never applies `mutate` lines itself: without a hook they change nothing.
   EXPECT_EQ(bind_plan(parse_or_fail("submit fill(output o: [8], scalar 1)\nmutate 0 0\nmutate header 0 0\n")).status,
             0);
+}
+
+// §15.5 with graph submissions: three records of 48 + 2 x 64 = 176 bytes, each at a 64-byte
+// boundary, leave 16 padding bytes after each of the first two, and the zone starts at the
+// next 64-byte boundary after the image. Attach reads that padding (DirtyPadding), so a
+// completed bind reads every shipped byte, as the device memory's read bits count them; a
+// nonzero byte of it is refused (corpus/plans/graph_three_records.plan).
+
+TEST(Bind, bind_reads_every_shipped_byte_graph_padding_included) {
+  const OrchProgram p = parse_or_fail(testing::read_corpus_plan("graph_three_records.plan"));
+  RuntimeBench b(p);
+  const BindResult r = b.rt->bind(p);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  const RegionPlan& plan = b.rt->last_plan();
+  const uint64_t image_end = sizeof(RuntimeHeader) + plan.image_bytes;
+  ASSERT_LT(image_end, align64(image_end));  // a gap before the zone
+  EXPECT_EQ(plan.submissions, plan.runtime_header + align64(image_end));
+  EXPECT_EQ(plan.submissions_bytes, 2 * 192 + 176u);
+  EXPECT_EQ(plan.shipped, align64(image_end) + plan.submissions_bytes);
+  EXPECT_EQ(b.mem.bytes_read(plan.runtime_header, plan.shipped), plan.shipped);
+  EXPECT_EQ(r.stats.shipped, plan.shipped);
+  EXPECT_EQ(r.stats.read, r.stats.shipped);
+  EXPECT_EQ(r.stats.ratio_text(), "1.000");
+
+  const uint64_t pads[] = {image_end - sizeof(RuntimeHeader),                        // the first gap byte, then the
+                           align64(image_end) + 176 - sizeof(RuntimeHeader),         // padding after
+                           align64(image_end) + 192 + 191 - sizeof(RuntimeHeader)};  // records 0 and 1
+  for (uint64_t at : pads) {
+    BindOptions dirty;
+    dirty.before_upload = testing::set_image_byte(at, 1);
+    const BindResult d = bind_plan(p, dirty);
+    EXPECT_EQ(d.attach_class, AttachErrorClass::kDirtyPadding) << at << ": " << d.detail;
+  }
+  BindOptions clean;  // control: the same bytes rewritten to 0
+  clean.before_upload = testing::set_image_byte(pads[1], 0);
+  EXPECT_EQ(bind_plan(p, clean).status, 0);
 }
 
 // The shared seeds in corpus/plans: each parses, prints canonically back to itself (minus

@@ -1,72 +1,92 @@
-// RuntimeConfig keys, application of `config` lines and validation (RUNTIME.md §4, §13 -2).
+// RuntimeConfig keys, their valid ranges, application of `config` lines and validation
+// (RUNTIME.md §4, §13 -2, §17).
 #include "stack/runtime/host/runtime_config.h"
 
 #include <fmt/format.h>
 #include <array>
+#include <bit>
+#include <cstdint>
 
 namespace stackcheck::runtime {
 namespace {
 
-constexpr std::array<std::string_view, 10> kKeys = {
-    "W",       "task_heap",           "graph_heap", "ready_capacity", "tensormap_capacity", "scope_tasks_capacity",
-    "workers", "progress_timeout_ms", "clusters",   "fill_byte"};
+// Upper bounds keep every derived size and reservation sane; they are far above any use.
+constexpr int64_t kMaxHeap = int64_t{1} << 40;
+constexpr int64_t kMaxCapacity = int64_t{1} << 32;
 
-uint64_t* field(RuntimeConfig& c, std::string_view key) {
-  if (key == "W") return &c.W;
-  if (key == "task_heap") return &c.task_heap;
-  if (key == "graph_heap") return &c.graph_heap;
-  if (key == "ready_capacity") return &c.ready_capacity;
-  if (key == "tensormap_capacity") return &c.tensormap_capacity;
-  if (key == "scope_tasks_capacity") return &c.scope_tasks_capacity;
-  if (key == "workers") return &c.workers;
-  if (key == "progress_timeout_ms") return &c.progress_timeout_ms;
-  if (key == "clusters") return &c.clusters;
-  if (key == "fill_byte") return &c.fill_byte;
-  return nullptr;
+// W <= 2^19 keeps the mirror (128 + 2785 W bytes) within INT32_MAX (§4). A lower bound of 0
+// marks the fields where 0 means "derived": ready_capacity (§5) and scope_tasks_capacity (W).
+constexpr std::array<ConfigRule, 10> kRules = {{
+    {"W", &RuntimeConfig::W, 4, int64_t{1} << 19, true},
+    {"task_heap", &RuntimeConfig::task_heap, 1024, kMaxHeap, false},
+    {"graph_heap", &RuntimeConfig::graph_heap, 64, kMaxHeap, false},
+    {"ready_capacity", &RuntimeConfig::ready_capacity, 0, kMaxCapacity, false},
+    {"tensormap_capacity", &RuntimeConfig::tensormap_capacity, 1, kMaxCapacity, false},
+    {"scope_tasks_capacity", &RuntimeConfig::scope_tasks_capacity, 0, kMaxCapacity, false},
+    {"workers", &RuntimeConfig::workers, 1, 256, false},
+    {"progress_timeout_ms", &RuntimeConfig::progress_timeout_ms, 1, kMaxCapacity, false},
+    {"clusters", &RuntimeConfig::clusters, 1, 65536, false},
+    {"fill_byte", &RuntimeConfig::fill_byte, 0, 255, false},
+}};
+
+constexpr std::array<std::string_view, kRules.size()> kKeys = [] {
+  std::array<std::string_view, kRules.size()> k{};
+  for (size_t i = 0; i < kRules.size(); ++i) k[i] = kRules[i].key;
+  return k;
+}();
+
+// 2^k for the powers of two past 2^16 (the table's bounds read as RUNTIME.md writes them).
+std::string bound(int64_t v) {
+  if (v > 65536 && (v & (v - 1)) == 0) return fmt::format("2^{}", std::countr_zero(static_cast<uint64_t>(v)));
+  return std::to_string(v);
 }
 
-// Upper bounds keep every derived size and reservation sane; they are far above any use.
-constexpr uint64_t kMaxHeap = 1ull << 40;
-constexpr uint64_t kMaxCapacity = 1ull << 32;
+std::string refusal(const ConfigRule& r, const std::string& value) {
+  return fmt::format("config {}={} is not {}in [{}, {}]", r.key, value, r.power_of_two ? "a power of two " : "",
+                     bound(r.lo), bound(r.hi));
+}
+
+std::optional<std::string> check(const ConfigRule& r, int64_t v) {
+  const bool in_range = v >= r.lo && v <= r.hi;
+  if (in_range && (!r.power_of_two || (v & (v - 1)) == 0)) return std::nullopt;
+  return refusal(r, std::to_string(v));
+}
 
 }  // namespace
 
+std::span<const ConfigRule> config_rules() { return kRules; }
+
+const ConfigRule* config_rule(std::string_view key) {
+  for (const ConfigRule& r : kRules)
+    if (r.key == key) return &r;
+  return nullptr;
+}
+
 std::span<const std::string_view> config_keys() { return kKeys; }
 
-bool is_config_key(std::string_view key) {
-  for (auto k : kKeys)
-    if (k == key) return true;
-  return false;
+bool is_config_key(std::string_view key) { return config_rule(key) != nullptr; }
+
+std::optional<std::string> check_config_value(std::string_view key, int64_t value) {
+  const ConfigRule* r = config_rule(key);
+  if (r == nullptr) return fmt::format("unknown config key '{}'", key);
+  return check(*r, value);
 }
 
 std::optional<std::string> apply_config(std::span<const ConfigEntry> entries, RuntimeConfig& out) {
   for (const ConfigEntry& e : entries) {
-    uint64_t* f = field(out, e.key);
-    if (f == nullptr) return fmt::format("unknown config key '{}'", e.key);
-    if (e.value < 0) return fmt::format("config {}={} is negative", e.key, e.value);
-    *f = static_cast<uint64_t>(e.value);
+    if (auto why = check_config_value(e.key, e.value)) return why;
+    out.*(config_rule(e.key)->field) = static_cast<uint64_t>(e.value);
   }
   return validate_config(out);
 }
 
 std::optional<std::string> validate_config(const RuntimeConfig& c) {
-  // W <= 2^19 keeps the mirror (128 + 2785 W bytes) within INT32_MAX (§4).
-  if (c.W < 4 || c.W > (1ull << 19) || (c.W & (c.W - 1)) != 0)
-    return fmt::format("config W={} is not a power of two in [4, 2^19]", c.W);
-  if (c.task_heap < 1024 || c.task_heap > kMaxHeap)
-    return fmt::format("config task_heap={} is not in [1024, 2^40]", c.task_heap);
-  if (c.graph_heap < 64 || c.graph_heap > kMaxHeap)
-    return fmt::format("config graph_heap={} is not in [64, 2^40]", c.graph_heap);
-  if (c.ready_capacity > kMaxCapacity) return fmt::format("config ready_capacity={} exceeds 2^32", c.ready_capacity);
-  if (c.tensormap_capacity < 1 || c.tensormap_capacity > kMaxCapacity)
-    return fmt::format("config tensormap_capacity={} is not in [1, 2^32]", c.tensormap_capacity);
-  if (c.scope_tasks_capacity > kMaxCapacity)
-    return fmt::format("config scope_tasks_capacity={} exceeds 2^32", c.scope_tasks_capacity);
-  if (c.workers < 1 || c.workers > 256) return fmt::format("config workers={} is not in [1, 256]", c.workers);
-  if (c.progress_timeout_ms < 1 || c.progress_timeout_ms > kMaxCapacity)
-    return fmt::format("config progress_timeout_ms={} is not in [1, 2^32]", c.progress_timeout_ms);
-  if (c.clusters < 1 || c.clusters > 65536) return fmt::format("config clusters={} is not in [1, 65536]", c.clusters);
-  if (c.fill_byte > 255) return fmt::format("config fill_byte={} is not a byte", c.fill_byte);
+  for (const ConfigRule& r : kRules) {
+    const uint64_t v = c.*r.field;
+    // A u64 past INT64_MAX is past every hi; report it as the u64 it is.
+    if (v > static_cast<uint64_t>(INT64_MAX)) return refusal(r, std::to_string(v));
+    if (auto why = check(r, static_cast<int64_t>(v))) return why;
+  }
   return std::nullopt;
 }
 

@@ -1,7 +1,8 @@
 // RuntimeConfig (RUNTIME.md §4): the knobs of one Runtime, with the spec's defaults, the
-// `.plan` config keys that set them, and the validation whose rejection is status -2
-// (UNSUPPORTED, §13). A validated config keeps every derived size inside the model's
-// limits: the mirror stays <= INT32_MAX bytes (W <= 2^19) and the heaps fit a reservation.
+// `.plan` config keys that set them and their valid ranges (one table, config_rules), and the
+// validation whose rejection is status -2 (UNSUPPORTED, §13). A validated config keeps every
+// derived size inside the model's limits: the mirror stays <= INT32_MAX bytes (W <= 2^19)
+// and the heaps fit a reservation.
 #pragma once
 
 #include <cstdint>
@@ -29,15 +30,32 @@ struct RuntimeConfig {
   uint64_t effective_scope_tasks_capacity() const { return scope_tasks_capacity == 0 ? W : scope_tasks_capacity; }
 };
 
+// The one table of config keys and their valid values (RUNTIME.md §4, §17), in
+// RuntimeConfig's field order: a value is valid when lo <= value <= hi (as an i64, so a
+// negative value never is) and, for W, a power of two. validate_config judges a RuntimeConfig
+// built in code by it (status -2); validate_plan judges each `config KEY=INT` of a plan by it,
+// at its line:column.
+struct ConfigRule {
+  std::string_view key;
+  uint64_t RuntimeConfig::*field;
+  int64_t lo, hi;
+  bool power_of_two;
+};
+std::span<const ConfigRule> config_rules();
+const ConfigRule* config_rule(std::string_view key);  // null for an unknown key
+
 // The `config` keys, in RuntimeConfig's field order.
 std::span<const std::string_view> config_keys();
 bool is_config_key(std::string_view key);
 
-// Applies `config` lines over the defaults. An unknown key, a negative value or a value the
-// config does not accept gives a message (the caller returns status -2).
+// Why `key=value` is refused ("config W=-1 is not a power of two in [4, 2^19]"), or nullopt.
+std::optional<std::string> check_config_value(std::string_view key, int64_t value);
+
+// Applies `config` lines over the defaults. An unknown key or a value outside its rule gives
+// a message (the caller returns status -2; a plan that passed validate_plan has neither).
 std::optional<std::string> apply_config(std::span<const ConfigEntry> entries, RuntimeConfig& out);
 
-// Why `c` is rejected, or nullopt if it is accepted.
+// Why `c` is rejected (the first field outside its rule), or nullopt if it is accepted.
 std::optional<std::string> validate_config(const RuntimeConfig& c);
 
 }  // namespace stackcheck::runtime

@@ -34,6 +34,7 @@ class Checker {
     for (const ConfigEntry& c : p_.config) {
       if (!is_config_key(c.key)) return fail(c.loc, fmt::format("unknown config key '{}'", c.key)), err_;
       if (!keys.insert(c.key).second) return fail(c.loc, fmt::format("config key '{}' repeated", c.key)), err_;
+      if (auto why = check_config_value(c.key, c.value)) return fail(c.loc, *why), err_;
     }
     // The root body: entry tensors first.
     for (const EntryTensor& t : p_.tensors) {
@@ -48,7 +49,11 @@ class Checker {
       if (!graph_names.insert(g.name).second) return fail(g.loc, fmt::format("graph '{}' defined twice", g.name)), err_;
     }
     graphs_ = &graph_names;
-    for (const PlanGraph& g : p_.graphs) {
+    // A graph is defined before its first use (§17): a graph body sees the graphs defined
+    // before it and itself (a nested submission latches 5 at run time), the root body all.
+    for (size_t i = 0; i < p_.graphs.size(); ++i) {
+      const PlanGraph& g = p_.graphs[i];
+      defined_ = i + 1;
       bound_.clear();
       visible_.clear();
       in_graph_ = true;
@@ -57,6 +62,7 @@ class Checker {
       if (!block(g.body, 1, g.loc)) return err_;
     }
     in_graph_ = false;
+    defined_ = p_.graphs.size();
     bound_ = std::move(root_bound);
     visible_ = std::move(root_visible);
     if (!block(p_.body, 0, {})) return err_;
@@ -210,6 +216,8 @@ class Checker {
             return args(n.args, loc);
           } else if constexpr (std::is_same_v<T, SubmitGraphStmt>) {
             if (graphs_->count(n.graph) == 0) return fail(loc, fmt::format("undefined graph '{}'", n.graph));
+            for (size_t i = defined_; i < p_.graphs.size(); ++i)
+              if (p_.graphs[i].name == n.graph) return fail(loc, graph_used_before_definition(n.graph));
             return args(n.args, loc);
           } else if constexpr (std::is_same_v<T, ForStmt>) {
             if (!expr(n.start, 1, loc) || !expr(n.stop, 1, loc) || !expr(n.step, 1, loc)) return false;
@@ -235,6 +243,7 @@ class Checker {
   std::optional<PlanError> err_;
   bool in_graph_ = false;
   const std::unordered_set<std::string>* graphs_ = nullptr;
+  size_t defined_ = 0;  // p_.graphs[0, defined_) are defined where the walk is
   std::unordered_set<std::string> bound_;
   std::unordered_map<std::string, NameInfo> visible_;
   std::vector<std::vector<std::string>> scopes_;
@@ -243,6 +252,10 @@ class Checker {
 }  // namespace
 
 std::string PlanError::to_string() const { return fmt::format("{}:{}: {}", line, column, message); }
+
+std::string graph_used_before_definition(std::string_view graph) {
+  return fmt::format("graph '{}' used before its definition", graph);
+}
 
 bool is_plan_keyword(std::string_view word) {
   for (auto k : kKeywords)

@@ -7,8 +7,11 @@
 // root body with its entry tensors, or one graph body with its params) and used only where
 // visible (after its binding, inside the binding's block) with the right kind (scalar or
 // tensor); `$k` only in graph bodies (k < 64); `read` only through an entry In tensor;
-// submit_graph names a graph; shapes have rank 1..4, dims >= 1 and bounded element counts;
-// config keys are known and not repeated; nesting and expression depth are bounded.
+// submit_graph names a graph defined before it (in a graph body: an earlier graph or its own;
+// the parser also holds root statements to the text order, §17); shapes have rank 1..4,
+// dims >= 1 and bounded element counts; config keys are known and not repeated, and each
+// value is in its field's range (host/runtime_config.h, config_rules); nesting and
+// expression depth are bounded.
 // Not checked (orchestrator latches, §8): tags, arity and shapes of kernel arguments,
 // window bounds and rank, alloc counts, zero divisors, graph-body restrictions.
 #pragma once
@@ -38,6 +41,9 @@ struct PlanLimits {
   unsigned max_rank = 4;                      // TensorArg holds 4 dims
   int64_t max_slot = 63;                      // a graph has at most 64 boundary scalars
 };
+
+// The message of a submit_graph that comes before its graph's definition (check and parser).
+std::string graph_used_before_definition(std::string_view graph);
 
 bool is_plan_keyword(std::string_view word);
 // [A-Za-z_][A-Za-z0-9_]* and not a keyword.

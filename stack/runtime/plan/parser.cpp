@@ -5,6 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
 namespace stackcheck::runtime {
 namespace {
 
@@ -202,6 +208,14 @@ class Parser {
     return p;
   }
 
+  // The first submit_graph (text order) that names a graph defined only after it (§17: a
+  // graph is defined before its first use), as the error at that use.
+  std::optional<PlanError> use_before_definition() const {
+    for (const auto& [loc, graph] : early_uses_)
+      if (graphs_seen_.count(graph) != 0) return PlanError{loc.line, loc.column, graph_used_before_definition(graph)};
+    return std::nullopt;
+  }
+
  private:
   [[noreturn]] void fail(const Token& t, std::string msg) { throw Failure{{t.line, t.column, std::move(msg)}}; }
 
@@ -297,6 +311,7 @@ class Parser {
     g.loc = tok_.loc();
     next();
     g.name = name("a graph name");
+    graphs_seen_.insert(g.name);  // from its header on: a use in its own body latches 5 at run time
     expect_punct("(");
     if (!is_punct(")")) {
       g.params.push_back(name("a parameter name"));
@@ -529,6 +544,7 @@ class Parser {
       next();
       SubmitGraphStmt g;
       g.graph = name("a graph name");
+      if (graphs_seen_.count(g.graph) == 0) early_uses_.emplace_back(s.loc, g.graph);
       g.args = args();
       s.node = std::move(g);
     } else if (w == "for") {
@@ -565,6 +581,8 @@ class Parser {
   const PlanLimits& lim_;
   Token tok_;
   unsigned nesting_ = 0;
+  std::unordered_set<std::string> graphs_seen_;              // graph headers so far
+  std::vector<std::pair<PlanLoc, std::string>> early_uses_;  // submit_graph before its name was seen
 };
 
 }  // namespace
@@ -575,7 +593,12 @@ PlanParseResult parse_plan(std::string_view text, const PlanLimits& limits) {
   try {
     Parser parser(text, limits);
     OrchProgram p = parser.program();
-    if (auto err = validate_plan(p, limits)) return {std::move(*err)};
+    // Of the static checks' first error and the first use before a definition, the one
+    // earlier in the text (the program keeps no trace of where its graphs stood).
+    std::optional<PlanError> err = validate_plan(p, limits);
+    if (std::optional<PlanError> early = parser.use_before_definition())
+      if (!err || std::pair(early->line, early->column) < std::pair(err->line, err->column)) err = std::move(early);
+    if (err) return {std::move(*err)};
     return {std::move(p)};
   } catch (const Failure& f) {
     return {f.error};

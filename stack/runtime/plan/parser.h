@@ -5,9 +5,14 @@
 // (COMPILER.md §1): `#` comments, ID [A-Za-z_][A-Za-z0-9_]*, INT [0-9]+ <= 2^63-1 (2^63
 // only right after a unary `-`), plus `$ : = [ ]`; blank lines are skipped; a CR is an error.
 // After a syntactically valid parse the static checks of check.h run, so a returned
-// program always passes validate_plan.
+// program always passes validate_plan. The parser adds the one rule the program cannot
+// carry: a graph is defined before its first use in the text (§17), so a submit_graph above
+// its graph's definition is an error at the submit_graph (the earlier of that and the
+// static checks' first error is reported). A `config` value outside its field's range
+// (host/runtime_config.h, config_rules) is an error at its KEY.
 //
-// Grammar (NL ends every line; `graph` lines may sit between statements, before first use):
+// Grammar (NL ends every line; `graph` definitions sit at top level only, between
+// statements if need be, each before its first use):
 //   program = [config] {tensor} {graph | stmt} {mutate}
 //   config  = "config" KEY "=" ["-"] INT {KEY "=" ["-"] INT}
 //   tensor  = "tensor" ID ":" ("In" | "InOut") shape

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "stack/runtime/host/runtime_config.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/printer.h"
 
@@ -312,6 +313,99 @@ TEST(PlanCheck, deep_hand_built_expression_is_rejected_not_overflowed) {
   p.body.push_back(PlanStmt{SetStmt{"a", std::move(e)}, {}});
   ASSERT_TRUE(validate_plan(p).has_value());
   EXPECT_EQ(validate_plan(p)->message, "expression deeper than 1024");
+}
+
+// §17: a graph is defined at top level before its first use. A submit_graph above its
+// graph's definition is refused at the submit_graph, even though the program (which keeps
+// its graphs apart from its statements) would print with the graph first.
+TEST(PlanParser, graphs_are_defined_before_use) {
+  const char* head = "tensor x: In [16]\ntensor c: InOut [8]\n";
+  const std::string g = "graph g(a, b) {\n  submit acc(input a, inout b)\n}\n";
+  EXPECT_EQ(error_of(std::string(head) + "submit_graph g(input x[0:8], inout c)\n" + g),
+            "3:1: graph 'g' used before its definition");
+  EXPECT_EQ(error_of(std::string(head) +
+                     "for i = 0, 2, 1 {\n  if i < 1 {\n    submit_graph g(input x[0:8], inout c)\n"
+                     "  }\n}\n" +
+                     g),
+            "5:5: graph 'g' used before its definition");
+  // The first use counts; a later one below the definition does not make it right.
+  EXPECT_EQ(
+      error_of(std::string(head) + "submit_graph g(input x, inout c)\n" + g + "submit_graph g(input x, inout c)\n"),
+      "3:1: graph 'g' used before its definition");
+  // An earlier error in the text is still the first one; a later one is not.
+  EXPECT_EQ(error_of(std::string(head) + "set a = nope\nsubmit_graph g(input x, inout c)\n" + g),
+            "3:9: undefined name 'nope'");
+  EXPECT_EQ(error_of(std::string(head) + "submit_graph g(input x, inout c)\nset a = nope\n" + g),
+            "3:1: graph 'g' used before its definition");
+  // A graph body using a later graph (in a body, submit_graph latches 5 at run time).
+  EXPECT_EQ(error_of(std::string(head) + "graph f(a) {\n  submit_graph g(input a, inout a)\n}\n" + g),
+            "4:3: graph 'g' used before its definition");
+  // Controls: defined above the use, between statements or first; a graph naming itself.
+  EXPECT_EQ(error_of(std::string(head) + "set a = 1\n" + g + "submit_graph g(input x, inout c)\n"), "ok");
+  EXPECT_EQ(error_of(std::string(head) + g + "submit_graph g(input x, inout c)\n"), "ok");
+  EXPECT_EQ(error_of("graph f(a) {\n  submit_graph f(inout a)\n}\n"), "ok");
+  EXPECT_EQ(error_of("submit_graph h()\n"), "1:1: undefined graph 'h'");  // never defined
+  // Not at top level: inside a loop, an if, a scope pair or a graph body.
+  EXPECT_EQ(error_of("for i = 0, 1, 1 {\n  graph h() {\n  }\n}\n"), "2:3: graphs are defined at top level only");
+  EXPECT_EQ(error_of("if 1 < 2 {\n  graph h() {\n  }\n}\n"), "2:3: graphs are defined at top level only");
+  EXPECT_EQ(error_of("graph f() {\n  graph h() {\n  }\n}\n"), "2:3: graphs cannot be defined inside a block");
+  // scope_begin/scope_end are statements, not blocks: a graph between them is at top level.
+  EXPECT_EQ(error_of(std::string(head) + "scope_begin\n" + g + "submit_graph g(input x, inout c)\nscope_end\n"), "ok");
+}
+
+// The same rule on programs built in code (validate_plan): a graph body may name only the
+// graphs before it and itself, so every program that passes prints to text that parses.
+TEST(PlanCheck, a_graph_body_names_earlier_graphs_only) {
+  auto graph = [](const char* name, const char* callee) {
+    PlanGraph g;
+    g.name = name;
+    g.params = {"a"};
+    g.body.push_back(PlanStmt{SubmitGraphStmt{callee, {PlanArg::tensor(PlanTag::Inout, PlanWindow{"a", {}, {}})}}, {}});
+    return g;
+  };
+  OrchProgram p;
+  p.graphs = {graph("f", "g"), graph("g", "g")};
+  ASSERT_TRUE(validate_plan(p).has_value());
+  EXPECT_EQ(validate_plan(p)->message, "graph 'g' used before its definition");
+  OrchProgram ok;  // control: the other order
+  ok.graphs = {graph("g", "g"), graph("f", "g")};
+  EXPECT_FALSE(validate_plan(ok).has_value());
+  PlanParseResult back = parse_plan(print_plan(ok));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back.program(), ok);
+}
+
+// RUNTIME.md §17: a config value outside its field's range is an error at its KEY=INT, not
+// a status; the ranges are RuntimeConfig's (host/runtime_config.h, config_rules).
+TEST(PlanParser, config_values_are_checked_where_written) {
+  const std::pair<const char*, const char*> refused[] = {
+      {"config W=-1\n", "1:8: config W=-1 is not a power of two in [4, 2^19]"},
+      {"config W=64 task_heap=0\n", "1:13: config task_heap=0 is not in [1024, 2^40]"},
+      {"config W=48\n", "1:8: config W=48 is not a power of two in [4, 2^19]"},
+      {"config W=1048576\n", "1:8: config W=1048576 is not a power of two in [4, 2^19]"},
+      {"config graph_heap=63\n", "1:8: config graph_heap=63 is not in [64, 2^40]"},
+      {"config ready_capacity=-3\n", "1:8: config ready_capacity=-3 is not in [0, 2^32]"},
+      {"config tensormap_capacity=0\n", "1:8: config tensormap_capacity=0 is not in [1, 2^32]"},
+      {"config scope_tasks_capacity=4294967297\n", "1:8: config scope_tasks_capacity=4294967297 is not in [0, 2^32]"},
+      {"config workers=0\n", "1:8: config workers=0 is not in [1, 256]"},
+      {"config workers=257\n", "1:8: config workers=257 is not in [1, 256]"},
+      {"config progress_timeout_ms=0\n", "1:8: config progress_timeout_ms=0 is not in [1, 2^32]"},
+      {"config clusters=-24\n", "1:8: config clusters=-24 is not in [1, 65536]"},
+      {"config fill_byte=256\n", "1:8: config fill_byte=256 is not in [0, 255]"},
+      {"config W=-9223372036854775808\n", "1:8: config W=-9223372036854775808 is not a power of two in [4, 2^19]"},
+  };
+  for (const auto& [text, want] : refused) EXPECT_EQ(error_of(text), want) << text;
+  // Controls: every bound itself, and the zeros that mean "derived".
+  EXPECT_EQ(error_of("config W=4 task_heap=1024 graph_heap=64 ready_capacity=0 tensormap_capacity=1 "
+                     "scope_tasks_capacity=0 workers=1 progress_timeout_ms=1 clusters=1 fill_byte=0\n"),
+            "ok");
+  EXPECT_EQ(error_of("config W=524288 task_heap=1099511627776 graph_heap=1099511627776 ready_capacity=4294967296 "
+                     "tensormap_capacity=4294967296 scope_tasks_capacity=4294967296 workers=256 "
+                     "progress_timeout_ms=4294967296 clusters=65536 fill_byte=255\n"),
+            "ok");
+  // The table covers every key the config knows.
+  for (std::string_view key : config_keys()) EXPECT_NE(config_rule(key), nullptr) << key;
+  EXPECT_EQ(config_rules().size(), config_keys().size());
 }
 
 }  // namespace
