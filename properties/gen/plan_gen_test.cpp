@@ -68,7 +68,9 @@ TEST(PlanGenBytes, min_submissions_gives_each_graph_that_many) {
       ASSERT_FALSE(g.plan.graphs.empty());
       for (const runtime::PlanGraph& graph : g.plan.graphs)
         EXPECT_GE(submissions_of(g.plan.body, graph.name), want) << runtime::print_plan(g.plan);
-      if (round == 0) EXPECT_EQ(submissions_of(g.plan.body, g.plan.graphs[0].name), want);  // choice 0: just those
+      if (round == 0) {  // choice 0: just those
+        EXPECT_EQ(submissions_of(g.plan.body, g.plan.graphs[0].name), want);
+      }
     }
   }
 }

@@ -142,8 +142,9 @@ TEST(SchedulerRaceControl, tsan_reports_an_unsynchronised_counter_in_the_workers
   }
   std::printf("child's report:\n%s", gist.c_str());
   // A symbolized report (a symbolizer on the PATH) names the test-only kernel.
-  if (c.output.find(".cpp:") != std::string::npos)
+  if (c.output.find(".cpp:") != std::string::npos) {
     EXPECT_NE(gist.find("bump_unsynchronised"), std::string::npos) << c.output;
+  }
 }
 
 TEST(SchedulerRaceControl, the_same_counter_made_atomic_is_not_reported) {
