@@ -20,6 +20,7 @@ inline Cell code_cell(const std::string& s) {
 // is a text column; numeric("count") a figure column.
 struct Column {
   Column(const char* h) : header(h) {}  // NOLINT: implicit, so that table({"a", numeric("b")}) reads
+  explicit Column(std::string h) : header(std::move(h)) {}
   std::string header;
   bool numeric = false;
 };

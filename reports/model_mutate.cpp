@@ -49,15 +49,15 @@ std::vector<Cell> tally_cells(const std::string& name, const Tally& t) {
 // One table and one bar chart of the score per group (folder or file), with a total row.
 void score_blocks(const std::map<std::string, Tally>& groups, const std::string& what, const Tally& all,
                   std::vector<Block>& out) {
-  auto t = table({{what, false},
-                  {"mutants", true},
-                  {"killed", true},
-                  {"timeout", true},
-                  {"survived", true},
-                  {"equivalent", true},
-                  {"argued", true},
-                  {"build fail", true},
-                  {"score", true}});
+  auto t = table({Column(what),
+                  numeric("mutants"),
+                  numeric("killed"),
+                  numeric("timeout"),
+                  numeric("survived"),
+                  numeric("equivalent"),
+                  numeric("argued"),
+                  numeric("build fail"),
+                  numeric("score")});
   BarChart chart;
   chart.title = fmt::format("Mutation score per {}", what);
   chart.x_max = 100;
@@ -165,7 +165,7 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
     for (size_t i = 0; i < surv.size();) {
       const std::string& file = surv[i]->file;
       auto t = table(
-          {{"function", false}, {"line", true}, {"operator", false}, {"mutant", false}, {"unit tests", false}}, file);
+          {"function", numeric("line"), "operator", "mutant", "unit tests"}, file);
       for (; i < surv.size() && surv[i]->file == file; ++i) {
         const auto& m = *surv[i];
         add_row(t, {cell(m.function.empty() || m.function == "-" ? "(file scope)" : m.function), cell(count(m.line)),
@@ -177,7 +177,7 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
   out.push_back(std::move(sv));
 
   // The argued equivalents, the timeouts, and the killers.
-  auto listed = [&](auto pred, std::vector<std::pair<std::string, bool>> cols, auto row) {
+  auto listed = [&](auto pred, std::vector<Column> cols, auto row) {
     auto t = table(std::move(cols));
     for (const auto& m : data.mutants)
       if (pred(m)) add_row(t, row(m));
@@ -185,7 +185,7 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
   };
   Section rest{"mutants-other", "Equivalents, timeouts and killers", {}};
   auto argued = listed([](const MutantResult& m) { return !m.argued.empty(); },
-                       {{"mutant", false}, {"change", false}, {"reason", false}},
+                       {"mutant", "change", "reason"},
                        [](const MutantResult& m) -> std::vector<Cell> {
                          return {code_cell(m.id), diff_cell(m), cell(m.argued)};
                        });
@@ -198,7 +198,7 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
                 ""});
   if (!argued.rows.empty()) rest.blocks.push_back(std::move(argued));
   auto timeouts = listed([](const MutantResult& m) { return m.argued.empty() && m.outcome == "TIMEOUT"; },
-                         {{"mutant", false}, {"function", false}, {"change", false}, {"test running", false}},
+                         {"mutant", "function", "change", "test running"},
                          [](const MutantResult& m) -> std::vector<Cell> {
                            return {code_cell(m.id), cell(m.function), diff_cell(m), cell(m.killer)};
                          });
@@ -212,7 +212,7 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
       if (k.first.empty()) k.first = m.oracle + " / " + m.rule;
       ++k.second;
     }
-  auto kt = table({{"killed by", false}, {"first oracle / rule", false}, {"mutants", true}});
+  auto kt = table({"killed by", "first oracle / rule", numeric("mutants")});
   std::vector<std::pair<std::string, std::pair<std::string, double>>> ks(killers.begin(), killers.end());
   std::stable_sort(ks.begin(), ks.end(), [](auto& a, auto& b) { return a.second.second > b.second.second; });
   for (const auto& [who, k] : ks) add_row(kt, {cell(who), cell(k.first), cell(count(k.second))});
