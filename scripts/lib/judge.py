@@ -71,7 +71,7 @@ def run_logged(cmd: list[str], cwd: Path, log: Path, env: dict | None = None, ti
             return -9
 
 
-def tail(path: Path, pattern: str = r"error|Error|FAILED", lines: int = 1) -> str:
+def tail(path: Path, pattern: str = r"^FAILED: |error: |^ninja: build stopped", lines: int = 1) -> str:
     try:
         text = path.read_text(errors="replace").splitlines()
     except OSError:

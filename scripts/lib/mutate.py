@@ -262,14 +262,14 @@ class Run:
                 ok = judge.compile_object(s.compile_entry(m.file), out=work / "tce.o", log=blog)
                 row["tce_s"] = f"{time.time() - t1:.1f}"
                 if not ok:
-                    return {**row, "outcome": BUILD_FAIL, "message": judge.tail(blog, r"error")}
+                    return {**row, "outcome": BUILD_FAIL, "message": judge.tail(blog, r"error: ")}
                 if judge.same_object(judge.stripped(work / "tce.o"), original_obj):
                     return {**row, "outcome": EQUIVALENT, "message": "same object code (debug info stripped)"}
             t1 = time.time()
             ok = s.build(self.targets or None, blog)
             row["build_s"] = f"{time.time() - t1:.1f}"
             if not ok:
-                return {**row, "outcome": BUILD_FAIL, "message": judge.tail(blog, r"error")}
+                return {**row, "outcome": BUILD_FAIL, "message": judge.tail(blog, r"error: ")}
             t1 = time.time()
             v = judge.run_tests(self.tests_in(s, self.tests), work / "tests", self.a.timeout)
             row["test_s"] = f"{time.time() - t1:.1f}"
