@@ -122,7 +122,7 @@ graph q(b: InOut tensor<i32>[8], d: InOut tensor<i32>[8], m: In i64) -> (tensor<
 
 TEST(CodegenDifferential, corpus_programs) {
   const std::filesystem::path dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "corpus" / "programs";
+      std::filesystem::path(STACKCHECK_CORPUS_DIR) / "programs";
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".gir") continue;

@@ -342,7 +342,7 @@ TEST(OrchestrationCodegen, entry_names_in_param_order) {
 }
 
 std::filesystem::path corpus_programs() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "corpus" / "programs";
+  return std::filesystem::path(STACKCHECK_SOURCE_DIR) / "corpus" / "programs";
 }
 
 std::string read_file(const std::filesystem::path& p) {

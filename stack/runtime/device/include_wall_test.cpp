@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+const fs::path kRoot = fs::path(STACKCHECK_SOURCE_DIR);
 
 std::vector<std::string> includes_of(const fs::path& file) {
   std::ifstream in(file);

@@ -63,7 +63,7 @@ inline OrchProgram parse_or_fail(std::string_view text) {
 
 inline std::filesystem::path corpus_plans_dir() {
   // This header is stack/runtime/host/test_support.h: four levels below the repository.
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "corpus" / "plans";
+  return std::filesystem::path(STACKCHECK_SOURCE_DIR) / "corpus" / "plans";
 }
 
 inline std::string read_corpus_plan(std::string_view name) {
