@@ -190,8 +190,11 @@ TEST(Render, title_option_and_defaults) {
 }
 
 // A scratch copy of a testdata directory: the tool writes next to the data, never into the tree.
+// The copy is named after the test as well as the data: ctest runs each test in its own process,
+// in parallel, and two tests copying the same data to one place would remove each other's files.
 fs::path scratch_copy(const std::string& name) {
-  fs::path to = fs::path(testing::TempDir()) / ("report_render_" + name);
+  const auto* test = testing::UnitTest::GetInstance()->current_test_info();
+  fs::path to = fs::path(testing::TempDir()) / ("report_render_" + name + "_" + test->name());
   fs::remove_all(to);
   fs::copy(kTestdata + "/" + name, to, fs::copy_options::recursive);
   return to;
