@@ -2,7 +2,8 @@
 compiler equivalence.
 
 A Scratch is a `git clone --shared` of the tree's HEAD under build/mutate/scratch/jobN with
-its own dev preset build, libstack shared (STACKCHECK_STACK_SHARED), (ccache as the compiler launcher when ccache is installed). A mutant
+its own dev preset build (libstack shared and not relinked into its users:
+STACKCHECK_STACK_SHARED; ccache as the compiler launcher when ccache is installed). A mutant
 is written into the scratch, never into the work tree, and reverted after its verdict. The
 judge runs the ctest cases of the `property` and `replay` labels (positive controls left out:
 fuzzlib.is_positive_control), each test's own command as ctest would, cheapest first by a

@@ -149,6 +149,11 @@ class Run:
         plan_file = self.dir / "plan.jsonl"
         if plan_file.exists():
             return [mutants.Mutant.from_json(json.loads(l)) for l in plan_file.read_text().splitlines() if l]
+        if self.a.control:
+            m = mutants.control_mutant(first.path, self.a.control)
+            log(f"positive control: zoo defect {self.a.control} planted as {m.id}: {m.before}  ->  {m.after}")
+            fuzzlib.atomic_write(plan_file, (json.dumps(m.to_json()) + "\n").encode())
+            return [m]
         t0 = time.time()
         sites = mutants.find_sites(first.path, first.build_dir / "compile_commands.json",
                                    ROOT / "build" / "mutate" / "sites", jobs=os.cpu_count() or 1, progress=log)
@@ -340,6 +345,14 @@ class Run:
         if status != "complete":
             log(f"interrupted: {len(self.done)} of {self.total} done; resume with: scripts/mutate --resume {self.dir}")
             return 1
+        if self.a.control:
+            r = self.done.get(planned[0].id, {})
+            if r.get("outcome") not in (KILLED, TIMEOUT):
+                log(f"positive control FAILED: zoo defect {self.a.control} planted in the dev build came out "
+                    f"{r.get('outcome', 'unjudged')} ({r.get('message', '-')}): the judge cannot see a fault the harness "
+                    f"is known to catch")
+                return 1
+            log(f"positive control holds: zoo defect {self.a.control} KILLED by {r['killer']} ({r['oracle']}/{r['rule']})")
         return 0
 
     def pending(self, planned: list[mutants.Mutant]) -> list[mutants.Mutant]:
@@ -466,6 +479,10 @@ def parser() -> argparse.ArgumentParser:
                    help=f"only these operators, comma separated ({', '.join(mutants.OPERATORS)})")
     p.add_argument("--mutant", action="append", default=[], metavar="ID",
                    help="judge exactly this mutant id (file:line:col:operator:replacement; repeatable)")
+    p.add_argument("--control", default=None, metavar="DEFECT",
+                   help="the positive control: plant the zoo defect DEFECT (a STACKCHECK_DEFECT name whose switches "
+                        "lie in one file, e.g. status_negated) as a mutant, its `defects::active(...)` switches "
+                        "replaced by true, and judge it like any other; exit 1 unless it comes out KILLED")
     p.add_argument("--jobs", type=positive(int), default=None, help="mutants at a time, one scratch clone each "
                    "(default 1)")
     p.add_argument("--timeout", type=positive(float), default=None, metavar="SECONDS",
@@ -488,7 +505,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-SAVED = ("sample", "seed", "files", "operators", "mutant", "corpus", "with_unit", "no_tce", "timeout", "jobs")
+SAVED = ("sample", "seed", "files", "operators", "mutant", "control", "corpus", "with_unit", "no_tce", "timeout", "jobs")
 
 
 def resolve(argv: list[str]) -> argparse.Namespace:
@@ -522,8 +539,11 @@ def resolve(argv: list[str]) -> argparse.Namespace:
         a.run_dir = Path(a.out).resolve() / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     a.jobs = a.jobs or 1
     a.equivalents = a.equivalents.resolve()
-    cmd = ["scripts/mutate", *([] if a.mutant else ["--sample", str(a.sample)]), "--seed", str(a.seed), "--jobs",
-           str(a.jobs)]
+    if a.control and (a.mutant or a.list):
+        p.error("--control judges the planted zoo defect alone: not with --mutant or --list")
+    cmd = ["scripts/mutate", *([] if a.mutant or a.control else ["--sample", str(a.sample)]), "--seed", str(a.seed),
+           "--jobs", str(a.jobs)]
+    cmd += ["--control", a.control] if a.control else []
     cmd += [x for g in a.files for x in ("--files", g)]
     cmd += ["--operators", ",".join(a.operators)] if a.operators else []
     cmd += [x for i in a.mutant for x in ("--mutant", i)]

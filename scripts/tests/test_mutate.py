@@ -203,7 +203,7 @@ class RunTest(unittest.TestCase):
         root = LIB.parents[1]
         for flags in (["--sample", "0"], ["--sample", "x"], ["--jobs", "-1"], ["--operators", "rel,nope"],
                       ["--corpus", "/no/such/dir"], ["--timeout", "0"], ["--out", str(root / "stack")],
-                      ["--resume", str(LIB)], ["--bogus"]):
+                      ["--resume", str(LIB)], ["--bogus"], ["--control", "delta_truncated", "--mutant", "x"]):
             p = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, timeout=60)
             self.assertEqual(p.returncode, 2, (flags, p.stderr))
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, (flags, p.stderr))
@@ -211,8 +211,39 @@ class RunTest(unittest.TestCase):
         p = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0)
         for flag in ("--sample", "--seed", "--files", "--operators", "--mutant", "--jobs", "--timeout", "--corpus",
-                     "--with-unit", "--no-tce", "--list", "--resume", "--out", "--scratch", "--equivalents"):
+                     "--with-unit", "--no-tce", "--list", "--resume", "--out", "--scratch", "--equivalents",
+                     "--control"):
             self.assertIn(flag, p.stdout)
+
+
+class ControlTest(unittest.TestCase):
+    """--control: a zoo defect's switches, each replaced by `true`, as one mutant."""
+
+    def test_a_defect_in_one_file_becomes_one_mutant_over_all_its_switches(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "stack" / "defects").mkdir(parents=True)
+            (root / "stack" / "a.cpp").write_text(
+                "int f(int x) {\n"
+                "  if (defects::active(defects::Defect::kStatusNegated)) x = -x;\n"
+                "  return !defects::active(defects::Defect::kStatusNegated) ? x : 0;\n}\n")
+            (root / "stack" / "b.h").write_text("bool g() { return defects::active(defects::Defect::kTwoPlaces); }\n")
+            (root / "stack" / "b.cpp").write_text("bool h() { return defects::active(Defect::kTwoPlaces); }\n")
+            (root / "stack" / "a_test.cpp").write_text("bool t() { return active(Defect::kOnlyInATest); }\n")
+            (root / "stack" / "defects" / "defects.cpp").write_text("bool z() { return active(Defect::kZooOwn); }\n")
+            self.assertEqual(sorted(mutants.zoo_switches(root)), ["status_negated", "two_places"])
+            m = mutants.control_mutant(root, "status_negated")
+            self.assertEqual(m.id, "stack/a.cpp:2:7:zoo:status_negated")
+            self.assertEqual(m.apply((root / "stack" / "a.cpp").read_bytes()).decode(),
+                             "int f(int x) {\n  if (true) x = -x;\n  return !true ? x : 0;\n}\n")
+            with self.assertRaisesRegex(mutants.EngineError, r"2 files \(stack/b.cpp, stack/b.h\).*status_negated"):
+                mutants.control_mutant(root, "two_places")
+            with self.assertRaisesRegex(mutants.EngineError, r"no such zoo defect switch.*have: status_negated"):
+                mutants.control_mutant(root, "zoo_own")
+
+    def test_names_and_enumerators(self):
+        self.assertEqual(mutants.defect_enum("war_edge_missing_on_reuse"), "kWarEdgeMissingOnReuse")
+        self.assertEqual(mutants.defect_name("kWarEdgeMissingOnReuse"), "war_edge_missing_on_reuse")
 
 
 if __name__ == "__main__":
