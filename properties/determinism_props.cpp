@@ -15,6 +15,8 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -111,6 +113,80 @@ STACKCHECK_PROP(Determinism, plans_bind_alike_twice, 0.2) {
                 oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""});
 }
 
+// A Runtime carries state from one bind to the next: the latch, the heaps, the tensormap, the
+// mirror, the scopes, the graph cache. Whatever it keeps, a bind on a used Runtime must end
+// as on a fresh one. `history` binds first (clean plans and plans with a planted fatal code,
+// under the target's config), then `plan`; the verdict compares that last bind with one on a
+// fresh Runtime: the status line, the entry tensors read back, and every figure of the
+// stats line that does not describe what a Runtime keeps by design: the graph cache (defs,
+// def_h2d and reserved.definitions may shrink on a Runtime whose cache already holds a
+// definition, RUNTIME.md §9) and the region, which only grows (§5): the used Runtime's region
+// (dev + cp) is at least the fresh one's.
+// `used_seed` (the positive control only) binds the plan on the used Runtime with another
+// seed, so its In tensors start from other values and the oracle must report a difference.
+std::string cache_free_stats(runtime::BindStats s) {
+  s.defs = s.def_h2d = 0;
+  s.reserved.definitions = s.reserved.device_only = s.reserved.copied = 0;
+  return s.to_line();
+}
+
+oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std::vector<runtime::OrchProgram>& history,
+                                    uint64_t seed, const runtime::ScheduleOptions& sched,
+                                    std::optional<uint64_t> used_seed = std::nullopt) {
+  std::string why;
+  auto used = oracles::Bench::create(plan, 0xAA, false, &why);
+  auto fresh = oracles::Bench::create(plan, 0xAA, false, &why);
+  if (!used || !fresh)
+    return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule = sched;
+  std::string before;
+  for (const runtime::OrchProgram& h : history) {
+    runtime::OrchProgram same_config = h;
+    same_config.config = plan.config;
+    const oracles::Captured r = used->bind(same_config, o);
+    before += fmt::format(" [{}]", runtime::status_line(r.result));
+  }
+  const oracles::Captured b = fresh->bind(plan, o);
+  if (used_seed) o.seed = *used_seed;
+  const oracles::Captured a = used->bind(plan, o);
+  const std::string sa = cache_free_stats(a.result.stats), sb = cache_free_stats(b.result.stats);
+  const auto region = [](const runtime::BindStats& st) { return st.reserved.device_only + st.reserved.copied; };
+  if (runtime::status_line(a.result) != runtime::status_line(b.result) ||
+      entries_digest(a.result) != entries_digest(b.result) || sa != sb ||
+      region(a.result.stats) < region(b.result.stats))
+    return oracles::Verdict::fail(
+        "history",
+        fmt::format("after {} earlier bind(s) on the same runtime ({}), the plan binds otherwise than on a fresh one "
+                    "(schedule {} seed {}): {} [{}] vs fresh {} [{}]",
+                    history.size(), before.empty() ? "-" : before.substr(1), oracles::schedule_text(sched), seed,
+                    runtime::status_line(a.result), a.result.stats.to_line(), runtime::status_line(b.result),
+                    b.result.stats.to_line()));
+  return oracles::Verdict::pass();
+}
+
+STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
+  const gen::GeneratedPlan g = gen::draw_plan();
+  std::vector<runtime::OrchProgram> history;
+  std::string text;
+  const int n = *rc::gen::inRange(1, 4);
+  for (int i = 0; i < n; ++i) {
+    // half of the earlier plans latch a fatal code: the latch, the heaps' marks and the
+    // tensormap must all be reset by the next bind
+    history.push_back(gen::draw_plan(gen::PlanKnobs{.planted_percent = 50}).plan);
+    text += fmt::format("# bound before it on the same runtime ({} of {}):\n", i + 1, n);
+    for (std::string_view rest = runtime::print_plan(history.back()); !rest.empty();) {
+      const size_t nl = rest.find('\n');
+      text += fmt::format("#   {}\n", rest.substr(0, nl));
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    }
+  }
+  gen::tag(fmt::format("history-{}", n));
+  props::report(bind_after_history(g.plan, history, *rc::gen::inRange<uint64_t>(0, 1000), draw_schedule()),
+                oracles::Counterexample{"property", runtime::print_plan(g.plan) + text, {}, "", ""});
+}
+
 // The oracle's positive control: binds that really differ (the second with another seed,
 // so the In tensors start from other values) must be reported; the same seed must not.
 TEST(Determinism, control_differing_binds_are_reported) {
@@ -123,4 +199,19 @@ TEST(Determinism, control_differing_binds_are_reported) {
   const oracles::Verdict v = bind_thrice(parsed.program(), 3, sched, 4);
   EXPECT_TRUE(v.failed()) << v.to_string();
   EXPECT_EQ(v.rule, "determinism");
+}
+
+// The history oracle's positive control: the same plan after a history of two planted-fatal
+// binds must pass; bound on the used Runtime with another seed it must be reported.
+TEST(Determinism, control_history_differences_are_reported) {
+  std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  runtime::PlanParseResult parsed = runtime::parse_plan(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const runtime::ScheduleOptions sched = *oracles::parse_schedule("oldest");
+  const std::vector<runtime::OrchProgram> history{parsed.program(), parsed.program()};
+  EXPECT_TRUE(bind_after_history(parsed.program(), history, 3, sched).passed());
+  const oracles::Verdict v = bind_after_history(parsed.program(), history, 3, sched, 4);
+  EXPECT_TRUE(v.failed()) << v.to_string();
+  EXPECT_EQ(v.rule, "history");
 }
