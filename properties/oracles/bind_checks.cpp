@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "stack/runtime/image/graph_def.h"
@@ -82,6 +84,108 @@ Verdict check_image_read(const Captured& c, const DeviceMemory& mem) {
         "bind-stats", fmt::format("BindStats say shipped={} read={} image={} image_read={}; the device "
                                   "memory {} {} {} {}",
                                   s.shipped, s.read, s.image, s.image_read, shipped, read, c.image_bytes, image_read));
+  return check_stats_observed(c, mem);
+}
+
+namespace {
+
+// The "key=value" figures of a stats line, in order; the reserved=(k=v,...) group's keys get
+// a "reserved." prefix. Text that is not a figure is skipped.
+std::vector<std::pair<std::string, std::string>> line_figures(std::string_view line) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string prefix;
+  size_t i = 0;
+  while (i < line.size()) {
+    const size_t eq = line.find('=', i);
+    if (eq == std::string_view::npos) break;
+    size_t k = eq;
+    while (k > i && line[k - 1] != ' ' && line[k - 1] != ',' && line[k - 1] != '(') --k;
+    const std::string key(line.substr(k, eq - k));
+    if (eq + 1 < line.size() && line[eq + 1] == '(') {
+      prefix = key + ".";
+      i = eq + 2;
+      continue;
+    }
+    size_t e = eq + 1;
+    while (e < line.size() && line[e] != ' ' && line[e] != ',' && line[e] != ')') ++e;
+    out.emplace_back(prefix + key, std::string(line.substr(eq + 1, e - eq - 1)));
+    if (e < line.size() && line[e] == ')') prefix.clear();
+    i = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Verdict check_stats_line(const BindStats& s, const std::string& line) {
+  const std::vector<std::pair<std::string, uint64_t>> fields{
+      {"tasks", s.tasks}, {"nodes", s.nodes}, {"defs", s.defs}, {"inlined", s.inlined}, {"h2d", s.h2d},
+      {"def_h2d", s.def_h2d}, {"tensor_h2d", s.tensor_h2d}, {"d2h", s.d2h}, {"shipped", s.shipped},
+      {"read", s.read}, {"ratio", 0}, {"image", s.image}, {"image_read", s.image_read}, {"mirror", s.mirror},
+      {"task_hw", s.task_heap_high_water}, {"graph_hw", s.graph_heap_high_water}, {"gint", s.graph_internal_heap},
+      {"reserved.dev", s.reserved.device_only}, {"reserved.cp", s.reserved.copied}, {"reserved.img", s.reserved.image},
+      {"reserved.sub", s.reserved.submissions}, {"reserved.th", s.reserved.task_heap},
+      {"reserved.gh", s.reserved.graph_heap}, {"reserved.def", s.reserved.definitions},
+      {"reserved.ent", s.reserved.entries}};
+  const auto printed = line_figures(line);
+  if (printed.size() != fields.size())
+    return Verdict::fail("bind-stats", fmt::format("the stats line has {} figures, BindStats {}: {}", printed.size(),
+                                                   fields.size(), line));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string want =
+        fields[i].first == "ratio"
+            ? (s.shipped == 0 ? "n/a" : fmt::format("{:.3f}", static_cast<double>(s.read) / static_cast<double>(s.shipped)))
+            : std::to_string(fields[i].second);
+    if (printed[i].first != fields[i].first || printed[i].second != want)
+      return Verdict::fail("bind-stats", fmt::format("the stats line's figure {} is {}={}; the field {} holds {}: {}",
+                                                     i + 1, printed[i].first, printed[i].second, fields[i].first, want,
+                                                     line));
+  }
+  return Verdict::pass();
+}
+
+Verdict check_stats_observed(const Captured& c, const DeviceMemory& mem) {
+  const BindStats& s = c.result.stats;
+  if (Verdict v = check_stats_line(s, s.to_line()); !v.passed()) return v;
+  if (c.staged.size() < sizeof(RuntimeHeader)) return Verdict::pass();
+  RuntimeHeader rh;
+  std::memcpy(&rh, c.staged.data(), sizeof rh);
+  uint64_t entries = 0, definitions = 0, defs = 0;
+  std::optional<ReservationInfo> region;
+  for (const ReservationInfo& r : mem.reservations()) {
+    if (!r.live) continue;
+    if (r.base == rh.region) region = r;
+    if (r.name.rfind("entry:", 0) == 0) entries += r.bytes;
+    if (r.name.rfind("graph_def:", 0) == 0) {
+      definitions += r.bytes;
+      ++defs;
+    }
+  }
+  const auto task_heap = mem.reservation_of(rh.task_heap), graph_heap = mem.reservation_of(rh.graph_heap);
+  struct Figure {
+    const char* name;
+    uint64_t reported, observed;
+  };
+  const uint64_t device_only = region ? c.destination.raw() - region->base.raw() : 0;
+  const std::vector<Figure> observed{
+      {"reserved.th (the task heap's reservation)", s.reserved.task_heap, task_heap ? task_heap->bytes : 0},
+      {"reserved.gh (the graph heap's reservation)", s.reserved.graph_heap, graph_heap ? graph_heap->bytes : 0},
+      {"reserved.img (the shipped header's image_bytes)", s.reserved.image, rh.image_bytes},
+      {"reserved.sub (the shipped header's submissions_bytes)", s.reserved.submissions, rh.submissions_bytes},
+      {"reserved.ent (live entry reservations)", s.reserved.entries, entries},
+      {"reserved.def (live definition reservations)", s.reserved.definitions, definitions},
+      {"defs (live definition reservations)", s.defs, defs},
+      {"reserved.dev (the region below the upload)", s.reserved.device_only, device_only},
+      {"reserved.cp (the region from the upload on)", s.reserved.copied, region ? region->bytes - device_only : 0},
+      {"mirror (128 + 2785 W)", s.mirror, rh.W >= 64 ? 128 + 2785ull * rh.W : s.mirror},
+  };
+  for (const Figure& f : observed)
+    if (f.reported != f.observed)
+      return Verdict::fail("bind-stats", fmt::format("BindStats say {} = {}; observed {}", f.name, f.reported,
+                                                     f.observed));
+  if (task_heap && rh.task_heap_bytes != task_heap->bytes)
+    return Verdict::fail("bind-stats", fmt::format("the shipped header's task heap is {} bytes, its reservation {}",
+                                                   rh.task_heap_bytes, task_heap->bytes));
   return Verdict::pass();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/oracle.h"
@@ -30,6 +31,16 @@ Verdict check_copies(const runtime::BindStats& s, uint64_t definitions, uint64_t
 // set in `mem`. BindStats' shipped, read, image and image_read must report the same figures.
 // Fails "image-read" naming the first unread byte and where it lies, or "bind-stats".
 Verdict check_image_read(const Captured& c, const runtime::DeviceMemory& mem);
+
+// §14: the stats line prints each field under its own key, and the figures a completed
+// bind's device memory and shipped bytes determine are the ones reported: the heaps'
+// reservations (found from the shipped RuntimeHeader's addresses), the image and submissions
+// sizes (its header), the live entry and definition reservations, the region split at the
+// upload's destination (device-only below, copied from it on), and the mirror (128 + 2785 W).
+// check_image_read ends with it. Fails "bind-stats" naming the figure.
+Verdict check_stats_observed(const Captured& c, const runtime::DeviceMemory& mem);
+// The first part alone: `line` (BindStats::to_line's) holds every field of `s` under its key.
+Verdict check_stats_line(const runtime::BindStats& s, const std::string& line);
 
 // §11/§12, corrupt images: a bind that got past attach (completed, or stopped by a builtin
 // fault or a scheduler code) followed every graph submission record of the bytes as shipped,

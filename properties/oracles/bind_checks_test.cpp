@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 
@@ -88,6 +89,49 @@ TEST(BindChecks, every_shipped_byte_read) {
   lying = c;
   lying.result.stats.shipped += 64;
   EXPECT_EQ(check_image_read(lying, b->memory()).rule, "bind-stats");
+}
+
+TEST(BindChecks, stats_figures_are_the_observed_ones) {
+  std::ifstream in(STACKCHECK_CORPUS_DIR "/plans/graph_three_records.plan");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const OrchProgram p = parse(text.c_str());
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, 0) << c.result.detail;
+  EXPECT_TRUE(check_stats_observed(c, b->memory()).passed()) << check_stats_observed(c, b->memory()).to_string();
+  ASSERT_GT(c.result.stats.defs, 0u);
+  // Each figure the bind reports wrongly, one at a time: the oracle names it.
+  const std::vector<std::pair<std::function<void(BindStats&)>, const char*>> lies{
+      {[](BindStats& s) { s.reserved.graph_heap += 64; }, "reserved.gh"},
+      {[](BindStats& s) { s.reserved.task_heap -= 64; }, "reserved.th"},
+      {[](BindStats& s) { s.reserved.entries += 4; }, "reserved.ent"},
+      {[](BindStats& s) { s.reserved.definitions = 0; }, "reserved.def"},
+      {[](BindStats& s) { s.defs += 1; }, "defs"},
+      {[](BindStats& s) { s.reserved.device_only += 64; }, "reserved.dev"},
+      {[](BindStats& s) { s.reserved.image += 1; }, "reserved.img"},
+      {[](BindStats& s) { s.mirror -= 1; }, "mirror"},
+  };
+  for (const auto& [lie, name] : lies) {
+    Captured lying = c;
+    lie(lying.result.stats);
+    const Verdict v = check_stats_observed(lying, b->memory());
+    EXPECT_EQ(v.rule, "bind-stats") << name;
+    EXPECT_NE(v.message.find(std::string("BindStats say ") + name), std::string::npos) << v.message;
+  }
+  // A printer with two figures swapped, or one missing.
+  const BindStats& s = c.result.stats;
+  std::string line = s.to_line();
+  EXPECT_TRUE(check_stats_line(s, line).passed()) << check_stats_line(s, line).to_string();
+  const std::string shipped = fmt::format(" shipped={} ", s.shipped), mirror = fmt::format(" mirror={} ", s.mirror);
+  ASSERT_NE(s.shipped, s.mirror);
+  std::string swapped = line;
+  swapped.replace(swapped.find(shipped), shipped.size(), fmt::format(" shipped={} ", s.mirror));
+  swapped.replace(swapped.find(mirror), mirror.size(), fmt::format(" mirror={} ", s.shipped));
+  EXPECT_NE(check_stats_line(s, swapped).message.find("shipped"), std::string::npos)
+      << check_stats_line(s, swapped).to_string();
+  std::string missing = line;
+  missing.erase(missing.find(mirror), mirror.size() - 1);
+  EXPECT_EQ(check_stats_line(s, missing).rule, "bind-stats");
 }
 
 TEST(BindChecks, latched_binds_upload_nothing) {
