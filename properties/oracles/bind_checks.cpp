@@ -303,7 +303,7 @@ Verdict check_graph_storage(const Captured& c, DeviceMemory& mem, uint32_t* subm
   if (submissions) *submissions = rh.graph_count;
   if (rh.graph_count == 0) return Verdict::pass();
   uint64_t off = rh.submissions - c.destination;
-  uint64_t previous_end = 0;
+  uint64_t previous_end = 0, blocks = 0;
   for (uint32_t k = 0; k < rh.graph_count; ++k) {
     if (off + sizeof(GraphSubmission) > c.staged.size())
       return Verdict::fail("storage-span", fmt::format("submission {} lies past the shipped bytes", k));
@@ -327,9 +327,22 @@ Verdict check_graph_storage(const Captured& c, DeviceMemory& mem, uint32_t* subm
                                                        k, sub.outer_id, h.n_nodes));
     if (k > 0 && sub.block_base.raw() < previous_end)
       return Verdict::fail("storage-span", fmt::format("submission {}: its block overlaps the previous one", k));
+    // §6: one 64-aligned block per submission, inside the graph heap.
+    const uint64_t heap = rh.graph_heap.raw();
+    if ((sub.block_base.raw() - heap) % 64 != 0 || sub.block_base.raw() < heap ||
+        sub.block_base.raw() + sub.block_bytes > heap + rh.graph_heap_bytes)
+      return Verdict::fail("storage-span", fmt::format("submission {}: block at graph heap +{} ({} B) is not a 64-aligned "
+                                                       "block inside the {} B graph heap",
+                                                       k, sub.block_base.raw() - heap, sub.block_bytes,
+                                                       rh.graph_heap_bytes));
     previous_end = sub.block_base.raw() + sub.block_bytes;
+    blocks += align64(sub.block_bytes);
     off = align64(off + sub.record_bytes);
   }
+  // The graph heap holds the blocks and nothing else, so its high water is their 64-rounded sum.
+  if (c.result.stats.graph_heap_high_water != blocks)
+    return Verdict::fail("storage-span", fmt::format("graph_hw={} but the {} blocks take {} B rounded to 64",
+                                                     c.result.stats.graph_heap_high_water, rh.graph_count, blocks));
   return Verdict::pass();
 }
 
