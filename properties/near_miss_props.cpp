@@ -15,17 +15,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <map>
 #include <sstream>
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/near_miss.h"
+#include "properties/gen/plan_breaker.h"
 #include "properties/gen/rc_choices.h"
 #include "properties/oracles/rejection.h"
 #include "properties/property.h"
 #include "stack/codegen/codegen.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/pipeline.h"
+#include "stack/runtime/plan/check.h"
+#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/verify/well_formed.h"
 
@@ -107,6 +112,62 @@ void corpus_case(const FrontEnds& fe) {
   judge(*rc::gen::elementOf(plans), TextKind::kPlan, fe);
 }
 
+// ---- one rule of the plan check broken, as an AST (gen/plan_breaker.h) ----
+
+using PlanValidator = std::function<std::optional<runtime::PlanError>(const runtime::OrchProgram&)>;
+
+struct BrokenTally {
+  size_t cases = 0;
+  std::map<std::string, size_t> rule, where;
+  std::string table() const {
+    if (cases == 0) return "";
+    std::string out = fmt::format("broken rules over {} cases:\n", cases);
+    for (const auto& [k, n] : rule) out += fmt::format("  {:<34} {:5.1f}%\n", k, 100.0 * n / cases);
+    for (const auto& [k, n] : where) out += fmt::format("  {:<34} {:5.1f}%\n", "in " + k, 100.0 * n / cases);
+    return out;
+  }
+};
+BrokenTally& broken_tally() { return props::TestTally<BrokenTally>::get(); }
+[[maybe_unused]] const bool broken_added = props::TestTally<BrokenTally>::install();
+
+// The check must reject the broken AST with exactly the rule's message; its text, printed,
+// must not parse (the parser runs the same check, or rejects the text earlier).
+void broken_case(const PlanValidator& validate) {
+  const gen::GeneratedPlan g = gen::draw_plan();
+  if (auto e = validate(g.plan))
+    props::report(oracles::Verdict::fail("plan-check", "the valid plan is rejected: " + e->to_string()),
+                  props::counterexample("plan-check", runtime::print_plan(g.plan)));
+  const std::optional<gen::BrokenPlan> b = *gen::from_choices<std::optional<gen::BrokenPlan>>(
+      [plan = g.plan](gen::ChoiceSource& c) { return gen::break_plan_rule(c, plan); });
+  if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
+  ++broken_tally().cases;
+  ++broken_tally().rule[gen::plan_rule_name(b->rule)];
+  ++broken_tally().where[b->where.substr(0, b->where.find(' ')) == "for" ? "for body" :
+                         b->where.rfind("graph ", 0) == 0 && b->where != "graphs" ? "graph body" : b->where];
+  const std::string text = runtime::print_plan(b->plan);
+  const std::string what = fmt::format("{} in the {}", gen::plan_rule_name(b->rule), b->where);
+  const std::optional<runtime::PlanError> e = validate(b->plan);
+  if (!e || e->message != b->expected)
+    props::report(oracles::Verdict::fail("plan-check", fmt::format("{}: expected the check's \"{}\", got {}", what,
+                                                                   b->expected, e ? "\"" + e->message + "\"" : "acceptance")),
+                  props::counterexample("plan-check", text));
+  if (runtime::parse_plan(text).ok())
+    props::report(oracles::Verdict::fail("plan-check", what + ": the printed text parses"),
+                  props::counterexample("plan-check", text));
+}
+
+std::optional<runtime::PlanError> stack_validate(const runtime::OrchProgram& p) { return runtime::validate_plan(p); }
+// The positive control: a check that lets a slot in the root body through.
+std::optional<runtime::PlanError> validate_allowing_root_slots(const runtime::OrchProgram& p) {
+  auto e = runtime::validate_plan(p);
+  if (e && e->message == "'$' slot outside a graph body") return std::nullopt;
+  return e;
+}
+void lax_broken_case() {
+  ++props::tally().cases;
+  broken_case(validate_allowing_root_slots);
+}
+
 // ---- deliberately lax front ends (positive controls) ----
 
 std::string without_cr(std::string_view t) {
@@ -151,6 +212,11 @@ STACKCHECK_PROP(NearMiss, corpus_plan_near_misses_are_rejected_where_stated, 0.0
   corpus_case(FrontEnds::of_stack());
 }
 
+STACKCHECK_PROP(NearMiss, plan_rules_broken_one_at_a_time_are_rejected, 0.1) { broken_case(stack_validate); }
+
+TEST(NearMissControl, a_plan_check_allowing_root_slots_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_broken_case), "slot-in-root in the root body");
+}
 TEST(NearMissControl, a_gir_lexer_tolerating_cr_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<gir_case, gir_tolerating_cr>), "near-miss/gir-parser");
 }

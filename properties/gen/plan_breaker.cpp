@@ -1,0 +1,273 @@
+// break_plan_rule (plan_breaker.h).
+#include "properties/gen/plan_breaker.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "stack/support/enum_names.h"
+
+namespace stackcheck::gen {
+
+using namespace runtime;
+
+const char* plan_rule_name(PlanRule r) {
+  static constexpr auto kNames = support::names_through<PlanRule::kMutateOffset>(
+      {"undefined-tensor", "undefined-scalar", "tensor-as-scalar", "scalar-as-tensor", "bound-twice", "out-of-scope",
+       "slot-in-root", "slot-range", "dim-zero", "rank-five", "entry-too-large", "undefined-graph", "sync-negative",
+       "alloc-empty", "read-not-in", "read-rank", "window-rank", "window-negative", "keyword-name", "nesting-deep",
+       "expr-deep", "graph-twice", "mutate-offset"});
+  return support::enum_name(kNames, r);
+}
+
+namespace {
+
+PlanStmt stmt(PlanStmt::Node n) { return PlanStmt{std::move(n), {}}; }
+PlanExpr lit(int64_t v) { return PlanExpr::integer(v); }
+PlanExpr name(std::string n) { return PlanExpr::named(std::move(n)); }
+PlanStmt set(std::string n, PlanExpr e) { return stmt(SetStmt{std::move(n), std::move(e)}); }
+PlanWindow whole(std::string n) { return PlanWindow{std::move(n), {}, {}}; }
+// A submit the check accepts whatever the tensor (tags and arity are the orchestrator's).
+PlanStmt fill(PlanWindow w) {
+  return stmt(SubmitStmt{Builtin::Fill,
+                         {PlanArg::tensor(PlanTag::OutputExisting, std::move(w)), PlanArg::scalar_value(lit(1))}});
+}
+
+// Where the edit goes: the front of one body, with what is certainly visible there.
+struct Place {
+  PlanBlock* block = nullptr;
+  std::string where;
+  bool in_graph = false;
+  std::vector<std::string> tensors;  // visible tensors (entries at the root, params in a graph)
+  std::string in_entry;              // a visible entry In tensor ("" when none)
+  std::string scalar;                // a visible scalar (a loop variable), "" when none
+};
+
+std::vector<Place> places(OrchProgram& p) {
+  std::vector<Place> out;
+  Place root{&p.body, "root body", false, {}, {}, {}};
+  for (const EntryTensor& t : p.tensors) {
+    root.tensors.push_back(t.name);
+    if (!t.inout && root.in_entry.empty()) root.in_entry = t.name;
+  }
+  for (PlanStmt& s : p.body)
+    if (auto* f = std::get_if<ForStmt>(&s.node)) {
+      Place loop = root;
+      loop.block = &f->body;
+      loop.where = fmt::format("for {} body", f->var);
+      loop.scalar = f->var;
+      out.push_back(std::move(loop));
+    }
+  out.insert(out.begin(), std::move(root));
+  for (PlanGraph& g : p.graphs) out.push_back(Place{&g.body, fmt::format("graph {} body", g.name), true, g.params, {}, {}});
+  return out;
+}
+
+}  // namespace
+
+std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& valid) {
+  BrokenPlan b;
+  b.plan = valid;
+  b.rule = static_cast<PlanRule>(c.one_of(static_cast<size_t>(PlanRule::kCount)));
+  std::vector<Place> ps = places(b.plan);
+  // Rules that need a graph body, or the root, choose among those places.
+  std::vector<Place*> fit;
+  for (Place& p : ps) {
+    const bool root_only = b.rule == PlanRule::kSlotInRoot || b.rule == PlanRule::kEntryTooLarge ||
+                           b.rule == PlanRule::kSyncNegative || b.rule == PlanRule::kReadNotIn ||
+                           b.rule == PlanRule::kReadRank;
+    if (b.rule == PlanRule::kSlotRange ? !p.in_graph : root_only && p.in_graph) continue;
+    if ((b.rule == PlanRule::kReadRank) && p.in_entry.empty()) continue;
+    if ((b.rule == PlanRule::kTensorAsScalar || b.rule == PlanRule::kWindowRank ||
+         b.rule == PlanRule::kWindowNegative || b.rule == PlanRule::kUndefinedGraph) &&
+        p.tensors.empty())
+      continue;
+    fit.push_back(&p);
+  }
+  if (fit.empty()) return std::nullopt;
+  Place& at = *fit[c.one_of(fit.size())];
+  b.where = at.where;
+  PlanBlock front;
+  auto tensor = [&] { return at.tensors[c.one_of(at.tensors.size())]; };
+  switch (b.rule) {
+    case PlanRule::kUndefinedTensor:
+      front.push_back(fill(whole("zz_undefined")));
+      b.expected = "undefined name 'zz_undefined'";
+      break;
+    case PlanRule::kUndefinedScalar:
+      front.push_back(set("zz_s", PlanExpr::binary(PlanBinOp::Add, name("zz_undefined"), lit(1))));
+      b.expected = "undefined name 'zz_undefined'";
+      break;
+    case PlanRule::kTensorAsScalar: {
+      const std::string t = tensor();
+      front.push_back(set("zz_s", PlanExpr::binary(PlanBinOp::Add, name(t), lit(1))));
+      b.expected = fmt::format("'{}' is a tensor, not a scalar", t);
+      break;
+    }
+    case PlanRule::kScalarAsTensor: {
+      std::string s = at.scalar;
+      if (s.empty() || c.boolean()) {
+        s = "zz_s";
+        front.push_back(set(s, lit(c.integer(0, 3))));
+      }
+      front.push_back(fill(whole(s)));
+      b.expected = fmt::format("'{}' is a scalar, not a tensor", s);
+      break;
+    }
+    case PlanRule::kBoundTwice: {
+      std::string n;
+      if (!at.tensors.empty() && c.boolean()) {
+        n = tensor();  // an entry (or param) bound again in its own body
+      } else {
+        n = "zz_s";
+        front.push_back(set(n, lit(0)));
+      }
+      front.push_back(set(n, lit(1)));
+      b.expected = fmt::format("name '{}' bound twice in one body", n);
+      break;
+    }
+    case PlanRule::kOutOfScope: {
+      front.push_back(stmt(ForStmt{"zz_i", lit(0), lit(c.integer(1, 3)), lit(1), {}}));
+      front.push_back(set("zz_s", name("zz_i")));
+      b.expected = "undefined name 'zz_i'";
+      break;
+    }
+    case PlanRule::kSlotInRoot:
+      front.push_back(set("zz_s", PlanExpr::slot(c.integer(0, 63))));
+      b.expected = "'$' slot outside a graph body";
+      break;
+    case PlanRule::kSlotRange: {
+      const int64_t k = c.chance(50) ? 64 : c.integer(65, 1000);
+      front.push_back(set("zz_s", PlanExpr::slot(k)));
+      b.expected = fmt::format("slot ${} is not in $0..$63", k);
+      break;
+    }
+    case PlanRule::kDimZero: {
+      const int64_t d = c.chance(50) ? 0 : -c.integer(1, 4);
+      std::vector<int64_t> shape{c.integer(1, 4)};
+      shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(c.one_of(2)), d);
+      if (c.boolean()) {
+        front.push_back(stmt(AllocStmt{{PlanBuffer{"zz_b", shape}}}));
+        b.expected = fmt::format("alloc dimension {} is not >= 1", d);
+      } else {
+        front.push_back(
+            stmt(SubmitStmt{Builtin::Fill, {PlanArg::output("zz_o", shape), PlanArg::scalar_value(lit(1))}}));
+        b.expected = fmt::format("output dimension {} is not >= 1", d);
+      }
+      break;
+    }
+    case PlanRule::kRankFive: {
+      const size_t rank = c.chance(60) ? 5 : 6 + c.one_of(3);
+      front.push_back(stmt(AllocStmt{{PlanBuffer{"zz_b", std::vector<int64_t>(rank, 1)}}}));
+      b.expected = fmt::format("alloc rank {} is not in 1..4", rank);
+      break;
+    }
+    case PlanRule::kEntryTooLarge: {
+      // exactly one past the limit, or a 2-D shape whose product passes it
+      const std::vector<int64_t> shape =
+          c.chance(50) ? std::vector<int64_t>{(1 << 20) + 1} : std::vector<int64_t>{1025, 1024};
+      b.plan.tensors.push_back(EntryTensor{"zz_e", c.boolean(), shape, {}});
+      b.expected = fmt::format("entry tensor has more than {} elements", 1 << 20);
+      break;
+    }
+    case PlanRule::kUndefinedGraph:
+      front.push_back(
+          stmt(SubmitGraphStmt{"zz_nograph", {PlanArg::tensor(PlanTag::Input, whole(tensor()))}}));
+      b.expected = "undefined graph 'zz_nograph'";
+      break;
+    case PlanRule::kSyncNegative: {
+      const int64_t n = -c.integer(1, 3);
+      front.push_back(stmt(SyncStartStmt{n}));
+      b.expected = "sync_start block count is negative";
+      break;
+    }
+    case PlanRule::kAllocEmpty:
+      front.push_back(stmt(AllocStmt{}));
+      b.expected = "alloc without buffers";
+      break;
+    case PlanRule::kReadNotIn: {
+      std::string t;
+      for (const EntryTensor& e : b.plan.tensors)
+        if (e.inout) t = e.name;
+      if (t.empty() || c.boolean()) {
+        t = "zz_b";
+        front.push_back(stmt(AllocStmt{{PlanBuffer{t, {4}}}}));
+      }
+      front.push_back(stmt(ReadStmt{"zz_s", t, {lit(0)}}));
+      b.expected = fmt::format("read of '{}', whose root is not an entry In tensor", t);
+      break;
+    }
+    case PlanRule::kReadRank: {
+      std::vector<PlanExpr> index(c.boolean() ? 0 : 5 + c.one_of(2), lit(0));
+      front.push_back(stmt(ReadStmt{"zz_s", at.in_entry, std::move(index)}));
+      b.expected = "read index rank is not in 1..4";
+      break;
+    }
+    case PlanRule::kWindowRank: {
+      const size_t rank = 5 + c.one_of(2);
+      PlanWindow w = whole(tensor());
+      for (size_t i = 0; i < rank; ++i) w.ranges.push_back(PlanRange{lit(0), 1});
+      front.push_back(fill(std::move(w)));
+      b.expected = fmt::format("window of rank {} exceeds 4", rank);
+      break;
+    }
+    case PlanRule::kWindowNegative: {
+      PlanWindow w = whole(tensor());
+      w.ranges.push_back(PlanRange{lit(0), -c.integer(1, 4)});
+      front.push_back(fill(std::move(w)));
+      b.expected = "window size is negative";
+      break;
+    }
+    case PlanRule::kKeywordName: {
+      static const std::vector<std::string> kw = {"for", "if", "set", "read", "submit", "alloc", "view", "graph"};
+      const std::string k = c.pick(kw);
+      front.push_back(set(k, lit(1)));
+      b.expected = fmt::format("bad name '{}'", k);
+      break;
+    }
+    case PlanRule::kNestingDeep: {
+      // Blocks nest from depth 0 (the root body) or 1 (a graph body); 256 is the deepest allowed.
+      PlanBlock inner{set("zz_s", lit(1))};
+      const int depth = 257 + static_cast<int>(c.integer(0, 3));
+      for (int i = 0; i < depth; ++i) {
+        PlanBlock outer;
+        outer.push_back(stmt(IfStmt{lit(0), PlanCmp::Eq, lit(0), std::move(inner), {}}));
+        inner = std::move(outer);
+      }
+      front = std::move(inner);
+      b.expected = "blocks nested deeper than 256";
+      break;
+    }
+    case PlanRule::kExprDeep: {
+      PlanExpr e = lit(1);
+      const int depth = 1025 + static_cast<int>(c.integer(0, 8));
+      for (int i = 0; i < depth; ++i) e = PlanExpr::binary(PlanBinOp::Add, std::move(e), lit(1));
+      front.push_back(set("zz_s", std::move(e)));
+      b.expected = "expression deeper than 1024";
+      break;
+    }
+    case PlanRule::kGraphTwice: {
+      if (b.plan.graphs.empty()) return std::nullopt;
+      const PlanGraph g = b.plan.graphs[c.one_of(b.plan.graphs.size())];
+      b.plan.graphs.push_back(g);
+      b.where = "graphs";
+      b.expected = fmt::format("graph '{}' defined twice", g.name);
+      break;
+    }
+    case PlanRule::kMutateOffset: {
+      const uint64_t off = (uint64_t{1} << 63) + static_cast<uint64_t>(c.integer(0, 1000));
+      b.plan.mutations.push_back(Mutation{c.boolean() ? MutationTarget::kImage : MutationTarget::kRuntimeHeader, off,
+                                          static_cast<uint8_t>(c.integer(0, 255)), {}});
+      b.where = "mutations";
+      b.expected = "mutate offset exceeds 2^63-1";
+      break;
+    }
+    case PlanRule::kCount: return std::nullopt;
+  }
+  at.block->insert(at.block->begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
+  return b;
+}
+
+}  // namespace stackcheck::gen

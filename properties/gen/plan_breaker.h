@@ -1,0 +1,64 @@
+// Plans with exactly one rule of the `.plan` static check broken (RUNTIME.md §17,
+// runtime/plan/check.h), built as ASTs, so that every rule is reached whatever the text
+// syntax allows: a valid generated plan gets one rule-breaking edit at the start of a body
+// chosen by the ChoiceSource (the root body, a graph body, or the body of a root-level for
+// loop, whose variable is then in scope), and the message the check must give, written
+// from check.h's rules (the wording is the check's, the choice of which rule is broken is
+// the generator's). Rules: an undefined name used as a tensor or as a scalar, a tensor used
+// as a scalar and a scalar as a tensor, a name bound twice in one body, a loop variable used
+// after its loop, a `$k` slot in the root body or past $63, an alloc or output dimension 0,
+// a rank-5 shape, an entry tensor past 2^20 elements, an undefined graph, a negative
+// sync_start, an empty alloc, a read through a non-In root, a read index of rank 0 or 5, a
+// window of rank 5 or of negative size, a keyword as a name, blocks nested past 256,
+// an expression deeper than 1024, a graph defined twice, a mutate offset past 2^63-1.
+// Rule 0 (the simplest choice) is the undefined tensor. No RapidCheck here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "properties/gen/choice.h"
+#include "stack/runtime/plan/program.h"
+
+namespace stackcheck::gen {
+
+enum class PlanRule : uint8_t {
+  kUndefinedTensor,
+  kUndefinedScalar,
+  kTensorAsScalar,
+  kScalarAsTensor,
+  kBoundTwice,
+  kOutOfScope,
+  kSlotInRoot,
+  kSlotRange,
+  kDimZero,
+  kRankFive,
+  kEntryTooLarge,
+  kUndefinedGraph,
+  kSyncNegative,
+  kAllocEmpty,
+  kReadNotIn,
+  kReadRank,
+  kWindowRank,
+  kWindowNegative,
+  kKeywordName,
+  kNestingDeep,
+  kExprDeep,
+  kGraphTwice,
+  kMutateOffset,
+  kCount
+};
+const char* plan_rule_name(PlanRule r);
+
+struct BrokenPlan {
+  runtime::OrchProgram plan;
+  PlanRule rule = PlanRule::kUndefinedTensor;
+  std::string where;     // "root body", "graph g0 body", "for i body"
+  std::string expected;  // the check's message
+};
+
+// `valid` must pass runtime::validate_plan. nullopt when the drawn rule has no place in this
+// plan (e.g. a slot range without a graph): the caller draws again or discards.
+std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const runtime::OrchProgram& valid);
+
+}  // namespace stackcheck::gen
