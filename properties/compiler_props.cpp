@@ -1,6 +1,8 @@
 // Compiler properties (COMPILER.md §8, HARNESS.md §3) over generated legal programs, and the
 // positive controls of the compiler oracles (each must report a failure when it should).
 #include "properties/gen/arbitrary.h"
+#include "properties/gen/ir_breaker.h"
+#include "properties/gen/rc_choices.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/input_oracles.h"
 #include "properties/property.h"
@@ -9,15 +11,24 @@
 #include "stack/ir/printer.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/pass_manager.h"
+#include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/simplify.h"
+#include "stack/verify/graph_boundary_legalized.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <rapidcheck/gtest.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <optional>
+#include <set>
 
 using namespace stackcheck;
 
@@ -102,6 +113,60 @@ STACKCHECK_PROP(CompilerProps, illegal_views_rejected_with_211, 0.0) {
 // `full` in a graph region: 206.
 STACKCHECK_PROP(CompilerProps, graph_full_rejected_with_206, 0.0) {
   require_rejected(&gen::ProgramKnobs::illegal_full, 206);
+}
+
+// One rule of GraphBoundaryLegalized broken in a legalized program (gen/ir_breaker.h): the
+// verifier run on its own reports exactly that code, and LegalizeGraphBoundary, fed a
+// program its predecessors never produce, rejects it with that code as well.
+namespace {
+using Verifier = std::function<verify::Diagnostics(const ir::Program&)>;
+void broken_rule_case(const Verifier& verifier) {
+  const gen::GeneratedProgram g = draw();
+  const oracles::PipelineRun run = pipeline_or_fail(g.program);
+  const ir::Program legal = run.stages.back().program;
+  const std::optional<gen::BrokenProgram> b = *gen::from_choices<std::optional<gen::BrokenProgram>>(
+      [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
+  if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
+  gen::tag(fmt::format("code-{}", b->code));
+  const auto cx = [&] {
+    return props::counterexample("verifier", ir::print_program(b->program), {{"code", std::to_string(b->code)}});
+  };
+  const std::string what = fmt::format("{} ({} in graph {})", b->code, b->what, b->graph);
+  const verify::Diagnostics d = verifier(b->program);
+  std::set<int> codes;
+  for (const verify::Diagnostic& x : d) codes.insert(x.code);
+  if (codes != std::set<int>{b->code})
+    props::report(oracles::Verdict::fail("verifier-code",
+                                         fmt::format("broke {}: the verifier reported [{}]{}", what,
+                                                     fmt::join(codes, ","), d.empty() ? "" : ": " + d.front().message)),
+                  cx());
+  const passes::PassResult r = passes::legalize_graph_boundary(b->program);
+  const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
+                               [&](const verify::Diagnostic& x) { return x.code == b->code; });
+  if (r.ok || !has)
+    props::report(oracles::Verdict::fail("pass-code", fmt::format("broke {}: LegalizeGraphBoundary {}", what,
+                                                                   r.ok ? "accepted it"
+                                                                        : "rejected it without that code: " +
+                                                                              r.diagnostics.front().message)),
+                  cx());
+}
+// The positive control: a verifier blind to launches under an if (215).
+verify::Diagnostics verifier_blind_to_ifs(const ir::Program& p) {
+  verify::Diagnostics d = verify::check_graph_boundary_legalized(p);
+  std::erase_if(d, [](const verify::Diagnostic& x) { return x.code == 215; });
+  return d;
+}
+void blind_verifier_case() {
+  ++props::tally().cases;
+  broken_rule_case(verifier_blind_to_ifs);
+}
+}  // namespace
+
+STACKCHECK_PROP(CompilerProps, verifier_rules_broken_one_at_a_time, 0.5) {
+  broken_rule_case(verify::check_graph_boundary_legalized);
+}
+TEST(CompilerPropsControl, a_verifier_blind_to_ifs_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_verifier_case), "broke 215");
 }
 
 // Passes are deterministic and idempotent.

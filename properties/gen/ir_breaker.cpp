@@ -1,0 +1,224 @@
+// break_graph_rule (ir_breaker.h).
+#include "properties/gen/ir_breaker.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <vector>
+
+namespace stackcheck::gen {
+
+using namespace ir;
+
+namespace {
+
+Expr int_expr(int64_t v) {
+  Expr e;
+  e.kind = Expr::Kind::Int;
+  e.value = v;
+  return e;
+}
+Expr var(std::string n) {
+  Expr e;
+  e.kind = Expr::Kind::Var;
+  e.name = std::move(n);
+  return e;
+}
+Stmt assign(std::string name, Rhs rhs) {
+  Stmt s;
+  s.kind = Stmt::Kind::Assign;
+  s.name = std::move(name);
+  s.rhs = std::move(rhs);
+  return s;
+}
+
+const Invoke* invoke_of(const Stmt& s) {
+  if (s.kind == Stmt::Kind::Invoke) return &s.invoke;
+  if (s.kind == Stmt::Kind::Assign)
+    if (const auto* r = std::get_if<InvokeRhs>(&s.rhs)) return &r->invoke;
+  return nullptr;
+}
+Invoke* invoke_of(Stmt& s) { return const_cast<Invoke*>(invoke_of(static_cast<const Stmt&>(s))); }
+
+void walk(std::vector<Stmt>& body, const std::function<void(Stmt&)>& fn) {
+  for (Stmt& s : body) {
+    fn(s);
+    walk(s.body, fn);
+    walk(s.else_body, fn);
+  }
+}
+
+// Every invoke of `callee` in the program (the graph's call sites).
+std::vector<Invoke*> call_sites(Program& p, const std::string& callee) {
+  std::vector<Invoke*> out;
+  for (Function& f : p.functions)
+    walk(f.body, [&](Stmt& s) {
+      if (Invoke* i = invoke_of(s); i != nullptr && i->callee == callee) out.push_back(i);
+    });
+  return out;
+}
+
+bool is_kernel(const Program& p, const std::string& name) {
+  for (const Function& f : p.functions)
+    if (f.name == name) return f.kind == Function::Kind::Kernel;
+  return false;
+}
+
+}  // namespace
+
+std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& legal) {
+  BrokenProgram b;
+  b.program = legal;
+  std::vector<size_t> graphs;
+  for (size_t i = 0; i < b.program.functions.size(); ++i)
+    if (b.program.functions[i].kind == Function::Kind::Graph) graphs.push_back(i);
+  static const std::vector<int> kCodes = {206, 201, 202, 204, 205, 207, 208, 210, 214, 215, 216, 217};
+  b.code = c.pick(kCodes);
+  if (graphs.empty()) return std::nullopt;
+  Function& g = b.program.functions[graphs[c.one_of(graphs.size())]];
+  b.graph = g.name;
+  std::vector<size_t> scalars, tensors;
+  for (size_t i = 0; i < g.params.size(); ++i) (g.params[i].type.is_tensor() ? tensors : scalars).push_back(i);
+  // A launch of the body (a kernel call at its top level), copied under a fresh name.
+  std::optional<Stmt> launch;
+  for (const Stmt& s : g.body)
+    if (const Invoke* i = invoke_of(s); i != nullptr && is_kernel(b.program, i->callee)) {
+      launch = s;
+      break;
+    }
+  auto fresh_launch = [&](int k) {
+    Stmt s = *launch;
+    if (s.kind == Stmt::Kind::Assign) s.name = fmt::format("zz_v{}", k);
+    return s;
+  };
+  auto front = [&](Stmt s) { g.body.insert(g.body.begin(), std::move(s)); };
+  const std::vector<Invoke*> sites = call_sites(b.program, g.name);
+  switch (b.code) {
+    case 206: {
+      FullRhs f;
+      f.shape.push_back(int_expr(c.integer(1, 8)));
+      f.value = int_expr(c.integer(0, 3));
+      front(assign("zz_f", f));
+      b.what = "a full at the top of the body";
+      break;
+    }
+    case 201: {
+      if (scalars.empty()) return std::nullopt;
+      Param& p = g.params[scalars[c.one_of(scalars.size())]];
+      p.dir = c.boolean() ? Dir::Out : Dir::InOut;
+      b.what = fmt::format("scalar param {} made {}", p.name, p.dir == Dir::Out ? "Out" : "InOut");
+      break;
+    }
+    case 202: {
+      if (tensors.empty()) return std::nullopt;
+      Param& p = g.params[tensors[c.one_of(tensors.size())]];
+      p.dir = Dir::Out;
+      b.what = fmt::format("tensor param {} made Out", p.name);
+      break;
+    }
+    case 204:
+    case 205: {
+      const bool tensor = b.code == 204;
+      if (tensor && tensors.empty()) return std::nullopt;
+      const size_t have = tensor ? tensors.size() : scalars.size();
+      const size_t limit = tensor ? 128 : 64;
+      const size_t add = limit + 1 - have + static_cast<size_t>(c.integer(0, 2));
+      const size_t model = tensor ? tensors.front() : 0;
+      for (size_t k = 0; k < add; ++k) {
+        Param p;
+        p.name = fmt::format("zz_p{}", k);
+        p.dir = Dir::In;
+        p.type = tensor ? g.params[model].type : Type::i64();
+        g.params.push_back(p);
+        for (Invoke* site : sites) site->args.push_back(tensor ? site->args.at(model) : int_expr(0));
+      }
+      b.what = fmt::format("{} {} params added ({} in all)", add, tensor ? "tensor" : "scalar", have + add);
+      break;
+    }
+    case 207: {
+      // A name, never a literal (Int and dim() are literals, ir::is_literal): a scalar param
+      // or a local bound to a literal, as in `s = 8; t = create [s]`.
+      CreateRhs cr;
+      std::string n;
+      if (!scalars.empty() && c.boolean()) {
+        n = g.params[scalars[c.one_of(scalars.size())]].name;
+      } else {
+        n = "zz_n";
+      }
+      Expr e = var(n);
+      if (c.boolean()) {
+        Expr sum;
+        sum.kind = Expr::Kind::Binary;
+        sum.op = BinOp::Add;
+        sum.args = {std::move(e), int_expr(1)};
+        e = std::move(sum);
+      }
+      cr.shape.push_back(std::move(e));
+      front(assign("zz_t", cr));
+      if (n == "zz_n") front(assign("zz_n", ExprRhs{int_expr(c.integer(1, 8))}));
+      b.what = "a create whose shape is not a literal";
+      break;
+    }
+    case 208: {
+      Stmt s;
+      s.kind = Stmt::Kind::Invoke;
+      s.invoke.callee = g.name;
+      for (const Param& p : g.params) s.invoke.args.push_back(var(p.name));
+      front(std::move(s));
+      b.what = "the graph calls itself";
+      break;
+    }
+    case 210: {
+      if (sites.empty() || sites.front()->args.empty()) return std::nullopt;
+      Invoke* site = sites[c.one_of(sites.size())];
+      site->args.push_back(site->args.back());
+      b.what = "a call site with one argument too many";
+      break;
+    }
+    case 214:
+    case 215: {
+      if (!launch) return std::nullopt;
+      Stmt s;
+      s.body.push_back(fresh_launch(0));
+      if (b.code == 214) {
+        if (scalars.empty()) return std::nullopt;
+        s.kind = Stmt::Kind::For;
+        s.name = "zz_j";
+        s.lo = int_expr(0);
+        s.hi = var(g.params[scalars[c.one_of(scalars.size())]].name);
+        s.step = int_expr(1);
+        b.what = "a launch in a loop whose trips are a scalar param";
+      } else {
+        s.kind = Stmt::Kind::If;
+        s.lo = int_expr(0);
+        s.cmp = CmpOp::Lt;
+        s.hi = int_expr(c.integer(0, 2));
+        b.what = "a launch in an if";
+      }
+      front(std::move(s));
+      break;
+    }
+    case 216: {
+      if (!launch) return std::nullopt;
+      const int copies = 1025 + static_cast<int>(c.integer(0, 3));
+      for (int k = 0; k < copies; ++k) front(fresh_launch(k));
+      b.what = fmt::format("a launch repeated {} more times", copies);
+      break;
+    }
+    case 217: {
+      if (tensors.empty()) return std::nullopt;
+      const Param& p = g.params[tensors[c.one_of(tensors.size())]];
+      Expr r;
+      r.kind = Expr::Kind::Read;
+      r.name = p.name;
+      for (size_t d = 0; d < std::max<size_t>(1, p.type.dims.size()); ++d) r.args.push_back(int_expr(0));
+      front(assign("zz_r", ExprRhs{r}));
+      b.what = fmt::format("a read of {} in the body", p.name);
+      break;
+    }
+    default: return std::nullopt;
+  }
+  return b;
+}
+
+}  // namespace stackcheck::gen

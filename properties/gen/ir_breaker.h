@@ -1,0 +1,37 @@
+// Programs with exactly one rule of GraphBoundaryLegalized broken (COMPILER.md §4, 201-217),
+// for the verifier run on its own and for LegalizeGraphBoundary fed what its predecessors
+// never hand it. The source is a legalized program (the default pipeline's output, which the
+// verifier accepts); one graph function chosen by the ChoiceSource gets one edit:
+//   201 a scalar param made InOut or Out     202 a tensor param made Out
+//   204 129+ tensor params (call sites pass a tensor of the same type for each)
+//   205 65+ scalar params (call sites pass literals)
+//   206 a `full` at the top of the body       207 a create whose shape is not a literal
+//   208 the graph calls itself                 210 a call site with one argument too many
+//   214 a launch wrapped in a loop whose trips are a scalar param
+//   215 a launch wrapped in an if              216 a launch repeated past 1024 nodes
+//   217 a `read` in the body
+// with the code the verifier (and the pass) must give. 203 (no tensor param), 209 (a return
+// not traceable to a param) and 211-213 (frozen values) are not built: the edits that make
+// them also break other rules of the same body (the closing note of issue 20 has the table).
+// Choice 0 (the simplest) is 206. No RapidCheck here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "properties/gen/choice.h"
+#include "stack/ir/ast.h"
+
+namespace stackcheck::gen {
+
+struct BrokenProgram {
+  ir::Program program;
+  int code = 0;
+  std::string graph;  // the graph function edited
+  std::string what;   // one line: the edit
+};
+
+// nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
+std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program& legal);
+
+}  // namespace stackcheck::gen
