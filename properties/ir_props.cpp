@@ -1,14 +1,23 @@
 // IR properties: the `.gir` text form round-trips for every generated program, and the
 // generator only produces well-formed programs (a generator test is a property too).
 #include "properties/gen/arbitrary.h"
+#include "properties/gen/rc_choices.h"
+#include "properties/oracles/ref_arith.h"
 #include "properties/oracles/roundtrip.h"
 #include "properties/property.h"
+#include "stack/ir/arith.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/printer.h"
 #include "stack/verify/well_formed.h"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
+
+#include <climits>
+#include <string>
+
+#include <fmt/format.h>
 
 using namespace stackcheck;
 
@@ -38,4 +47,60 @@ TEST(IrProps, roundtrip_oracle_positive_control) {
   ir::Program q;
   q.functions.push_back(orchestration("main", {}, {let("a", sub(lit(1), sub(lit(2), lit(3))))}));
   EXPECT_TRUE(oracles::check_print_roundtrip(q).passed());
+}
+
+// The scalar arithmetic every interpreter, folder and kernel of the stack shares
+// (support/wrapping.h, ir::apply_binop) against the oracles' own 128-bit reference
+// (oracles/ref_arith.h), on operands at the limits of i64 and around zero: a slip there
+// would be invisible to every differential oracle that compared two users of it.
+namespace {
+using CompareFn = bool (*)(support::CompareOp, int64_t, int64_t);
+std::string arith_case(gen::ChoiceSource& c, CompareFn compare = support::compare) {
+  auto operand = [&c]() -> int64_t {
+    switch (c.one_of(3)) {
+      case 0: return c.integer(-9, 9);
+      case 1: return c.near_edges(INT64_MIN, INT64_MAX);
+      default: return c.integer(INT64_MIN, INT64_MAX);
+    }
+  };
+  const int64_t a = operand(), b = c.chance(30) ? a : operand(), s = c.chance(50) ? c.integer(-3, 3) : operand();
+  std::string out;
+  for (uint8_t k = 0; k <= static_cast<uint8_t>(support::ArithOp::Mod); ++k) {
+    const auto op = static_cast<support::ArithOp>(k);
+    const auto want = oracles::ref::apply(op, a, b);
+    if (support::apply(op, a, b) != want || ir::apply_binop(op, a, b) != want)
+      out += fmt::format("{} {} {}: the stack gives {}, the reference {}\n", a, support::op_text(op), b,
+                         support::apply(op, a, b) ? std::to_string(*support::apply(op, a, b)) : "none",
+                         want ? std::to_string(*want) : "none");
+  }
+  for (uint8_t k = 0; k <= static_cast<uint8_t>(support::CompareOp::Ge); ++k) {
+    const auto op = static_cast<support::CompareOp>(k);
+    if (compare(op, a, b) != oracles::ref::compare(op, a, b))
+      out += fmt::format("{} {} {}: the stack says {}\n", a, support::op_text(op), b, compare(op, a, b));
+  }
+  if (support::trip_count(a, b, s) != oracles::ref::trip_count(a, b, s))
+    out += fmt::format("range({}, {}, {}): the stack counts {} trips, the reference {}\n", a, b, s,
+                       support::trip_count(a, b, s).value_or(0), oracles::ref::trip_count(a, b, s).value_or(0));
+  return out;
+}
+
+void arith_prop(CompareFn compare) {
+  gen::RapidCheckChoices c;
+  const std::string diff = arith_case(c, compare);
+  if (!diff.empty()) props::report(oracles::Verdict::fail("arithmetic", diff));
+}
+// The positive control: `>=` taken for `>` (equal operands are drawn three times in ten).
+bool ge_as_gt(support::CompareOp op, int64_t a, int64_t b) {
+  return op == support::CompareOp::Ge ? a > b : support::compare(op, a, b);
+}
+void ge_as_gt_case() {
+  ++props::tally().cases;
+  arith_prop(ge_as_gt);
+}
+}  // namespace
+
+STACKCHECK_PROP(IrProps, scalar_arithmetic_equals_the_reference, 0.0) { arith_prop(support::compare); }
+
+TEST(IrPropsControl, a_compare_taking_ge_for_gt_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&ge_as_gt_case), ">=");
 }

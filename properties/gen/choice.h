@@ -32,6 +32,17 @@ class ChoiceSource {
   size_t one_of(size_t n) { return static_cast<size_t>(integer(0, static_cast<int64_t>(n) - 1)); }
   size_t length(size_t max) { return static_cast<size_t>(sized(0, static_cast<int64_t>(max))); }
   bool chance(int percent) { return integer(0, 99) >= 100 - percent; }  // 0 (the simplest) is "no"
+  // An integer in [lo, hi] that favours the ends of the range: four times in five one of lo,
+  // lo + 1, hi - 1, hi (a value at a limit, and one inside it), else any; the simplest is any.
+  int64_t near_edges(int64_t lo, int64_t hi) {
+    switch (one_of(5)) {
+      case 1: return lo;
+      case 2: return hi;
+      case 3: return lo < hi ? lo + 1 : lo;
+      case 4: return lo < hi ? hi - 1 : hi;
+      default: return integer(lo, hi);
+    }
+  }
   template <class T>
   const T& pick(const std::vector<T>& v) {
     return v[one_of(v.size())];

@@ -11,6 +11,7 @@
 
 #include "stack/runtime/status/codes.h"
 #include "stack/support/splitmix.h"
+#include "properties/oracles/ref_arith.h"
 #include "stack/support/wrapping.h"
 
 namespace stackcheck::oracles {
@@ -279,10 +280,10 @@ class PlanModel {
   template <class Eval, class Env, class Body>
   void loop(const runtime::ForStmt& f, Eval&& eval, Env& env, Body&& body) {
     const int64_t a = eval(f.start), e = eval(f.stop), st = eval(f.step);
-    const auto trips = support::trip_count(a, e, st);
+    const auto trips = ref::trip_count(a, e, st);
     if (!trips) fail("for loop with step 0 (the runtime latches 5)");
     int64_t v = a;
-    for (uint64_t k = 0; k < *trips; ++k, v = support::wrap_add(v, st)) {
+    for (uint64_t k = 0; k < *trips; ++k, v = ref::wrap(static_cast<ref::i128>(v) + st)) {
       if (k > 0) count_statement();
       env[f.var] = v;
       body();
@@ -338,7 +339,7 @@ class PlanModel {
         return (*slots)[static_cast<size_t>(e.value)];
       case PlanExpr::Kind::Binary: break;
     }
-    const auto v = support::apply(e.op, eval(e.args[0], slots), eval(e.args[1], slots));
+    const auto v = ref::apply(e.op, eval(e.args[0], slots), eval(e.args[1], slots));
     if (!v) fail("zero divisor (the runtime latches 5)");
     return *v;
   }
@@ -402,7 +403,7 @@ class PlanModel {
       const auto scalar = [&](const runtime::PlanExpr& x) { return eval(x, nullptr); };
       loop(*n, scalar, env_, [&] { block(n->body); });
     } else if (const auto* n = std::get_if<IfStmt>(&s.node)) {
-      block(support::compare(n->cmp, eval(n->lhs, nullptr), eval(n->rhs, nullptr)) ? n->then_body : n->else_body);
+      block(ref::compare(n->cmp, eval(n->lhs, nullptr), eval(n->rhs, nullptr)) ? n->then_body : n->else_body);
     }
   }
 
@@ -539,7 +540,7 @@ class PlanModel {
               return s[static_cast<size_t>(x.value)];
             case PlanExpr::Kind::Binary: break;
           }
-          const auto v = support::apply(x.op, (*this)(x.args[0], s), (*this)(x.args[1], s));
+          const auto v = ref::apply(x.op, (*this)(x.args[0], s), (*this)(x.args[1], s));
           if (!v) fail("zero divisor (the runtime latches 5)");
           return *v;
         }
@@ -594,7 +595,7 @@ class PlanModel {
       } else if (const auto* f = std::get_if<ForStmt>(&st.node)) {
         loop(*f, value, env, [&] { record_block(f->body, env, rec, slots); });
       } else if (const auto* i = std::get_if<IfStmt>(&st.node)) {
-        record_block(support::compare(i->cmp, value(i->lhs), value(i->rhs)) ? i->then_body : i->else_body, env, rec,
+        record_block(ref::compare(i->cmp, value(i->lhs), value(i->rhs)) ? i->then_body : i->else_body, env, rec,
                      slots);
       } else {
         fail("a statement graph bodies cannot hold (the runtime latches 5)");
