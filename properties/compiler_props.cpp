@@ -14,6 +14,7 @@
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/simplify.h"
 #include "stack/verify/graph_boundary_legalized.h"
+#include "stack/verify/well_formed.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -167,6 +168,61 @@ STACKCHECK_PROP(CompilerProps, verifier_rules_broken_one_at_a_time, 0.5) {
 }
 TEST(CompilerPropsControl, a_verifier_blind_to_ifs_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_verifier_case), "broke 215");
+}
+
+// One WellFormed rule broken in a generated program (gen/ir_breaker.h): WellFormed's first
+// diagnostic has that code, on the program and on its printed and reparsed text, and the
+// pipeline refuses the program as input (never a pass bug or a crash).
+namespace {
+using WellFormedFn = std::function<verify::Diagnostics(const ir::Program&)>;
+void well_formed_rule_case(const WellFormedFn& well_formed) {
+  const gen::GeneratedProgram g = draw();
+  const ir::Program source = g.program;
+  const std::optional<gen::BrokenProgram> b = *gen::from_choices<std::optional<gen::BrokenProgram>>(
+      [source](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, source); });
+  if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
+  gen::tag(fmt::format("code-{}", b->code));
+  const std::string text = ir::print_program(b->program);
+  const auto cx = [&] { return props::counterexample("well-formed", text, {{"code", std::to_string(b->code)}}); };
+  const std::string what = fmt::format("{} ({} in {})", b->code, b->what, b->graph);
+  const verify::Diagnostics d = well_formed(b->program);
+  if (d.empty() || d.front().code != b->code)
+    props::report(oracles::Verdict::fail("well-formed-code",
+                                         fmt::format("broke {}: WellFormed reported {}", what,
+                                                     d.empty() ? "nothing" : d.front().render(""))),
+                  cx());
+  if (const ir::ParseResult parsed = ir::parse_program(text); parsed.ok()) {
+    const verify::Diagnostics t = well_formed(parsed.program());
+    if (t.empty() || t.front().code != b->code)
+      props::report(oracles::Verdict::fail("well-formed-code",
+                                           fmt::format("broke {}: on the printed text WellFormed reported {}", what,
+                                                       t.empty() ? "nothing" : t.front().render(""))),
+                    cx());
+  }
+  const oracles::PipelineRun run = oracles::run_pipeline(b->program);
+  if (run.verdict.reason != oracles::Inconclusive::kInputRejected)
+    props::report(oracles::Verdict::fail("well-formed-code",
+                                         fmt::format("broke {}: the pipeline did not refuse its input ({})", what,
+                                                     run.verdict.to_string())),
+                  cx());
+}
+// The positive control: a WellFormed blind to literal zero divisors and steps (13).
+verify::Diagnostics well_formed_blind_to_13(const ir::Program& p) {
+  verify::Diagnostics d = verify::check_well_formed(p);
+  std::erase_if(d, [](const verify::Diagnostic& x) { return x.code == 13; });
+  return d;
+}
+void blind_well_formed_case() {
+  ++props::tally().cases;
+  well_formed_rule_case(well_formed_blind_to_13);
+}
+}  // namespace
+
+STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
+  well_formed_rule_case(verify::check_well_formed);
+}
+TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_well_formed_case), "broke 13");
 }
 
 // Passes are deterministic and idempotent.

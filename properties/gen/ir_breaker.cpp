@@ -221,4 +221,177 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
   return b;
 }
 
+std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Program& wf) {
+  BrokenProgram b;
+  b.program = wf;
+  Function* entry = nullptr;
+  std::vector<Function*> kernels, graphs;
+  for (Function& f : b.program.functions) {
+    if (f.kind == Function::Kind::Orchestration) entry = &f;
+    if (f.kind == Function::Kind::Kernel) kernels.push_back(&f);
+    if (f.kind == Function::Kind::Graph) graphs.push_back(&f);
+  }
+  if (entry == nullptr) return std::nullopt;
+  b.graph = entry->name;
+  static const std::vector<int> kCodes = {3, 2, 4, 5, 6, 8, 9, 11, 12, 13, 14};
+  b.code = c.pick(kCodes);
+  std::vector<Stmt>& body = entry->body;
+  auto front = [&](Stmt s) { body.insert(body.begin(), std::move(s)); };
+  std::vector<size_t> tensor_params;
+  for (size_t i = 0; i < entry->params.size(); ++i)
+    if (entry->params[i].type.is_tensor()) tensor_params.push_back(i);
+  // The kernel calls at the top of the entry's body.
+  std::vector<size_t> calls;
+  for (size_t i = 0; i < body.size(); ++i)
+    if (const Invoke* v = invoke_of(body[i]); v != nullptr && is_kernel(b.program, v->callee)) calls.push_back(i);
+  auto binary = [](BinOp op, Expr l, Expr r) {
+    Expr e;
+    e.kind = Expr::Kind::Binary;
+    e.op = op;
+    e.args = {std::move(l), std::move(r)};
+    return e;
+  };
+  switch (b.code) {
+    case 2: {
+      std::vector<size_t> assigns;
+      for (size_t i = 0; i < body.size(); ++i)
+        if (body[i].kind == Stmt::Kind::Assign) assigns.push_back(i);
+      if (assigns.empty()) {
+        front(assign("zz_s", ExprRhs{int_expr(1)}));
+        front(assign("zz_s", ExprRhs{int_expr(2)}));
+      } else {
+        const size_t i = assigns[c.one_of(assigns.size())];
+        body.insert(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, body[i]);
+      }
+      b.what = "an assignment repeated";
+      break;
+    }
+    case 3: {
+      if (c.boolean()) {
+        front(assign("zz_s", ExprRhs{binary(BinOp::Add, var("zz_undefined"), int_expr(1))}));
+        b.what = "an undefined name";
+      } else {
+        // a scalar used one statement before its definition
+        body.insert(body.begin(), assign("zz_late", ExprRhs{int_expr(c.integer(0, 9))}));
+        body.insert(body.begin(), assign("zz_s", ExprRhs{binary(BinOp::Mul, var("zz_late"), int_expr(2))}));
+        b.what = "a scalar used before its definition";
+      }
+      break;
+    }
+    case 4: {
+      Stmt s;
+      s.kind = Stmt::Kind::Invoke;
+      s.invoke.callee = "zz_nofn";
+      front(std::move(s));
+      b.what = "a call of an unknown function";
+      break;
+    }
+    case 5:
+    case 6: {
+      if (calls.empty()) return std::nullopt;
+      Stmt& s = body[calls[c.one_of(calls.size())]];
+      Invoke& v = *invoke_of(s);
+      if (b.code == 5) {
+        if (!v.args.empty() && c.boolean()) {
+          v.args.pop_back();
+          b.what = "a kernel call with one argument fewer";
+        } else {
+          v.args.push_back(int_expr(0));
+          b.what = "a kernel call with one argument more";
+        }
+      } else {
+        std::vector<size_t> tensor_args;
+        for (size_t i = 0; i < v.args.size(); ++i)
+          if (v.args[i].kind == Expr::Kind::Var) tensor_args.push_back(i);
+        // a Var argument may be a scalar name; the kernel's param says which are tensors
+        const Function* k = nullptr;
+        for (const Function& f : b.program.functions)
+          if (f.name == v.callee) k = &f;
+        std::erase_if(tensor_args, [&](size_t i) { return i >= k->params.size() || !k->params[i].type.is_tensor(); });
+        if (tensor_args.empty()) return std::nullopt;
+        v.args[tensor_args[c.one_of(tensor_args.size())]] = int_expr(c.integer(0, 9));
+        b.what = "a tensor argument given as a literal";
+      }
+      break;
+    }
+    case 8: {
+      if (tensor_params.empty()) return std::nullopt;
+      entry->params[tensor_params[c.one_of(tensor_params.size())]].dir = Dir::Out;
+      b.what = "an entry param made Out";
+      break;
+    }
+    case 9: {
+      if (!kernels.empty() && c.boolean()) {
+        Function& k = *kernels[c.one_of(kernels.size())];
+        std::vector<size_t> tp;
+        for (size_t i = 0; i < k.params.size(); ++i)
+          if (k.params[i].type.is_tensor()) tp.push_back(i);
+        if (tp.empty()) return std::nullopt;
+        Type& t = k.params[tp[c.one_of(tp.size())]].type;
+        t.dims[c.one_of(t.dims.size())] = c.chance(50) ? 0 : -c.integer(1, 4);
+        b.graph = k.name;
+        b.what = "a kernel param type with a dim below 1";
+      } else {
+        CreateRhs cr;
+        cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
+        front(assign("zz_t", cr));
+        b.what = "a create of an extent below 1";
+      }
+      break;
+    }
+    case 11: {
+      if (tensor_params.empty()) return std::nullopt;
+      const Param& p = entry->params[tensor_params[c.one_of(tensor_params.size())]];
+      Expr e;
+      if (c.boolean()) {
+        e.kind = Expr::Kind::Dim;
+        e.name = p.name;
+        e.value = static_cast<int64_t>(p.type.dims.size()) + c.integer(0, 3);
+        b.what = "dim() past the rank";
+      } else {
+        e.kind = Expr::Kind::Read;
+        e.name = p.name;
+        const size_t rank = p.type.dims.size() + 1 + c.one_of(2);
+        for (size_t d = 0; d < rank; ++d) e.args.push_back(int_expr(0));
+        b.what = "read() with an index of the wrong rank";
+      }
+      front(assign("zz_s", ExprRhs{e}));
+      break;
+    }
+    case 12: {
+      if (tensor_params.empty()) return std::nullopt;
+      front(assign("zz_s", TupleGetRhs{entry->params[tensor_params.front()].name, c.integer(0, 2)}));
+      b.what = "`.k` of a name that is not a tuple";
+      break;
+    }
+    case 13: {
+      if (c.boolean()) {
+        front(assign("zz_s", ExprRhs{binary(c.boolean() ? BinOp::Div : BinOp::Mod, int_expr(c.integer(-9, 9)),
+                                            int_expr(0))}));
+        b.what = "a literal zero divisor";
+      } else {
+        Stmt f;
+        f.kind = Stmt::Kind::For;
+        f.name = "zz_i";
+        f.lo = int_expr(0);
+        f.hi = int_expr(c.integer(1, 4));
+        f.step = int_expr(0);
+        front(std::move(f));
+        b.what = "a literal zero loop step";
+      }
+      break;
+    }
+    case 14: {
+      if (graphs.empty()) return std::nullopt;
+      Function& g = *graphs[c.one_of(graphs.size())];
+      g.body.push_back(assign("zz_s", ExprRhs{int_expr(1)}));
+      b.graph = g.name;
+      b.what = "a statement after a graph's return";
+      break;
+    }
+    default: return std::nullopt;
+  }
+  return b;
+}
+
 }  // namespace stackcheck::gen

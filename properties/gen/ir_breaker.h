@@ -34,4 +34,18 @@ struct BrokenProgram {
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
 std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program& legal);
 
+// One WellFormed rule (COMPILER.md §4, 1-99) broken in a well-formed program, through the
+// entry's body or a declaration:
+//   2 an assignment repeated          3 an undefined name, or a scalar used before its definition
+//   4 an unknown callee               5 a kernel call with one argument fewer or more
+//   6 a tensor argument given as a literal
+//   8 an entry param made Out         9 a create of a zero or negative extent, or a kernel
+//                                       param type with a zero dim
+//  11 dim() past the rank, read() with the wrong index rank
+//  12 `.k` of a name that is not a tuple
+//  13 a literal zero divisor, a literal zero loop step
+//  14 a statement after a graph's return
+// The expected code is the first diagnostic's.
+std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const ir::Program& well_formed);
+
 }  // namespace stackcheck::gen
