@@ -7,6 +7,7 @@
 #include "properties/property.h"
 #include "stack/ir/arith.h"
 #include "stack/ir/builder.h"
+#include "stack/support/splitmix.h"
 #include "stack/ir/printer.h"
 #include "stack/verify/well_formed.h"
 
@@ -78,6 +79,10 @@ std::string arith_case(gen::ChoiceSource& c, CompareFn compare = support::compar
     if (compare(op, a, b) != oracles::ref::compare(op, a, b))
       out += fmt::format("{} {} {}: the stack says {}\n", a, support::op_text(op), b, compare(op, a, b));
   }
+  support::SplitMix64 rng(static_cast<uint64_t>(a));
+  for (uint64_t k = 0; k < 3; ++k)
+    if (const uint64_t got = rng.next(), want = oracles::ref::splitmix64_at(static_cast<uint64_t>(a), k); got != want)
+      out += fmt::format("splitmix64 seed {} draw {}: the stack gives {:#x}, the reference {:#x}\n", a, k, got, want);
   if (support::trip_count(a, b, s) != oracles::ref::trip_count(a, b, s))
     out += fmt::format("range({}, {}, {}): the stack counts {} trips, the reference {}\n", a, b, s,
                        support::trip_count(a, b, s).value_or(0), oracles::ref::trip_count(a, b, s).value_or(0));

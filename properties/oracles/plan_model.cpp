@@ -238,13 +238,13 @@ class PlanModel {
   PlanModelResult run(uint64_t seed) {
     PlanModelResult r;
     try {
-      support::SplitMix64 rng(seed);
+      uint64_t draw = 0;  // the oracle's own splitmix64 (ref_arith.h), draw after draw
       std::vector<std::vector<uint32_t>> uploaded;
       std::vector<Window> entries;
       for (size_t i = 0; i < p_.tensors.size(); ++i) {
         Window w = fresh(p_.tensors[i].shape, 0, /*scoped=*/false);
         w.entry = static_cast<int>(i);
-        for (uint32_t& v : w.buffer->data) v = static_cast<uint32_t>(rng.next());
+        for (uint32_t& v : w.buffer->data) v = static_cast<uint32_t>(ref::splitmix64_at(seed, draw++));
         uploaded.push_back(w.buffer->data);
         env_[p_.tensors[i].name] = w;
         entries.push_back(w);

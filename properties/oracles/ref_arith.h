@@ -55,4 +55,14 @@ inline std::optional<uint64_t> trip_count(int64_t a, int64_t b, int64_t s) {
   return static_cast<uint64_t>(n);
 }
 
+// splitmix64 (COMPILER.md §7, RUNTIME.md §13: the seeded stream that fills entry tensors and
+// drives the random schedule), in its counter form: draw k of seed s is mix(s + (k+1)·γ),
+// where the stack's generator advances a state by γ before each mix.
+inline uint64_t splitmix64_at(uint64_t seed, uint64_t k) {
+  uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 }  // namespace stackcheck::oracles::ref
