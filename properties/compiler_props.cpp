@@ -6,6 +6,7 @@
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/input_oracles.h"
 #include "properties/property.h"
+#include "stack/codegen/codegen.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
@@ -28,6 +29,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -120,6 +122,28 @@ STACKCHECK_PROP(CompilerProps, graph_full_rejected_with_206, 0.0) {
 // verifier run on its own reports exactly that code, and LegalizeGraphBoundary, fed a
 // program its predecessors never produce, rejects it with that code as well.
 namespace {
+// Codegen straight after a program the verifier would have stopped (COMPILER.md §6: its
+// defence in depth): the rules it owns as well report their own code.
+void codegen_defence_case(const gen::BrokenProgram& b) {
+  static const std::map<int, int> kCodegenCode = {{202, 301}, {206, 302}, {217, 303}, {208, 304}, {204, 305},
+                                                  {205, 305}};
+  const auto it = kCodegenCode.find(b.code);
+  if (it == kCodegenCode.end()) return;
+  const codegen::CodegenResult cg = codegen::generate_orchestration(b.program);
+  const bool has = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
+                               [&](const verify::Diagnostic& x) { return x.code == it->second; });
+  if (cg.ok || !has)
+    props::report(oracles::Verdict::fail(
+                      "codegen-code",
+                      fmt::format("broke {} ({} in graph {}): codegen, run without the verifier, {} (expected {})",
+                                  b.code, b.what, b.graph,
+                                  cg.ok ? "accepted it"
+                                        : "rejected it with " + std::to_string(cg.diagnostics.front().code) + ": " +
+                                              cg.diagnostics.front().message,
+                                  it->second)),
+                  props::counterexample("verifier", ir::print_program(b.program), {{"code", std::to_string(b.code)}}));
+}
+
 using Verifier = std::function<verify::Diagnostics(const ir::Program&)>;
 void broken_rule_case(const Verifier& verifier) {
   const gen::GeneratedProgram g = draw();
@@ -141,6 +165,7 @@ void broken_rule_case(const Verifier& verifier) {
                                          fmt::format("broke {}: the verifier reported [{}]{}", what,
                                                      fmt::join(codes, ","), d.empty() ? "" : ": " + d.front().message)),
                   cx());
+  codegen_defence_case(*b);
   const passes::PassResult r = passes::legalize_graph_boundary(b->program);
   const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
                                [&](const verify::Diagnostic& x) { return x.code == b->code; });
