@@ -250,6 +250,43 @@ TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_well_formed_case), "broke 13");
 }
 
+// Passes in isolation (HARNESS.md §8): LegalizeGraphBoundary fed what Simplify never hands
+// it (unfolded `dim` and arithmetic, one-trip and zero-trip loops, scalars bound to
+// literals), after NormalizeReturnOrder only. When it accepts, its output must pass its
+// verifier and keep the program's semantics, and codegen must take it; when it refuses, the
+// code must be one that only Simplify's folding resolves (COMPILER.md §5: 207 a create
+// extent that is a name until folded, 214 a loop whose trips fold to a constant, 216 a
+// node count over unfolded trips), never another.
+STACKCHECK_PROP(CompilerProps, legalize_without_simplify, 0.3) {
+  const gen::GeneratedProgram g = draw();
+  pipeline_or_fail(g.program);  // legal: the full pipeline takes it
+  const passes::PassResult n = passes::NormalizeReturnOrder().run(g.program);
+  const auto cx = [&] { return props::counterexample("isolation", ir::print_program(g.program)); };
+  if (!n.ok) props::report(oracles::Verdict::fail("isolation", "NormalizeReturnOrder refused a legal program"), cx());
+  const passes::PassResult r = passes::legalize_graph_boundary(n.program);
+  if (!r.ok) {
+    static const std::set<int> kFoldable = {207, 214, 216};
+    for (const verify::Diagnostic& d : r.diagnostics)
+      if (!kFoldable.count(d.code))
+        props::report(oracles::Verdict::fail("isolation", "without Simplify, LegalizeGraphBoundary refused it with " +
+                                                              d.render("")),
+                      cx());
+    gen::tag(fmt::format("refused-{}", r.diagnostics.front().code));
+    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, "needs Simplify's folding"));
+  }
+  gen::tag("accepted");
+  if (const verify::Diagnostics d = verify::check_graph_boundary_legalized(r.program); !d.empty())
+    props::report(oracles::Verdict::fail("isolation", "its output fails GraphBoundaryLegalized: " + d.front().render("")),
+                  cx());
+  props::report(oracles::check_same_semantics(g.program, r.program, 7, "LegalizeGraphBoundary without Simplify"),
+                cx());
+  const codegen::CodegenResult cg = codegen::generate_orchestration(r.program);
+  if (!cg.ok)
+    props::report(oracles::Verdict::fail("isolation", "codegen refused its output: " +
+                                                          (cg.diagnostics.empty() ? "" : cg.diagnostics.front().render(""))),
+                  cx());
+}
+
 // Passes are deterministic and idempotent.
 STACKCHECK_PROP(CompilerProps, passes_deterministic_idempotent, 0.0) {
   const gen::GeneratedProgram g = draw();
