@@ -15,6 +15,7 @@
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/simplify.h"
 #include "stack/verify/graph_boundary_legalized.h"
+#include "stack/verify/return_params_explicit.h"
 #include "stack/verify/well_formed.h"
 
 #include <fmt/format.h>
@@ -285,6 +286,28 @@ STACKCHECK_PROP(CompilerProps, legalize_without_simplify, 0.3) {
     props::report(oracles::Verdict::fail("isolation", "codegen refused its output: " +
                                                           (cg.diagnostics.empty() ? "" : cg.diagnostics.front().render(""))),
                   cx());
+}
+
+// ReturnParamsExplicit run on its own, on generated programs (whose graph returns often name
+// a rebound window rather than the param it traces to): it reports something exactly when
+// NormalizeReturnOrder, the pass that produces the property, has something to change, and
+// nothing on that pass's output.
+STACKCHECK_PROP(CompilerProps, return_order_verifier_agrees_with_its_pass, 0.0) {
+  const gen::GeneratedProgram g = draw();
+  const verify::Diagnostics before = verify::check_return_params_explicit(g.program);
+  const passes::PassResult n = passes::NormalizeReturnOrder().run(g.program);
+  const auto cx = [&] { return props::counterexample("return-order", ir::print_program(g.program)); };
+  if (!n.ok) props::report(oracles::Verdict::fail("return-order", "NormalizeReturnOrder refused a legal program"), cx());
+  const bool changed = ir::print_program(n.program) != ir::print_program(g.program);
+  gen::tag(changed ? "normalized" : "already-explicit");
+  if (before.empty() == changed)
+    props::report(oracles::Verdict::fail("return-order",
+                                         changed ? "NormalizeReturnOrder changed a program ReturnParamsExplicit accepts"
+                                                 : "ReturnParamsExplicit reports " + before.front().render("") +
+                                                       " but NormalizeReturnOrder changes nothing"),
+                  cx());
+  if (const verify::Diagnostics after = verify::check_return_params_explicit(n.program); !after.empty())
+    props::report(oracles::Verdict::fail("return-order", "after NormalizeReturnOrder: " + after.front().render("")), cx());
 }
 
 // Passes are deterministic and idempotent.
