@@ -290,10 +290,12 @@ class Checker {
     }
   }
 
+  // n bytes to write, then 8 canary bytes the write must not take (a store that reads past
+  // its source then puts the canaries in memory, where observe_around sees them).
   std::vector<uint8_t> bytes_for(uint64_t n) {
-    std::vector<uint8_t> v(static_cast<size_t>(n));
+    std::vector<uint8_t> v(static_cast<size_t>(n) + 8, 0xC3);
     const uint8_t seed = static_cast<uint8_t>(c_.integer(0, 255));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(seed + 31 * i);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + 31 * i);
     return v;
   }
 
@@ -315,8 +317,8 @@ class Checker {
       if (r.wbit(i) == 0) return true;
     return false;
   }
-  void model_write(Res& r, uint64_t off, const std::vector<uint8_t>& v) {
-    for (size_t i = 0; i < v.size(); ++i) {
+  void model_write(Res& r, uint64_t off, const std::vector<uint8_t>& v, uint64_t n) {
+    for (size_t i = 0; i < n; ++i) {
       r.data(off + i) = v[i];
       r.wbit(off + i) = 1;
     }
@@ -333,7 +335,8 @@ class Checker {
       std::vector<uint8_t> v = bytes_for(at.r ? n : 1);
       expect_outcome(what, op, at, [&] { mem_.copy_to_device(DevAddr(a), v.data(), n, by); });
       if (!at.r) return;
-      model_write(*at.r, a - at.r->base, v);
+      model_write(*at.r, a - at.r->base, v, n);
+      observe_around(*at.r, a - at.r->base, n);
       ++m_.counters.h2d_calls;
       m_.counters.h2d_bytes += n;
       ++at.r->copies_in;
@@ -354,8 +357,11 @@ class Checker {
 
   void device_access(bool write) {
     auto [a, n] = range();
-    if (c_.chance(30)) n = std::vector<uint64_t>{1, 2, 4, 8}[c_.one_of(4)];  // load / store sizes
-    const bool ordered = c_.chance(30);
+    if (c_.chance(40)) {  // load / store sizes, naturally aligned most often (one atomic then)
+      n = std::vector<uint64_t>{1, 2, 4, 8}[c_.one_of(4)];
+      if (c_.chance(75)) a = a / n * n;
+    }
+    const bool ordered = c_.chance(40);
     const std::memory_order order =
         ordered ? (write ? std::memory_order_release : std::memory_order_acquire) : std::memory_order_relaxed;
     Model::Located at = m_.locate(a, n);
@@ -365,7 +371,10 @@ class Checker {
     if (write) {
       std::vector<uint8_t> v = bytes_for(at.r ? n : 1);
       expect_outcome(what, op, at, [&] { mem_.write(DevAddr(a), v.data(), n, order); });
-      if (at.r) model_write(*at.r, a - at.r->base, v);
+      if (at.r) {
+        model_write(*at.r, a - at.r->base, v, n);
+        observe_around(*at.r, a - at.r->base, n);
+      }
       return;
     }
     if (at.r && strict_refuses(*at.r, a - at.r->base, n)) at = {nullptr, FaultKind::kUninit};
@@ -421,8 +430,9 @@ class Checker {
     if (writes) {
       std::vector<uint8_t> v(sizeof(T));
       std::memcpy(v.data(), &next, sizeof(T));
-      model_write(r, off, v);
+      model_write(r, off, v, sizeof(T));
     }
+    observe_around(r, off, sizeof(T));
   }
 
   void step() {
@@ -456,6 +466,18 @@ class Checker {
         log(fmt::format("open_link() = {}", links_));
         return;
     }
+  }
+
+  // Every byte around an access that changed memory, as inspect() sees it: a store that
+  // wrote more than it was given shows in the bytes next to it.
+  void observe_around(const Res& r, uint64_t off, uint64_t n) {
+    const uint64_t lo = off >= 16 ? off - 16 : 0, hi = std::min(r.bytes, off + n + 16);
+    std::vector<uint8_t> got(hi - lo);
+    mem_.inspect(DevAddr(r.base + lo), got.data(), got.size());
+    for (uint64_t i = lo; i < hi; ++i)
+      if (got[i - lo] != r.peek(i))
+        return fail(fmt::format("after the access at {}+{} ({} B), byte +{} is {:#04x}, the model holds {:#04x}",
+                                r.name, off, n, i, got[i - lo], r.peek(i)));
   }
 
   void observe_range(uint64_t a, uint64_t n) {
