@@ -42,7 +42,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
     case 9: body.push_back(stmt(FatalStmt{})); break;
     case 8: body.push_back(stmt(WaitTensorStmt{"c"})); break;
     case 5:
-      switch (c_.one_of(5)) {
+      switch (c_.one_of(9)) {
         case 0: {  // a zero divisor in orchestration arithmetic
           const std::string z = fresh("z"), q = fresh("q");
           body.push_back(stmt(SetStmt{z, lit(0)}));
@@ -65,11 +65,53 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           body.push_back(stmt(std::move(s)));
           break;
         }
-        default: {  // a tag the builtin's param does not accept
+        case 4: {  // a tag the builtin's param does not accept
           SubmitStmt s;
           s.builtin = Builtin::Fill;
           s.args = {PlanArg::tensor(PlanTag::Input, win("c", {{lit(0), 4}})), PlanArg::scalar_value(lit(1))};
           body.push_back(stmt(std::move(s)));
+          break;
+        }
+        default: {
+          // A graph whose recording is refused (RUNTIME.md §9: what a graph body may not do), one
+          // statement past its last legal one, submitted once: a nested submit_graph, an alloc of
+          // one buffer past kAllocMaxBuffers (16, after one of exactly 16), a scope_end, a
+          // wait_tensor.
+          PlanGraph g;
+          g.name = fresh("zg");
+          g.params = {fresh("zp")};
+          const std::string& param = g.params.front();
+          g.body.push_back(fill(win(param, {{lit(0), 4}}), lit(1)));
+          const size_t cause = c_.one_of(4);
+          if (cause == 0) {
+            SubmitGraphStmt nested;
+            nested.graph = p.graphs.empty() || c_.boolean() ? g.name : p.graphs[c_.one_of(p.graphs.size())].name;
+            nested.args = {PlanArg::tensor(PlanTag::Inout, win(param, {}))};
+            if (nested.graph != g.name) {
+              // an earlier graph takes its own params: as many windows of the param as it has
+              nested.args.clear();
+              for (const PlanGraph& e : p.graphs)
+                if (e.name == nested.graph)
+                  for (size_t k = 0; k < e.params.size(); ++k)
+                    nested.args.push_back(PlanArg::tensor(PlanTag::Inout, win(param, {})));
+            }
+            g.body.push_back(stmt(std::move(nested)));
+          } else if (cause == 1) {
+            for (size_t n : {size_t{16}, size_t{17}}) {
+              AllocStmt a;
+              for (size_t k = 0; k < n; ++k) a.buffers.push_back(PlanBuffer{fresh("zb"), {4}});
+              g.body.push_back(stmt(std::move(a)));
+            }
+          } else if (cause == 2) {
+            g.body.push_back(stmt(ScopeEndStmt{}));
+          } else {
+            g.body.push_back(stmt(WaitTensorStmt{param}));
+          }
+          SubmitGraphStmt sub;
+          sub.graph = g.name;
+          sub.args = {PlanArg::tensor(PlanTag::Inout, win("c", {}))};
+          p.graphs.push_back(std::move(g));
+          body.push_back(stmt(std::move(sub)));
         }
       }
       break;
