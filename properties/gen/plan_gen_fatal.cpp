@@ -82,7 +82,33 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           g.params = {fresh("zp")};
           const std::string& param = g.params.front();
           g.body.push_back(fill(win(param, {{lit(0), 4}}), lit(1)));
-          const size_t cause = c_.one_of(4);
+          const size_t cause = c_.one_of(6);
+          if (cause >= 4) {
+            // A submission of exactly the most arguments a task takes (128 tensors or 64
+            // scalars, RUNTIME.md §9), then one of one more.
+            const bool tensors = cause == 4;
+            for (size_t n : {tensors ? size_t{128} : size_t{64}, tensors ? size_t{129} : size_t{65}}) {
+              PlanGraph wide;
+              wide.name = fresh("zw");
+              SubmitGraphStmt sub;
+              sub.graph = wide.name;
+              for (size_t k = 0; k < (tensors ? n : 1); ++k) {
+                wide.params.push_back(fresh("zq"));
+                sub.args.push_back(PlanArg::tensor(PlanTag::Input, win("x", {})));
+              }
+              // the body copies its first boundary tensor (a window of x, [16]) into its own buffer
+              const std::string own = fresh("zb");
+              wide.body.push_back(stmt(AllocStmt{{PlanBuffer{own, {16}}}}));
+              wide.body.push_back(stmt(SubmitStmt{Builtin::Copy,
+                                                  {PlanArg::tensor(PlanTag::Input, win(wide.params.front(), {})),
+                                                   PlanArg::tensor(PlanTag::OutputExisting, win(own, {}))}}));
+              if (!tensors)
+                for (size_t k = 0; k < n; ++k) sub.args.push_back(PlanArg::scalar_value(lit(static_cast<int64_t>(k))));
+              p.graphs.push_back(std::move(wide));
+              body.push_back(stmt(std::move(sub)));
+            }
+            break;
+          }
           if (cause == 0) {
             SubmitGraphStmt nested;
             nested.graph = p.graphs.empty() || c_.boolean() ? g.name : p.graphs[c_.one_of(p.graphs.size())].name;
