@@ -241,6 +241,21 @@ STACKCHECK_PROP(RuntimeProps, latched_fatal_uploads_nothing, 0.0) {
                 props::counterexample("latch", runtime::print_plan(g.plan), {{"code", std::to_string(g.planted)}}));
 }
 
+// Code 5 (invalid arguments) has the most causes, at the root and inside a graph body (a
+// nested submit_graph, 17 buffers in one alloc, a scope_end, a wait_tensor, 129 tensors or
+// 65 scalars in one submission, each after its legal limit): each is planted here often
+// enough to be reached in every run, and must latch 5 and upload nothing.
+STACKCHECK_PROP(RuntimeProps, invalid_arguments_latch_5, 0.0) {
+  gen::PlanKnobs k;
+  k.planted_percent = 100;
+  k.planted_code = 5;
+  const gen::GeneratedPlan g = draw(k);
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  props::report(oracles::check_latched(c, 5),
+                props::counterexample("latch", runtime::print_plan(g.plan), {{"code", "5"}}));
+}
+
 // §15.8: each graph submission's block is [required_heap][args][storage] exactly, the
 // storage span ends at the last entry's full object: it is readable, one byte past faults.
 STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {

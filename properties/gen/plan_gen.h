@@ -42,6 +42,7 @@ struct PlanKnobs {
   bool no_dep = true;        // no_dep reads of entry inputs
   bool overlaps = true;      // windows placed against earlier accesses
   int planted_percent = 0;   // share of plans with one planted fatal code
+  int planted_code = 0;      // 0: any of the codes; else always this one (its causes evenly)
   bool small_config = true;  // vary W (and workers) in clean plans too
   int small_w_percent = 90;  // small_config: a small W (256, 64, 1024) this often, else the default
                              // 16384 (a 45 MB mirror: the fuzz targets ask for it more rarely)

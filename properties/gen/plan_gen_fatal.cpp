@@ -36,7 +36,7 @@ int PlanBuilder::plan_code_for(size_t choice) {
 
 int PlanBuilder::plant(OrchProgram& p, Body& root) {
   (void)root;
-  const int code = plan_code_for(c_.one_of(10));
+  const int code = k_.planted_code != 0 ? k_.planted_code : plan_code_for(c_.one_of(10));
   PlanBlock& body = p.body;
   switch (code) {
     case 9: body.push_back(stmt(FatalStmt{})); break;
