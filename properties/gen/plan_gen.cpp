@@ -4,6 +4,8 @@
 // valid; plan_gen_fatal.cpp plants the fatal codes.
 #include "properties/gen/plan_gen.h"
 
+#include "stack/support/limits.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -338,7 +340,9 @@ PlanExpr PlanBuilder::scalar_arg(const Body& b) {
 
 void PlanBuilder::alloc(PlanBlock& out, Body& b) {
   AllocStmt a;
-  const size_t n = 1 + c_.length(2);
+  // Sometimes exactly the most buffers one alloc_tensors takes (support::kAllocMaxBuffers,
+  // RUNTIME.md §8/§9): the limit itself must bind.
+  const size_t n = c_.chance(10) ? support::kAllocMaxBuffers : 1 + c_.length(2);
   static const std::vector<Dims> shapes = {{8}, {16}, {4}, {4, 4}, {4, 8}};
   for (size_t i = 0; i < n; ++i) {
     Dims d = c_.pick(shapes);
