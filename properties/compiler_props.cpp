@@ -125,12 +125,13 @@ STACKCHECK_PROP(CompilerProps, graph_full_rejected_with_206, 0.0) {
 namespace {
 // Codegen straight after a program the verifier would have stopped (COMPILER.md §6: its
 // defence in depth): the rules it owns as well report their own code.
-void codegen_defence_case(const gen::BrokenProgram& b) {
+using Codegen = std::function<codegen::CodegenResult(const ir::Program&)>;
+void codegen_defence_case(const gen::BrokenProgram& b, const Codegen& generate) {
   static const std::map<int, int> kCodegenCode = {{202, 301}, {206, 302}, {217, 303}, {208, 304}, {204, 305},
                                                   {205, 305}};
   const auto it = kCodegenCode.find(b.code);
   if (it == kCodegenCode.end()) return;
-  const codegen::CodegenResult cg = codegen::generate_orchestration(b.program);
+  const codegen::CodegenResult cg = generate(b.program);
   const bool has = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
                                [&](const verify::Diagnostic& x) { return x.code == it->second; });
   if (cg.ok || !has)
@@ -146,7 +147,7 @@ void codegen_defence_case(const gen::BrokenProgram& b) {
 }
 
 using Verifier = std::function<verify::Diagnostics(const ir::Program&)>;
-void broken_rule_case(const Verifier& verifier) {
+void broken_rule_case(const Verifier& verifier, const Codegen& generate = codegen::generate_orchestration) {
   const gen::GeneratedProgram g = draw();
   const oracles::PipelineRun run = pipeline_or_fail(g.program);
   const ir::Program legal = run.stages.back().program;
@@ -166,7 +167,7 @@ void broken_rule_case(const Verifier& verifier) {
                                          fmt::format("broke {}: the verifier reported [{}]{}", what,
                                                      fmt::join(codes, ","), d.empty() ? "" : ": " + d.front().message)),
                   cx());
-  codegen_defence_case(*b);
+  codegen_defence_case(*b, generate);
   const passes::PassResult r = passes::legalize_graph_boundary(b->program);
   const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
                                [&](const verify::Diagnostic& x) { return x.code == b->code; });
@@ -187,10 +188,24 @@ void blind_verifier_case() {
   ++props::tally().cases;
   broken_rule_case(verifier_blind_to_ifs);
 }
+// The positive control of codegen's defence: a codegen that lets `full` in a graph through.
+codegen::CodegenResult codegen_blind_to_full(const ir::Program& p) {
+  codegen::CodegenResult r = codegen::generate_orchestration(p);
+  std::erase_if(r.diagnostics, [](const verify::Diagnostic& x) { return x.code == codegen::kFullInGraph; });
+  if (r.diagnostics.empty()) r.ok = true;
+  return r;
+}
+void blind_codegen_case() {
+  ++props::tally().cases;
+  broken_rule_case(verify::check_graph_boundary_legalized, codegen_blind_to_full);
+}
 }  // namespace
 
 STACKCHECK_PROP(CompilerProps, verifier_rules_broken_one_at_a_time, 0.5) {
   broken_rule_case(verify::check_graph_boundary_legalized);
+}
+TEST(CompilerPropsControl, a_codegen_letting_full_through_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_codegen_case), "codegen, run without the verifier");
 }
 TEST(CompilerPropsControl, a_verifier_blind_to_ifs_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_verifier_case), "broke 215");
@@ -261,13 +276,16 @@ TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
 // bound to a literal: the pass's derivability does not look through the local until
 // Simplify substitutes it, e.g. `s3 = -3; v = slice(p0, [0, (n0 + s3) % 4], ...)`; the
 // verifier would accept the hoisted form), never another.
-STACKCHECK_PROP(CompilerProps, legalize_without_simplify, 0.3) {
+namespace {
+using LegalizeFn = std::function<passes::PassResult(const ir::Program&)>;
+passes::PassResult legalize(const ir::Program& p) { return passes::legalize_graph_boundary(p); }
+void isolation_case(const LegalizeFn& legalize_graph_boundary) {
   const gen::GeneratedProgram g = draw();
   pipeline_or_fail(g.program);  // legal: the full pipeline takes it
   const passes::PassResult n = passes::NormalizeReturnOrder().run(g.program);
   const auto cx = [&] { return props::counterexample("isolation", ir::print_program(g.program)); };
   if (!n.ok) props::report(oracles::Verdict::fail("isolation", "NormalizeReturnOrder refused a legal program"), cx());
-  const passes::PassResult r = passes::legalize_graph_boundary(n.program);
+  const passes::PassResult r = legalize_graph_boundary(n.program);
   if (!r.ok) {
     static const std::set<int> kFoldable = {207, 211, 214, 216};
     for (const verify::Diagnostic& d : r.diagnostics)
@@ -290,15 +308,38 @@ STACKCHECK_PROP(CompilerProps, legalize_without_simplify, 0.3) {
                                                           (cg.diagnostics.empty() ? "" : cg.diagnostics.front().render(""))),
                   cx());
 }
+// The positive control: a pass that refuses every graph as if it held a `full` (206).
+passes::PassResult refusing_legalize(const ir::Program& p) {
+  passes::PassResult r = passes::legalize_graph_boundary(p);
+  if (std::any_of(p.functions.begin(), p.functions.end(),
+                  [](const ir::Function& f) { return f.kind == ir::Function::Kind::Graph; })) {
+    r.ok = false;
+    r.diagnostics = {verify::Diagnostic{"GraphBoundaryLegalized", 206, {}, "planted refusal"}};
+  }
+  return r;
+}
+void refusing_case() {
+  ++props::tally().cases;
+  isolation_case(refusing_legalize);
+}
+}  // namespace
+
+STACKCHECK_PROP(CompilerProps, legalize_without_simplify, 0.3) { isolation_case(legalize); }
+TEST(CompilerPropsControl, a_legalize_refusing_what_folding_cannot_fix_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&refusing_case), "refused it with");
+}
 
 // ReturnParamsExplicit run on its own, on generated programs (whose graph returns often name
 // a rebound window rather than the param it traces to): it reports something exactly when
 // NormalizeReturnOrder, the pass that produces the property, has something to change, and
 // nothing on that pass's output.
-STACKCHECK_PROP(CompilerProps, return_order_verifier_agrees_with_its_pass, 0.0) {
+namespace {
+using PassFn = std::function<passes::PassResult(const ir::Program&)>;
+passes::PassResult normalize_return_order(const ir::Program& p) { return passes::NormalizeReturnOrder().run(p); }
+void return_order_case(const PassFn& normalize) {
   const gen::GeneratedProgram g = draw();
   const verify::Diagnostics before = verify::check_return_params_explicit(g.program);
-  const passes::PassResult n = passes::NormalizeReturnOrder().run(g.program);
+  const passes::PassResult n = normalize(g.program);
   const auto cx = [&] { return props::counterexample("return-order", ir::print_program(g.program)); };
   if (!n.ok) props::report(oracles::Verdict::fail("return-order", "NormalizeReturnOrder refused a legal program"), cx());
   const bool changed = ir::print_program(n.program) != ir::print_program(g.program);
@@ -311,6 +352,20 @@ STACKCHECK_PROP(CompilerProps, return_order_verifier_agrees_with_its_pass, 0.0) 
                   cx());
   if (const verify::Diagnostics after = verify::check_return_params_explicit(n.program); !after.empty())
     props::report(oracles::Verdict::fail("return-order", "after NormalizeReturnOrder: " + after.front().render("")), cx());
+}
+// The positive control: a "NormalizeReturnOrder" that changes nothing.
+passes::PassResult identity_pass(const ir::Program& p) { return passes::PassResult::accepted(p); }
+void identity_pass_case() {
+  ++props::tally().cases;
+  return_order_case(identity_pass);
+}
+}  // namespace
+
+STACKCHECK_PROP(CompilerProps, return_order_verifier_agrees_with_its_pass, 0.0) {
+  return_order_case(normalize_return_order);
+}
+TEST(CompilerPropsControl, a_return_order_pass_that_changes_nothing_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&identity_pass_case), "NormalizeReturnOrder changes nothing");
 }
 
 // Passes are deterministic and idempotent.

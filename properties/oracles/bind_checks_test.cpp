@@ -91,6 +91,21 @@ TEST(BindChecks, every_shipped_byte_read) {
   EXPECT_EQ(check_image_read(lying, b->memory()).rule, "bind-stats");
 }
 
+TEST(BindChecks, graph_heap_blocks_and_high_water) {
+  std::ifstream in(STACKCHECK_CORPUS_DIR "/plans/graph_three_records.plan");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const OrchProgram p = parse(text.c_str());
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, 0) << c.result.detail;
+  EXPECT_TRUE(check_graph_storage(c, b->memory()).passed()) << check_graph_storage(c, b->memory()).to_string();
+  Captured lying = c;  // a high water that is not the blocks' 64-rounded sum
+  lying.result.stats.graph_heap_high_water += 64;
+  const Verdict v = check_graph_storage(lying, b->memory());
+  EXPECT_EQ(v.rule, "storage-span");
+  EXPECT_NE(v.message.find("graph_hw="), std::string::npos) << v.message;
+}
+
 TEST(BindChecks, stats_figures_are_the_observed_ones) {
   std::ifstream in(STACKCHECK_CORPUS_DIR "/plans/graph_three_records.plan");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
