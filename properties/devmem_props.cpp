@@ -325,7 +325,8 @@ class Checker {
   }
 
   void host_copy(bool to_device) {
-    auto [a, n] = range();
+    const auto picked = range();
+    uint64_t a = picked.first, n = picked.second;
     const runtime::HostLinkId by = c_.one_of(links_ + 1);
     const Model::Located at = m_.locate(a, n);
     const std::string what = fmt::format("copy_to_{}({}, {}, link {})", to_device ? "device" : "host", hex(a), n, by);
@@ -356,7 +357,8 @@ class Checker {
   }
 
   void device_access(bool write) {
-    auto [a, n] = range();
+    const auto picked = range();
+    uint64_t a = picked.first, n = picked.second;
     if (c_.chance(40)) {  // load / store sizes, naturally aligned most often (one atomic then)
       n = std::vector<uint64_t>{1, 2, 4, 8}[c_.one_of(4)];
       if (c_.chance(75)) a = a / n * n;
@@ -385,7 +387,8 @@ class Checker {
 
   template <class T>
   void atomic_rmw() {
-    auto [a, n] = range();
+    const auto picked = range();
+    uint64_t a = picked.first, n = picked.second;
     a = c_.chance(80) ? a / sizeof(T) * sizeof(T) : a | 1;  // naturally aligned, or not
     const int kind = static_cast<int>(c_.one_of(3));
     const DeviceOp op = kind == 0 ? DeviceOp::kCas : kind == 1 ? DeviceOp::kFetchAdd : DeviceOp::kExchange;
@@ -445,7 +448,8 @@ class Checker {
       case 5: return device_access(false);
       case 6: return c_.chance(50) ? atomic_rmw<uint32_t>() : atomic_rmw<uint64_t>();
       case 7: {
-        auto [a, n] = range();
+        const auto picked = range();
+        uint64_t a = picked.first, n = picked.second;
         log(fmt::format("clear_read_bits({}, {})", hex(a), n));
         mem_.clear_read_bits(DevAddr(a), n);
         m_.clear_reads(a, n);
@@ -514,7 +518,8 @@ class Checker {
 
   void observe_all() {
     for (int i = 0; i < 3; ++i) {
-      auto [a, n] = range();
+      const auto picked = range();
+      uint64_t a = picked.first, n = picked.second;
       observe_range(a, n);
     }
     observe_range(DeviceMemory::kFirstBase, ~uint64_t{0} - DeviceMemory::kFirstBase);  // everything
