@@ -176,7 +176,8 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
     // tensormap must all be reset by the next bind
     history.push_back(gen::draw_plan(gen::PlanKnobs{.planted_percent = 50}).plan);
     text += fmt::format("# bound before it on the same runtime ({} of {}):\n", i + 1, n);
-    for (std::string_view rest = runtime::print_plan(history.back()); !rest.empty();) {
+    const std::string printed = runtime::print_plan(history.back());
+    for (std::string_view rest = printed; !rest.empty();) {
       const size_t nl = rest.find('\n');
       text += fmt::format("#   {}\n", rest.substr(0, nl));
       rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);

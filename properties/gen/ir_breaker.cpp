@@ -261,7 +261,8 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         front(assign("zz_s", ExprRhs{int_expr(2)}));
       } else {
         const size_t i = assigns[c.one_of(assigns.size())];
-        body.insert(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, body[i]);
+        Stmt again = body[i];
+        body.insert(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(again));
       }
       b.what = "an assignment repeated";
       break;

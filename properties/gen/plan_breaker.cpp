@@ -266,7 +266,10 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
     }
     case PlanRule::kCount: return std::nullopt;
   }
-  at.block->insert(at.block->begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
+  // (graph-twice and mutate-offset insert nothing; graph-twice's push_back may have moved the
+  // graph bodies `at` points into)
+  if (!front.empty())
+    at.block->insert(at.block->begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
   return b;
 }
 
