@@ -387,8 +387,7 @@ class Checker {
 
   template <class T>
   void atomic_rmw() {
-    const auto picked = range();
-    uint64_t a = picked.first, n = picked.second;
+    uint64_t a = range().first;  // an atomic's extent is its type's, not the range's
     a = c_.chance(80) ? a / sizeof(T) * sizeof(T) : a | 1;  // naturally aligned, or not
     const int kind = static_cast<int>(c_.one_of(3));
     const DeviceOp op = kind == 0 ? DeviceOp::kCas : kind == 1 ? DeviceOp::kFetchAdd : DeviceOp::kExchange;

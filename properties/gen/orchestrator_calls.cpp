@@ -302,14 +302,19 @@ BodyScalar body_scalar(ChoiceSource& c, uint32_t n_scalars) {
   return s;
 }
 
-GraphFnSpec generate_fn(ChoiceSource& c) {
+// `pools`: the mirror pools are the tight resource (W of 4 or 8), so a graph takes boundary
+// counts that fill them to the entry or one line past: scalars in lines of 8 against 16W,
+// tensors against 32W (RUNTIME.md §8 step 2; a graph's own limits are 64 and 128).
+GraphFnSpec generate_fn(ChoiceSource& c, bool pools = false) {
   GraphFnSpec fn;
-  const int64_t n_params = c.integer(1, 3);
+  const int64_t n_params =
+      pools && c.chance(30) ? c.pick(std::vector<int64_t>{32, 64, 128, 31}) : c.integer(1, 3);
   for (int64_t i = 0; i < n_params; ++i) {
     fn.params.push_back(c.chance(25) ? Dims{c.integer(1, 3), c.integer(1, 4)} : Dims{c.integer(1, 6)});
     fn.tags.push_back(c.chance(60) ? rt::kTagInout : rt::kTagInput);
   }
-  fn.n_scalars = static_cast<uint32_t>(c.integer(0, 2));
+  fn.n_scalars = static_cast<uint32_t>(pools ? c.pick(std::vector<int64_t>{16, 64, 8, 32, 9, 57})
+                                             : c.integer(0, 2));
   struct Tensor {
     BodyTensor::Source source;
     uint32_t index;
@@ -393,12 +398,13 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
   ModelConfig& k = s.config;
   // At most one resource is tight in most cases, so each resource latch has its own cases
   // and the rest of a sequence runs long enough to build edges, scopes and graph keys.
-  enum Tight : size_t { kNone, kWindow, kTaskHeap, kGraphHeap, kTensormap, kScopeTasks, kAll, kTightCount };
+  enum Tight : size_t { kNone, kWindow, kTaskHeap, kGraphHeap, kTensormap, kScopeTasks, kPools, kAll, kTightCount };
   const size_t pick_tight = c.one_of(kTightCount + 2);  // kNone three times as often
   const size_t tight = pick_tight >= kTightCount ? kNone : pick_tight;
   auto is = [&](Tight t) { return tight == t || tight == kAll; };
-  k.W = static_cast<uint32_t>(is(kWindow) ? c.pick(std::vector<uint64_t>{16, 8})
-                                          : c.pick(std::vector<uint64_t>{64, 256, 32}));
+  k.W = static_cast<uint32_t>(is(kPools)    ? c.pick(std::vector<uint64_t>{4, 8})
+                              : is(kWindow) ? c.pick(std::vector<uint64_t>{16, 8})
+                                            : c.pick(std::vector<uint64_t>{64, 256, 32}));
   k.task_heap = is(kTaskHeap) ? c.pick(std::vector<uint64_t>{16384, 8192, 4096, 2048}) : 1 << 20;
   k.graph_heap = is(kGraphHeap) ? c.pick(std::vector<uint64_t>{4096, 2048, 1024}) : 1 << 20;
   k.tensormap_capacity = is(kTensormap) ? c.pick(std::vector<uint64_t>{48, 24, 12}) : 65536;
@@ -414,7 +420,7 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
   entry(true, c.chance(30) ? Dims{c.integer(2, 4), c.integer(2, 6)} : Dims{c.integer(4, 16)});
   if (c.chance(40)) entry(true, {c.chance(50) ? 160 : c.integer(16, 64)});
   const int64_t n_fns = c.chance(12) ? c.integer(17, 20) : c.integer(1, 3);  // > 16: the cache fills
-  for (int64_t i = 0; i < n_fns; ++i) s.graphs.push_back(generate_fn(c));
+  for (int64_t i = 0; i < n_fns; ++i) s.graphs.push_back(generate_fn(c, is(kPools) && tight != kAll));
   if (provoking) {
     GraphFnSpec bad = generate_fn(c);
     const auto at = bad.nodes.begin() + static_cast<std::ptrdiff_t>(c.one_of(bad.nodes.size() + 1));

@@ -30,6 +30,7 @@ constexpr const char* kPlanFeatureNames[] = {
     "dynamic-trips",
     "no_dep",
     "2d",
+    "rank-3+",
     // (the WriteTags: tags.h)
     "disjoint-same-buffer",
     "graph",
@@ -86,6 +87,7 @@ GeneratedPlan PlanBuilder::build() {
   out.plan.tensors.push_back({"c", true, {16}, {}});
   if (k_.two_d && c_.boolean()) out.plan.tensors.push_back({"m", true, {4, 8}, {}});
   if (c_.chance(30)) out.plan.tensors.push_back({"y", false, k_.two_d && c_.boolean() ? Dims{4, 4} : Dims{8}, {}});
+  if (k_.two_d && c_.chance(20)) out.plan.tensors.push_back({"h", true, {2, 2, 4}, {}});
   Body root;
   for (const EntryTensor& t : out.plan.tensors) {
     Ten e;
@@ -223,6 +225,7 @@ Window PlanBuilder::window_of(const Body& b, const Ten& t, const Dims& w) {
     win.off = o;
   }
   if (rank == 2) features_.add(PlanFeature::kTwoD);
+  if (rank >= 3) features_.add(PlanFeature::kHighRank);
   return win;
 }
 
@@ -343,10 +346,10 @@ void PlanBuilder::alloc(PlanBlock& out, Body& b) {
   // Sometimes exactly the most buffers one alloc_tensors takes (support::kAllocMaxBuffers,
   // RUNTIME.md §8/§9): the limit itself must bind.
   const size_t n = c_.chance(10) ? support::kAllocMaxBuffers : 1 + c_.length(2);
-  static const std::vector<Dims> shapes = {{8}, {16}, {4}, {4, 4}, {4, 8}};
+  static const std::vector<Dims> shapes = {{8}, {16}, {4}, {4, 4}, {4, 8}, {2, 2, 4}, {2, 1, 2, 4}};
   for (size_t i = 0; i < n; ++i) {
     Dims d = c_.pick(shapes);
-    if (d.size() == 2 && !k_.two_d) d = {8};
+    if (d.size() >= 2 && !k_.two_d) d = {8};
     a.buffers.push_back({local_buffer(b, b.in_graph ? "t" : "a", d).name, d});
   }
   features_.add(b.in_graph ? PlanFeature::kGraphInternal : PlanFeature::kAlloc);

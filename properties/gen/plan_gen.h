@@ -35,7 +35,7 @@ struct PlanKnobs {
   int min_submissions = 1;   // root-level submit_graphs each graph gets at least (counting its others)
   int max_trips = 3;         // loop trips
   int max_depth = 2;         // nesting of loops / ifs
-  bool two_d = true;         // 2-D tensors, matmul, rowsum
+  bool two_d = true;         // tensors of rank 2 to 4, matmul, rowsum
   bool scopes = true;        // scope_begin / scope_end pairs
   bool graphs = true;        // graph definitions and submit_graph
   bool reads = true;         // read of entry In tensors (steering ifs and loops)
@@ -61,6 +61,7 @@ enum class PlanFeature : unsigned {
   kDynamicTrips,
   kNoDep,
   kTwoD,
+  kHighRank,  // a window of rank 3 or 4 (TensorArg's four dims)
   kWrite,  // the WriteTags (tags.h), one run: matmul .. overlap-single
   kDisjointSameBuffer = kWrite + kWriteTags,
   kGraph,

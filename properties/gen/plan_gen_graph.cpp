@@ -14,7 +14,7 @@ namespace stackcheck::gen::plan_detail {
 using namespace runtime;
 
 PlanGraph PlanBuilder::graph_def(const std::string& name) {
-  static const std::vector<Dims> shapes = {{8}, {16}, {4}, {4, 4}, {2, 4}};
+  static const std::vector<Dims> shapes = {{8}, {16}, {4}, {4, 4}, {2, 4}, {2, 2, 2}};
   GraphSig sig;
   sig.name = name;
   PlanGraph g;
@@ -24,7 +24,7 @@ PlanGraph PlanBuilder::graph_def(const std::string& name) {
   const size_t n = 1 + c_.length(2);
   for (size_t i = 0; i < n; ++i) {
     Dims d = c_.pick(shapes);
-    if (d.size() == 2 && !k_.two_d) d = {8};
+    if (d.size() >= 2 && !k_.two_d) d = {8};
     const bool inout = i == 0 || c_.boolean();  // at least one param the body may write
     Ten t;
     t.name = fmt::format("p{}", i);

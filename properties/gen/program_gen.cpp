@@ -26,6 +26,7 @@ constexpr const char* kFeatureNames[] = {
     "create-depth0",
     "create-in-loop",
     "view-2d",
+    "view-3d",
     "column-window",
     "view-of-offset-view",
     "nested-loop",
@@ -300,6 +301,7 @@ Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& 
   if (in_graph_)
     features_.add(cls == ScalarClass::Derivable || all_literal ? Feature::kDerivableView : Feature::kInvariantView);
   if (rank == 2) features_.add(Feature::kView2D);
+  if (rank == 3) features_.add(Feature::kView3D);
   if (rank == 2 && w[1] == 1 && base.dims[1] > 1) features_.add(Feature::kColumnWindow);
   if (base.off) {
     bool nonzero = false;

@@ -37,7 +37,7 @@ struct ProgramKnobs {
   int max_entry_stmts = 8;      // entry statements around the call sites
   int max_trips = 3;            // trips of generated loops
   int max_loop_depth = 2;       // nesting of generated loops
-  bool two_d = true;            // 2-D shapes, views and matmul/rowsum
+  bool two_d = true;            // 2-D and 3-D shapes, views and matmul/rowsum
   bool views = true;            // slices (literal / derivable / invariant offsets)
   bool overlaps = true;         // place new windows against earlier accesses (exact/partial/single)
   bool alias_args = true;       // one buffer behind two boundary params of a graph call
@@ -70,6 +70,7 @@ enum class Feature : unsigned {
   kDepth0Create,
   kLoopCreate,
   kView2D,
+  kView3D,  // a view of a rank-3 tensor (the IR's highest rank)
   kColumnWindow,
   kViewOfOffsetView,
   kNestedLoop,

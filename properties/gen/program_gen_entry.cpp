@@ -35,6 +35,7 @@ ir::Function Builder::entry_fn() {
   add_param("c", true, {16});
   if (k_.two_d && c_.boolean()) add_param("d", true, {4, 8});
   if (c_.chance(30)) add_param("e", true, {8});
+  if (k_.two_d && c_.chance(20)) add_param("h", true, {2, 2, 4});
 
   first_local_ = static_cast<int>(bufs_.size());
   Stmts body;
@@ -102,9 +103,9 @@ void Builder::entry_stmt(Stmts& out, Scope& s) {
       break;
     }
     case 3: {
-      static const std::vector<Dims> shapes = {{8}, {4}, {16}, {4, 4}, {2, 4}};
+      static const std::vector<Dims> shapes = {{8}, {4}, {16}, {4, 4}, {2, 4}, {2, 2, 4}};
       const Dims d = c_.pick(shapes);
-      if (d.size() == 2 && !k_.two_d) break;
+      if (d.size() >= 2 && !k_.two_d) break;
       fresh_buffer(out, s, d);
       break;
     }

@@ -17,10 +17,10 @@ using namespace ir::build;
 
 namespace {
 
-// Boundary shapes: 1-D and 2-D roots large enough to hold several windows.
+// Boundary shapes: roots of rank 1 to 3 large enough to hold several windows.
 const std::vector<Dims>& boundary_shapes(bool two_d) {
   static const std::vector<Dims> one = {{16}, {8}, {4}};
-  static const std::vector<Dims> both = {{16}, {8}, {4}, {4, 4}, {4, 8}, {2, 4}};
+  static const std::vector<Dims> both = {{16}, {8}, {4}, {4, 4}, {4, 8}, {2, 4}, {2, 2, 4}};
   return two_d ? both : one;
 }
 
