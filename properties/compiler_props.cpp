@@ -10,6 +10,7 @@
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
+#include "stack/ir/walk.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/pass_manager.h"
 #include "stack/passes/legalize_graph_boundary.h"
@@ -33,6 +34,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <variant>
 
 using namespace stackcheck;
 
@@ -275,8 +277,52 @@ TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
 // node count over unfolded trips, 211 a view offset that mixes a scalar param with a local
 // bound to a literal: the pass's derivability does not look through the local until
 // Simplify substitutes it, e.g. `s3 = -3; v = slice(p0, [0, (n0 + s3) % 4], ...)`; the
-// verifier would accept the hoisted form), never another.
+// verifier would accept the hoisted form), never another, and only when the program holds
+// that cause as the oracle reads it (refusal_has_cause): a literal spelled as arithmetic
+// (`2 * 4`, `(3 + 1) - 1`) is a literal, and refusing it is a bug.
 namespace {
+// The oracle's own reading of COMPILER.md's literal (an integer, `dim`, arithmetic over them).
+bool is_literal_expr(const ir::Expr& e) {
+  if (e.kind == ir::Expr::Kind::Int || e.kind == ir::Expr::Kind::Dim) return true;
+  if (e.kind != ir::Expr::Kind::Binary) return false;
+  return std::all_of(e.args.begin(), e.args.end(), [](const ir::Expr& a) { return is_literal_expr(a); });
+}
+// Whether a refusal with a foldable code has its cause in the program, as the oracle reads
+// it: 207 a graph create whose shape is not a literal; 214 and 216 a graph loop holding a
+// call whose bounds are not literals (its trips are unknown until folding); 211 a graph view
+// whose offset names a scalar bound in the graph's own body. A refusal without its cause
+// (a literal the pass failed to evaluate) is a bug of the pass, not a need for folding.
+bool refusal_has_cause(const ir::Program& p, int code) {
+  bool found = false;
+  for (const ir::Function& g : p.functions) {
+    if (g.kind != ir::Function::Kind::Graph) continue;
+    std::set<std::string> locals;
+    ir::walk_statements(g.body, [&](const ir::Stmt& s) {
+      if (s.kind == ir::Stmt::Kind::Assign && std::holds_alternative<ir::ExprRhs>(s.rhs)) locals.insert(s.name);
+    });
+    ir::walk_statements(g.body, [&](const ir::Stmt& s) {
+      if (code == 207 && s.kind == ir::Stmt::Kind::Assign)
+        if (const auto* c = std::get_if<ir::CreateRhs>(&s.rhs))
+          found |= !std::all_of(c->shape.begin(), c->shape.end(), [](const ir::Expr& e) { return is_literal_expr(e); });
+      if ((code == 214 || code == 216) && s.kind == ir::Stmt::Kind::For) {
+        bool calls = false;
+        ir::walk_statements(s.body, [&](const ir::Stmt& b) {
+          calls |= b.kind == ir::Stmt::Kind::Invoke ||
+                   (b.kind == ir::Stmt::Kind::Assign && std::holds_alternative<ir::InvokeRhs>(b.rhs));
+        });
+        found |= calls && !(is_literal_expr(s.lo) && is_literal_expr(s.hi) && is_literal_expr(s.step));
+      }
+      if (code == 211 && s.kind == ir::Stmt::Kind::Assign)
+        if (const auto* v = std::get_if<ir::SliceRhs>(&s.rhs))
+          for (const ir::Expr& o : v->offsets)
+            ir::for_each_subexpr(o, [&](const ir::Expr& x) {
+              found |= x.kind == ir::Expr::Kind::Var && locals.count(x.name) != 0;
+            });
+    });
+  }
+  return found;
+}
+
 using LegalizeFn = std::function<passes::PassResult(const ir::Program&)>;
 passes::PassResult legalize(const ir::Program& p) { return passes::legalize_graph_boundary(p); }
 void isolation_case(const LegalizeFn& legalize_graph_boundary) {
@@ -289,7 +335,7 @@ void isolation_case(const LegalizeFn& legalize_graph_boundary) {
   if (!r.ok) {
     static const std::set<int> kFoldable = {207, 211, 214, 216};
     for (const verify::Diagnostic& d : r.diagnostics)
-      if (!kFoldable.count(d.code))
+      if (!kFoldable.count(d.code) || !refusal_has_cause(n.program, d.code))
         props::report(oracles::Verdict::fail("isolation", "without Simplify, LegalizeGraphBoundary refused it with " +
                                                               d.render("")),
                       cx());
@@ -322,9 +368,29 @@ void refusing_case() {
   ++props::tally().cases;
   isolation_case(refusing_legalize);
 }
+// The positive control of the causes: a pass that takes every graph loop's trips for
+// unknown (a constant-trip evaluator that gives up) and refuses with the foldable 214.
+passes::PassResult refusing_loops(const ir::Program& p) {
+  passes::PassResult r = passes::legalize_graph_boundary(p);
+  for (const ir::Function& f : p.functions)
+    if (f.kind == ir::Function::Kind::Graph)
+      for (const ir::Stmt& s : f.body)
+        if (s.kind == ir::Stmt::Kind::For) {
+          r.ok = false;
+          r.diagnostics = {verify::Diagnostic{"GraphBoundaryLegalized", 214, {}, "planted: trips unknown"}};
+        }
+  return r;
+}
+void refusing_loops_case() {
+  ++props::tally().cases;
+  isolation_case(refusing_loops);
+}
 }  // namespace
 
 STACKCHECK_PROP(CompilerProps, legalize_without_simplify, 0.3) { isolation_case(legalize); }
+TEST(CompilerPropsControl, a_legalize_refusing_literal_trips_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&refusing_loops_case), "refused it with 0:0: error[214]");
+}
 TEST(CompilerPropsControl, a_legalize_refusing_what_folding_cannot_fix_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&refusing_case), "refused it with");
 }

@@ -93,6 +93,10 @@ class Builder : public BuilderBase<ProgramKnobs, FeatureSet> {
   Tensor fresh_buffer(Stmts& out, Scope& s, const Dims& w);
   std::optional<Tensor> pick_writable(const Scope& s);
   ir::Expr launch_scalar(Scope& s);
+  // The literal k, or (sometimes) an expression over literals that evaluates to k: what
+  // only evaluation (LegalizeGraphBoundary, the verifiers) or Simplify's folding makes an
+  // integer. Never a division or a remainder (no divisor to get wrong by construction).
+  ir::Expr literal(int64_t k);
   // One launch (maybe with views/creates before it); false when nothing is writable.
   bool launch(Stmts& out, Scope& s);
   // A read of a window followed by a non-commuting write of an overlapping one (a

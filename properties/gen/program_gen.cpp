@@ -27,6 +27,7 @@ constexpr const char* kFeatureNames[] = {
     "create-in-loop",
     "view-2d",
     "view-3d",
+    "spelled-literal",
     "column-window",
     "view-of-offset-view",
     "nested-loop",
@@ -264,7 +265,7 @@ Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& 
   bool derived = false;  // `derivable`: one offset is a derivable scalar's, never a folded literal
   for (size_t d = 0; d < rank; ++d) {
     if (want) {
-      offs.push_back(lit((*want)[d]));
+      offs.push_back(literal((*want)[d]));
       local[d] = (*want)[d];
       continue;
     }
@@ -322,7 +323,7 @@ Tensor Builder::fresh_buffer(Stmts& out, Scope& s, const Dims& w) {
   t.whole = !in_graph_;
   t.local = in_graph_;
   std::vector<ir::Expr> shape;
-  for (int64_t d : w) shape.push_back(lit(d));
+  for (int64_t d : w) shape.push_back(literal(d));
   if (!in_graph_ && k_.entry_reads && c_.chance(30)) {
     out.push_back(full(t.name, std::move(shape), lit(c_.integer(-5, 9))));
     features_.add(Feature::kFull);
@@ -374,6 +375,26 @@ std::optional<Tensor> Builder::pick_writable(const Scope& s) {
   return *c_.pick(w);
 }
 
+ir::Expr Builder::literal(int64_t k) {
+  if (!k_.spelled_literals || !c_.chance(12)) return lit(k);
+  features_.add(Feature::kSpelledLiteral);
+  switch (c_.one_of(3)) {
+    case 0: {  // a + (k - a)
+      const int64_t a = c_.integer(-3, 9);
+      return ir::build::add(lit(a), lit(k - a));
+    }
+    case 1: {  // (k + m) - m
+      const int64_t m = c_.integer(1, 4);
+      return ir::build::sub(lit(k + m), lit(m));
+    }
+    default: {  // q * m + r with 0 <= r < m
+      const int64_t m = c_.integer(2, 3);
+      const int64_t r = ((k % m) + m) % m, q = (k - r) / m;
+      return ir::build::add(ir::build::mul(lit(q), lit(m)), lit(r));
+    }
+  }
+}
+
 // A launch's scalar argument. Graph: a literal, a scalar param or hoisted name, or a
 // replay-invariant expression (never an inline derivable expression: 213). Entry: anything.
 ir::Expr Builder::launch_scalar(Scope& s) {
@@ -382,7 +403,7 @@ ir::Expr Builder::launch_scalar(Scope& s) {
   const auto der = pool(s, ScalarClass::Derivable), inv = pool(s, ScalarClass::Invariant);
   if (form == 1 && !der.empty()) return var(c_.pick(der)->name);
   if (form == 2 && !inv.empty()) return scalar_expr(inv, 1, nullptr);
-  return lit(c_.integer(-3, 7));
+  return literal(c_.integer(-3, 7));
 }
 
 void Builder::flow_locals(Stmts& out, Scope& s, int first_local) {

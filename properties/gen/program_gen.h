@@ -48,6 +48,8 @@ struct ProgramKnobs {
   bool entry_reads = true;      // `read` of entry In tensors and `full` in the entry
   bool kernel_variants = true;  // kernels with extra params, `-> ()`, out-of-order returns
   bool flow_locals = true;      // accumulate written locals into params, where results are seen
+  bool spelled_literals = true;  // a literal (loop bound, shape, offset, scalar) sometimes written
+                                 // as arithmetic over literals, as COMPILER.md's literals allow
   bool illegal_view = false;    // one view LegalizeGraphBoundary must reject (211)
   bool illegal_full = false;    // one `full` in a graph region, which it must reject (206)
 };
@@ -71,6 +73,7 @@ enum class Feature : unsigned {
   kLoopCreate,
   kView2D,
   kView3D,  // a view of a rank-3 tensor (the IR's highest rank)
+  kSpelledLiteral,  // a literal written as arithmetic over literals (`2 * 4`, `(9 + 1) - 1`)
   kColumnWindow,
   kViewOfOffsetView,
   kNestedLoop,

@@ -129,7 +129,7 @@ void Builder::entry_loop(Stmts& out, Scope& s, bool with_site) {
   Scope inner = s;
   inner.loop_depth = s.loop_depth + 1;
   const std::string i = fresh("it");
-  ir::Expr lo = lit(0), hi = lit(c_.integer(1, std::max(1, k_.max_trips))), step = lit(1);
+  ir::Expr lo = literal(0), hi = literal(c_.integer(1, std::max(1, k_.max_trips))), step = literal(1);
   unsigned sources = kFromLoop;
   const auto any = pool(s, ScalarClass::Any);
   if (!any.empty() && c_.chance(25)) {

@@ -177,7 +177,7 @@ void Builder::graph_loop(Stmts& out, Scope& s) {
   launch(body, inner);
   flow_locals(body, inner, first_local_);  // loop-nested creates end with the trip
   if (s.loop_depth > 0) features_.add(Feature::kNestedLoop);
-  out.push_back(for_(j, lit(lo), lit(hi), lit(step), std::move(body)));
+  out.push_back(for_(j, literal(lo), literal(hi), literal(step), std::move(body)));
 }
 
 // An if without nodes: scalars and views only (a launch or a loop-nested create there is
