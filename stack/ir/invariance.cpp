@@ -1,6 +1,10 @@
 #include "stack/ir/invariance.h"
 
 #include "stack/ir/arith.h"
+#include "stack/ir/walk.h"
+
+#include <string>
+#include <unordered_map>
 
 namespace stackcheck::ir {
 
@@ -48,6 +52,30 @@ EvalResult evaluate(const Expr& e, const DimsOf& dims_of, const ValueOf& value_o
     }
   }
   return {S::NotConstant, 0};
+}
+
+bool has_zero_divisor(const std::vector<Stmt>& body, const DimsOf& dims_of, const ValueOf& value_of) {
+  // Scalars the body binds to what evaluates, in program order, as substitution would.
+  std::unordered_map<std::string, int64_t> bound;
+  const ValueOf value = [&](std::string_view n) -> std::optional<int64_t> {
+    if (auto it = bound.find(std::string(n)); it != bound.end()) return it->second;
+    return value_of ? value_of(n) : std::nullopt;
+  };
+  bool zero = false;
+  walk_statements(body, [&](const Stmt& st) {
+    for_each_expr(st, [&](const Expr& root) {
+      for_each_subexpr(root, [&](const Expr& e) {
+        if (zero || e.kind != Expr::Kind::Binary || e.args.size() != 2) return;
+        if (e.op != BinOp::Div && e.op != BinOp::Mod) return;
+        const EvalResult d = evaluate(e.args[1], dims_of, value);
+        zero = d.status == EvalResult::Status::ZeroDivisor || (d.ok() && d.value == 0);
+      });
+    });
+    if (const auto* x = std::get_if<ExprRhs>(&st.rhs); x != nullptr && st.kind == Stmt::Kind::Assign) {
+      if (const EvalResult v = evaluate(x->expr, dims_of, value); v.ok()) bound[st.name] = v.value;
+    }
+  });
+  return zero;
 }
 
 std::optional<uint64_t> constant_trips(const Stmt& loop, const DimsOf& dims_of) {

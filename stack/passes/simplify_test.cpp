@@ -95,6 +95,20 @@ TEST(Simplify, zero_divisor_never_folded) {
   EXPECT_EQ(ir::print_program(simplify(p)), testing::canonical(fixture("  a = 5 / 0\n  b = 5 % 0\n")));
 }
 
+// A well-formed input must give a well-formed output: a 1-trip loop whose var (bound to its
+// start) would make a divisor in its body statically zero stays a loop, folded inside.
+TEST(Simplify, one_trip_loop_kept_when_inlining_makes_a_zero_divisor) {
+  unchanged("  for i in range(0, 1, 1) {\n    a = 5 / i\n  }\n");
+  golden("  for i in range(2, 3, 1) {\n    a = (1 + 1) % (i - 2)\n  }\n",
+         "  for i in range(2, 3, 1) {\n    a = 2 % (i - 2)\n  }\n");
+  golden("  for i in range(0, 1, 1) {\n    for j in range(0, 1, 1) {\n      a = 5 / (i + j)\n    }\n  }\n",
+         "  for j in range(0, 1, 1) {\n    a = 5 / (0 + j)\n  }\n");  // only the inner one divides by zero
+  golden("  for i in range(1, 2, 1) {\n    a = 5 / i\n  }\n", "  a = 5\n");
+  // Through a scalar the body binds to the var: substitution would reach the divisor too.
+  golden("  for i in range(0, 1, 1) {\n    q = i + 1\n    a = 5 % (q - 1)\n  }\n",
+         "  for i in range(0, 1, 1) {\n    q = i + 1\n    a = 5 % (q - 1)\n  }\n");
+}
+
 TEST(Simplify, entry_is_simplified_too) {
   const std::string head =
       std::string(testing::kFixtureKernels) + "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n";
