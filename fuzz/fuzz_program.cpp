@@ -65,6 +65,13 @@ int judge_program(Judge& j, const ProgramCase& pc) {
       return j.done();
     before = &st.program;
   }
+  if (!original.ok()) {  // it traps (every changed stage traps alike, judged above): no outputs to run against
+    const bool budget = original.error().kind == interp::ErrorKind::Budget;
+    j.check("semantics", Verdict::inconclusive(budget ? oracles::Inconclusive::kInterpreterBudget
+                                                      : oracles::Inconclusive::kInterpreterError,
+                                               "original program errs: " + original.error().render()));
+    return j.done();
+  }
   const oracles::CompiledPlan compiled = oracles::compile_pipeline_run(std::move(run));
   if (!j.check("codegen", compiled.verdict)) return j.done();
   j.check("codegen", oracles::check_plan_roundtrip(compiled.plan));

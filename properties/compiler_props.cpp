@@ -268,6 +268,20 @@ TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_well_formed_case), "broke 13");
 }
 
+// The fixed-point oracle run_pipeline applies to Simplify's output, shown a generated program
+// Simplify has not seen (literal loops, `dim`, spelled literals): it must report one.
+namespace {
+void unsimplified_case() {
+  ++props::tally().cases;
+  const gen::GeneratedProgram g = draw();
+  props::report(oracles::check_simplified(g.program),
+                oracles::Counterexample{"pipeline", ir::print_program(g.program), {}, "", ""});
+}
+}  // namespace
+TEST(CompilerPropsControl, the_fixed_point_oracle_fails_on_unsimplified_input) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&unsimplified_case), "not its fixed point");
+}
+
 // Passes in isolation (HARNESS.md §8): LegalizeGraphBoundary fed what Simplify never hands
 // it (unfolded `dim` and arithmetic, one-trip and zero-trip loops, scalars bound to
 // literals), after NormalizeReturnOrder only. When it accepts, its output must pass its

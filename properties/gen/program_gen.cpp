@@ -28,6 +28,7 @@ constexpr const char* kFeatureNames[] = {
     "view-2d",
     "view-3d",
     "spelled-literal",
+    "trap-divisor",
     "column-window",
     "view-of-offset-view",
     "nested-loop",

@@ -50,6 +50,8 @@ struct ProgramKnobs {
   bool flow_locals = true;      // accumulate written locals into params, where results are seen
   bool spelled_literals = true;  // a literal (loop bound, shape, offset, scalar) sometimes written
                                  // as arithmetic over literals, as COMPILER.md's literals allow
+  bool traps = true;             // a division in the entry whose divisor is zero for some inputs
+                                 // or loop trips (the interpreter traps; every pass must keep it)
   bool illegal_view = false;    // one view LegalizeGraphBoundary must reject (211)
   bool illegal_full = false;    // one `full` in a graph region, which it must reject (206)
 };
@@ -74,6 +76,7 @@ enum class Feature : unsigned {
   kView2D,
   kView3D,  // a view of a rank-3 tensor (the IR's highest rank)
   kSpelledLiteral,  // a literal written as arithmetic over literals (`2 * 4`, `(9 + 1) - 1`)
+  kTrapDivisor,  // an entry division by a scalar that is zero for some inputs or trips
   kColumnWindow,
   kViewOfOffsetView,
   kNestedLoop,

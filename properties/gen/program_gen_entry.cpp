@@ -75,6 +75,7 @@ void Builder::entry_block(Stmts& out, Scope& s, int budget) {
 }
 
 void Builder::entry_stmt(Stmts& out, Scope& s) {
+  if (k_.traps && c_.chance(2)) return trap_stmt(out, s);
   switch (c_.one_of(8)) {
     case 0: launch(out, s); break;
     case 1: {  // a scalar: a read of an In entry tensor or an expression
@@ -121,6 +122,44 @@ void Builder::entry_stmt(Stmts& out, Scope& s) {
     default:
       if (k_.overlaps) hazard(out, s);
   }
+}
+
+// A division whose divisor is zero for some inputs or trips, so the interpreter traps on some
+// seeds: `q = e / (u % m)` or `q = e % (u - k)` over a scalar u in scope, or a 1-trip loop
+// dividing by its var less its start (zero whenever it runs; under an if on a scalar when there
+// is one). WellFormed sees no static zero divisor in any of them; a pass that folds, drops or
+// reorders the division changes whether and how the program traps.
+void Builder::trap_stmt(Stmts& out, Scope& s) {
+  // Only scalars a loop or a read feeds: one made of literals alone is static to WellFormed,
+  // and its zero divisor an ill-formed program (13).
+  std::vector<const Scalar*> any;
+  for (const Scalar* u : pool(s, ScalarClass::Any))
+    if (u->sources != 0) any.push_back(u);
+  unsigned sources = 0;
+  ir::Expr num = scalar_expr(any, 1, &sources);
+  const ir::BinOp op = c_.boolean() ? ir::BinOp::Div : ir::BinOp::Mod;
+  const std::string v = fresh("q");
+  features_.add(Feature::kTrapDivisor);
+  if (any.empty() || c_.chance(30)) {
+    const int64_t start = c_.integer(-2, 3);
+    const std::string i = fresh("it");
+    Stmts body;
+    body.push_back(let(v, bin(op, std::move(num), sub(var(i), lit(start)))));
+    ir::Stmt loop = for_(i, literal(start), literal(start + 1), lit(1), std::move(body));
+    if (any.empty()) {
+      out.push_back(std::move(loop));
+      return;
+    }
+    Stmts then_body;
+    then_body.push_back(std::move(loop));
+    out.push_back(if_(var(c_.pick(any)->name), ir::CmpOp::Lt, lit(c_.integer(0, 4)), std::move(then_body), {}));
+    return;
+  }
+  const Scalar& u = *c_.pick(any);
+  sources |= u.sources;
+  ir::Expr divisor = c_.boolean() ? mod(var(u.name), lit(c_.integer(2, 3))) : sub(var(u.name), lit(c_.integer(0, 2)));
+  out.push_back(let(v, bin(op, std::move(num), std::move(divisor))));
+  s.scalars.push_back({v, ScalarClass::Any, sources});
 }
 
 // for i in range(lo, hi, step): literal trips mostly; sometimes trips computed from a scalar

@@ -40,6 +40,13 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& op
       break;
     }
   }
+  if (!out.verdict.failed()) {
+    for (const auto& st : out.stages) {
+      if (st.pass != "Simplify") continue;
+      if (Verdict v = check_simplified(st.program); v.failed()) out.verdict = std::move(v);
+      break;
+    }
+  }
   return out;
 }
 
@@ -68,11 +75,39 @@ Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_
   return check_same_semantics(interp::run(p, seed), q, seed, what);
 }
 
+namespace {
+
+// The original traps (a zero divisor, a window or index out of bounds, a zero step): every
+// pass keeps the statement that traps (COMPILER.md §Simplify: definitions kept, a zero divisor
+// never folded; hoisting moves only creates, which cannot trap), so the transformed program
+// must trap the same way. No outputs to compare: inconclusive when it does.
+Verdict check_same_trap(const interp::Error& ea, const ir::Program& q, uint64_t seed, const std::string& what) {
+  const interp::Result b = interp::run(q, seed);
+  if (b.ok())
+    return Verdict::fail("semantics", fmt::format("{} runs to its end where the original errs (seed {}): {}", what,
+                                                  seed, ea.render()));
+  const interp::Error& eb = b.error();
+  if (eb.kind == interp::ErrorKind::Budget)
+    return Verdict::inconclusive(Inconclusive::kInterpreterBudget, what + " exhausts the budget: " + eb.render());
+  if (eb.kind != ea.kind)
+    return Verdict::fail("semantics", fmt::format("{} errs with {} where the original errs with {} (seed {}): {}", what,
+                                                  interp::error_kind_name(eb.kind), interp::error_kind_name(ea.kind),
+                                                  seed, eb.render()));
+  return Verdict::inconclusive(Inconclusive::kInterpreterError,
+                               fmt::format("original program errs, and {} errs the same way: {}", what, ea.render()));
+}
+
+}  // namespace
+
 Verdict check_same_semantics(const interp::Result& a, const ir::Program& q, uint64_t seed, const std::string& what) {
-  if (!a.ok())
-    return Verdict::inconclusive(a.error().kind == interp::ErrorKind::Budget ? Inconclusive::kInterpreterBudget
-                                                                             : Inconclusive::kInterpreterError,
-                                 "original program errs: " + a.error().render());
+  if (!a.ok()) {
+    const interp::ErrorKind k = a.error().kind;
+    if (k == interp::ErrorKind::Budget || k == interp::ErrorKind::Invalid)
+      return Verdict::inconclusive(
+          k == interp::ErrorKind::Budget ? Inconclusive::kInterpreterBudget : Inconclusive::kInterpreterError,
+          "original program errs: " + a.error().render());
+    return check_same_trap(a.error(), q, seed, what);
+  }
   const interp::Result b = interp::run(q, seed);
   if (!b.ok()) {
     if (b.error().kind == interp::ErrorKind::Budget)

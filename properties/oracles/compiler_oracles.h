@@ -49,13 +49,22 @@ CompiledPlan compile_pipeline_run(PipelineRun run);
 // the snapshot instrument keeping every accepted intermediate program.
 PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options = {});
 
-// §8.5: interp(p) == interp(q) byte for byte for `seed`. Inconclusive when p errs, or when q
-// only exhausts the budget; a failure when only q errs or bytes differ (naming the first
-// differing tensor and element).
+// §8.5: interp(p) == interp(q) byte for byte for `seed`. When p traps (zero divisor, bounds,
+// zero step), q must trap with the same kind (a failure when it runs to its end or traps
+// otherwise; inconclusive when it does, there being no outputs to compare). Inconclusive when
+// p is not runnable or exhausts the budget, or q only exhausts it; a failure when only q errs or
+// bytes differ (naming the first differing tensor and element).
 Verdict check_same_semantics(const ir::Program& p, const ir::Program& q, uint64_t seed, const std::string& what);
 // The same with interp(p, seed) already run as `original` (one run serves every stage).
 Verdict check_same_semantics(const interp::Result& original, const ir::Program& q, uint64_t seed,
                              const std::string& what);
+
+// COMPILER.md §Simplify's fixed point, read on its output: no literal binary node the
+// interpreter's arithmetic folds (a zero divisor stays), no use of a scalar whose one
+// definition is a literal, no `dim` of a tensor of static shape defined once (a param,
+// create/full with a literal shape, a slice), no constant loop of 0 trips, nor of 1 trip
+// whose var is defined once. run_pipeline applies it to its Simplify stage ("simplified").
+Verdict check_simplified(const ir::Program& simplify_output);
 
 // §8.4: the pass's node count per graph equals the verifier's re-derived count.
 Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGraphBoundaryReport& report);

@@ -366,7 +366,7 @@ class Run:
         run = {"kind": "mutate", "title": "stackcheck mutation analysis", "seed": str(self.a.seed),
                "started": self.a.stamp, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "jobs": str(self.a.jobs), "command": self.a.command, "commit": commit, "cores": str(os.cpu_count()),
-               "status": status, "sample": str(self.a.sample or "all"), "files": " ".join(self.a.files) or "stack/",
+               "status": status, "sample": (f"{len(self.a.mutant)} named (--mutant)" if self.a.mutant else str(self.a.sample or "all")), "files": " ".join(self.a.files) or "stack/",
                "operators": " ".join(self.a.operators) or " ".join(mutants.OPERATORS),
                "time_limit_s": f"{self.a.timeout:.0f}" if self.a.timeout else "auto",
                "rc_params": os.environ.get("RC_PARAMS", judge.RC_SEED)}
