@@ -218,7 +218,7 @@ TEST(CompilerPropsControl, a_verifier_blind_to_ifs_fails) {
 // pipeline refuses the program as input (never a pass bug or a crash).
 namespace {
 using WellFormedFn = std::function<verify::Diagnostics(const ir::Program&)>;
-void well_formed_rule_case(const WellFormedFn& well_formed) {
+void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& generate = codegen::generate_orchestration) {
   const gen::GeneratedProgram g = draw();
   const ir::Program source = g.program;
   const std::optional<gen::BrokenProgram> b = *gen::from_choices<std::optional<gen::BrokenProgram>>(
@@ -248,6 +248,12 @@ void well_formed_rule_case(const WellFormedFn& well_formed) {
                                          fmt::format("broke {}: the pipeline did not refuse its input ({})", what,
                                                      run.verdict.to_string())),
                   cx());
+  // Codegen run without the verifier (COMPILER.md §6): a rule its lowering rests on
+  // (BrokenProgram::lowering_precondition) is a refusal (300, or the plan check's), never a plan.
+  if (b->lowering_precondition && generate(b->program).ok)
+    props::report(oracles::Verdict::fail("codegen-precondition",
+                                         fmt::format("broke {}: codegen, run without the verifier, emitted a plan", what)),
+                  cx());
 }
 // The positive control: a WellFormed blind to literal zero divisors and steps (13).
 verify::Diagnostics well_formed_blind_to_13(const ir::Program& p) {
@@ -263,6 +269,20 @@ void blind_well_formed_case() {
 
 STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
   well_formed_rule_case(verify::check_well_formed);
+}
+// The control of its codegen half: a codegen that emits a plan for anything.
+namespace {
+void codegen_without_preconditions_case() {
+  ++props::tally().cases;
+  well_formed_rule_case(verify::check_well_formed, [](const ir::Program&) {
+    codegen::CodegenResult r;
+    r.ok = true;
+    return r;
+  });
+}
+}  // namespace
+TEST(CompilerPropsControl, a_codegen_that_checks_no_precondition_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&codegen_without_preconditions_case), "emitted a plan");
 }
 TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_well_formed_case), "broke 13");

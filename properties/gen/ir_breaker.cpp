@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "stack/verify/builtins.h"
+
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -233,7 +236,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
   }
   if (entry == nullptr) return std::nullopt;
   b.graph = entry->name;
-  static const std::vector<int> kCodes = {3, 2, 4, 5, 6, 8, 9, 11, 12, 13, 14};
+  static const std::vector<int> kCodes = {3, 2, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14};
   b.code = c.pick(kCodes);
   std::vector<Stmt>& body = entry->body;
   auto front = [&](Stmt s) { body.insert(body.begin(), std::move(s)); };
@@ -262,9 +265,12 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       } else {
         const size_t i = assigns[c.one_of(assigns.size())];
         Stmt again = body[i];
+        // a create bound again is a new buffer to codegen (one alloc per run), not a broken premise
+        b.lowering_precondition = !std::holds_alternative<CreateRhs>(again.rhs);
         body.insert(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(again));
       }
       b.what = "an assignment repeated";
+      if (assigns.empty()) b.lowering_precondition = true;
       break;
     }
     case 3: {
@@ -340,6 +346,46 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       }
       break;
     }
+    case 10: {  // a kernel that no longer fits its builtin (kernels come first: its 10 is the first finding)
+      if (kernels.empty()) return std::nullopt;
+      Function& k = *kernels[c.one_of(kernels.size())];
+      const verify::Builtin* builtin = verify::find_builtin(k.builtin);
+      if (builtin == nullptr || builtin->arity() == 0) return std::nullopt;
+      b.graph = k.name;
+      std::vector<size_t> in_tensors;
+      for (size_t i = 0; i < k.params.size(); ++i)
+        if (k.params[i].type.is_tensor() && k.params[i].dir == Dir::In) in_tensors.push_back(i);
+      switch (c.one_of(3)) {
+        case 0:
+          k.params.resize(builtin->arity() - 1);
+          std::erase_if(k.kernel_returns, [&](const std::string& r) {
+            return std::none_of(k.params.begin(), k.params.end(), [&](const Param& q) { return q.name == r; });
+          });
+          b.what = "a kernel with one param fewer than its builtin";
+          b.lowering_precondition = true;
+          break;
+        case 1: {
+          std::vector<size_t> bound;
+          for (size_t i = 0; i < builtin->arity(); ++i)
+            if (k.params[i].type.is_tensor()) bound.push_back(i);
+          if (bound.empty()) return std::nullopt;
+          Param& q = k.params[bound[c.one_of(bound.size())]];
+          if (q.dir == Dir::In) {
+            q.dir = Dir::InOut;
+          } else {
+            q.dir = Dir::In;
+            std::erase(k.kernel_returns, q.name);
+          }
+          b.what = "a kernel param whose direction differs from its builtin's";
+          break;
+        }
+        default:
+          if (in_tensors.empty()) return std::nullopt;
+          k.kernel_returns.push_back(k.params[in_tensors[c.one_of(in_tensors.size())]].name);
+          b.what = "a kernel returning an In param";
+      }
+      break;
+    }
     case 11: {
       if (tensor_params.empty()) return std::nullopt;
       const Param& p = entry->params[tensor_params[c.one_of(tensor_params.size())]];
@@ -392,6 +438,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
     }
     default: return std::nullopt;
   }
+  if (b.code != 2 && b.code != 9 && b.code != 10 && b.code != 13 && b.code != 14) b.lowering_precondition = true;
   return b;
 }
 

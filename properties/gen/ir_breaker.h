@@ -29,6 +29,12 @@ struct BrokenProgram {
   int code = 0;
   std::string graph;  // the graph function edited
   std::string what;   // one line: the edit
+  // break_well_formed_rule: the edit breaks what codegen's lowering itself rests on (names
+  // defined once and in scope, callees, arity, tensor or scalar kinds, axes and index
+  // ranks, tuples, entry params, a kernel with the builtin's params), so codegen run
+  // without the verifier must refuse it. Not so a kernel param's direction or a kernel's
+  // returns: lowering trusts WellFormed for those (COMPILER.md §6 lists no code for them).
+  bool lowering_precondition = false;
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
@@ -41,6 +47,8 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program
 //   6 a tensor argument given as a literal
 //   8 an entry param made Out         9 a create of a zero or negative extent, or a kernel
 //                                       param type with a zero dim
+//  10 a kernel with one param fewer than its builtin, a param direction other than the
+//     builtin's, a return naming an In param
 //  11 dim() past the rank, read() with the wrong index rank
 //  12 `.k` of a name that is not a tuple
 //  13 a literal zero divisor, a literal zero loop step

@@ -42,7 +42,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
     case 9: body.push_back(stmt(FatalStmt{})); break;
     case 8: body.push_back(stmt(WaitTensorStmt{"c"})); break;
     case 5:
-      switch (c_.one_of(9)) {
+      switch (c_.one_of(10)) {
         case 0: {  // a zero divisor in orchestration arithmetic
           const std::string z = fresh("z"), q = fresh("q");
           body.push_back(stmt(SetStmt{z, lit(0)}));
@@ -69,6 +69,24 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           SubmitStmt s;
           s.builtin = Builtin::Fill;
           s.args = {PlanArg::tensor(PlanTag::Input, win("c", {{lit(0), 4}})), PlanArg::scalar_value(lit(1))};
+          body.push_back(stmt(std::move(s)));
+          break;
+        }
+        case 5: {  // shapes the builtin rejects: equal ranks, one dimension off (or transposed)
+          SubmitStmt s;
+          const size_t form = c_.one_of(3);
+          if (form == 2) {
+            const std::string a = fresh("za"), b = fresh("za");
+            body.push_back(stmt(AllocStmt{{PlanBuffer{a, {2, 4}}, PlanBuffer{b, {4, 2}}}}));
+            s.builtin = Builtin::Copy;
+            s.args = {PlanArg::tensor(PlanTag::Input, win(a, {})), PlanArg::tensor(PlanTag::OutputExisting, win(b, {}))};
+          } else {
+            // add(x, y) -> o with y (form 0) or o (form 1) one element longer than x
+            s.builtin = Builtin::Add;
+            s.args = {PlanArg::tensor(PlanTag::Input, win("x", {{lit(0), 4}})),
+                      PlanArg::tensor(PlanTag::Input, win("x", {{lit(0), form == 0 ? 5 : 4}})),
+                      PlanArg::tensor(PlanTag::OutputExisting, win("c", {{lit(0), form == 1 ? 5 : 4}}))};
+          }
           body.push_back(stmt(std::move(s)));
           break;
         }
