@@ -234,7 +234,14 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
                                          fmt::format("broke {}: WellFormed reported {}", what,
                                                      d.empty() ? "nothing" : d.front().render(""))),
                   cx());
-  if (const ir::ParseResult parsed = ir::parse_program(text); parsed.ok()) {
+  // The edit is in the AST; its printed text is syntax all the same (names, literals and
+  // shapes the printer writes, BrokenProgram::has_text), so it must parse: a refusal is a finding.
+  if (const ir::ParseResult parsed = ir::parse_program(text); !parsed.ok()) {
+    if (b->has_text)
+      props::report(oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: its printed text does not parse: {}",
+                                                                           what, parsed.error().to_string())),
+                    cx());
+  } else {
     const verify::Diagnostics t = well_formed(parsed.program());
     if (t.empty() || t.front().code != b->code)
       props::report(oracles::Verdict::fail("well-formed-code",

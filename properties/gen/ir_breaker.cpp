@@ -335,7 +335,9 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
           if (k.params[i].type.is_tensor()) tp.push_back(i);
         if (tp.empty()) return std::nullopt;
         Type& t = k.params[tp[c.one_of(tp.size())]].type;
-        t.dims[c.one_of(t.dims.size())] = c.chance(50) ? 0 : -c.integer(1, 4);
+        int64_t& dim = t.dims[c.one_of(t.dims.size())];
+        dim = c.chance(50) ? 0 : -c.integer(1, 4);
+        b.has_text = dim == 0;
         b.graph = k.name;
         b.what = "a kernel param type with a dim below 1";
       } else {

@@ -35,6 +35,9 @@ struct BrokenProgram {
   // without the verifier must refuse it. Not so a kernel param's direction or a kernel's
   // returns: lowering trusts WellFormed for those (COMPILER.md §6 lists no code for them).
   bool lowering_precondition = false;
+  // The printed text is syntax (it parses); false only for a negative dim in a param type,
+  // which the grammar cannot write.
+  bool has_text = true;
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
