@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <utility>
 
 namespace stackcheck::gen {
 
@@ -13,6 +14,11 @@ constexpr uint64_t kImageHeaderFigures[] = {16, 17, 20, 21, 48,  49,  50,  56,  
                                             72, 80, 88, 96, 104, 112, 113, 116, 120};
 // Bytes of a GraphSubmission's figures: block_base, block_bytes, n_bt, n_bs, record_bytes.
 constexpr uint64_t kSubmissionFigures[] = {16, 17, 20, 24, 25, 26, 36, 38, 40, 41};
+// Bytes of the fields a task's records must hold as zero or open (DirtyPadding, RUNTIME.md
+// §11), each as (segment, offset in the record): the descriptor's reserved @12, the payload's
+// reserved @20, the slot's wake_head @12, wake_next @16, wake_count @20, reserved @22.
+constexpr std::pair<int, uint64_t> kZeroFields[] = {{0, 12}, {0, 15}, {1, 20}, {1, 23}, {2, 12},
+                                                    {2, 16}, {2, 20}, {2, 22}, {2, 23}};
 }  // namespace
 
 std::vector<MutationDraw> draw_mutations(ChoiceSource& c) {
@@ -22,11 +28,11 @@ std::vector<MutationDraw> draw_mutations(ChoiceSource& c) {
   // record's figures, BadGraphContext) is reached by a case none of whose changes an earlier
   // check rejects first; the seventh mixes regions per change. Half the cases make a single
   // change, which reaches each check on its own; the others make 2..8.
-  static constexpr uint8_t kFocus[] = {0, 2, 5, 7, 9, 9};
+  static constexpr uint8_t kFocus[] = {0, 2, 5, 7, 9, 9, 10};
   const size_t focus = c.one_of(std::size(kFocus) + 1);
   std::vector<MutationDraw> out(c.boolean() ? 2 + c.one_of(7) : 1);
   for (MutationDraw& d : out) {
-    const auto where = static_cast<uint8_t>(c.integer(0, 9));
+    const auto where = static_cast<uint8_t>(c.integer(0, 10));
     d.where = focus < std::size(kFocus) ? kFocus[focus] : where;
     d.at = static_cast<uint32_t>(c.integer(0, 0xFFFF'FFFF));
     d.op = static_cast<uint8_t>(c.integer(0, 4));
@@ -63,6 +69,15 @@ std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> d
         m.offset = d.at % std::min<uint64_t>(image_bytes, 512);
       else if (d.where == 9 && subs_at < image_bytes)  // block base and size, counts, record size
         m.offset = std::min(subs_at + kSubmissionFigures[d.at % std::size(kSubmissionFigures)], image_bytes - 1);
+      else if (d.where == 10 && image_bytes >= 56 + 3 * sizeof(uint64_t)) {
+        // a zero field of task (at / 9) % 4's records, its segment's base read from the
+        // ImageHeader (seg_off @56) and its records 32 bytes apart
+        const auto& [seg, field] = kZeroFields[d.at % std::size(kZeroFields)];
+        uint64_t base = 0;
+        std::memcpy(&base, staged.data() + header_bytes + 56 + 8 * seg, sizeof base);
+        const uint64_t at = base + 32 * ((d.at / std::size(kZeroFields)) % 4) + field;
+        m.offset = at < image_bytes ? at : d.at % image_bytes;
+      }
       else
         m.offset = d.at % image_bytes;
     }
