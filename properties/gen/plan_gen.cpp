@@ -40,6 +40,7 @@ constexpr const char* kPlanFeatureNames[] = {
     "key-reused",
     "new-key",
     "boundary-alias",
+    "graph-cache-full",
     "planted-fatal",
 };
 }  // namespace
@@ -101,8 +102,13 @@ GeneratedPlan PlanBuilder::build() {
     root.tensors.push_back(e);
   }
   if (k_.graphs) {
-    const size_t n =
-        std::max<size_t>(c_.length(static_cast<size_t>(k_.max_graphs)), static_cast<size_t>(k_.min_graphs));
+    size_t n = std::max<size_t>(c_.length(static_cast<size_t>(k_.max_graphs)), static_cast<size_t>(k_.min_graphs));
+    // Now and then more definitions than the graph cache holds (RUNTIME.md §9: 16), so that a
+    // first submission past them runs inline (BindStats::inlined, the cache-full path).
+    if (c_.chance(3)) {
+      n = 17 + c_.one_of(2);
+      features_.add(PlanFeature::kCacheFull);
+    }
     for (size_t g = 0; g < n; ++g) out.plan.graphs.push_back(graph_def(fmt::format("g{}", g)));
   }
   block(out.plan.body, root, static_cast<int>(c_.length(static_cast<size_t>(k_.max_stmts))));

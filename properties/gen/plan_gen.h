@@ -71,6 +71,7 @@ enum class PlanFeature : unsigned {
   kKeyReused,
   kNewKey,
   kBoundaryAlias,
+  kCacheFull,  // more graph definitions than the Runtime's cache holds (16): one runs inline
   kPlanted,
   kCount
 };

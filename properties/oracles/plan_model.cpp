@@ -259,6 +259,7 @@ class PlanModel {
         r.entries.push_back(std::move(e));
       }
       r.definitions = records_.size();
+      r.inlined = inlined_;
       r.tasks = std::move(origins_);
     } catch (const ModelError& e) {
       r.error = e.message;
@@ -493,6 +494,7 @@ class PlanModel {
 
   // A miss past the cache's capacity: the body runs once as ordinary tasks, one per node.
   void run_inline(const Record& rec, const std::vector<Window>& boundary, const std::vector<int64_t>& slots) {
+    ++inlined_;
     execute(rec, boundary, slots);
     for (const RecordedNode& node : rec.nodes)
       origins_.push_back(TaskOrigin{node.builtin ? TaskOrigin::Kind::kKernel : TaskOrigin::Kind::kAlloc, node.loc, {}});
@@ -632,6 +634,7 @@ class PlanModel {
   std::vector<std::vector<std::shared_ptr<Buffer>>> frames_ = {{}};  // the root scope, open
   const std::vector<std::vector<uint32_t>>* uploaded_ = nullptr;
   std::vector<std::pair<GraphKey, Record>> records_;
+  size_t inlined_ = 0;  // graph submissions run inline
   std::vector<TaskOrigin> origins_;
   uint64_t statements_ = 0, elements_ = 0, ops_ = 0;
 };
@@ -681,6 +684,12 @@ Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult
     return Verdict::fail("plan-model", fmt::format("tensor {} element {}: device {} != model {}", want.name, k / 4,
                                                    element(got.bytes, k / 4), element(want.bytes, k / 4)));
   }
+  const runtime::BindStats& st = device.stats;
+  if (st.tasks != model.tasks.size() || st.defs != model.definitions || st.inlined != model.inlined)
+    return Verdict::fail("plan-model-stats",
+                         fmt::format("the bind reports tasks={} defs={} inlined={}, the model's run gives {}, {}, {}",
+                                     st.tasks, st.defs, st.inlined, model.tasks.size(), model.definitions,
+                                     model.inlined));
   return Verdict::pass();
 }
 

@@ -61,6 +61,7 @@ struct PlanModelResult {
   std::optional<std::string> error;  // why the model gives no result for this program
   std::vector<ModelEntry> entries;   // declaration order (on success)
   size_t definitions = 0;            // graph definitions recorded (distinct keys, at most 16)
+  size_t inlined = 0;                // graph submissions run inline (a miss with the cache full)
   std::vector<TaskOrigin> tasks;     // submission order (on success)
   bool ok() const { return !error.has_value(); }
 };
@@ -73,7 +74,10 @@ PlanModelResult run_plan_model(const runtime::OrchProgram& p, uint64_t seed, con
 //                 status; "resource-latch" for a resource latch, else "bind-status": other
 //                 oracles judge statuses);
 //   fail:         ("plan-model") a different entry list (count, name, direction) or a byte
-//                 that differs, naming tensor and element with both values.
+//                 that differs, naming tensor and element with both values; ("plan-model-stats")
+//                 a bind (of a fresh Runtime, as bind_plan makes) whose stats line reports other
+//                 counts of tasks, resident definitions or inlined graph submissions than the
+//                 model's run gives.
 Verdict check_plan_model(const runtime::OrchProgram& p, uint64_t seed, const runtime::BindResult& device);
 // The same comparison against a model already run (run_plan_model of p and the seed), so one
 // model run serves this oracle and others (the dependency oracle's provenance, copy counts).

@@ -257,6 +257,16 @@ TEST(CheckPlanModel, verdicts_and_positive_controls) {
   shorter.entries[1].bytes.resize(12);
   EXPECT_TRUE(check_plan_model(p, 0, shorter).failed());
 
+  // The stats line's counts are the model's too: tasks, resident definitions, inlined graphs.
+  for (uint64_t runtime::BindStats::*field :
+       {&runtime::BindStats::tasks, &runtime::BindStats::defs, &runtime::BindStats::inlined}) {
+    runtime::BindResult miscounted = good;
+    ++(miscounted.stats.*field);
+    const Verdict m = check_plan_model(p, 0, miscounted);
+    EXPECT_TRUE(m.failed());
+    EXPECT_EQ(m.rule, "plan-model-stats") << m.message;
+  }
+
   // A bind that did not complete has no result to compare: inconclusive, never a pass.
   runtime::BindResult latched = good;
   latched.status = -1002;
