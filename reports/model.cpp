@@ -1,5 +1,6 @@
 // Building the report's document: the header, the targets and their series, the finding
-// buckets, the run's keys and the notes. Results sections are in model_results.cpp.
+// buckets, the run's keys and the notes. Results sections are in model_results.cpp, the
+// mutation analysis in model_mutate.cpp, harness-alone reach in model_coverage.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -46,6 +47,7 @@ std::string default_title(const std::string& kind) {
   if (kind == "zoo") return "stackcheck defect zoo";
   if (kind == "campaign") return "stackcheck fuzzing campaign";
   if (kind == "mutate") return "stackcheck mutation analysis";
+  if (kind == "coverage") return "stackcheck reach (harness-alone coverage)";
   return "stackcheck report";
 }
 
@@ -292,6 +294,7 @@ Document build_document(const RunData& data, const Options& options) {
   add(summary(data));
   add_zoo(data, doc.sections);
   add_mutate(data, doc.sections);
+  add_reach(data, doc.sections);
   add(targets_section(data));
   add(series_section(data));
   add(findings_section(data));

@@ -1,4 +1,5 @@
-// Pieces shared by the document builders (model.cpp, model_results.cpp); not a public header.
+// Pieces shared by the document builders (model.cpp, model_results.cpp, model_mutate.cpp,
+// model_coverage.cpp); not a public header.
 #pragma once
 
 #include <string>
@@ -53,6 +54,8 @@ void add_coverage(const RunData& data, std::vector<Section>& out);
 void add_zoo(const RunData& data, std::vector<Section>& out);
 // The mutation analysis (model_mutate.cpp): score per folder and file, survivors, the rest.
 void add_mutate(const RunData& data, std::vector<Section>& out);
+// Harness-alone reach (model_coverage.cpp): reach.tsv per folder and file, functions.tsv's gaps.
+void add_reach(const RunData& data, std::vector<Section>& out);
 
 double median(std::vector<double> v);
 

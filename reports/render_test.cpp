@@ -1,5 +1,6 @@
 // Full renders of the sample run directories in testdata/: a campaign over six targets (with
-// buckets, classes, properties, coverage and notes), a defect zoo run and a mutation analysis. The outputs must
+// buckets, classes, properties, coverage and notes), a defect zoo run, a mutation analysis and a
+// harness-alone reach measurement (scripts/coverage). The outputs must
 // carry every table and figure the report promises, in both files, with text escaped.
 #include <gtest/gtest.h>
 
@@ -176,6 +177,106 @@ TEST(Render, mutate_rejects_an_unknown_outcome) {
   EXPECT_EQ(std::get<Error>(r).to_string(),
             (dir / "mutants.tsv").string() +
                 ":13: column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found 'MAYBE'");
+}
+
+TEST(Render, coverage_reports_reach_per_folder_file_and_function) {
+  Rendered r = render(kTestdata + "/coverage");
+  const std::string& md = r.md;
+  EXPECT_TRUE(md.starts_with("# stackcheck reach (harness-alone coverage)\n"));  // run.tsv has no title
+  EXPECT_HAS(md, "seed `20261129`");
+  // The headline from the total row: the harness alone, the unit tests alone, both.
+  EXPECT_HAS(md,
+             "The harness alone reaches **96.2%** of the lines and **88.3%** of the branches of stack/ (the unit "
+             "tests alone: 95.3% and 88.0%; together: 98.8% and 92.8%). Only the unit tests reach 50 lines and 53 "
+             "branches: the harness's blind spots; neither reaches 22 lines and 85 branches.");
+  EXPECT_HAS(md, "Below a target: stack/runtime/host (lines 94.5%, branches 86.7%). Per folder:");
+  // Per folder and per file: lines, harness %, unit %, only unit, neither, then the same for branches.
+  EXPECT_HAS(md,
+             "| folder | lines | harness | unit | only unit | neither | branches | harness | unit | only unit | "
+             "neither |");
+  EXPECT_HAS(md, "| stack/ir | 840 | 98.3% | 95.4% | 8 | 6 | 520 | 90.4% | 87.5% | 11 | 39 |");
+  EXPECT_HAS(md, "| stack/runtime/host | 1,060 | 94.5% | 95.3% | 42 | 16 | 662 | 86.7% | 88.4% | 42 | 46 |");
+  EXPECT_HAS(md, "| stack/runtime/host/bind.cpp | 610 | 92.0% | 96.7% | 37 | 12 | 402 | 84.8% | 92.3% | 39 | 22 |");
+  EXPECT_EQ(occurrences(md,
+                        "| **total** | **1,900** | **96.2%** | **95.3%** | **50** | **22** | **1,182** | **88.3%** | "
+                        "**88.0%** | **53** | **85** |"),
+            2u);  // folders and files
+  EXPECT_HAS(md, "The bar chart of the lines reached per folder is in index.html.");
+  EXPECT_EQ(md.find("<svg"), std::string::npos);
+  // The functions behind the gaps, one table per class, each under its count line.
+  EXPECT_HAS(md,
+             "## Functions only the unit tests reach\n\n**1 function, 14 lines**: whole functions the harness never "
+             "enters and the unit tests do, a gap of the generators.\n\n| file | function | lines | unit-only lines "
+             "| reason |");
+  EXPECT_HAS(md,
+             "| stack/runtime/host/bind.cpp | `runtime::describe_conflict<runtime::TensorArg, 2ul>(runtime::TensorArg "
+             "const&, runtime::TensorArg const&)` | 212–229 | `212-220 223-227` | - |");
+  EXPECT_HAS(md,
+             "## Lines only the unit tests reach, in functions the harness reaches\n\n**2 functions, 4 lines**: lines "
+             "only the unit tests reach inside functions the harness enters, and 4 lines there neither reaches.");
+  EXPECT_HAS(md, "| stack/ir/parser.cpp | `ir::Parser::parse_dims()` | - | `447-448` | - |");
+  EXPECT_HAS(md,
+             "| stack/runtime/host/orchestrator.cpp | `runtime::Orchestrator::submit(runtime::Task const&, "
+             "std::span<runtime::TensorArg const, 18446744073709551615ul>)` | `98-100 131` | `117-118` | - |");
+  EXPECT_LT(md.find("ir::Parser::parse_dims"), md.find("Orchestrator::submit"));  // by file, then first line
+  EXPECT_HAS(md,
+             "## Reached by neither\n\n**1 function, 6 lines**: functions no test enters. 1 has a reviewed reason.");
+  EXPECT_HAS(md,
+             "| stack/ir/parser.cpp | `ir::Parser::expect_eof()` | 301–309 | `302-307` | defensive: parse() stops at "
+             "\\<eof> first, so \\`expect_eof\\` never sees a token left |");
+  EXPECT_HAS(md, "| harness cases | 1184 |");
+
+  const std::string& html = r.html;
+  EXPECT_HAS(html, "<h1>stackcheck reach (harness-alone coverage)</h1>");
+  EXPECT_HAS(html,
+             "The harness alone reaches <strong>96.2%</strong> of the lines and <strong>88.3%</strong> of the "
+             "branches of stack/");
+  for (const char* id : {"reach", "reach-unit-only", "reach-partial", "reach-neither"})
+    EXPECT_HAS(html, std::string("<section id=\"") + id + "\">");
+  // Harness shares below the targets (96% of the lines, 88% of the branches) are highlighted, the rest not.
+  EXPECT_HAS(html, "<td>stack/runtime/host</td><td class=\"num\">1,060</td><td class=\"num tone-warn\">94.5%</td>");
+  EXPECT_HAS(html, "<td class=\"num tone-warn\">86.7%</td>");
+  EXPECT_HAS(html, "<td>stack/ir</td><td class=\"num\">840</td><td class=\"num\">98.3%</td>");
+  EXPECT_EQ(occurrences(html, "<td class=\"num tone-warn\">"), 4u);  // host and bind.cpp, lines and branches
+  EXPECT_HAS(html, "<p class=\"tone-warn\">Below a target: stack/runtime/host");
+  EXPECT_HAS(html, "<p class=\"tone-good\">The harness alone reaches");  // the total meets both targets
+  // One stacked bar chart: the harness's share, then the unit tests' own share, per folder.
+  EXPECT_EQ(occurrences(html, "<svg "), 1u);
+  EXPECT_HAS(html, "Lines reached per folder");
+  EXPECT_HAS(html, ">98.3% + 1.0%</text>");
+  EXPECT_HAS(html, ">94.5% + 4.0%</text>");
+  EXPECT_HAS(html, "stack/runtime/host: 42 lines only the unit tests reach");
+  // Function names and line lists as code, text escaped.
+  EXPECT_HAS(html,
+             "<td class=\"code\"><code>runtime::describe_conflict&lt;runtime::TensorArg, "
+             "2ul&gt;(runtime::TensorArg const&amp;, runtime::TensorArg const&amp;)</code></td>");
+  EXPECT_HAS(html, "<td class=\"code\"><code>98-100 131</code></td>");
+  EXPECT_HAS(html, "<td class=\"num\">301–309</td>");
+  EXPECT_HAS(html, "defensive: parse() stops at &lt;eof&gt; first, so `expect_eof` never sees a token left");
+}
+
+TEST(Render, coverage_without_a_total_row_sums_the_folders) {
+  fs::path dir = fs::path(testing::TempDir()) / "report_render_coverage_no_total";
+  fs::remove_all(dir);
+  fs::copy(kTestdata + "/coverage", dir, fs::copy_options::recursive);
+  std::ofstream(dir / "reach.tsv", std::ios::trunc)
+      << "scope\tname\tlines\tharness\tunit\tunion\tbranches\tb_harness\tb_unit\tb_union\n"
+         "folder\tstack/runtime/host\t1060\t1002\t1010\t1044\t662\t574\t585\t616\n"
+         "folder\tstack/ir\t840\t826\t801\t834\t520\t470\t455\t481\n";
+  std::ofstream(dir / "functions.tsv", std::ios::trunc) << "";
+  Rendered r = render(dir.string());
+  EXPECT_HAS(r.md,
+             "The harness alone reaches **96.2%** of the lines and **88.3%** of the branches of stack/ (the unit "
+             "tests alone: 95.3% and 88.0%; together: 98.8% and 92.8%).");
+  EXPECT_HAS(r.md, "| **total** | **1,900** | **96.2%** |");
+  EXPECT_LT(r.md.find("| stack/ir |"), r.md.find("| stack/runtime/host |"));  // by name
+  EXPECT_EQ(r.md.find("Per file:"), std::string::npos);                       // no file rows, no file table
+  // An empty functions.tsv: every section says there is nothing to list.
+  EXPECT_HAS(r.md, "No function is reached only by the unit tests.");
+  EXPECT_HAS(r.md, "The harness reaches every line of the functions it enters.");
+  EXPECT_HAS(r.md, "Every function of stack/ is entered by the harness or by the unit tests.");
+  fs::remove(dir / "functions.tsv");
+  EXPECT_EQ(render(dir.string()).md.find("## Reached by neither"), std::string::npos);  // absent: no sections
 }
 
 TEST(Render, title_option_and_defaults) {

@@ -7,13 +7,18 @@ set -u
 bin=$1; data=$2; scratch=$3
 fail() { echo "report_cli_test: $*" >&2; exit 1; }
 rm -rf "$scratch" && mkdir -p "$scratch" || fail "cannot make $scratch"
-cp -r "$data/campaign" "$data/malformed" "$scratch/"
+cp -r "$data/campaign" "$data/coverage" "$data/malformed" "$scratch/"
 
 out=$("$bin" "$scratch/campaign" --title "CLI test" 2>"$scratch/err") || fail "good dir: exit $?: $(cat "$scratch/err")"
 [ "$out" = "$scratch/campaign/report.md
 $scratch/campaign/index.html" ] || fail "good dir: stdout was: $out"
 [ -s "$scratch/err" ] && fail "good dir: stderr not empty: $(cat "$scratch/err")"
 grep -q '<h1>CLI test</h1>' "$scratch/campaign/index.html" || fail "--title not used"
+
+# A reach run (scripts/coverage) without a title in run.tsv: the kind's default title.
+"$bin" "$scratch/coverage" >/dev/null 2>"$scratch/err" || fail "coverage dir: exit $?: $(cat "$scratch/err")"
+grep -q '^# stackcheck reach (harness-alone coverage)$' "$scratch/coverage/report.md" || fail "coverage dir: title"
+grep -q 'Functions only the unit tests reach' "$scratch/coverage/index.html" || fail "coverage dir: no function tables"
 
 "$bin" "$scratch/malformed" >"$scratch/out" 2>"$scratch/err"
 rc=$?

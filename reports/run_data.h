@@ -1,5 +1,5 @@
 // What a run directory holds, read into plain structs (the file contract of the campaign, the
-// defect zoo and scripts/mutate; the list of files and columns is in README.md of this
+// defect zoo, scripts/mutate and scripts/coverage; the list of files and columns is in README.md of this
 // folder). Only run.tsv is required; an absent optional file leaves its part empty. Loading
 // validates everything a renderer relies on (field counts, numbers, required columns, time
 // order of the samples), so rendering never meets bad input.
@@ -91,6 +91,32 @@ struct MutantResult {  // mutants.tsv (scripts/mutate)
   }
 };
 
+struct ReachRow {     // reach.tsv (scripts/coverage): what the harness and the unit tests reach
+  std::string scope;  // total, folder, file
+  std::string name;   // "stack/", a folder, a file
+  double lines = 0, harness = 0, unit = 0, either = 0;  // either: the union column
+  double branches = 0, b_harness = 0, b_unit = 0, b_either = 0;
+  // Reached by the unit tests but not by the harness (its blind spots), and by neither.
+  double unit_only() const { return either - harness; }
+  double neither() const { return lines - either; }
+  double b_unit_only() const { return b_either - b_harness; }
+  double b_neither() const { return branches - b_either; }
+};
+
+struct FunctionReach {  // functions.tsv (scripts/coverage): a function with lines the harness misses
+  std::string file, function;
+  double first_line = 0, last_line = 0;
+  double lines = 0, harness = 0, unit = 0;     // instrumented lines, and how many each side reaches
+  std::string unit_only_lines, neither_lines;  // "12-15 20 31-33", or "-" for none
+  std::string reason;                          // reviewed reason ("" for none)
+  double unit_only = 0, neither = 0;           // the lines in the two lists, counted when loaded
+  // A whole function only the unit tests enter (a generator gap), one the harness enters but
+  // misses lines of, or one no test enters.
+  bool unit_only_function() const { return harness == 0 && unit > 0; }
+  bool harness_partial() const { return harness > 0; }
+  bool unreached() const { return harness == 0 && unit == 0; }
+};
+
 struct RunData {
   std::string dir;
   std::vector<std::pair<std::string, std::string>> run;  // run.tsv in file order
@@ -102,7 +128,9 @@ struct RunData {
   std::vector<FolderCoverage> coverage;
   std::vector<ZooDefect> zoo;
   std::vector<MutantResult> mutants;
-  bool has_mutants = false;
+  std::vector<ReachRow> reach;
+  std::vector<FunctionReach> functions;
+  bool has_mutants = false, has_reach = false, has_functions = false;
   bool has_buckets = false, has_classes = false, has_properties = false, has_coverage = false, has_zoo = false,
        has_targets = false;
   std::optional<std::string> notes;  // notes.md verbatim

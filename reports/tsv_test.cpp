@@ -180,6 +180,90 @@ TEST(Load, optional_values_and_empty_files) {
   EXPECT_NE(d.error().message.find("expected yes or no"), std::string::npos);
 }
 
+constexpr const char* kReachHeader = "scope\tname\tlines\tharness\tunit\tunion\tbranches\tb_harness\tb_unit\tb_union\n";
+
+TEST(Load, reach_rows_are_checked_against_each_other) {
+  RunDir d("reach");
+  d.write("reach.tsv", std::string(kReachHeader) +
+                           "total\tstack/\t100\t90\t80\t95\t50\t40\t30\t45\n"
+                           "file\tstack/ir/parser.cpp\t100\t90\t80\t95\t50\t40\t30\t45\n");
+  RunData data = d.data();
+  ASSERT_EQ(data.reach.size(), 2u);
+  EXPECT_EQ(data.reach[0].unit_only(), 5);
+  EXPECT_EQ(data.reach[0].neither(), 5);
+  EXPECT_EQ(data.reach[0].b_unit_only(), 5);
+  EXPECT_EQ(data.reach[0].b_neither(), 5);
+  const std::string file = (d.path / "reach.tsv").string();
+  auto error_with = [&](const std::string& row) {
+    d.write("reach.tsv", std::string(kReachHeader) + "total\tstack/\t100\t90\t80\t95\t50\t40\t30\t45\n" + row + "\n");
+    return d.error().to_string();
+  };
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t96\t80\t95\t50\t40\t30\t45"),
+            file + ":3: stack/ir: column harness: 96 is above union (95)");
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t96\t95\t50\t40\t30\t45"),
+            file + ":3: stack/ir: column unit: 96 is above union (95)");
+  EXPECT_EQ(error_with("folder\tstack/ir\t90\t90\t80\t95\t50\t40\t30\t45"),
+            file + ":3: stack/ir: column union: 95 is above lines (90)");
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t50\t40\t95\t50\t40\t30\t45"),
+            file + ":3: stack/ir: column union: 95 is above harness + unit (90)");
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t50\t46\t30\t45"),
+            file + ":3: stack/ir: column b_harness: 46 is above b_union (45)");
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t44\t40\t30\t45"),
+            file + ":3: stack/ir: column b_union: 45 is above branches (44)");
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t50\t20\t20\t45"),
+            file + ":3: stack/ir: column b_union: 45 is above b_harness + b_unit (40)");
+  EXPECT_EQ(error_with("dir\tstack/ir\t100\t90\t80\t95\t50\t40\t30\t45"),
+            file + ":3: column scope: expected total, folder or file, found 'dir'");
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\tmost\t95\t50\t40\t30\t45"),
+            file + ":3: column unit: expected a non-negative number, found 'most'");
+  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t50\t40\t-3\t45"),
+            file + ":3: column b_unit: expected a non-negative number, found '-3'");
+  EXPECT_EQ(error_with("total\tstack/\t100\t90\t80\t95\t50\t40\t30\t45"), file + ":3: a second total row");
+  d.write("reach.tsv", "scope\tname\tlines\tharness\tunit\tbranches\tb_harness\tb_unit\tb_union\n");
+  EXPECT_EQ(d.error().to_string(), file + ":1: the header lacks the column 'union'");
+}
+
+constexpr const char* kFunctionsHeader =
+    "file\tfunction\tfirst_line\tlast_line\tlines\tharness\tunit\tunit_only_lines\tneither_lines";
+
+TEST(Load, function_line_lists_are_counted_and_checked) {
+  RunDir d("functions");
+  // No reason column: it is optional.
+  d.write("functions.tsv", std::string(kFunctionsHeader) +
+                               "\nstack/ir/parser.cpp\tir::Parser::parse(std::string_view, int)\t10\t40\t12\t5\t9\t"
+                               "12-14 20\t30 38-39\n");
+  RunData data = d.data();
+  ASSERT_EQ(data.functions.size(), 1u);
+  EXPECT_EQ(data.functions[0].function, "ir::Parser::parse(std::string_view, int)");
+  EXPECT_EQ(data.functions[0].unit_only, 4);
+  EXPECT_EQ(data.functions[0].neither, 3);
+  EXPECT_EQ(data.functions[0].reason, "");
+  const std::string file = (d.path / "functions.tsv").string();
+  auto error_with = [&](const std::string& row) {
+    d.write("functions.tsv", std::string(kFunctionsHeader) + "\treason\n" + row + "\n");
+    return d.error().to_string();
+  };
+  d.write("functions.tsv", std::string(kFunctionsHeader) + "\treason\nstack/a.cpp\tf()\t1\t9\t3\t0\t0\t-\t2-4\t-\n");
+  EXPECT_EQ(d.data().functions[0].reason, "");  // "-" is no reason
+  const std::string expected_lists = "expected ascending line numbers and ranges within 10-40 like '12-15 20', or '-'";
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t10\t40\t12\t5\t9\t12-x\t30 38-39\t-"),
+            file + ":2: column unit_only_lines: " + expected_lists + ", found '12-x'");
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t10\t40\t12\t5\t9\t20 12-14\t30 38-39\t-"),  // not ascending
+            file + ":2: column unit_only_lines: " + expected_lists + ", found '20 12-14'");
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t10\t40\t12\t5\t9\t12-14 20\t30 38-41\t-"),  // past last_line
+            file + ":2: column neither_lines: " + expected_lists + ", found '30 38-41'");
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t10\t40\t12\t5\t9\t12-14 20\t30 38\t-"),
+            file + ":2: 'f()': unit_only_lines and neither_lines list 6 lines, lines - harness is 7");
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t10\t40\t12\t5\t3\t12-14 20\t30 38-39\t-"),
+            file + ":2: column unit_only_lines: 4 lines, more than unit (3)");
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t10\t40\t12\t13\t9\t-\t-\t-"),
+            file + ":2: column harness: 13 is above lines (12)");
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t40\t10\t12\t5\t9\t12-14 20\t30 38-39\t-"),
+            file + ":2: column last_line: 10 is before first_line (40)");
+  EXPECT_EQ(error_with("stack/a.cpp\tf()\t10\t40\tmany\t5\t9\t-\t-\t-"),
+            file + ":2: column lines: expected a non-negative number, found 'many'");
+}
+
 TEST(Load, target_order_follows_run_tsv_then_the_files) {
   RunDir d("order");
   d.write("run.tsv", "key\tvalue\ntargets\tfuzz_b fuzz_a\n");
