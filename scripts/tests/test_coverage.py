@@ -1,0 +1,117 @@
+"""Unit tests of scripts/lib/coverage.py (ctest `scripts/coverage`, label unit, every preset).
+
+The classification on synthetic exports: which paths are measured (ccache-relative paths,
+another clone's, test-only files left out), lcov lines and branches (a never-evaluated branch
+is not reached), lines given to the innermost function (a lambda inside a function), and the
+positive control: a line only the unit side reaches must come out as a blind spot of the
+harness, a line neither reaches as unreached, and a harness-reached line as neither. Bad flags
+and a broken reasons file are one-line errors. Needs no build.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "lib"))
+import coverage  # noqa: E402
+from fuzzlib import UsageError  # noqa: E402
+
+LCOV_H = """SF:/w/repo/build/coverage/../../stack/ir/a.cpp
+DA:10,3
+DA:11,3
+DA:12,0
+DA:13,0
+DA:20,1
+BRDA:11,0,0,2
+BRDA:11,0,1,-
+end_of_record
+SF:/w/repo/build/coverage/../../stack/ir/a_test.cpp
+DA:1,5
+end_of_record
+SF:/w/repo/properties/oracles/x.cpp
+DA:1,5
+end_of_record
+"""
+LCOV_U = """SF:/other/clone/stack/ir/a.cpp
+DA:10,1
+DA:11,1
+DA:12,4
+DA:13,0
+DA:20,0
+BRDA:11,0,0,1
+BRDA:11,0,1,1
+end_of_record
+"""
+
+
+class PathsTest(unittest.TestCase):
+    def test_measured_paths(self):
+        self.assertEqual(coverage.stack_path("/w/r/build/coverage/../../stack/ir/a.cpp"), "stack/ir/a.cpp")
+        self.assertEqual(coverage.stack_path("/elsewhere/stack/runtime/host/bind.h"), "stack/runtime/host/bind.h")
+        for left_out in ("/w/stack/ir/a_test.cpp", "/w/stack/defects/defects.cpp", "/w/stack/ir/testing.h",
+                         "/w/stack/runtime/host/test_support.h", "/w/stack/codegen/codegen_test_util.h",
+                         "/w/properties/oracles/deps.cpp", "/usr/include/fmt/core.h"):
+            self.assertIsNone(coverage.stack_path(left_out), left_out)
+
+    def test_ranges(self):
+        self.assertEqual(coverage.ranges([]), "-")
+        self.assertEqual(coverage.ranges([3]), "3")
+        self.assertEqual(coverage.ranges([1, 2, 3, 7, 9, 10]), "1-3 7 9-10")
+
+
+class ClassifyTest(unittest.TestCase):
+    def setUp(self):
+        self.h = coverage.read_lcov(LCOV_H)
+        self.u = coverage.read_lcov(LCOV_U)
+
+    def test_only_stack_sources_are_read(self):
+        self.assertEqual(list(self.h), ["stack/ir/a.cpp"])
+        self.assertEqual(list(self.u), ["stack/ir/a.cpp"])
+        self.assertEqual(self.h["stack/ir/a.cpp"].branches[(11, "0", "1")], 0)  # '-': never evaluated
+
+    def test_tallies(self):
+        # lines 10-13, 20: harness 10 11 20, unit 10 11 12; union 10 11 12 20
+        # branches: harness 1 of 2, unit 2 of 2
+        self.assertEqual(coverage.tally(self.h["stack/ir/a.cpp"], self.u["stack/ir/a.cpp"]), [5, 3, 3, 4, 2, 1, 2, 2])
+
+    def test_blind_spots_by_function(self):
+        funcs = [coverage.Function("stack/ir/a.cpp", 9, 14, ["_Z1fv"]),
+                 coverage.Function("stack/ir/a.cpp", 12, 13, ["_Z1fv_lambda"]),
+                 coverage.Function("stack/ir/a.cpp", 19, 21, ["_Z1gv"])]
+        names = {"_Z1fv": "f()", "_Z1fv_lambda": "f()::$_0::operator()() const", "_Z1gv": "g()"}
+        reasons = [("stack/ir/a.cpp", "$_0", "defensive: a reviewed reason")]
+        rows, funcs_out = coverage.build_tables(self.h, self.u, funcs, names, reasons)
+        self.assertEqual(rows[0], ("total", "stack/", 5, 3, 3, 4, 2, 1, 2, 2))
+        self.assertIn(("folder", "stack/ir", 5, 3, 3, 4, 2, 1, 2, 2), rows)
+        self.assertIn(("file", "stack/ir/a.cpp", 5, 3, 3, 4, 2, 1, 2, 2), rows)
+        # f() keeps 10-11 (reached by both): nothing to list. The lambda owns 12-13: 12 only the
+        # unit tests reach (a blind spot), 13 neither. g() is reached by the harness alone.
+        self.assertEqual(funcs_out, [("stack/ir/a.cpp", "f()::$_0::operator()() const", 12, 13, 2, 0, 1, "12", "13",
+                                      "defensive: a reviewed reason")])
+
+
+class ErrorsTest(unittest.TestCase):
+    def test_bad_reasons_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "r.tsv"
+            p.write_text("# comment\nstack/ir/a.cpp\tonly two fields\n")
+            with self.assertRaises(UsageError) as e:
+                coverage.read_reasons(p)
+            self.assertIn("r.tsv:2:", str(e.exception))
+
+    def test_bad_flags_are_one_line(self):
+        for args in (["--jobs", "0"], ["--seed", "x"], ["--corpus", "/nonexistent/dir"], ["--no-run"], ["--bogus"]):
+            p = subprocess.run([sys.executable, str(HERE.parent / "lib" / "coverage.py"), *args], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, (args, p.stderr))
+            self.assertIn("coverage:", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
