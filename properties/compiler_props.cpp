@@ -248,6 +248,16 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
                                            fmt::format("broke {}: on the printed text WellFormed reported {}", what,
                                                        t.empty() ? "nothing" : t.front().render(""))),
                     cx());
+    // ... at the line of the broken statement, where the breaker knows it (BrokenProgram::marker).
+    if (const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker); at != std::string::npos) {
+      const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+      if (t.front().location.line != line)
+        props::report(oracles::Verdict::fail("well-formed-line",
+                                             fmt::format("broke {}: WellFormed reported {} where the broken statement "
+                                                         "is on line {}",
+                                                         what, t.front().render(""), line)),
+                      cx());
+    }
   }
   const oracles::PipelineRun run = oracles::run_pipeline(b->program);
   if (run.verdict.reason != oracles::Inconclusive::kInputRejected)
@@ -272,6 +282,15 @@ void blind_well_formed_case() {
   ++props::tally().cases;
   well_formed_rule_case(well_formed_blind_to_13);
 }
+// ... and of its line check: a WellFormed that reports each finding one line late.
+void late_well_formed_case() {
+  ++props::tally().cases;
+  well_formed_rule_case([](const ir::Program& p) {
+    verify::Diagnostics d = verify::check_well_formed(p);
+    for (verify::Diagnostic& x : d) ++x.location.line;
+    return d;
+  });
+}
 }  // namespace
 
 STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
@@ -293,6 +312,9 @@ TEST(CompilerPropsControl, a_codegen_that_checks_no_precondition_fails) {
 }
 TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_well_formed_case), "broke 13");
+}
+TEST(CompilerPropsControl, a_well_formed_reporting_a_line_late_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_well_formed_case), "where the broken statement is on line");
 }
 
 // The fixed-point oracle run_pipeline applies to Simplify's output, shown a generated program

@@ -236,7 +236,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
   }
   if (entry == nullptr) return std::nullopt;
   b.graph = entry->name;
-  static const std::vector<int> kCodes = {3, 2, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14};
+  static const std::vector<int> kCodes = {3, 2, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 1, 7};
   b.code = c.pick(kCodes);
   std::vector<Stmt>& body = entry->body;
   auto front = [&](Stmt s) { body.insert(body.begin(), std::move(s)); };
@@ -391,6 +391,28 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
     case 11: {
       if (tensor_params.empty()) return std::nullopt;
       const Param& p = entry->params[tensor_params[c.one_of(tensor_params.size())]];
+      if (c.chance(50)) {  // a view out of its source: a size or a static offset past an axis
+        SliceRhs v;
+        v.source = p.name;
+        const size_t axis = c.one_of(p.type.dims.size());
+        for (size_t k = 0; k < p.type.dims.size(); ++k) {
+          const int64_t d = p.type.dims[k];
+          v.sizes.push_back(d);
+          v.offsets.push_back(int_expr(0));
+          if (k != axis) continue;
+          if (c.boolean()) {
+            v.sizes.back() = d + c.integer(1, 2);
+            b.what = "a view larger than its source on one axis";
+          } else {
+            v.sizes.back() = c.integer(1, d);
+            v.offsets.back() = int_expr(d - v.sizes.back() + c.integer(1, 2));
+            b.what = "a view at a static offset past its source's end";
+          }
+        }
+        front(assign("zz_bad", std::move(v)));
+        b.marker = "zz_bad =";
+        return b;  // static view bounds are WellFormed's; codegen lowers the window as given (COMPILER.md §6)
+      }
       Expr e;
       if (c.boolean()) {
         e.kind = Expr::Kind::Dim;
@@ -431,12 +453,159 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       break;
     }
     case 14: {
-      if (graphs.empty()) return std::nullopt;
-      Function& g = *graphs[c.one_of(graphs.size())];
-      g.body.push_back(assign("zz_s", ExprRhs{int_expr(1)}));
-      b.graph = g.name;
-      b.what = "a statement after a graph's return";
+      switch (c.one_of(3)) {
+        case 0: {
+          if (graphs.empty()) return std::nullopt;
+          Function& g = *graphs[c.one_of(graphs.size())];
+          g.body.push_back(assign("zz_s", ExprRhs{int_expr(1)}));
+          b.graph = g.name;
+          b.what = "a statement after a graph's return";
+          break;
+        }
+        case 1: {  // the entry returns a name
+          if (tensor_params.empty()) return std::nullopt;
+          Stmt r;
+          r.kind = Stmt::Kind::Return;
+          r.returns = {entry->params[tensor_params[c.one_of(tensor_params.size())]].name};
+          if (!body.empty() && body.back().kind == Stmt::Kind::Return)
+            body.back() = std::move(r);
+          else
+            body.push_back(std::move(r));
+          b.marker = "return ";
+          b.what = "the entry returns a name";
+          break;
+        }
+        default: {  // a graph returns one name fewer or more than it declares
+          std::vector<Function*> with_results;
+          for (Function* g : graphs)
+            if (!g->results.empty() && !g->body.empty() && g->body.back().kind == Stmt::Kind::Return)
+              with_results.push_back(g);
+          if (with_results.empty()) return std::nullopt;
+          Function& g = *with_results[c.one_of(with_results.size())];
+          std::vector<std::string>& rs = g.body.back().returns;
+          if (c.boolean() && !rs.empty()) {
+            rs.pop_back();
+            b.what = "a graph returning one name fewer than it declares";
+          } else {
+            rs.push_back(rs.empty() ? g.params.front().name : rs.front());
+            b.what = "a graph returning one name more than it declares";
+          }
+          b.graph = g.name;
+          break;
+        }
+      }
       break;
+    }
+    case 1: {  // a second entry, or a kernel defined twice (the copy is the one reported)
+      if (!kernels.empty() && c.boolean()) {
+        const Function copy = *kernels[c.one_of(kernels.size())];
+        b.graph = copy.name;
+        b.what = "a kernel defined twice";
+        b.marker = "kernel " + copy.name + "(";
+        b.program.functions.push_back(copy);
+      } else {
+        Function second = *entry;
+        second.name = "zz_main2";
+        b.what = "a second orchestration";
+        b.marker = "zz_main2(";
+        b.program.functions.push_back(std::move(second));
+      }
+      return b;  // `entry` and `body` may dangle now
+    }
+    case 7: {  // an In param written, directly or through a chain of aliases and views
+      std::vector<size_t> in_params;
+      for (size_t i : tensor_params)
+        if (entry->params[i].dir == Dir::In) in_params.push_back(i);
+      if (in_params.empty()) return std::nullopt;
+      const Param& p = entry->params[in_params[c.one_of(in_params.size())]];
+      std::vector<Stmt> pre;
+      std::string cur = p.name;
+      std::vector<int64_t> dims = p.type.dims;
+      std::string path = "an In param";
+      const int64_t steps = c.integer(0, 3);
+      for (int64_t i = 0; i < steps; ++i) {
+        const std::string n = fmt::format("zz_p{}", i);
+        if (c.boolean()) {
+          pre.push_back(assign(n, ExprRhs{var(cur)}));
+          path += ", aliased";
+        } else {
+          SliceRhs v;
+          v.source = cur;
+          for (int64_t& d : dims) {
+            const int64_t size = c.integer(1, d);
+            v.offsets.push_back(int_expr(c.integer(0, d - size)));
+            v.sizes.push_back(size);
+            d = size;
+          }
+          pre.push_back(assign(n, std::move(v)));
+          path += ", viewed";
+        }
+        cur = n;
+      }
+      Stmt w;
+      const size_t how = c.one_of(3);
+      if (how < 2) {  // passed for the Out param of a fill kernel of its shape
+        Invoke v;
+        v.submit = how == 1;
+        v.callee = "zz_k7";
+        v.args = {var(cur), int_expr(c.integer(-3, 3))};
+        w = assign("zz_bad", InvokeRhs{std::move(v)});
+        path += how == 1 ? ", submitted as an Out argument" : ", passed as an Out argument";
+      } else {  // the target of an assemble
+        SliceRhs one;
+        one.source = cur;
+        AssembleRhs a;
+        a.target = cur;
+        a.source = "zz_src";
+        for (size_t k = 0; k < dims.size(); ++k) {
+          one.offsets.push_back(int_expr(0));
+          one.sizes.push_back(1);
+          a.offsets.push_back(int_expr(0));
+        }
+        pre.push_back(assign("zz_src", std::move(one)));
+        w = assign("zz_bad", std::move(a));
+        path += ", the target of an assemble";
+      }
+      const size_t where = c.one_of(3);
+      if (where > 0) {
+        Stmt block;
+        block.body.push_back(std::move(w));
+        if (where == 1) {
+          block.kind = Stmt::Kind::For;
+          block.name = "zz_i";
+          block.lo = int_expr(0);
+          block.hi = int_expr(c.integer(1, 3));
+          block.step = int_expr(1);
+          path += ", in a loop";
+        } else {
+          block.kind = Stmt::Kind::If;
+          block.lo = int_expr(0);
+          block.cmp = CmpOp::Lt;
+          block.hi = int_expr(c.integer(0, 2));
+          path += ", in an if";
+        }
+        w = std::move(block);
+      }
+      pre.push_back(std::move(w));
+      body.insert(body.begin(), std::make_move_iterator(pre.begin()), std::make_move_iterator(pre.end()));
+      b.what = path + " (rule 7)";
+      b.marker = "zz_bad =";
+      if (how < 2) {
+        Function k;
+        k.kind = Function::Kind::Kernel;
+        k.name = "zz_k7";
+        k.builtin = "fill";
+        Param o;
+        o.name = "o";
+        o.dir = Dir::Out;
+        o.type = Type::tensor(dims);
+        Param v;
+        v.name = "s";
+        k.params = {std::move(o), std::move(v)};
+        k.kernel_returns = {"o"};
+        b.program.functions.insert(b.program.functions.begin(), std::move(k));  // `entry` and `body` dangle now
+      }
+      return b;  // writability is WellFormed's to check, not a premise of codegen's lowering
     }
     default: return std::nullopt;
   }

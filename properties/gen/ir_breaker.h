@@ -38,6 +38,9 @@ struct BrokenProgram {
   // The printed text is syntax (it parses); false only for a negative dim in a param type,
   // which the grammar cannot write.
   bool has_text = true;
+  // A text on the line of the printed program where the rule's owner must report (its last
+  // occurrence: a kernel defined twice is reported at the copy); empty: the line is not checked.
+  std::string marker;
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
@@ -45,6 +48,7 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program
 
 // One WellFormed rule (COMPILER.md §4, 1-99) broken in a well-formed program, through the
 // entry's body or a declaration:
+//   1 a second orchestration, a kernel defined twice
 //   2 an assignment repeated          3 an undefined name, or a scalar used before its definition
 //   4 an unknown callee               5 a kernel call with one argument fewer or more
 //   6 a tensor argument given as a literal
@@ -55,7 +59,11 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program
 //  11 dim() past the rank, read() with the wrong index rank
 //  12 `.k` of a name that is not a tuple
 //  13 a literal zero divisor, a literal zero loop step
-//  14 a statement after a graph's return
+//   7 an In param written: passed for an Out param (call or submit) or made an assemble
+//     target, directly or through a chain of 1-3 aliases and views (a view of a view), at the
+//     top level, in a loop or in an if
+//  14 a statement after a graph's return, the entry returning a name, a graph returning one
+//     name fewer or more than it declares
 // The expected code is the first diagnostic's.
 std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const ir::Program& well_formed);
 
