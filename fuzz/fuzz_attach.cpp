@@ -82,6 +82,8 @@ int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDr
                                                                   runtime::status_line(r), r.detail)));
   j.check("attach", oracles::check_corrupt_image_run(r));
   j.check("attach", oracles::check_accepted_graph_blocks(c, bench->memory()));
+  if (const auto pred = oracles::predict_fanin_corruption(c.staged, c.image_offset, u.mutations))
+    j.check("attach", oracles::check_fanin_prediction(*pred, r));
   return j.done();
 }
 

@@ -193,6 +193,11 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   const oracles::Counterexample cx{"corrupt-image", runtime::print_plan(shown), {}, "", ""};
   props::report(oracles::check_corrupt_image_run(r), cx);
   props::report(oracles::check_accepted_graph_blocks(c, run.bench->memory()), cx);
+  // A corruption of fanin entries only has one outcome the spec fixes (image_mutation.h).
+  if (const auto pred = oracles::predict_fanin_corruption(c.staged, c.image_offset, muts)) {
+    gen::tag(pred->invalid_entry ? "fanin entries only: 103 due" : "fanin entries only: earlier tasks");
+    props::report(oracles::check_fanin_prediction(*pred, r), cx);
+  }
 }
 
 // §11 BadGraphContext, one rule at a time (the random corruptions above rarely break a single

@@ -22,17 +22,18 @@ constexpr std::pair<int, uint64_t> kZeroFields[] = {{0, 12}, {0, 15}, {1, 20}, {
 }  // namespace
 
 std::vector<MutationDraw> draw_mutations(ChoiceSource& c) {
-  // Six cases in seven put every change in one region (the runtime header, the ImageHeader's
+  // Seven cases in eight put every change in one region (the runtime header, the ImageHeader's
   // figures, the first records, anywhere, the first submission record twice as often: its
   // figures are attach's last checks), so that a check late in attach's order (a submission
   // record's figures, BadGraphContext) is reached by a case none of whose changes an earlier
-  // check rejects first; the seventh mixes regions per change. Half the cases make a single
+  // check rejects first (the fanin pool's entries, which attach never reads, among them); the
+  // eighth mixes regions per change. Half the cases make a single
   // change, which reaches each check on its own; the others make 2..8.
-  static constexpr uint8_t kFocus[] = {0, 2, 5, 7, 9, 9, 10};
+  static constexpr uint8_t kFocus[] = {0, 2, 5, 7, 9, 9, 10, 11};
   const size_t focus = c.one_of(std::size(kFocus) + 1);
   std::vector<MutationDraw> out(c.boolean() ? 2 + c.one_of(7) : 1);
   for (MutationDraw& d : out) {
-    const auto where = static_cast<uint8_t>(c.integer(0, 10));
+    const auto where = static_cast<uint8_t>(c.integer(0, 11));
     d.where = focus < std::size(kFocus) ? kFocus[focus] : where;
     d.at = static_cast<uint32_t>(c.integer(0, 0xFFFF'FFFF));
     d.op = static_cast<uint8_t>(c.integer(0, 4));
@@ -77,6 +78,16 @@ std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> d
         std::memcpy(&base, staged.data() + header_bytes + 56 + 8 * seg, sizeof base);
         const uint64_t at = base + 32 * ((d.at / std::size(kZeroFields)) % 4) + field;
         m.offset = at < image_bytes ? at : d.at % image_bytes;
+      }
+      else if (d.where == 11 && image_bytes >= 128) {
+        // a byte of the fanin pool's entries (seg_off[6] @104, fanin_count @120): attach reads
+        // none of them, the scheduler's classification every one
+        uint64_t base = 0;
+        uint32_t count = 0;
+        std::memcpy(&base, staged.data() + header_bytes + 104, sizeof base);
+        std::memcpy(&count, staged.data() + header_bytes + 120, sizeof count);
+        const bool inside = count > 0 && base < image_bytes && image_bytes - base >= 4ull * count;
+        m.offset = inside ? base + d.at % (4ull * count) : d.at % image_bytes;
       }
       else
         m.offset = d.at % image_bytes;

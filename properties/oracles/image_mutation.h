@@ -27,6 +27,26 @@ namespace stackcheck::oracles {
 // accepted must be followable), "corrupt-image" (any other failure: compaction, the hook).
 Verdict check_corrupt_image_run(const runtime::BindResult& r);
 
+// The outcome RUNTIME.md §11-§12 fix for a corruption confined to the fanin pool's entries,
+// predicted from the corrupted upload (`staged`, the RuntimeHeader then the image; `muts` as
+// applied to it): attach reads none of those entries, so it must accept the image, and the
+// scheduler's classification reads every entry of every task. A task's entry that now names
+// no earlier task (negative, the task itself or later, or past n) is WAIT_REGISTRATION_FAILED
+// (103). nullopt when a change lies outside the entries or the image cannot be decoded.
+struct FaninPrediction {
+  bool invalid_entry = false;     // some touched entry names no earlier task: 103 is due
+  bool other_touched = false;     // a touched entry still names an earlier task (a dependency
+                                  // may be gone: a consumer may run early and read unwritten bytes)
+  std::string what;               // the first invalid entry, for messages
+};
+std::optional<FaninPrediction> predict_fanin_corruption(std::span<const std::byte> staged, uint64_t image_offset,
+                                                        std::span<const runtime::Mutation> muts);
+// The bind's outcome against the prediction: an invalid entry with nothing else touched is
+// exactly scheduler code 103; with other entries touched, 103 or a contained kernel fault
+// (a consumer released early); no invalid entry, a completed run or a contained kernel fault.
+// Fails "fanin-prediction".
+Verdict check_fanin_prediction(const FaninPrediction& p, const runtime::BindResult& r);
+
 // Applies `mutations` to `up.bytes`; nullopt on success, else why none was applied.
 std::optional<std::string> apply_mutations(std::span<const runtime::Mutation> mutations, runtime::StagedUpload& up);
 

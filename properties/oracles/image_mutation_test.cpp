@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "properties/oracles/image_checks.h"
 #include "stack/runtime/plan/parser.h"
+#include "stack/runtime/status/codes.h"
 
 namespace stackcheck::oracles {
 namespace {
@@ -100,6 +105,72 @@ TEST(ImageMutation, corrupt_image_run_verdicts) {
 }
 
 TEST(ImageMutation, no_lines_no_hook) { EXPECT_FALSE(static_cast<bool>(mutation_hook({}))); }
+
+// The fanin prediction (predict_fanin_corruption): task 1 writes the window task 0 wrote, so
+// its one fanin entry names 0. Changed to name itself, a later task or a negative id, the
+// spec fixes scheduler code 103; the real bind must give it, and a bind that ran to completion
+// instead (the positive control: a scheduler skipping the check) must fail the oracle.
+struct FaninCase {
+  runtime::OrchProgram plan;
+  uint64_t entry = 0;  // the image offset of the fanin pool's first entry
+};
+FaninCase fanin_case() {
+  const runtime::PlanParseResult parsed = runtime::parse_plan(
+      "tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\nsubmit fill(output_existing c, scalar 2)\n");
+  EXPECT_TRUE(parsed.ok());
+  FaninCase fc{parsed.program(), 0};
+  auto b = Bench::create(fc.plan, 0xAA, true);
+  const Captured c = b->bind(fc.plan);
+  EXPECT_EQ(c.result.status, 0);
+  const std::span<const std::byte> img = c.image();
+  uint32_t count = 0;
+  std::memcpy(&fc.entry, img.data() + 104, 8);  // seg_off[6], the fanin pool
+  std::memcpy(&count, img.data() + 120, 4);
+  EXPECT_EQ(count, 1u);
+  return fc;
+}
+Captured corrupt(const FaninCase& fc, std::vector<runtime::Mutation> muts) {
+  auto b = Bench::create(fc.plan, 0xAA, true);
+  runtime::BindOptions o;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
+  o.before_upload = mutation_hook(std::move(muts));
+  return b->bind(fc.plan, o);
+}
+
+TEST(ImageMutation, fanin_entries_naming_no_earlier_task_are_103) {
+  const FaninCase fc = fanin_case();
+  for (const auto& [byte, value] : std::vector<std::pair<uint64_t, uint8_t>>{{0, 1}, {0, 7}, {3, 0x80}, {2, 1}}) {
+    const std::vector<runtime::Mutation> muts{{runtime::MutationTarget::kImage, fc.entry + byte, value, {}}};
+    const Captured c = corrupt(fc, muts);
+    const auto pred = predict_fanin_corruption(c.staged, c.image_offset, muts);
+    ASSERT_TRUE(pred.has_value()) << byte;
+    EXPECT_TRUE(pred->invalid_entry) << byte;
+    EXPECT_FALSE(pred->other_touched);
+    EXPECT_EQ(runtime::status_to_code(c.result.status), 103) << runtime::status_line(c.result);
+    EXPECT_TRUE(check_fanin_prediction(*pred, c.result).passed());
+    runtime::BindResult completed;  // the control: what a scheduler skipping the check returns
+    const Verdict v = check_fanin_prediction(*pred, completed);
+    EXPECT_TRUE(v.failed());
+    EXPECT_EQ(v.rule, "fanin-prediction");
+  }
+}
+
+TEST(ImageMutation, fanin_entries_still_naming_earlier_tasks_run) {
+  const FaninCase fc = fanin_case();
+  const std::vector<runtime::Mutation> same{{runtime::MutationTarget::kImage, fc.entry, 0, {}}};  // still names 0
+  const Captured c = corrupt(fc, same);
+  const auto pred = predict_fanin_corruption(c.staged, c.image_offset, same);
+  ASSERT_TRUE(pred.has_value());
+  EXPECT_FALSE(pred->invalid_entry);
+  EXPECT_TRUE(check_fanin_prediction(*pred, c.result).passed()) << runtime::status_line(c.result);
+  runtime::BindResult latched;  // a 103 where every entry names an earlier task: wrong
+  latched.status = runtime::to_status(runtime::ErrorCode::kWaitRegistrationFailed);
+  latched.failure = runtime::BindFailure::kScheduler;
+  EXPECT_TRUE(check_fanin_prediction(*pred, latched).failed());
+  // A change outside the entries: no prediction.
+  const std::vector<runtime::Mutation> elsewhere{{runtime::MutationTarget::kImage, fc.entry - 1, 0, {}}, same[0]};
+  EXPECT_FALSE(predict_fanin_corruption(c.staged, c.image_offset, elsewhere).has_value());
+}
 
 }  // namespace
 }  // namespace stackcheck::oracles

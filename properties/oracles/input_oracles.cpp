@@ -159,6 +159,8 @@ Verdict check_corrupt_plan(const runtime::OrchProgram& p, const std::string& exp
   const Captured c = b->bind(p, o);
   if (!expect.empty()) return check_rejected_as(c.result, expect);
   if (Verdict v = check_corrupt_image_run(c.result); !v.passed()) return v;
+  if (const auto pred = predict_fanin_corruption(c.staged, c.image_offset, p.mutations))
+    if (Verdict v = check_fanin_prediction(*pred, c.result); !v.passed()) return v;
   return check_accepted_graph_blocks(c, b->memory());
 }
 
