@@ -4,6 +4,7 @@
 #include "properties/gen/ir_breaker.h"
 #include "properties/gen/rc_choices.h"
 #include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/instruments.h"
 #include "properties/oracles/input_oracles.h"
 #include "properties/property.h"
 #include "stack/codegen/codegen.h"
@@ -456,6 +457,40 @@ TEST(CompilerPropsControl, a_legalize_refusing_literal_trips_fails) {
 }
 TEST(CompilerPropsControl, a_legalize_refusing_what_folding_cannot_fix_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&refusing_case), "refused it with");
+}
+
+// The pass manager's instruments (oracles/instruments.h): stop-after at every stage returns
+// that stage's output, print-after-all prints every stage's output, verify off changes
+// nothing, and the stage list finds each stage by its name. Controls: a manager that ignores
+// stop_after, and one whose print-after-all prints nothing.
+namespace {
+void instruments_case(const oracles::ManagerFactory& make) {
+  const gen::GeneratedProgram g = draw();
+  props::report(oracles::check_instruments(g.program, make),
+                props::counterexample("property", ir::print_program(g.program)));
+}
+void stop_after_ignored_case() {
+  ++props::tally().cases;
+  instruments_case([](passes::PassManagerOptions o) {
+    o.stop_after.clear();
+    return oracles::default_manager(std::move(o));
+  });
+}
+void print_after_all_silent_case() {
+  ++props::tally().cases;
+  instruments_case([](passes::PassManagerOptions o) {
+    o.print_after_all = false;
+    return oracles::default_manager(std::move(o));
+  });
+}
+}  // namespace
+
+STACKCHECK_PROP(CompilerProps, instruments_change_nothing, 0.0) { instruments_case(oracles::default_manager); }
+TEST(CompilerPropsControl, a_stop_after_that_never_stops_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&stop_after_ignored_case), "stop-after");
+}
+TEST(CompilerPropsControl, a_silent_print_after_all_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&print_after_all_silent_case), "print-after-all");
 }
 
 // ReturnParamsExplicit run on its own, on generated programs (whose graph returns often name
