@@ -8,11 +8,14 @@
 // `field_off target_off rebase` (checked with that rebase, as a raw input is: the text form
 // of raw bytes is that one line); comment and blank lines are skipped, any other line is
 // not the text form (rejected: a truncated or garbled file says so instead of passing).
+// Each pair also places a SelfRelativePtr<int32_t> in a real buffer at the pair's positions
+// modulo its size (check_object).
 #include "fuzz/fuzz_target.h"
 #include "stack/runtime/image/self_relative.h"
 
 #include <fmt/format.h>
 #include <cstring>
+#include <new>
 #include <string>
 
 namespace {
@@ -40,8 +43,32 @@ void check_pair(uint64_t field, uint64_t target) {
   if (!dev || dev->raw() != target) fail(fmt::format("resolve(DevAddr {}, {}) does not give {}", field, *d, target));
 }
 
+// SelfRelativePtr<T> in a real buffer, at the pair's positions modulo its size: set() binds
+// (get() is the target, the delta the byte difference) unless the target is the field itself
+// (unbound, false); set(nullptr) unbinds and reports success.
+void check_object(uint64_t field, uint64_t target) {
+  using stackcheck::runtime::SelfRelativePtr;
+  constexpr uint64_t kInts = 1u << 14;
+  alignas(8) static int32_t buf[kInts];
+  const uint64_t fi = field % kInts, ti = target % kInts;
+  auto* p = new (&buf[fi]) SelfRelativePtr<int32_t>();
+  if (p->bound() || p->get() != nullptr) fail("a new SelfRelativePtr is bound");
+  const bool ok = p->set(&buf[ti]);
+  const int64_t want = (static_cast<int64_t>(ti) - static_cast<int64_t>(fi)) * 4;
+  if (fi == ti) {
+    if (ok || p->bound() || p->get() != nullptr)
+      fail(fmt::format("SelfRelativePtr at int {} set to itself: set()={}, bound()={}", fi, ok, p->bound()));
+  } else if (!ok || !p->bound() || p->get() != &buf[ti] || p->delta() != want) {
+    fail(fmt::format("SelfRelativePtr at int {} set to int {}: set()={}, delta {} (want {}), get() {}", fi, ti, ok,
+                     p->delta(), want, p->get() == &buf[ti] ? "the target" : "elsewhere"));
+  }
+  if (!p->set(nullptr) || p->bound() || p->get() != nullptr) fail("SelfRelativePtr::set(nullptr) does not unbind");
+  p->~SelfRelativePtr<int32_t>();
+}
+
 void check_with_rebase(uint64_t field, uint64_t target, uint64_t base) {
   check_pair(field, target);
+  check_object(field, target);
   // Position independence: moving both ends by the same base keeps the delta, when the
   // moved offsets do not wrap.
   if (field + base < field || target + base < target) return;
