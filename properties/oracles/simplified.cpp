@@ -62,7 +62,7 @@ class FixedPoint {
       if (s.kind == Stmt::Kind::For && s.lo.kind == Expr::Kind::Int && s.hi.kind == Expr::Kind::Int &&
           s.step.kind == Expr::Kind::Int) {
         const std::optional<uint64_t> trips = ir::trip_count(s.lo.value, s.hi.value, s.step.value);
-        if (trips && (*trips == 0 || (*trips == 1 && once(s.name) && !divides_by_zero_at(s, s.lo.value)))) {
+        if (trips && (*trips == 0 || (*trips == 1 && once(s.name) && !faults_at(s, s.lo.value)))) {
           found = fmt::format("{}:{}: loop '{}' of {} trip{} is kept", s.loc.line, s.loc.column, s.name, *trips,
                               *trips == 1 ? "" : "s");
           return;
@@ -83,9 +83,10 @@ class FixedPoint {
     return it != defs_.end() && it->second == 1;
   }
 
-  // Whether some divisor in the loop's body is statically zero with the var bound to v (the
-  // one case where a 1-trip loop stays: inlining it would hand WellFormed a code 13).
-  bool divides_by_zero_at(const Stmt& loop, int64_t v) const {
+  // Whether the loop's body faults statically with the var bound to v, a divisor zero or a
+  // read index out of bounds (the one case where a 1-trip loop stays: inlining it would hand
+  // WellFormed a code 13 or 11).
+  bool faults_at(const Stmt& loop, int64_t v) const {
     const ir::DimsOf dims = [this](std::string_view t) -> const std::vector<int64_t>* {
       auto it = shapes_.find(std::string(t));
       return it == shapes_.end() ? nullptr : &it->second;
@@ -95,7 +96,7 @@ class FixedPoint {
       auto it = consts_.find(std::string(n));
       return it == consts_.end() ? std::nullopt : std::optional<int64_t>(it->second);
     };
-    return ir::has_zero_divisor(loop.body, dims, value);
+    return ir::has_static_fault(loop.body, dims, value);
   }
 
   std::optional<std::string> left_in(const Expr& e) const {

@@ -54,26 +54,64 @@ EvalResult evaluate(const Expr& e, const DimsOf& dims_of, const ValueOf& value_o
   return {S::NotConstant, 0};
 }
 
-bool has_zero_divisor(const std::vector<Stmt>& body, const DimsOf& dims_of, const ValueOf& value_of) {
+bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, const ValueOf& value_of) {
   // Scalars the body binds to what evaluates, in program order, as substitution would.
   std::unordered_map<std::string, int64_t> bound;
   const ValueOf value = [&](std::string_view n) -> std::optional<int64_t> {
     if (auto it = bound.find(std::string(n)); it != bound.end()) return it->second;
     return value_of ? value_of(n) : std::nullopt;
   };
+  // ... and the tensors it binds to a static shape (slices, literal creates and fulls, aliases).
+  std::unordered_map<std::string, std::vector<int64_t>> shaped;
+  const DimsOf dims_in = [&](std::string_view n) -> const std::vector<int64_t>* {
+    if (auto it = shaped.find(std::string(n)); it != shaped.end()) return &it->second;
+    return dims_of ? dims_of(n) : nullptr;
+  };
+  auto shape_of = [&](const std::vector<Expr>& shape) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> out;
+    for (const Expr& x : shape) {
+      const EvalResult v = evaluate(x, dims_in, value);
+      if (!v.ok()) return std::nullopt;
+      out.push_back(v.value);
+    }
+    return out;
+  };
   bool zero = false;
   walk_statements(body, [&](const Stmt& st) {
     for_each_expr(st, [&](const Expr& root) {
       for_each_subexpr(root, [&](const Expr& e) {
-        if (zero || e.kind != Expr::Kind::Binary || e.args.size() != 2) return;
+        if (zero) return;
+        if (e.kind == Expr::Kind::Read) {
+          // A tensor whose shape is unknown here (a name bound more than once, a submit's
+          // result): any index that evaluates may be out of its bounds.
+          const std::vector<int64_t>* dims = dims_in(e.name);
+          if (dims != nullptr && dims->size() != e.args.size()) return;
+          for (size_t k = 0; k < e.args.size() && !zero; ++k) {
+            const EvalResult i = evaluate(e.args[k], dims_in, value);
+            zero = i.ok() && (dims == nullptr || i.value < 0 || i.value >= (*dims)[k]);
+          }
+          return;
+        }
+        if (e.kind != Expr::Kind::Binary || e.args.size() != 2) return;
         if (e.op != BinOp::Div && e.op != BinOp::Mod) return;
-        const EvalResult d = evaluate(e.args[1], dims_of, value);
+        const EvalResult d = evaluate(e.args[1], dims_in, value);
         zero = d.status == EvalResult::Status::ZeroDivisor || (d.ok() && d.value == 0);
       });
     });
-    if (const auto* x = std::get_if<ExprRhs>(&st.rhs); x != nullptr && st.kind == Stmt::Kind::Assign) {
-      if (const EvalResult v = evaluate(x->expr, dims_of, value); v.ok()) bound[st.name] = v.value;
+    if (st.kind != Stmt::Kind::Assign) return;
+    std::optional<std::vector<int64_t>> shape;
+    if (const auto* x = std::get_if<ExprRhs>(&st.rhs)) {
+      if (const EvalResult v = evaluate(x->expr, dims_in, value); v.ok()) bound[st.name] = v.value;
+      if (x->expr.kind == Expr::Kind::Var)
+        if (const std::vector<int64_t>* src = dims_in(x->expr.name)) shape = *src;
+    } else if (const auto* sl = std::get_if<SliceRhs>(&st.rhs)) {
+      shape = sl->sizes;
+    } else if (const auto* cr = std::get_if<CreateRhs>(&st.rhs)) {
+      shape = shape_of(cr->shape);
+    } else if (const auto* fu = std::get_if<FullRhs>(&st.rhs)) {
+      shape = shape_of(fu->shape);
     }
+    if (shape) shaped[st.name] = std::move(*shape);
   });
   return zero;
 }

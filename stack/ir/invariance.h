@@ -38,10 +38,13 @@ bool is_literal(const Expr& e);
 // ZeroDivisor when a divisor evaluates to 0 (and everything else is constant).
 EvalResult evaluate(const Expr& e, const DimsOf& dims_of, const ValueOf& value_of = nullptr);
 
-// Whether some divisor (of `/` or `%`) anywhere in `body`, nested lists included, evaluates to
-// zero (or hits a zero divisor itself) through dims_of and value_of, and through the scalars
-// the body itself binds (in program order) to expressions that evaluate so.
-bool has_zero_divisor(const std::vector<Stmt>& body, const DimsOf& dims_of, const ValueOf& value_of);
+// Whether `body`, nested lists included, holds a fault WellFormed would see statically once its
+// names were literals: a divisor (of `/` or `%`) that evaluates to zero (or hits a zero divisor
+// itself), or a `read` index that evaluates outside its tensor's axis (dims_of; any index
+// that evaluates, when the tensor's shape is unknown), through
+// dims_of and value_of and through the scalars the body itself binds (in program order) to
+// expressions that evaluate so.
+bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, const ValueOf& value_of);
 
 // `dim(t, axis)` through dims_of; nullopt when unknown or the axis is out of range.
 std::optional<int64_t> dim_value(std::string_view tensor, int64_t axis, const DimsOf& dims_of);

@@ -101,17 +101,17 @@ class Sweep {
     return dims;
   }
   // Inlining a 1-trip loop binds its var to the start: not when that makes a divisor in its
-  // body statically zero (WellFormed 13 on the output, where the input traps only if the loop
-  // runs). Substitution never makes one otherwise: a scalar bound once to a literal is static
-  // to WellFormed already.
-  bool zero_divisor_if_bound(const std::vector<Stmt>& body, const std::string& var, int64_t value) const {
+  // body statically zero or a read index statically out of bounds (WellFormed 13 or 11 on the
+  // output, where the input traps only if the loop runs). Substitution never makes one
+  // otherwise: a scalar bound once to a literal is static to WellFormed already.
+  bool fault_if_bound(const std::vector<Stmt>& body, const std::string& var, int64_t value) const {
     const ir::DimsOf dims = [this](std::string_view t) { return shape_of(std::string(t)); };
     const ir::ValueOf values = [&](std::string_view n) -> std::optional<int64_t> {
       if (n == var) return value;
       auto c = consts_.find(std::string(n));
       return c == consts_.end() ? std::nullopt : std::optional<int64_t>(c->second);
     };
-    return ir::has_zero_divisor(body, dims, values);
+    return ir::has_static_fault(body, dims, values);
   }
   const std::vector<int64_t>* shape_of(const std::string& name) const {
     auto it = shapes_.find(name);
@@ -214,7 +214,7 @@ class Sweep {
             changed_ = true;  // a loop that never runs: its body defines nothing visible
             break;
           }
-          if (trips && *trips == 1 && once(s.name) && !zero_divisor_if_bound(s.body, s.name, s.lo.value)) {
+          if (trips && *trips == 1 && once(s.name) && !fault_if_bound(s.body, s.name, s.lo.value)) {
             consts_[s.name] = s.lo.value;
             block(s.body);
             for (Stmt& b : s.body) out.push_back(std::move(b));
