@@ -127,6 +127,7 @@ class Builder : public BuilderBase<ProgramKnobs, FeatureSet> {
   void entry_stmt(Stmts& out, Scope& s);
   void entry_loop(Stmts& out, Scope& s, bool with_site);
   void trap_stmt(Stmts& out, Scope& s);
+  void trap_read(Stmts& out, Scope& s, const Tensor& t, const std::vector<const Scalar*>& any);
   void entry_if(Stmts& out, Scope& s, bool with_site);
   void call_site(Stmts& out, Scope& s, size_t g);
   void pending_sites(Stmts& out, Scope& s);

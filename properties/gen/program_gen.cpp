@@ -29,6 +29,7 @@ constexpr const char* kFeatureNames[] = {
     "view-3d",
     "spelled-literal",
     "trap-divisor",
+    "trap-read",
     "column-window",
     "view-of-offset-view",
     "nested-loop",

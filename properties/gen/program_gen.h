@@ -51,7 +51,8 @@ struct ProgramKnobs {
   bool spelled_literals = true;  // a literal (loop bound, shape, offset, scalar) sometimes written
                                  // as arithmetic over literals, as COMPILER.md's literals allow
   bool traps = true;             // a division in the entry whose divisor is zero for some inputs
-                                 // or loop trips (the interpreter traps; every pass must keep it)
+                                 // or loop trips, or a read past an axis for some (the
+                                 // interpreter traps; every pass must keep it)
   bool illegal_view = false;    // one view LegalizeGraphBoundary must reject (211)
   bool illegal_full = false;    // one `full` in a graph region, which it must reject (206)
 };
@@ -77,6 +78,7 @@ enum class Feature : unsigned {
   kView3D,  // a view of a rank-3 tensor (the IR's highest rank)
   kSpelledLiteral,  // a literal written as arithmetic over literals (`2 * 4`, `(9 + 1) - 1`)
   kTrapDivisor,  // an entry division by a scalar that is zero for some inputs or trips
+  kTrapRead,     // an entry read at an index past an axis for some inputs or trips
   kColumnWindow,
   kViewOfOffsetView,
   kNestedLoop,

@@ -135,6 +135,10 @@ void Builder::trap_stmt(Stmts& out, Scope& s) {
   std::vector<const Scalar*> any;
   for (const Scalar* u : pool(s, ScalarClass::Any))
     if (u->sources != 0) any.push_back(u);
+  std::vector<const Tensor*> ins;
+  for (const Tensor& t : s.tensors)
+    if (!t.writable && t.buf >= 0 && t.dims.size() == bufs_[static_cast<size_t>(t.buf)].size()) ins.push_back(&t);
+  if (k_.entry_reads && !ins.empty() && c_.boolean()) return trap_read(out, s, *c_.pick(ins), any);
   unsigned sources = 0;
   ir::Expr num = scalar_expr(any, 1, &sources);
   const ir::BinOp op = c_.boolean() ? ir::BinOp::Div : ir::BinOp::Mod;
@@ -159,6 +163,46 @@ void Builder::trap_stmt(Stmts& out, Scope& s) {
   sources |= u.sources;
   ir::Expr divisor = c_.boolean() ? mod(var(u.name), lit(c_.integer(2, 3))) : sub(var(u.name), lit(c_.integer(0, 2)));
   out.push_back(let(v, bin(op, std::move(num), std::move(divisor))));
+  s.scalars.push_back({v, ScalarClass::Any, sources});
+}
+
+// A read of an In entry tensor whose index on one axis is at the axis's end, or just before
+// its start, for some inputs or trips (the interpreter traps out of bounds on those seeds): a
+// 1-trip loop reading at its var, which is the axis's length or -1 (under an if on a scalar
+// when there is one), or `(u % 2) + (len - 1)` / `(u % 2) - 1` over a scalar u in scope. No
+// index is static to WellFormed (rule 11 would reject a literal one); a pass that folds the
+// loop or the arithmetic into a literal index makes its own output ill-formed.
+void Builder::trap_read(Stmts& out, Scope& s, const Tensor& t, const std::vector<const Scalar*>& any) {
+  features_.add(Feature::kTrapRead);
+  const size_t axis = c_.one_of(t.dims.size());
+  const int64_t len = t.dims[axis];
+  const std::string v = fresh("q");
+  unsigned sources = kFromRead;
+  std::vector<ir::Expr> idx;
+  const auto in_range = pool(s, ScalarClass::Any);
+  if (any.empty() || c_.chance(30)) {
+    const std::string i = fresh("it");
+    const int64_t start = c_.boolean() ? len : -1;
+    for (size_t k = 0; k < t.dims.size(); ++k)
+      idx.push_back(k == axis ? var(i) : offset_expr(in_range, t.dims[k], &sources));
+    Stmts body;
+    body.push_back(let(v, read(t.name, std::move(idx))));
+    ir::Stmt loop = for_(i, literal(start), literal(start + 1), lit(1), std::move(body));
+    if (any.empty()) {
+      out.push_back(std::move(loop));
+      return;
+    }
+    Stmts then_body;
+    then_body.push_back(std::move(loop));
+    out.push_back(if_(var(c_.pick(any)->name), ir::CmpOp::Lt, lit(c_.integer(0, 4)), std::move(then_body), {}));
+    return;
+  }
+  const Scalar& u = *c_.pick(any);
+  sources |= u.sources;
+  ir::Expr at = c_.boolean() ? add(mod(var(u.name), lit(2)), lit(len - 1)) : sub(mod(var(u.name), lit(2)), lit(1));
+  for (size_t k = 0; k < t.dims.size(); ++k)
+    idx.push_back(k == axis ? std::move(at) : offset_expr(in_range, t.dims[k], &sources));
+  out.push_back(let(v, read(t.name, std::move(idx))));
   s.scalars.push_back({v, ScalarClass::Any, sources});
 }
 
