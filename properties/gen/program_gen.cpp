@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "properties/gen/program_builder.h"
+#include "stack/runtime/plan/check.h"
 
 namespace stackcheck::gen {
 
@@ -30,6 +32,7 @@ constexpr const char* kFeatureNames[] = {
     "spelled-literal",
     "trap-divisor",
     "trap-read",
+    "graph-named-plan-keyword",
     "column-window",
     "view-of-offset-view",
     "nested-loop",
@@ -90,9 +93,25 @@ GeneratedProgram Builder::build() {
   const int lo = std::max(k_.min_graphs, k_.illegal_view || k_.illegal_full ? 1 : 0);
   const int n_graphs = static_cast<int>(c_.integer(lo, std::max(k_.max_graphs, lo)));
   std::vector<ir::Function> graphs;
+  // Some graphs are named by a `.plan` keyword that is a `.gir` name (codegen must rename
+  // them), sometimes with a second graph named as codegen's first choice of new name.
+  static const std::vector<std::string> kPlanWords = {
+      "view",   "alloc",  "set",    "config", "fatal",           "scope_begin", "scope_end", "wait_tensor", "sync_start",
+      "submit_graph", "input", "inout", "output", "output_existing", "no_dep", "scalar", "mutate"};
+  std::set<std::string> taken;
   for (int g = 0; g < n_graphs; ++g) {
     GraphSig sig;
     sig.name = fmt::format("g{}", g);
+    if (k_.keyword_names && c_.chance(12)) {
+      const std::string& prev = graphs_.empty() ? sig.name : graphs_.back().name;
+      if (!graphs_.empty() && !runtime::is_plan_name(prev) && c_.boolean())
+        sig.name = prev + "_g";
+      else
+        sig.name = c_.pick(kPlanWords);
+      if (taken.count(sig.name)) sig.name = fmt::format("g{}", g);
+      else features_.add(Feature::kPlanKeywordGraph);
+    }
+    taken.insert(sig.name);
     graphs.push_back(graph_fn(sig));
     graphs_.push_back(std::move(sig));
   }

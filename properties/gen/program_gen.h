@@ -53,6 +53,7 @@ struct ProgramKnobs {
   bool traps = true;             // a division in the entry whose divisor is zero for some inputs
                                  // or loop trips, or a read past an axis for some (the
                                  // interpreter traps; every pass must keep it)
+  bool keyword_names = true;    // graphs named by `.plan` keywords (codegen renames them)
   bool illegal_view = false;    // one view LegalizeGraphBoundary must reject (211)
   bool illegal_full = false;    // one `full` in a graph region, which it must reject (206)
 };
@@ -79,6 +80,7 @@ enum class Feature : unsigned {
   kSpelledLiteral,  // a literal written as arithmetic over literals (`2 * 4`, `(9 + 1) - 1`)
   kTrapDivisor,  // an entry division by a scalar that is zero for some inputs or trips
   kTrapRead,     // an entry read at an index past an axis for some inputs or trips
+  kPlanKeywordGraph,  // a graph named by a `.plan` keyword (view, alloc, ...), or by that name + "_g"
   kColumnWindow,
   kViewOfOffsetView,
   kNestedLoop,
