@@ -4,10 +4,12 @@
 #include "properties/gen/ir_breaker.h"
 #include "properties/gen/rc_choices.h"
 #include "properties/oracles/compiler_oracles.h"
-#include "properties/oracles/instruments.h"
+#include "properties/oracles/end_to_end.h"
 #include "properties/oracles/input_oracles.h"
+#include "properties/oracles/instruments.h"
 #include "properties/property.h"
 #include "stack/codegen/codegen.h"
+#include "stack/interp/interp.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
@@ -417,6 +419,25 @@ void isolation_case(const LegalizeFn& legalize_graph_boundary) {
     props::report(oracles::Verdict::fail("isolation", "codegen refused its output: " +
                                                           (cg.diagnostics.empty() ? "" : cg.diagnostics.front().render(""))),
                   cx());
+  // ... and codegen straight after that legalization (unfolded `dim`, spelled literals, 1-trip
+  // loops, returns as written) must still mean the original program: its plan, bound on the
+  // runtime (a small task window, a seeded random schedule), equals the interpreter on it.
+  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  const interp::Result expected = interp::run(g.program, seed);
+  if (!expected.ok()) return;  // a trapping program: check_same_semantics judged the trap
+  oracles::CompiledPlan compiled;
+  compiled.verdict = oracles::Verdict::pass();
+  compiled.plan = cg.program;
+  compiled.plan.config = {{"W", 256, {}}};
+  compiled.entry_names = cg.entry_names;
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kRandom;
+  o.schedule.seed = seed;
+  const runtime::BindResult bound = runtime::bind_plan(compiled.plan, o);
+  props::report(oracles::judge_end_to_end(compiled, expected.outputs(), bound,
+                                          fmt::format("codegen after LegalizeGraphBoundary alone, seed {}", seed)),
+                cx());
 }
 // The positive control: a pass that refuses every graph as if it held a `full` (206).
 passes::PassResult refusing_legalize(const ir::Program& p) {
