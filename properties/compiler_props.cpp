@@ -251,6 +251,14 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
                                            fmt::format("broke {}: on the printed text WellFormed reported {}", what,
                                                        t.empty() ? "nothing" : t.front().render(""))),
                     cx());
+    // ... naming what broke it (BrokenProgram::message_has) ...
+    for (const std::string& want : b->message_has)
+      if (t.front().message.find(want) == std::string::npos)
+        props::report(oracles::Verdict::fail("well-formed-message",
+                                             fmt::format("broke {}: WellFormed reported {}, whose message does not "
+                                                         "say \"{}\"",
+                                                         what, t.front().render(""), want)),
+                      cx());
     // ... at the line of the broken statement, where the breaker knows it (BrokenProgram::marker).
     if (const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker); at != std::string::npos) {
       const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
@@ -315,6 +323,18 @@ TEST(CompilerPropsControl, a_codegen_that_checks_no_precondition_fails) {
 }
 TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_well_formed_case), "broke 13");
+}
+// ... and of its message check: a WellFormed whose messages name nothing.
+void mute_well_formed_case() {
+  ++props::tally().cases;
+  well_formed_rule_case([](const ir::Program& p) {
+    verify::Diagnostics d = verify::check_well_formed(p);
+    for (verify::Diagnostic& x : d) x.message = "error";
+    return d;
+  });
+}
+TEST(CompilerPropsControl, a_well_formed_naming_nothing_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&mute_well_formed_case), "whose message does not say");
 }
 TEST(CompilerPropsControl, a_well_formed_reporting_a_line_late_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_well_formed_case), "where the broken statement is on line");

@@ -277,11 +277,13 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       if (c.boolean()) {
         front(assign("zz_s", ExprRhs{binary(BinOp::Add, var("zz_undefined"), int_expr(1))}));
         b.what = "an undefined name";
+        b.message_has = {"'zz_undefined'"};
       } else {
         // a scalar used one statement before its definition
         body.insert(body.begin(), assign("zz_late", ExprRhs{int_expr(c.integer(0, 9))}));
         body.insert(body.begin(), assign("zz_s", ExprRhs{binary(BinOp::Mul, var("zz_late"), int_expr(2))}));
         b.what = "a scalar used before its definition";
+        b.message_has = {"'zz_late' is used before its definition"};
       }
       break;
     }
@@ -502,12 +504,14 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         b.graph = copy.name;
         b.what = "a kernel defined twice";
         b.marker = "kernel " + copy.name + "(";
+        b.message_has = {"kernel '" + copy.name + "': a function of that name is already defined"};
         b.program.functions.push_back(copy);
       } else {
         Function second = *entry;
         second.name = "zz_main2";
         b.what = "a second orchestration";
         b.marker = "zz_main2(";
+        b.message_has = {"second orchestration 'zz_main2': the program's entry is already '" + entry->name + "'"};
         b.program.functions.push_back(std::move(second));
       }
       return b;  // `entry` and `body` may dangle now
@@ -590,6 +594,9 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       body.insert(body.begin(), std::make_move_iterator(pre.begin()), std::make_move_iterator(pre.end()));
       b.what = path + " (rule 7)";
       b.marker = "zz_bad =";
+      b.message_has = {how < 2 ? "'" + cur + "' is passed for Out param 'o' of 'zz_k7' but is not writable"
+                               : "assemble target '" + cur + "' is not writable",
+                       "its buffer is In param '" + p.name + "' of '" + entry->name + "'"};
       if (how < 2) {
         Function k;
         k.kind = Function::Kind::Kernel;

@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "properties/gen/choice.h"
 #include "stack/ir/ast.h"
@@ -41,6 +42,9 @@ struct BrokenProgram {
   // A text on the line of the printed program where the rule's owner must report (its last
   // occurrence: a kernel defined twice is reported at the copy); empty: the line is not checked.
   std::string marker;
+  // Texts the first diagnostic's message must hold: the names of what broke the rule, in the
+  // places the message puts them (who is passed for what, whose buffer it is).
+  std::vector<std::string> message_has;
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
