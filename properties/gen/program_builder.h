@@ -128,6 +128,8 @@ class Builder : public BuilderBase<ProgramKnobs, FeatureSet> {
   void entry_loop(Stmts& out, Scope& s, bool with_site);
   void trap_stmt(Stmts& out, Scope& s);
   void trap_read(Stmts& out, Scope& s, const Tensor& t, const std::vector<const Scalar*>& any);
+  void one_trip_trap(Stmts& out, const std::vector<const Scalar*>& any, const std::string& i, int64_t start,
+                     ir::Stmt stmt);
   void entry_if(Stmts& out, Scope& s, bool with_site);
   void call_site(Stmts& out, Scope& s, size_t g);
   void pending_sites(Stmts& out, Scope& s);

@@ -124,6 +124,22 @@ void Builder::entry_stmt(Stmts& out, Scope& s) {
   }
 }
 
+// `for i in range(start, start + 1) { stmt }`, under an if on one of the fed scalars `any`
+// when there is one (so the trap depends on the inputs too).
+void Builder::one_trip_trap(Stmts& out, const std::vector<const Scalar*>& any, const std::string& i, int64_t start,
+                            ir::Stmt stmt) {
+  Stmts body;
+  body.push_back(std::move(stmt));
+  ir::Stmt loop = for_(i, literal(start), literal(start + 1), lit(1), std::move(body));
+  if (any.empty()) {
+    out.push_back(std::move(loop));
+    return;
+  }
+  Stmts then_body;
+  then_body.push_back(std::move(loop));
+  out.push_back(if_(var(c_.pick(any)->name), ir::CmpOp::Lt, lit(c_.integer(0, 4)), std::move(then_body), {}));
+}
+
 // A division whose divisor is zero for some inputs or trips, so the interpreter traps on some
 // seeds: `q = e / (u % m)` or `q = e % (u - k)` over a scalar u in scope, or a 1-trip loop
 // dividing by its var less its start (zero whenever it runs; under an if on a scalar when there
@@ -147,16 +163,7 @@ void Builder::trap_stmt(Stmts& out, Scope& s) {
   if (any.empty() || c_.chance(30)) {
     const int64_t start = c_.integer(-2, 3);
     const std::string i = fresh("it");
-    Stmts body;
-    body.push_back(let(v, bin(op, std::move(num), sub(var(i), lit(start)))));
-    ir::Stmt loop = for_(i, literal(start), literal(start + 1), lit(1), std::move(body));
-    if (any.empty()) {
-      out.push_back(std::move(loop));
-      return;
-    }
-    Stmts then_body;
-    then_body.push_back(std::move(loop));
-    out.push_back(if_(var(c_.pick(any)->name), ir::CmpOp::Lt, lit(c_.integer(0, 4)), std::move(then_body), {}));
+    one_trip_trap(out, any, i, start, let(v, bin(op, std::move(num), sub(var(i), lit(start)))));
     return;
   }
   const Scalar& u = *c_.pick(any);
@@ -185,16 +192,7 @@ void Builder::trap_read(Stmts& out, Scope& s, const Tensor& t, const std::vector
     const int64_t start = c_.boolean() ? len : -1;
     for (size_t k = 0; k < t.dims.size(); ++k)
       idx.push_back(k == axis ? var(i) : offset_expr(in_range, t.dims[k], &sources));
-    Stmts body;
-    body.push_back(let(v, read(t.name, std::move(idx))));
-    ir::Stmt loop = for_(i, literal(start), literal(start + 1), lit(1), std::move(body));
-    if (any.empty()) {
-      out.push_back(std::move(loop));
-      return;
-    }
-    Stmts then_body;
-    then_body.push_back(std::move(loop));
-    out.push_back(if_(var(c_.pick(any)->name), ir::CmpOp::Lt, lit(c_.integer(0, 4)), std::move(then_body), {}));
+    one_trip_trap(out, any, i, start, let(v, read(t.name, std::move(idx))));
     return;
   }
   const Scalar& u = *c_.pick(any);
