@@ -499,6 +499,15 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       break;
     }
     case 1: {  // a second entry, or a kernel defined twice (the copy is the one reported)
+      if (!kernels.empty() && c.chance(25)) {  // a kernel named as the entry, declared first: the entry is reported
+        Function copy = *kernels[c.one_of(kernels.size())];
+        copy.name = entry->name;
+        b.graph = entry->name;
+        b.what = "a kernel named as the entry";
+        b.message_has = {"orchestration '" + entry->name + "': a function of that name is already defined"};
+        b.program.functions.insert(b.program.functions.begin(), std::move(copy));
+        return b;  // `entry` and `body` dangle now
+      }
       if (!kernels.empty() && c.boolean()) {
         const Function copy = *kernels[c.one_of(kernels.size())];
         b.graph = copy.name;
