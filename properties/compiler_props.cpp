@@ -79,7 +79,7 @@ STACKCHECK_PROP(CompilerProps, pass_outputs_pass_their_verifiers, 0.0) {
 }
 
 // §8.5: the interpreter gives the same bytes before and after every pass.
-STACKCHECK_PROP(CompilerProps, passes_preserve_semantics, 0.05) {
+STACKCHECK_PROP(CompilerProps, passes_preserve_semantics, 0.1) {
   const gen::GeneratedProgram g = draw();
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
   const oracles::PipelineRun run = pipeline_or_fail(g.program);

@@ -65,7 +65,7 @@ runtime::ScheduleOptions draw_schedule() {
   return *oracles::parse_schedule("threaded");
 }
 
-STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.05) {
+STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.1) {
   const gen::GeneratedProgram g = *gen::arbitrary_program();
   gen::tag_features(g.features);
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);

@@ -89,7 +89,7 @@ HeapFigures run(const ir::Program& p, bool step_c) {
 
 }  // namespace
 
-STACKCHECK_PROP(Metamorphic, graph_heap_grows_one_block_per_replay, 0.05) {
+STACKCHECK_PROP(Metamorphic, graph_heap_grows_one_block_per_replay, 0.1) {
   gen::ProgramKnobs k;
   k.min_graphs = 1;
   const gen::GeneratedProgram g = *gen::arbitrary_program(k);

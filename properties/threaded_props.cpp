@@ -114,7 +114,7 @@ TEST(Threaded, corpus_plans_every_worker_count) {
 
 // Generated programs, compiled and run threaded with 1..8 workers, equal the reference
 // interpreter (the end-to-end oracle).
-STACKCHECK_PROP(Threaded, generated_programs_match_interpreter, 0.05) {
+STACKCHECK_PROP(Threaded, generated_programs_match_interpreter, 0.1) {
   const gen::GeneratedProgram g = *gen::arbitrary_program();
   gen::tag_features(g.features);
   const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
