@@ -5,8 +5,11 @@
 // before-upload hook (oracles/image_mutation.h): the runtime never carries a corruption
 // path. Oracle (`attach`): attach rejects the image with a class, or the run ends in a
 // scheduler or device code, runs to completion, or a builtin faults on corrupt tensor args,
-// contained (oracles::check_corrupt_image_run); never a DeviceFault in the runtime's own
-// accesses, a sanitizer report or a hang; an upload the changes left as it was completes.
+// contained (oracles::check_corrupt_image_run); attach's outcome is the one the independent
+// model of RUNTIME.md §11 predicts, its class or acceptance (oracles::judge_corrupt_bind, the
+// judgement the corrupt-image property and replay share); never a DeviceFault in the
+// runtime's own accesses, a sanitizer report or a hang; an upload the changes left as it was
+// completes.
 // Text form: a `.plan` with `mutate [header] OFF VAL` lines (RUNTIME.md §17) and
 // `# replay: seed=S schedule=M` (fuzz/cases.h); a plan without mutate lines binds as it is.
 #include <fmt/format.h>
@@ -18,6 +21,7 @@
 #include "fuzz/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/gen/mutation_gen.h"
+#include "properties/oracles/attach_model.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
@@ -80,10 +84,7 @@ int judge_attach(Judge& j, const PlanCase& pc, const std::vector<gen::MutationDr
   if (!u.changed && r.status != 0)
     j.fail("attach", Verdict::fail("unchanged-image", fmt::format("an upload left as it was: {} ({})",
                                                                   runtime::status_line(r), r.detail)));
-  j.check("attach", oracles::check_corrupt_image_run(r));
-  j.check("attach", oracles::check_accepted_graph_blocks(c, bench->memory()));
-  if (const auto pred = oracles::predict_fanin_corruption(c.staged, c.image_offset, u.mutations))
-    j.check("attach", oracles::check_fanin_prediction(*pred, r));
+  for (const Verdict& v : oracles::judge_corrupt_bind(c, bench->memory(), u.mutations).verdicts) j.check("attach", v);
   return j.done();
 }
 

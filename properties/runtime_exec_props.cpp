@@ -12,6 +12,7 @@
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/mutation_gen.h"
 #include "properties/gen/rc_choices.h"
+#include "properties/oracles/attach_model.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
@@ -153,8 +154,9 @@ CorruptRun corrupt_bind(const gen::GeneratedPlan& g, const std::vector<runtime::
 }  // namespace
 
 // §11, HARNESS.md §1 "image bytes": a valid bound image with bytes changed anywhere (the
-// runtime header included, through the before-upload hook) is rejected by attach with a
-// class, or ends in a scheduler code, or runs to completion, or a builtin faults on the
+// runtime header included, through the before-upload hook) is rejected by attach with the
+// class an independent model of §11 predicts (oracles/attach_model.h), or, where the model
+// accepts it, ends in a scheduler code, or runs to completion, or a builtin faults on the
 // corrupt tensor args it was handed (contained by device memory: attach does not vouch for
 // what a TensorArg points at, RUNTIME.md §11, §12). Never a DeviceFault in the runtime's own
 // accesses: a record attach accepted must be followable. Run with strict uninitialised reads,
@@ -191,13 +193,13 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
     default: break;
   }
   const oracles::Counterexample cx{"corrupt-image", runtime::print_plan(shown), {}, "", ""};
-  props::report(oracles::check_corrupt_image_run(r), cx);
-  props::report(oracles::check_accepted_graph_blocks(c, run.bench->memory()), cx);
-  // A corruption of fanin entries only has one outcome the spec fixes (image_mutation.h).
-  if (const auto pred = oracles::predict_fanin_corruption(c.staged, c.image_offset, muts)) {
-    gen::tag(pred->invalid_entry ? "fanin entries only: 103 due" : "fanin entries only: earlier tasks");
-    props::report(oracles::check_fanin_prediction(*pred, r), cx);
-  }
+  // One judgement (attach_model.h): the outcome contained, attach's class the model's, the
+  // accepted graph blocks, and a corruption of fanin entries only given the outcome the spec fixes.
+  const oracles::CorruptJudgement jd = oracles::judge_corrupt_bind(c, run.bench->memory(), muts);
+  gen::tag(jd.predicted ? "model predicts " + (jd.predicted->accepts() ? std::string("acceptance") : jd.predicted->rejected)
+                        : std::string("model cannot tell"));
+  if (jd.fanin) gen::tag(jd.fanin->invalid_entry ? "fanin entries only: 103 due" : "fanin entries only: earlier tasks");
+  for (const Verdict& v : jd.verdicts) props::report(v, cx);
 }
 
 // §11 BadGraphContext, one rule at a time (the random corruptions above rarely break a single

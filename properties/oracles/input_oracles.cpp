@@ -6,6 +6,7 @@
 #include <climits>
 #include <vector>
 
+#include "properties/oracles/attach_model.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/image_mutation.h"
@@ -158,10 +159,7 @@ Verdict check_corrupt_plan(const runtime::OrchProgram& p, const std::string& exp
   o.before_upload = mutation_hook(p.mutations);
   const Captured c = b->bind(p, o);
   if (!expect.empty()) return check_rejected_as(c.result, expect);
-  if (Verdict v = check_corrupt_image_run(c.result); !v.passed()) return v;
-  if (const auto pred = predict_fanin_corruption(c.staged, c.image_offset, p.mutations))
-    if (Verdict v = check_fanin_prediction(*pred, c.result); !v.passed()) return v;
-  return check_accepted_graph_blocks(c, b->memory());
+  return judge_corrupt_bind(c, b->memory(), p.mutations).first_failure();
 }
 
 Verdict check_offset_pair(uint64_t field, uint64_t target) {

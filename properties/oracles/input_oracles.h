@@ -49,8 +49,9 @@ Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned w
 // precondition when nullopt, the payload stride first) with `by`.
 Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsigned> which, uint64_t by);
 
-// corrupt-image: the judgement of a bind of a corrupted image is check_corrupt_image_run
-// (image_mutation.h), then check_accepted_graph_blocks (bind_checks.h) on what attach accepted.
+// corrupt-image: the judgement of a bind of a corrupted image is judge_corrupt_bind
+// (attach_model.h): the outcome contained, attach's class the model's, the accepted graph
+// blocks, the fanin prediction.
 // Binds `p` with its mutate lines (newest schedule, no strict uninitialised reads).
 // With `expect` (an attach class name, e.g. BadGraphContext) the image is a near miss that
 // breaks one stated rule: attach must reject it with that class.
