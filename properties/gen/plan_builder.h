@@ -103,6 +103,10 @@ class PlanBuilder : public BuilderBase<PlanKnobs, PlanFeatureSet> {
 
   // plan_gen_fatal.cpp: appends one cause of a fatal code; returns the code.
   int plant(runtime::OrchProgram& p, Body& root);
+  // Moves the planted statements p.body[first..] into a context drawn for them (RUNTIME.md §17
+  // statements in every place they may stand): as they are, in a scope, a one-trip loop, the
+  // taken or the else branch of an if, or (fatal, sync_start) a graph body submitted once.
+  void place_planted(runtime::OrchProgram& p, size_t first, int code);
   static int plan_code_for(size_t choice);
 
   std::vector<GraphSig> graphs_;

@@ -110,6 +110,14 @@ GeneratedPlan PlanBuilder::build() {
       features_.add(PlanFeature::kCacheFull);
     }
     for (size_t g = 0; g < n; ++g) out.plan.graphs.push_back(graph_def(fmt::format("g{}", g)));
+    // Now and then a definition no statement submits, first in the list, so every graph after
+    // it has a function id one past its index among the submitted ones (RUNTIME.md §17: ids
+    // follow definition order, used or not).
+    if (n > 0 && n < 16 && c_.chance(5)) {
+      PlanGraph unused = graph_def("unused_g");
+      graphs_.pop_back();  // never submitted: not a signature submit_graph may pick
+      out.plan.graphs.insert(out.plan.graphs.begin(), std::move(unused));
+    }
   }
   block(out.plan.body, root, static_cast<int>(c_.length(static_cast<size_t>(k_.max_stmts))));
   // Every graph is submitted at least once (min_submissions times, counting the body's).
@@ -118,6 +126,14 @@ GeneratedPlan PlanBuilder::build() {
   flow_locals(out.plan.body, root);
 
   if (c_.chance(20)) config_["workers"] = c_.integer(1, 8);
+  // The other RuntimeConfig keys, at roomy values that change no outcome of a clean plan: a
+  // ready ring larger than the derived pitch + 1024 per GRAPH task (RUNTIME.md §5), a longer
+  // progress timeout, a mirror fill byte (the benches override it), a graph heap smaller than
+  // the default but far above what a plan's graphs take.
+  if (c_.chance(10)) config_["ready_capacity"] = 1 << 16;
+  if (c_.chance(10)) config_["progress_timeout_ms"] = 20000;
+  if (c_.chance(10)) config_["fill_byte"] = c_.integer(0, 255);
+  if (c_.chance(10)) config_["graph_heap"] = 1 << 22;
   if (k_.planted_percent > 0 && c_.chance(k_.planted_percent)) out.planted = plant(out.plan, root);
   for (const auto& [key, value] : config_) out.plan.config.push_back({key, value, {}});
   out.features = features_;
@@ -414,6 +430,12 @@ void PlanBuilder::loop(PlanBlock& out, Body& b) {
         PlanBinOp::Add,
         PlanExpr::binary(PlanBinOp::Mod, name_of(c_.pick(b.read_scalars)), lit(std::max(1, k_.max_trips))), lit(1));
     features_.add(PlanFeature::kDynamicTrips);
+  } else if (b.in_graph && b.slots > 0 && c_.chance(30)) {
+    // Trips decided by a slot's value at recording (frozen for every replay, RUNTIME.md §17):
+    // `$k % m`, none when it is negative.
+    f.stop = PlanExpr::binary(PlanBinOp::Mod, PlanExpr::slot(c_.integer(0, b.slots - 1)),
+                              lit(std::max(1, k_.max_trips) + 1));
+    features_.add(PlanFeature::kFrozenExpr);
   } else if (c_.chance(15)) {
     f.start = lit(trips);
     f.stop = lit(0);
@@ -468,9 +490,10 @@ void PlanBuilder::kill_inner(Body& outer, const Body& inner) {
 }
 
 void PlanBuilder::statement(PlanBlock& out, Body& b) {
-  // Graph bodies: submits, internals, views, frozen scalars and unrolled loops (no scopes,
-  // ifs over reads or nested graphs: latch 5).
-  switch (c_.one_of(b.in_graph ? 6 : 9)) {
+  // Graph bodies: submits, internals, views, frozen scalars, unrolled loops and ifs decided at
+  // recording (over slots and literals: RUNTIME.md §17 freezes them); no scopes, reads or
+  // nested graphs (latch 5).
+  switch (c_.one_of(b.in_graph ? 7 : 9)) {
     case 0: submit(out, b); break;
     case 1: alloc(out, b); break;
     case 2: view(out, b); break;

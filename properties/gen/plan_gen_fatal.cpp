@@ -37,6 +37,7 @@ int PlanBuilder::plan_code_for(size_t choice) {
 int PlanBuilder::plant(OrchProgram& p, Body& root) {
   (void)root;
   const int code = k_.planted_code != 0 ? k_.planted_code : plan_code_for(c_.one_of(10));
+  const size_t first = p.body.size();
   PlanBlock& body = p.body;
   switch (code) {
     case 9: body.push_back(stmt(FatalStmt{})); break;
@@ -94,14 +95,16 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           // A graph whose recording is refused (RUNTIME.md §9: what a graph body may not do), one
           // statement past its last legal one, submitted once: a nested submit_graph, an alloc of
           // one buffer past kAllocMaxBuffers (16, after one of exactly 16), a scope_end, a
-          // wait_tensor.
+          // wait_tensor, a scope_begin, a node's tensor after its scalar; or a submission whose
+          // args GraphArgs refuse (an output, output_existing or no_dep tag, a tensor after a
+          // scalar).
           PlanGraph g;
           g.name = fresh("zg");
           g.params = {fresh("zp")};
           const std::string& param = g.params.front();
           g.body.push_back(fill(win(param, {{lit(0), 4}}), lit(1)));
-          const size_t cause = c_.one_of(6);
-          if (cause >= 4) {
+          const size_t cause = c_.one_of(12);  // 8..11: the four refused submissions
+          if (cause == 4 || cause == 5) {
             // A submission of exactly the most arguments a task takes (128 tensors or 64
             // scalars, RUNTIME.md §9), then one of one more.
             const bool tensors = cause == 4;
@@ -148,12 +151,27 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
             }
           } else if (cause == 2) {
             g.body.push_back(stmt(ScopeEndStmt{}));
-          } else {
+          } else if (cause == 3) {
             g.body.push_back(stmt(WaitTensorStmt{param}));
+          } else if (cause == 6) {
+            g.body.push_back(stmt(ScopeBeginStmt{}));
+          } else if (cause == 7) {  // a node's tensor after its scalar
+            g.body.push_back(stmt(SubmitStmt{Builtin::Scale,
+                                             {PlanArg::tensor(PlanTag::Input, win(param, {{lit(0), 4}})),
+                                              PlanArg::scalar_value(lit(2)),
+                                              PlanArg::tensor(PlanTag::OutputExisting, win(param, {{lit(4), 4}}))}}));
           }
           SubmitGraphStmt sub;
           sub.graph = g.name;
           sub.args = {PlanArg::tensor(PlanTag::Inout, win("c", {}))};
+          if (cause >= 8) {  // GraphArgs take input, inout and scalar only, tensors first (§9)
+            switch (cause - 8) {
+              case 0: sub.args = {PlanArg::tensor(PlanTag::OutputExisting, win("c", {}))}; break;
+              case 1: sub.args = {PlanArg::tensor(PlanTag::NoDep, win("x", {}))}; break;
+              case 2: sub.args = {PlanArg::output(fresh("zo"), {16})}; break;
+              default: sub.args = {PlanArg::scalar_value(lit(1)), PlanArg::tensor(PlanTag::Inout, win("c", {}))};
+            }
+          }
           p.graphs.push_back(std::move(g));
           body.push_back(stmt(std::move(sub)));
         }
@@ -221,7 +239,58 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
       body.push_back(stmt(std::move(s)));
     }
   }
+  place_planted(p, first, code);
   return code;
+}
+
+void PlanBuilder::place_planted(OrchProgram& p, size_t first, int code) {
+  // Code 1's causes are the scope structure itself: they stay at the top level.
+  const bool graph_ok = code == 9 || code == 7;
+  const size_t where = code == 1 ? 0 : c_.one_of(graph_ok ? 6 : 5);
+  if (where == 0) return;
+  PlanBlock planted(std::make_move_iterator(p.body.begin() + static_cast<std::ptrdiff_t>(first)),
+                    std::make_move_iterator(p.body.end()));
+  p.body.erase(p.body.begin() + static_cast<std::ptrdiff_t>(first), p.body.end());
+  switch (where) {
+    case 1:
+      p.body.push_back(stmt(ScopeBeginStmt{}));
+      for (PlanStmt& s : planted) p.body.push_back(std::move(s));
+      p.body.push_back(stmt(ScopeEndStmt{}));
+      break;
+    case 2: {
+      ForStmt f = counting_loop(fresh("zi"), 1);
+      f.body = std::move(planted);
+      p.body.push_back(stmt(std::move(f)));
+      break;
+    }
+    case 3:
+    case 4: {  // if 0 == 0 { planted }   /   if 1 < 0 { set } else { planted }
+      IfStmt s;
+      s.lhs = lit(where == 3 ? 0 : 1);
+      s.cmp = where == 3 ? PlanCmp::Eq : PlanCmp::Lt;
+      s.rhs = lit(0);
+      if (where == 3) {
+        s.then_body = std::move(planted);
+      } else {
+        s.then_body.push_back(stmt(SetStmt{fresh("zs"), lit(0)}));
+        s.else_body = std::move(planted);
+      }
+      p.body.push_back(stmt(std::move(s)));
+      break;
+    }
+    default: {  // a graph body: fill its param, then the planted statement; submitted once
+      PlanGraph g;
+      g.name = fresh("zg");
+      g.params = {fresh("zp")};
+      g.body.push_back(fill(win(g.params.front(), {{lit(0), 4}}), lit(1)));
+      for (PlanStmt& s : planted) g.body.push_back(std::move(s));
+      SubmitGraphStmt sub;
+      sub.graph = g.name;
+      sub.args = {PlanArg::tensor(PlanTag::Inout, win("c", {}))};
+      p.graphs.push_back(std::move(g));
+      p.body.push_back(stmt(std::move(sub)));
+    }
+  }
 }
 
 }  // namespace stackcheck::gen::plan_detail
