@@ -216,9 +216,10 @@ std::vector<Production> plan_production_universe() {
   return u;
 }
 
-std::string production_table(const std::map<std::string, int>& counts, int total) {
-  std::string s = fmt::format("productions over {} plans:\n", total);
-  for (const Production& p : plan_production_universe()) {
+std::string production_table(const std::vector<Production>& universe, const std::map<std::string, int>& counts,
+                             int total) {
+  std::string s = fmt::format("productions over {} inputs:\n", total);
+  for (const Production& p : universe) {
     auto it = counts.find(p.name);
     const int n = it == counts.end() ? 0 : it->second;
     if (!p.gap.empty())
@@ -229,6 +230,22 @@ std::string production_table(const std::map<std::string, int>& counts, int total
       s += fmt::format("  {:<40} {:>5.1f}%{}\n", p.name, total ? 100.0 * n / total : 0.0, n == 0 ? "  <- never" : "");
   }
   return s;
+}
+
+std::vector<std::string> production_problems(const std::vector<Production>& universe,
+                                             const std::map<std::string, int>& counts) {
+  std::vector<std::string> out;
+  std::set<std::string> known;
+  for (const Production& p : universe) {
+    known.insert(p.name);
+    const bool used = counts.count(p.name) > 0;
+    if (p.unreachable.empty() && p.gap.empty() && !used) out.push_back("never used: " + p.name);
+    if (!p.unreachable.empty() && used) out.push_back("used, yet marked unreachable: " + p.name);
+    if (!p.gap.empty() && used) out.push_back("used, take it off the known gaps: " + p.name);
+  }
+  for (const auto& [name, n] : counts)
+    if (!known.count(name)) out.push_back(fmt::format("missing from the universe: {} ({} inputs)", name, n));
+  return out;
 }
 
 }  // namespace stackcheck::gen

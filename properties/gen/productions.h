@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "stack/ir/ast.h"
 #include "stack/runtime/plan/program.h"
 
 namespace stackcheck::gen {
@@ -30,8 +31,20 @@ struct Production {
 // Every production plan_productions can name, in table order.
 std::vector<Production> plan_production_universe();
 
-// A table of shares over `counts` (production -> plans using it) of `total` plans, one line
-// per production of the universe, unreachable ones with their reason.
-std::string production_table(const std::map<std::string, int>& counts, int total);
+// The same for `.gir` programs (COMPILER.md §1): each statement form in each context (entry or
+// graph body, top level, loop, if, else), expression kinds where they stand, params by function
+// kind, direction and rank, kernels by builtin and form, tuple uses, call-site shapes.
+std::set<std::string> ir_productions(const ir::Program& p);
+std::vector<Production> ir_production_universe();
+
+// A table of shares over `counts` (production -> inputs using it) of `total` inputs, one line
+// per production of `universe`, unreachable ones with their reason, known gaps as GAP.
+std::string production_table(const std::vector<Production>& universe, const std::map<std::string, int>& counts,
+                             int total);
+// The productions of `universe` no input used (neither unreachable nor a known gap), plus
+// problems: a production used yet marked unreachable or a known gap, or used and missing
+// from the universe. Empty when the generator's vocabulary is complete.
+std::vector<std::string> production_problems(const std::vector<Production>& universe,
+                                             const std::map<std::string, int>& counts);
 
 }  // namespace stackcheck::gen

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ struct Scalar {
   std::string name;
   ScalarClass cls = ScalarClass::Any;
   unsigned sources = 0;
+  // Entry: the pure definition (an in-bounds read of an In tensor), which a use may spell in
+  // place of the name (same value: SSA names, In tensors never written), so a `read` stands
+  // wherever a scalar expression does.
+  std::shared_ptr<const ir::Expr> def;
 };
 
 struct Scope {
@@ -96,7 +101,9 @@ class Builder : public BuilderBase<ProgramKnobs, FeatureSet> {
   // The literal k, or (sometimes) an expression over literals that evaluates to k: what
   // only evaluation (LegalizeGraphBoundary, the verifiers) or Simplify's folding makes an
   // integer. Never a division or a remainder (no divisor to get wrong by construction).
-  ir::Expr literal(int64_t k);
+  // k, sometimes spelled as arithmetic over literals; with `s`, also over a `dim` of one of its
+  // tensors (a literal too, COMPILER.md §3), so every place a literal stands meets `dim`.
+  ir::Expr literal(int64_t k, const Scope* s = nullptr);
   // One launch (maybe with views/creates before it); false when nothing is writable.
   bool launch(Stmts& out, Scope& s);
   // A read of a window followed by a non-commuting write of an overlapping one (a

@@ -115,6 +115,13 @@ GeneratedProgram Builder::build() {
     graphs.push_back(graph_fn(sig));
     graphs_.push_back(std::move(sig));
   }
+  // Now and then a graph no statement calls (legal: LegalizeGraphBoundary and codegen handle
+  // each graph on its own, the interpreter never runs it); it has no call sites.
+  if (n_graphs >= 1 && c_.chance(4)) {
+    GraphSig unused;
+    unused.name = "unused_g";
+    graphs.push_back(graph_fn(unused));
+  }
   if (n_graphs >= 2) features_.add(Feature::kTwoPlusGraphs);
   for (const GraphSig& g : graphs_) {
     (void)g;
@@ -216,6 +223,7 @@ ir::Expr Builder::scalar_expr(const std::vector<const Scalar*>& pl, int depth, u
   if (form == 1) {
     const Scalar* v = c_.pick(pl);
     if (sources) *sources |= v->sources;
+    if (v->def && c_.chance(30)) return *v->def;  // the definition spelled in place
     return var(v->name);
   }
   static const ir::BinOp ops[] = {ir::BinOp::Add, ir::BinOp::Sub, ir::BinOp::Mul, ir::BinOp::Div, ir::BinOp::Mod};
@@ -286,7 +294,7 @@ Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& 
   bool derived = false;  // `derivable`: one offset is a derivable scalar's, never a folded literal
   for (size_t d = 0; d < rank; ++d) {
     if (want) {
-      offs.push_back(literal((*want)[d]));
+      offs.push_back(literal((*want)[d], &s));
       local[d] = (*want)[d];
       continue;
     }
@@ -344,9 +352,10 @@ Tensor Builder::fresh_buffer(Stmts& out, Scope& s, const Dims& w) {
   t.whole = !in_graph_;
   t.local = in_graph_;
   std::vector<ir::Expr> shape;
-  for (int64_t d : w) shape.push_back(literal(d));
+  for (int64_t d : w) shape.push_back(literal(d, &s));
   if (!in_graph_ && k_.entry_reads && c_.chance(30)) {
-    out.push_back(full(t.name, std::move(shape), lit(c_.integer(-5, 9))));
+    ir::Expr value = c_.boolean() ? literal(c_.integer(-5, 9), &s) : scalar_expr(pool(s, ScalarClass::Any), 1, nullptr);
+    out.push_back(full(t.name, std::move(shape), std::move(value)));
     features_.add(Feature::kFull);
   } else {
     out.push_back(create(t.name, std::move(shape)));
@@ -396,10 +405,15 @@ std::optional<Tensor> Builder::pick_writable(const Scope& s) {
   return *c_.pick(w);
 }
 
-ir::Expr Builder::literal(int64_t k) {
+ir::Expr Builder::literal(int64_t k, const Scope* s) {
   if (!k_.spelled_literals || !c_.chance(12)) return lit(k);
   features_.add(Feature::kSpelledLiteral);
-  switch (c_.one_of(3)) {
+  switch (c_.one_of(s != nullptr && !s->tensors.empty() ? 4 : 3)) {
+    case 3: {  // dim(t, d) + (k - t's d-th dim): a literal over a tensor's shape
+      const Tensor& t = c_.pick(s->tensors);
+      const size_t d = c_.one_of(t.dims.size());
+      return ir::build::add(ir::build::dim(t.name, static_cast<int64_t>(d)), lit(k - t.dims[d]));
+    }
     case 0: {  // a + (k - a)
       const int64_t a = c_.integer(-3, 9);
       return ir::build::add(lit(a), lit(k - a));
@@ -424,7 +438,7 @@ ir::Expr Builder::launch_scalar(Scope& s) {
   const auto der = pool(s, ScalarClass::Derivable), inv = pool(s, ScalarClass::Invariant);
   if (form == 1 && !der.empty()) return var(c_.pick(der)->name);
   if (form == 2 && !inv.empty()) return scalar_expr(inv, 1, nullptr);
-  return literal(c_.integer(-3, 7));
+  return literal(c_.integer(-3, 7), &s);
 }
 
 void Builder::flow_locals(Stmts& out, Scope& s, int first_local) {
@@ -541,8 +555,8 @@ bool Builder::launch(Stmts& out, Scope& s) {
     out.push_back(call(k.name, std::move(call_args)));
     return true;
   }
-  if (!submit && c_.chance(30)) {
-    out.push_back(call(k.name, std::move(call_args)));
+  if (c_.chance(submit ? 15 : 30)) {  // results left unbound (a bare submit too: its tuple unused)
+    out.push_back(call(k.name, std::move(call_args), submit));
     return true;
   }
   out.push_back(call_to(name, k.name, std::move(call_args), submit));

@@ -32,6 +32,7 @@ ir::Function Builder::entry_fn() {
   };
   add_param("a", false, {16});
   if (k_.two_d && c_.boolean()) add_param("b", false, {4, 8});
+  if (k_.two_d && c_.chance(15)) add_param("b3", false, {2, 2, 4});  // an In tensor of the IR's top rank
   add_param("c", true, {16});
   if (k_.two_d && c_.boolean()) add_param("d", true, {4, 8});
   if (c_.chance(30)) add_param("e", true, {8});
@@ -43,8 +44,9 @@ ir::Function Builder::entry_fn() {
   if (k_.entry_reads && c_.boolean()) {
     const std::string v = fresh("q");
     unsigned sources = kFromRead;
-    body.push_back(let(v, read("a", {offset_expr({}, 16, &sources)})));
-    s.scalars.push_back({v, ScalarClass::Any, sources});
+    ir::Expr def = read("a", {offset_expr({}, 16, &sources)});
+    body.push_back(let(v, def));
+    s.scalars.push_back({v, ScalarClass::Any, sources, std::make_shared<const ir::Expr>(std::move(def))});
     features_.add(Feature::kRead);
   }
   entry_block(body, s, static_cast<int>(c_.length(static_cast<size_t>(k_.max_entry_stmts))));
@@ -88,12 +90,14 @@ void Builder::entry_stmt(Stmts& out, Scope& s) {
         const Tensor& t = *c_.pick(ins);
         std::vector<ir::Expr> idx;
         for (int64_t d : t.dims) idx.push_back(offset_expr(pool(s, ScalarClass::Any), d, &sources));
-        out.push_back(let(v, read(t.name, std::move(idx))));
+        ir::Expr def = read(t.name, std::move(idx));
+        out.push_back(let(v, def));
         sources |= kFromRead;
         features_.add(Feature::kRead);
-      } else {
-        out.push_back(let(v, scalar_expr(pool(s, ScalarClass::Any), 0, &sources)));
+        s.scalars.push_back({v, ScalarClass::Any, sources, std::make_shared<const ir::Expr>(std::move(def))});
+        break;
       }
+      out.push_back(let(v, scalar_expr(pool(s, ScalarClass::Any), 0, &sources)));
       s.scalars.push_back({v, ScalarClass::Any, sources});
       break;
     }
@@ -210,7 +214,7 @@ void Builder::entry_loop(Stmts& out, Scope& s, bool with_site) {
   Scope inner = s;
   inner.loop_depth = s.loop_depth + 1;
   const std::string i = fresh("it");
-  ir::Expr lo = literal(0), hi = literal(c_.integer(1, std::max(1, k_.max_trips))), step = literal(1);
+  ir::Expr lo = literal(0, &s), hi = literal(c_.integer(1, std::max(1, k_.max_trips)), &s), step = literal(1, &s);
   unsigned sources = kFromLoop;
   const auto any = pool(s, ScalarClass::Any);
   if (!any.empty() && c_.chance(25)) {
@@ -238,7 +242,8 @@ void Builder::entry_loop(Stmts& out, Scope& s, bool with_site) {
 
 void Builder::entry_if(Stmts& out, Scope& s, bool with_site) {
   const auto any = pool(s, ScalarClass::Any);
-  ir::Expr lhs = any.empty() ? lit(c_.integer(0, 3)) : var(c_.pick(any)->name);
+  // A scalar, sometimes an expression over the scalars (a read spelled in place among them).
+  ir::Expr lhs = any.empty() ? lit(c_.integer(0, 3)) : c_.chance(25) ? scalar_expr(any, 1, nullptr) : var(c_.pick(any)->name);
   static const ir::CmpOp cmps[] = {ir::CmpOp::Lt, ir::CmpOp::Ge, ir::CmpOp::Eq,
                                    ir::CmpOp::Ne, ir::CmpOp::Le, ir::CmpOp::Gt};
   const ir::CmpOp cmp = cmps[c_.one_of(6)];
@@ -263,7 +268,7 @@ void Builder::entry_if(Stmts& out, Scope& s, bool with_site) {
     flow_locals(else_body, inner, first_local_);
   }
   features_.add(Feature::kIfEntry);
-  out.push_back(if_(std::move(lhs), cmp, lit(c_.integer(-2, 4)), std::move(then_body), std::move(else_body)));
+  out.push_back(if_(std::move(lhs), cmp, literal(c_.integer(-2, 4), &s), std::move(then_body), std::move(else_body)));
 }
 
 // One call of graph g: a window of the right shape per tensor param (writable for InOut),

@@ -177,7 +177,7 @@ void Builder::graph_loop(Stmts& out, Scope& s) {
   launch(body, inner);
   flow_locals(body, inner, first_local_);  // loop-nested creates end with the trip
   if (s.loop_depth > 0) features_.add(Feature::kNestedLoop);
-  out.push_back(for_(j, literal(lo), literal(hi), literal(step), std::move(body)));
+  out.push_back(for_(j, literal(lo, &s), literal(hi, &s), literal(step, &s), std::move(body)));
 }
 
 // An if without nodes: scalars and views only (a launch or a loop-nested create there is
@@ -196,6 +196,15 @@ void Builder::graph_if(Stmts& out, Scope& s) {
       if (c_.boolean() && k_.views && !inner.tensors.empty()) {
         const Tensor base = c_.pick(inner.tensors);
         make_view(b, inner, base, window_dims_within(base.dims));
+      } else if (c_.chance(20)) {
+        // Launch-free control flow nested in the branch: an if, or a constant-trip loop,
+        // holding one scalar over literals (no nodes: 214/215 stay unbroken).
+        Stmts one;
+        one.push_back(let(fresh("s"), literal(c_.integer(-3, 9), &inner)));
+        if (c_.boolean())
+          b.push_back(if_(literal(c_.integer(0, 3), &inner), ir::CmpOp::Lt, lit(2), std::move(one), {}));
+        else
+          b.push_back(for_(fresh("j"), lit(0), lit(c_.integer(0, 2)), lit(1), std::move(one)));
       } else if (!der.empty()) {
         const std::string v = fresh("s");
         b.push_back(let(v, scalar_expr(der, 0, nullptr)));
@@ -222,10 +231,12 @@ void Builder::assemble_stmt(Stmts& out, Scope& s) {
   bool all_literal = true;
   for (size_t d = 0; d < w.size(); ++d) {
     ir::Expr e = offset_expr(pl, target->dims[d] - w[d] + 1, nullptr);
-    if (e.kind == ir::Expr::Kind::Int)
+    if (e.kind == ir::Expr::Kind::Int) {
       off[d] = e.value;
-    else
+      e = literal(e.value, &s);  // sometimes spelled (over a dim too): still a literal
+    } else {
       all_literal = false;
+    }
     offs.push_back(std::move(e));
   }
   Tensor written = *target;
