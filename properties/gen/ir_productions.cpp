@@ -12,12 +12,12 @@ namespace {
 
 using namespace ir;
 
-constexpr const char* kForms[] = {"scalar-expr", "alias", "call", "submit", "tuple-get", "create", "full",
-                                  "slice",       "assemble", "bare-call", "bare-submit", "return", "for", "if"};
+constexpr const char* kForms[] = {"scalar-expr", "alias",    "call",      "submit",      "tuple-get", "create", "full",
+                                  "slice",       "assemble", "bare-call", "bare-submit", "return",    "for",    "if"};
 constexpr const char* kPlaces[] = {"entry", "graph"};
 constexpr const char* kBlocks[] = {"top", "for", "if", "else"};
-constexpr const char* kExprPlaces[] = {"assign",         "for-bound",   "if-operand", "slice-offset", "assemble-offset",
-                                       "create-shape",   "full-shape",  "full-value", "scalar-arg",   "read-index"};
+constexpr const char* kExprPlaces[] = {"assign",       "for-bound",  "if-operand", "slice-offset", "assemble-offset",
+                                       "create-shape", "full-shape", "full-value", "scalar-arg",   "read-index"};
 constexpr const char* kExprKinds[] = {"int", "var", "binary", "dim", "read"};
 constexpr const char* kBuiltins[] = {"fill", "copy", "add", "acc", "scale", "matmul", "rowsum"};
 
@@ -65,19 +65,22 @@ class Walker {
       out.insert("kernel:" + f.builtin);
       size_t tensors = 0;
       for (const Param& p : f.params) tensors += p.type.is_tensor() ? 1 : 0;
-      const size_t builtin_params = f.builtin == "fill" || f.builtin == "acc" || f.builtin == "copy" || f.builtin == "rowsum"
-                                        ? 2 : 3;
+      const size_t builtin_params =
+          f.builtin == "fill" || f.builtin == "acc" || f.builtin == "copy" || f.builtin == "rowsum" ? 2 : 3;
       if (f.params.size() > builtin_params) out.insert("kernel:extra-params");
       if (f.kernel_returns.empty()) out.insert("kernel:returns-none");
       if (f.kernel_returns.size() >= 2) out.insert("kernel:returns-several");
       bool ordered = true;
-      for (size_t i = 1; i < f.kernel_returns.size(); ++i) ordered &= index_of(f, f.kernel_returns[i - 1]) < index_of(f, f.kernel_returns[i]);
+      for (size_t i = 1; i < f.kernel_returns.size(); ++i)
+        ordered &= index_of(f, f.kernel_returns[i - 1]) < index_of(f, f.kernel_returns[i]);
       if (!ordered) out.insert("kernel:returns-out-of-order");
       (void)tensors;
       return;
     }
     if (f.kind == Function::Kind::Graph) {
-      out.insert(f.results.empty() ? "graph:no-results" : f.results.size() == 1 ? "graph:one-result" : "graph:several-results");
+      out.insert(f.results.empty()       ? "graph:no-results"
+                 : f.results.size() == 1 ? "graph:one-result"
+                                         : "graph:several-results");
     }
     place_ = f.kind == Function::Kind::Graph ? "graph" : "entry";
     block(f.body, "top");
@@ -167,7 +170,7 @@ class Walker {
           } else if constexpr (std::is_same_v<T, InvokeRhs>) {
             invoke(r.invoke, ctx);
             auto it = kinds_.find(r.invoke.callee);
-            const size_t results = it == kinds_.end() ? 0
+            const size_t results = it == kinds_.end()                           ? 0
                                    : it->second->kind == Function::Kind::Kernel ? it->second->kernel_returns.size()
                                                                                 : it->second->results.size();
             if (r.invoke.submit || results >= 2) tuples_.insert(s.name);
@@ -206,16 +209,21 @@ std::vector<Production> ir_production_universe() {
       for (const char* ctx : kBlocks) {
         const std::string f = form, pl = place, c = ctx;
         std::string why;
-        if (f == "return" && pl == "entry") why = "the entry returns nothing (WellFormed 14)";
-        else if (f == "return" && c != "top") why = "a return is the body's last statement (WellFormed 14)";
-        else if (f == "full" && pl == "graph") why = "`full` in a graph region (GraphBoundaryLegalized 206)";
-        else if (pl == "graph" && c != "top" && c != "for" && (f == "call" || f == "submit" || f == "bare-call" ||
-                                                                f == "bare-submit" || f == "assemble" || f == "create"))
+        if (f == "return" && pl == "entry")
+          why = "the entry returns nothing (WellFormed 14)";
+        else if (f == "return" && c != "top")
+          why = "a return is the body's last statement (WellFormed 14)";
+        else if (f == "full" && pl == "graph")
+          why = "`full` in a graph region (GraphBoundaryLegalized 206)";
+        else if (pl == "graph" && c != "top" && c != "for" &&
+                 (f == "call" || f == "submit" || f == "bare-call" || f == "bare-submit" || f == "assemble" ||
+                  f == "create"))
           why = "an if holding nodes in a graph (GraphBoundaryLegalized 215; creates count, COMPILER.md §4)";
         std::string gap;
         if (f == "tuple-get" && pl == "graph" && (c == "if" || c == "else"))
-          gap = "a tuple bound before a launch-free if, taken in its branch: the graph generator's ifs hold "
-                "scalars, views and launch-free control flow only";
+          gap =
+              "a tuple bound before a launch-free if, taken in its branch: the graph generator's ifs hold "
+              "scalars, views and launch-free control flow only";
         u.push_back({fmt::format("stmt:{}@{}-{}", form, place, ctx), why, gap});
       }
   for (const char* callee : {"kernel", "graph"})
@@ -258,12 +266,14 @@ std::vector<Production> ir_production_universe() {
   for (int r = 1; r <= 3; ++r) add(fmt::format("create:rank{}", r));
   for (int r = 1; r <= 3; ++r) add(fmt::format("slice:rank{}", r));
   for (const char* b : kBuiltins) add(fmt::format("kernel:{}", b));
-  for (const char* k : {"extra-params", "returns-none", "returns-several", "returns-out-of-order"}) add(fmt::format("kernel:{}", k));
+  for (const char* k : {"extra-params", "returns-none", "returns-several", "returns-out-of-order"})
+    add(fmt::format("kernel:{}", k));
   for (const char* fk : {"kernel", "graph", "entry"})
     for (const char* dir : {"In", "Out", "InOut"}) {
       for (int r = 1; r <= 3; ++r) {
         std::string why;
-        if (std::string(fk) == "graph" && std::string(dir) == "Out") why = "a graph's Out param (GraphBoundaryLegalized 202)";
+        if (std::string(fk) == "graph" && std::string(dir) == "Out")
+          why = "a graph's Out param (GraphBoundaryLegalized 202)";
         if (std::string(fk) == "entry" && std::string(dir) == "Out") why = "an entry Out param (WellFormed 8)";
         add(fmt::format("param:{}-tensor-rank{}@{}", dir, r, fk), why);
       }

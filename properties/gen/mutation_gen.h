@@ -6,7 +6,8 @@
 // the runtime header, a figure of the ImageHeader (pitch, n, image_bytes, segment offsets,
 // pool counts), the first records, a figure of the first graph submission record, or
 // a zero field (reserved, wake) of one of the first four tasks' descriptor, payload or slot
-// records, a byte of the fanin pool's entries, or anywhere in the image and submissions; its value is any byte, 0, 255, the byte there with one bit
+// records, a byte of the fanin pool's entries, or anywhere in the image and submissions, or a
+// whole field of a record set to a value at a limit (where 12); a byte's value is any byte, 0, 255, the byte there with one bit
 // flipped, or the byte there +-1, so figures shrink, grow and go off by one. Choice 0 at
 // every step is the simplest: one change, byte 0 of the runtime header, value 0.
 //
@@ -34,7 +35,11 @@ struct MutationDraw {
   uint8_t where = 0;  // 0-1 runtime header, 2-4 an ImageHeader figure, 5-6 the first 512 image bytes,
                       // 7-8 anywhere, 9 a figure of the first submission record (else anywhere),
                       // 10 a zero field (reserved, wake) of one of the first four tasks' records,
-                      // 11 a byte of the fanin pool's entries (else anywhere)
+                      // 11 a byte of the fanin pool's entries (else anywhere),
+                      // 12 a whole field of a record (the two headers, task i's descriptor,
+                      // payload or slot for any i < n, the first submission record) set to a
+                      // value at a limit: off by 1/4/8/32/64/128 either way, 0, all ones,
+                      // INT32_MAX or INT32_MIN, or one bit flipped (`op`, `value`)
   uint32_t at = 0;    // which byte of that range (modulo its size)
   uint8_t op = 0;     // 0 `value`, 1 zero, 2 all ones, 3 flip bit `value % 8`, 4 +1 (value odd) or -1
   uint8_t value = 0;

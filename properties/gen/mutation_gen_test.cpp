@@ -26,7 +26,7 @@ TEST(MutationGen, random_bytes_give_changes_inside_their_targets) {
     ByteChoices c(bytes);
     const std::vector<runtime::Mutation> muts = generate_mutations(c, staged, header);
     ASSERT_GE(muts.size(), 1u);
-    ASSERT_LE(muts.size(), 8u);
+    ASSERT_LE(muts.size(), 8u * 8u);  // 1..8 changes, a whole field's change up to 8 bytes
     for (const runtime::Mutation& m : muts)
       EXPECT_LT(m.offset, m.target == runtime::MutationTarget::kRuntimeHeader ? header : image);
     runtime::StagedUpload up{staged, header, image, runtime::DevAddr(), link};
@@ -59,6 +59,34 @@ TEST(MutationGen, steps_see_the_earlier_change_of_a_byte) {
   ASSERT_EQ(muts.size(), 2u);
   EXPECT_EQ(muts[0].value, 0x40);
   EXPECT_EQ(muts[1].value, 0x41);
+}
+
+// Region 12: a whole field at a limit. Field 19 of the table is the ImageHeader's pitch (u32 @16).
+TEST(MutationGen, a_field_change_rewrites_the_whole_field) {
+  std::vector<std::byte> staged(128 + 256, std::byte{0});
+  staged[128 + 16] = std::byte{0xFF};  // pitch 255
+  const MutationDraw zero{12, 19, 1, 0}, plus_one{12, 19, 0, 1}, minus_128{12, 19, 0, 10};
+  std::vector<runtime::Mutation> m = resolve_mutations(std::span(&zero, 1), staged, 128);
+  ASSERT_EQ(m.size(), 4u);
+  for (unsigned k = 0; k < 4; ++k) {
+    EXPECT_EQ(m[k].target, runtime::MutationTarget::kImage);
+    EXPECT_EQ(m[k].offset, 16u + k);
+    EXPECT_EQ(m[k].value, 0u);
+  }
+  m = resolve_mutations(std::span(&plus_one, 1), staged, 128);  // 255 + 1 = 0x100
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].value, 0x00u);
+  EXPECT_EQ(m[1].value, 0x01u);
+  m = resolve_mutations(std::span(&minus_128, 1), staged, 128);  // 255 - 128 = 127
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].value, 127u);
+  EXPECT_EQ(m[1].value, 0u);
+  // A submission field (62: its definition_addr) where the upload has none (image_bytes @48 is
+  // 256, the upload's end): one byte anywhere instead.
+  staged[128 + 49] = std::byte{1};
+  const MutationDraw sub{12, 62, 1, 0};
+  m = resolve_mutations(std::span(&sub, 1), staged, 128);
+  ASSERT_EQ(m.size(), 1u);
 }
 
 }  // namespace

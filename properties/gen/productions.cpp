@@ -13,13 +13,14 @@ namespace {
 
 using namespace runtime;
 
-constexpr const char* kStmtNames[] = {"scope_begin", "scope_end", "fatal", "wait_tensor", "sync_start", "alloc", "view",
-                                      "set",         "read",      "submit", "submit_graph", "for",       "if"};
+constexpr const char* kStmtNames[] = {"scope_begin",  "scope_end", "fatal", "wait_tensor", "sync_start",
+                                      "alloc",        "view",      "set",   "read",        "submit",
+                                      "submit_graph", "for",       "if"};
 constexpr const char* kContexts[] = {"top", "scope", "for", "if", "else", "graph"};
 constexpr const char* kExprPlaces[] = {"set", "read-index", "for-bound", "if-operand", "scalar-arg", "window-offset"};
 constexpr const char* kCalls[] = {"submit", "submit@graph", "submit_graph"};
-constexpr PlanTag kTags[] = {PlanTag::Input, PlanTag::Inout, PlanTag::Output, PlanTag::OutputExisting, PlanTag::NoDep,
-                             PlanTag::Scalar};
+constexpr PlanTag kTags[] = {PlanTag::Input,          PlanTag::Inout, PlanTag::Output,
+                             PlanTag::OutputExisting, PlanTag::NoDep, PlanTag::Scalar};
 constexpr PlanBinOp kOps[] = {PlanBinOp::Add, PlanBinOp::Sub, PlanBinOp::Mul, PlanBinOp::Div, PlanBinOp::Mod};
 constexpr PlanCmp kCmps[] = {PlanCmp::Eq, PlanCmp::Ne, PlanCmp::Lt, PlanCmp::Le, PlanCmp::Gt, PlanCmp::Ge};
 constexpr Builtin kBuiltins[] = {Builtin::Fill,  Builtin::Copy,   Builtin::Add,   Builtin::Acc,
@@ -180,8 +181,9 @@ std::vector<Production> plan_production_universe() {
     for (PlanTag t : kTags) {
       const std::string n = fmt::format("arg:{}@{}", tag_name(t), k);
       if (n == "arg:no_dep@submit@graph")
-        u.push_back({n, "", "no_dep inside a graph body needs a boundary param every submission binds to a "
-                            "never-written entry input (a clean plan's no_dep rule); the graph generator has no such param"});
+        u.push_back({n, "",
+                     "no_dep inside a graph body needs a boundary param every submission binds to a "
+                     "never-written entry input (a clean plan's no_dep rule); the graph generator has no such param"});
       else
         add(n);
     }

@@ -118,9 +118,9 @@ class Model {
     const uint64_t b = dest_;
     rt_.version = at<uint32_t>(b + 8), rt_.W = at<uint32_t>(b + 12), rt_.Q = at<uint32_t>(b + 16);
     rt_.graphs = at<uint32_t>(b + 20);
-    uint64_t* f[] = {&rt_.image,         &rt_.image_bytes,     &rt_.subs,         &rt_.subs_bytes,
-                     &rt_.devonly,       &rt_.devonly_bytes,   &rt_.task_heap,    &rt_.task_heap_bytes,
-                     &rt_.graph_heap,    &rt_.graph_heap_bytes, &rt_.region,      &rt_.region_bytes,
+    uint64_t* f[] = {&rt_.image,      &rt_.image_bytes,      &rt_.subs,      &rt_.subs_bytes,
+                     &rt_.devonly,    &rt_.devonly_bytes,    &rt_.task_heap, &rt_.task_heap_bytes,
+                     &rt_.graph_heap, &rt_.graph_heap_bytes, &rt_.region,    &rt_.region_bytes,
                      &rt_.reserved};
     for (size_t k = 0; k < std::size(f); ++k) *f[k] = at<uint64_t>(b + 24 + 8 * k);
   }
@@ -166,7 +166,8 @@ class Model {
     if (h_.pitch == 0 || h_.pitch > h_.W || h_.pitch != std::max<uint32_t>(h_.n, 1))
       return reject("BadPitch", "pitch not in (0, W] or not max(n, 1)");
     // Truncated: the flag segment's end from the pitch alone.
-    if (h_.image_bytes < Layout(h_.pitch, 0, 0, 0).end[kFlag]) return reject("Truncated", "image ends before the flags");
+    if (h_.image_bytes < Layout(h_.pitch, 0, 0, 0).end[kFlag])
+      return reject("Truncated", "image ends before the flags");
     // TooLarge: the image header's own figure against INT32_MAX and the region.
     if (h_.image_bytes > kInt32Max) return reject("TooLarge", "image over INT32_MAX");
     const uint64_t rb = rt_.region, re = rb + rt_.region_bytes;
@@ -219,8 +220,8 @@ class Model {
         const uint64_t elem = kSegElem[kTensors + k], idx = rel / elem;
         const uint64_t region = pool_region(k, at<uint16_t>(img_ + pay + kPoolCountField[k]));
         if (rel % elem != 0 || (k == 1 && idx % 8 != 0) || region > L.count[k] - idx)
-          return reject("DeltaMisaligned", fmt::format("task {} {} delta off-element, unaligned or past the count",
-                                                       i, kPoolName[k]));
+          return reject("DeltaMisaligned",
+                        fmt::format("task {} {} delta off-element, unaligned or past the count", i, kPoolName[k]));
       }
     }
     // CountMismatch.
@@ -238,14 +239,17 @@ class Model {
       const bool kernel_ok = kind == 1 ? kernel >= 0 && kernel <= 7 : kind == 2 ? kernel == 7 : kernel == -1;
       if (!kernel_ok) return reject("CountMismatch", fmt::format("task {} kernel id for its kind", i));
       if (heap_begin > heap_end) return reject("CountMismatch", fmt::format("task {} heap block reversed", i));
-      const bool nodes_ok = kind == 3 ? n_nodes >= 1 && n_nodes <= 1024 && count[0] == 0 && count[1] == 0 : n_nodes == 0;
+      const bool nodes_ok =
+          kind == 3 ? n_nodes >= 1 && n_nodes <= 1024 && count[0] == 0 && count[1] == 0 : n_nodes == 0;
       if (!nodes_ok) return reject("CountMismatch", fmt::format("task {} n_nodes for its kind", i));
       for (int k = 0; k < 3; ++k) {
         const int32_t d = at<int32_t>(img_ + pay + kPoolDeltaField[k]);
-        if ((d != 0) != (count[k] > 0)) return reject("CountMismatch", fmt::format("task {} {} bound <=> count", i, kPoolName[k]));
+        if ((d != 0) != (count[k] > 0))
+          return reject("CountMismatch", fmt::format("task {} {} bound <=> count", i, kPoolName[k]));
         if (d == 0) continue;
         const uint64_t idx = (target(pay + kPoolDeltaField[k], d) - L.off[kTensors + k]) / kSegElem[kTensors + k];
-        if (idx != next[k]) return reject("CountMismatch", fmt::format("task {} {} region out of order", i, kPoolName[k]));
+        if (idx != next[k])
+          return reject("CountMismatch", fmt::format("task {} {} region out of order", i, kPoolName[k]));
         next[k] += pool_region(k, count[k]);
       }
       const auto state = at<uint32_t>(slot);
@@ -262,14 +266,16 @@ class Model {
     if (!zero(img_ + kImgHdrBytes, L.off[0] - kImgHdrBytes)) return reject("DirtyPadding", "after the image header");
     for (int s = 0; s < kSegs; ++s) {
       const uint64_t next_start = s + 1 < kSegs ? L.off[s + 1] : L.total;
-      if (!zero(img_ + L.end[s], next_start - L.end[s])) return reject("DirtyPadding", fmt::format("after segment {}", s));
+      if (!zero(img_ + L.end[s], next_start - L.end[s]))
+        return reject("DirtyPadding", fmt::format("after segment {}", s));
     }
     if (n == 0) {
       for (int s : {kDesc, kPayload, kSlot})
         if (!zero(img_ + L.record(s, 0), kTaskRecordBytes)) return reject("DirtyPadding", "the unused n=0 record");
     }
     for (uint64_t i = 0; i < n && lost_.empty(); ++i) {
-      const uint64_t desc = img_ + L.record(kDesc, i), pay = img_ + L.record(kPayload, i), slot = img_ + L.record(kSlot, i);
+      const uint64_t desc = img_ + L.record(kDesc, i), pay = img_ + L.record(kPayload, i),
+                     slot = img_ + L.record(kSlot, i);
       if (at<uint32_t>(desc + 12) != 0 || at<uint32_t>(pay + 20) != 0 || at<uint16_t>(slot + 22) != 0)
         return reject("DirtyPadding", fmt::format("task {} reserved field", i));
       if (at<int32_t>(slot + 12) != 0 || at<int32_t>(slot + 16) != 0 || at<uint16_t>(slot + 20) != 0)
@@ -342,8 +348,16 @@ class Model {
     std::memset(all.data() + 8, 0, 8);
     if (support::fnv1a64(support::kFnvOffset, all.data(), all.size()) != stored) return "definition hash";
     // hash, n_nodes, n_bt, n_bs, T, K, required_heap, storage_bytes
-    auto u32 = [&](size_t off) { uint32_t v; std::memcpy(&v, head + off, 4); return uint64_t{v}; };
-    auto u64 = [&](size_t off) { uint64_t v; std::memcpy(&v, head + off, 8); return v; };
+    auto u32 = [&](size_t off) {
+      uint32_t v;
+      std::memcpy(&v, head + off, 4);
+      return uint64_t{v};
+    };
+    auto u64 = [&](size_t off) {
+      uint64_t v;
+      std::memcpy(&v, head + off, 8);
+      return v;
+    };
     *hdr = {stored, u32(28), u32(32), u32(36), u32(40), u32(44), u64(56), u64(64)};
     return std::nullopt;
   }
@@ -351,8 +365,8 @@ class Model {
   std::optional<std::string> graph_contexts(const Layout& L) {
     const uint64_t zb = rt_.subs, ze = zb + rt_.subs_bytes;
     const uint64_t rb = rt_.region, re = rb + rt_.region_bytes;
-    const bool zone_ok = rt_.subs_bytes == 0 ||
-                         (ze >= zb && zb >= rb && ze <= re && zb % 64 == 0 && mapped(zb, rt_.subs_bytes));
+    const bool zone_ok =
+        rt_.subs_bytes == 0 || (ze >= zb && zb >= rb && ze <= re && zb % 64 == 0 && mapped(zb, rt_.subs_bytes));
     uint64_t cursor = zb, records_end = zb, graphs = 0;
     for (uint64_t i = 0; i < h_.n && lost_.empty(); ++i) {
       const uint64_t pay = img_ + L.record(kPayload, i);
@@ -369,8 +383,7 @@ class Model {
       if (bytes != record_size(cursor) || bytes > ze - cursor) return fmt::format("task {} record_bytes", i);
       if (at<int32_t>(cursor + 32) != static_cast<int64_t>(i)) return fmt::format("task {} record's outer_id", i);
       std::vector<uint64_t> d;
-      if (std::optional<std::string> e = definition(at<uint64_t>(cursor), &d))
-        return fmt::format("task {}: {}", i, *e);
+      if (std::optional<std::string> e = definition(at<uint64_t>(cursor), &d)) return fmt::format("task {}: {}", i, *e);
       if (d[0] != at<uint64_t>(cursor + 8)) return fmt::format("task {} definition hash differs", i);
       if (d[1] != at<uint16_t>(pay + 6) || d[2] != at<uint16_t>(cursor + 36) || d[3] != at<uint16_t>(cursor + 38))
         return fmt::format("task {} counts differ from the definition", i);
@@ -404,12 +417,12 @@ Verdict check_attach_prediction(const AttachPrediction& p, const runtime::BindRe
   const bool attach = r.failure == runtime::BindFailure::kAttach && r.attach_class.has_value();
   const std::string got = attach ? runtime::attach_error_name(*r.attach_class) : "";
   if (p.accepts() ? !attach : got == p.rejected) return Verdict::pass();
-  return Verdict::fail(
-      "attach-model",
-      fmt::format("the model of RUNTIME.md §11 {} ({}); attach {}", p.accepts() ? "accepts the image" : "expects " + p.rejected,
-                  p.why, attach ? fmt::format("rejected it with {}: {}", got, r.detail)
-                                : fmt::format("did not reject it: {} ({})", runtime::status_line(r),
-                                              runtime::bind_failure_name(r.failure))));
+  return Verdict::fail("attach-model",
+                       fmt::format("the model of RUNTIME.md §11 {} ({}); attach {}",
+                                   p.accepts() ? "accepts the image" : "expects " + p.rejected, p.why,
+                                   attach ? fmt::format("rejected it with {}: {}", got, r.detail)
+                                          : fmt::format("did not reject it: {} ({})", runtime::status_line(r),
+                                                        runtime::bind_failure_name(r.failure))));
 }
 
 Verdict CorruptJudgement::first_failure() const {

@@ -78,13 +78,16 @@ template <class T>
 std::vector<runtime::Mutation> field(bool header, uint64_t off, T value) {
   std::vector<runtime::Mutation> out;
   for (size_t k = 0; k < sizeof(T); ++k)
-    out.push_back({header ? runtime::MutationTarget::kRuntimeHeader : runtime::MutationTarget::kImage, off + k,
-                   static_cast<uint8_t>(static_cast<uint64_t>(value) >> (8 * k)), {}});
+    out.push_back({header ? runtime::MutationTarget::kRuntimeHeader : runtime::MutationTarget::kImage,
+                   off + k,
+                   static_cast<uint8_t>(static_cast<uint64_t>(value) >> (8 * k)),
+                   {}});
   return out;
 }
 
 std::string attach_class(const runtime::BindResult& r) {
-  return r.failure == runtime::BindFailure::kAttach && r.attach_class ? runtime::attach_error_name(*r.attach_class) : "";
+  return r.failure == runtime::BindFailure::kAttach && r.attach_class ? runtime::attach_error_name(*r.attach_class)
+                                                                      : "";
 }
 
 TEST(AttachModel, a_clean_upload_is_predicted_accepted) {
@@ -109,28 +112,28 @@ TEST(AttachModel, predicts_each_class_as_attach_reports_it) {
   };
   const std::vector<Case> cases = {
       {"BadMagic", {hdr(0, 'X')}},
-      {"BadMagic", {img(8, 2)}},                                    // image version
+      {"BadMagic", {img(8, 2)}},                                            // image version
       {"BadLayout", {hdr(24, static_cast<uint8_t>(c.staged[24]) ^ 0x40)}},  // image not after the header
-      {"BadPitch", {img(16, 9)}},                                   // pitch 9 with n 4
-      {"BadPitch", {img(12, 32)}},                                  // image W 32, runtime W 64
-      {"Truncated", {img(48, 0), img(49, 0)}},                      // image_bytes 0
-      {"TooLarge", {img(51, 0x80)}},                                // image_bytes > INT32_MAX
-      {"TooLarge", {hdr(112, 0), hdr(113, 0), hdr(114, 0), hdr(115, 0)}},  // region_bytes cut
-      {"BadLayout", field<uint64_t>(true, 32, c.get<uint64_t>(32) + 64)},  // the headers' image_bytes differ
+      {"BadPitch", {img(16, 9)}},                                           // pitch 9 with n 4
+      {"BadPitch", {img(12, 32)}},                                          // image W 32, runtime W 64
+      {"Truncated", {img(48, 0), img(49, 0)}},                              // image_bytes 0
+      {"TooLarge", {img(51, 0x80)}},                                        // image_bytes > INT32_MAX
+      {"TooLarge", {hdr(112, 0), hdr(113, 0), hdr(114, 0), hdr(115, 0)}},   // region_bytes cut
+      {"BadLayout", field<uint64_t>(true, 32, c.get<uint64_t>(32) + 64)},   // the headers' image_bytes differ
       {"BadLayout", field<uint64_t>(false, 56 + 8 * 6, c.seg(6) + 64)},     // fanin segment moved
       {"PoolOutOfImage", field<uint32_t>(false, 120, c.get<uint32_t>(128 + 120) + 1)},  // one fanin entry more
-      {"DeltaOutOfImage", field<int32_t>(false, slot + 4, 0)},              // slot 0's desc delta unbound
+      {"DeltaOutOfImage", field<int32_t>(false, slot + 4, 0)},                          // slot 0's desc delta unbound
       {"DeltaMisaligned", field<int32_t>(false, slot + 4, c.get<int32_t>(128 + slot + 4) + 32)},  // -> desc[1]
-      {"CountMismatch", {img(desc + 0, 9)}},                                // task 0's id
-      {"CountMismatch", {img(desc + 8, 5)}},                                // task 0's kind
-      {"DirtyPadding", {img(desc + 12, 1)}},                                // a reserved field
-      {"DirtyPadding", {img(slot + 32 * 1 + 12, 1)}},                       // slot 1's wake_head
-      {"BadGraphContext",                                                   // task 2's graph_ctx
+      {"CountMismatch", {img(desc + 0, 9)}},                                                      // task 0's id
+      {"CountMismatch", {img(desc + 8, 5)}},                                                      // task 0's kind
+      {"DirtyPadding", {img(desc + 12, 1)}},                                                      // a reserved field
+      {"DirtyPadding", {img(slot + 32 * 1 + 12, 1)}},                                             // slot 1's wake_head
+      {"BadGraphContext",                                                                         // task 2's graph_ctx
        field<uint64_t>(false, payload + 32 * 2 + 24, c.get<uint64_t>(128 + payload + 32 * 2 + 24) + 64)},
       {"BadGraphContext", field<uint64_t>(false, record + 24, c.get<uint64_t>(128 + record + 24) - 1)},  // block short
-      {"BadGraphContext", {img(record + 32, 1)}},                           // outer_id
-      {"LatchedError", {img(28, 1)}},                               // orch_error
-      {"LatchedError", {img(24, 0)}},                               // orch_done
+      {"BadGraphContext", {img(record + 32, 1)}},                                                        // outer_id
+      {"LatchedError", {img(28, 1)}},                                                                    // orch_error
+      {"LatchedError", {img(24, 0)}},                                                                    // orch_done
   };
   for (const Case& k : cases) {
     const Bound r = bind(k.muts);
