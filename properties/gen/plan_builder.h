@@ -54,6 +54,9 @@ struct GraphSig {
   std::string name;
   std::vector<Dims> params;
   std::vector<bool> inout;
+  // In params every submission binds to a window of a never-written entry input, so the body
+  // may read them no_dep (a clean plan's no_dep rule, RUNTIME.md §7).
+  std::vector<bool> entry_in;
   int slots = 0;
   int submissions = 0;
   std::vector<std::string> keys;  // keys it was submitted under (the generator's view)

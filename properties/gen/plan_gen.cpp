@@ -278,7 +278,8 @@ std::optional<Window> PlanBuilder::input_window(const Body& b, const Dims& w) {
   const Ten& t = *c_.pick(fits);
   Window win = window_of(b, t, w);
   win.tag = PlanTag::Input;
-  if (k_.no_dep && t.entry_in && !b.in_graph && c_.chance(25)) {
+  // In a graph body only the params every submission binds to an entry input are entry_in.
+  if (k_.no_dep && t.entry_in && c_.chance(25)) {
     win.tag = PlanTag::NoDep;
     features_.add(PlanFeature::kNoDep);
   }

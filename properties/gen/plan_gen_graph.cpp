@@ -33,10 +33,14 @@ PlanGraph PlanBuilder::graph_def(const std::string& name) {
     t.off = Dims(d.size(), 0);
     t.writable = inout;
     t.entry = true;  // the body's boundary: where its results must reach
+    // Now and then a 1-D In param bound to the entry input x at every submission: the body
+    // may read it no_dep.
+    t.entry_in = !inout && d.size() == 1 && k_.no_dep && c_.chance(30);
     b.tensors.push_back(t);
     g.params.push_back(t.name);
     sig.params.push_back(d);
     sig.inout.push_back(inout);
+    sig.entry_in.push_back(t.entry_in);
   }
   b.slots = sig.slots = static_cast<int>(c_.length(2));
   const size_t stmts = c_.length(4);
@@ -89,6 +93,7 @@ void PlanBuilder::submit_graph(PlanBlock& out, Body& b, size_t gi) {
     const bool inout = sig.inout[i];
     std::vector<const Ten*> fits, same_buf;
     for (const Ten* t : alive(b, inout, d.size())) {
+      if (sig.entry_in[i] && !t->entry_in) continue;  // a never-written entry input only
       bool ok = true;
       for (size_t k = 0; k < d.size(); ++k) ok &= t->dims[k] >= d[k];
       if (!ok) continue;

@@ -178,15 +178,7 @@ std::vector<Production> plan_production_universe() {
       u.push_back({n, why});
     }
   for (const char* k : kCalls)
-    for (PlanTag t : kTags) {
-      const std::string n = fmt::format("arg:{}@{}", tag_name(t), k);
-      if (n == "arg:no_dep@submit@graph")
-        u.push_back({n, "",
-                     "no_dep inside a graph body needs a boundary param every submission binds to a "
-                     "never-written entry input (a clean plan's no_dep rule); the graph generator has no such param"});
-      else
-        add(n);
-    }
+    for (PlanTag t : kTags) add(fmt::format("arg:{}@{}", tag_name(t), k));
   for (const char* k : kCalls) add(fmt::format("arg:tensor-after-scalar@{}", k));
   for (const char* k : kCalls) add(fmt::format("call:same-buffer-twice@{}", k));
   for (Builtin b : kBuiltins)
