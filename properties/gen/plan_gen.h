@@ -32,7 +32,8 @@ struct PlanKnobs {
   int max_stmts = 10;        // root statements (loops and ifs hold more)
   int max_graphs = 2;        // graph definitions per plan
   int min_graphs = 0;        // at least this many (a property about graphs asks for one)
-  int min_submissions = 1;   // root-level submit_graphs each graph gets at least (counting its others)
+  int min_submissions = 1;   // root-level submit_graphs each graph gets at least (counting its others);
+                             // a plan may also define `unused_g`, which nothing submits
   int max_trips = 3;         // loop trips
   int max_depth = 2;         // nesting of loops / ifs
   bool two_d = true;         // tensors of rank 2 to 4, matmul, rowsum
