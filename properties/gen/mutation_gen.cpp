@@ -206,7 +206,15 @@ std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> d
         const uint64_t at = base + f.off;
         uint64_t old = 0;
         for (unsigned k = 0; k < f.width; ++k) old |= static_cast<uint64_t>(byte_now(at + k)) << (8 * k);
-        const uint64_t v = field_value(old, f.width, d.op, d.value);
+        uint64_t v = field_value(old, f.width, d.op, d.value);
+        // An address or size field (8 bytes) sometimes takes another address of the same
+        // upload instead: the region, image, submissions, device-only zone or a heap (the
+        // RuntimeHeader's @24, @40, @56, @72, @88, @104), plus 0..3 lines, so a pointer lands
+        // on memory that is mapped but holds something else.
+        if (f.width == 8 && d.op == 3 && d.value % 3 == 0 && header_bytes >= 112) {
+          static constexpr uint64_t kAddresses[] = {24, 40, 56, 72, 88, 104};
+          v = load_le(staged, kAddresses[(d.value / 3) % std::size(kAddresses)], 8) + 64 * ((d.value / 18) % 4);
+        }
         for (unsigned k = 0; k < f.width; ++k) {
           runtime::Mutation m;
           m.target = header ? runtime::MutationTarget::kRuntimeHeader : runtime::MutationTarget::kImage;

@@ -39,7 +39,9 @@ struct MutationDraw {
                       // 12 a whole field of a record (the two headers, task i's descriptor,
                       // payload or slot for any i < n, the first submission record) set to a
                       // value at a limit: off by 1/4/8/32/64/128 either way, 0, all ones,
-                      // INT32_MAX or INT32_MIN, or one bit flipped (`op`, `value`)
+                      // INT32_MAX or INT32_MIN, or one bit flipped (`op`, `value`); an
+                      // 8-byte field sometimes another address of the upload (region,
+                      // image, submissions, device-only zone, a heap) plus 0..3 lines
   uint32_t at = 0;    // which byte of that range (modulo its size)
   uint8_t op = 0;     // 0 `value`, 1 zero, 2 all ones, 3 flip bit `value % 8`, 4 +1 (value odd) or -1
   uint8_t value = 0;
