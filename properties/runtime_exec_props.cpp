@@ -8,6 +8,7 @@
 #include <rapidcheck/gtest.h>
 #include <cstddef>
 #include <cstring>
+#include <set>
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/mutation_gen.h"
@@ -200,6 +201,47 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
                         : std::string("model cannot tell"));
   if (jd.fanin) gen::tag(jd.fanin->invalid_entry ? "fanin entries only: 103 due" : "fanin entries only: earlier tasks");
   for (const Verdict& v : jd.verdicts) props::report(v, cx);
+}
+
+// HARNESS.md §8 boundary values, RUNTIME.md §11: every field of every record at its limits,
+// one field at a time: each of the runtime header's, the ImageHeader's, one task's descriptor,
+// payload and slot fields (the task drawn per case) and the first submission record's, set
+// to its value +1 and -1, zero, all ones, INT32_MAX, INT32_MIN (or, for an address, another
+// address of the upload) and with one bit flipped. Each bind gets the one judgement of a
+// corrupted upload (oracles::judge_corrupt_bind): attach's outcome the class the independent
+// model predicts, or acceptance and a safe run. Random corruptions reach a given field at a
+// given limit a few times in a thousand cases; here every case reaches all of them.
+STACKCHECK_PROP(RuntimeExec, every_field_at_its_limits_as_the_attach_model_predicts, 0.1) {
+  gen::PlanKnobs k;
+  k.min_graphs = *rc::gen::arbitrary<bool>() ? 1 : 0;
+  k.small_w_percent = 100;  // 70 binds a case: no 45 MB mirror each time
+  const gen::GeneratedPlan g = draw(k);
+  const oracles::Captured clean = clean_upload(g);
+  gen::RapidCheckChoices choices;
+  const auto task = static_cast<uint32_t>(choices.integer(0, 1 << 16));  // modulo n
+  const auto bit = static_cast<uint8_t>(choices.integer(0, 63));
+  // (op, value) as gen::MutationDraw takes them: +1, -1, zero, all ones, INT32_MAX,
+  // INT32_MIN (another address for an 8-byte field), one bit flipped: every field at each.
+  const std::pair<uint8_t, uint8_t> limits[] = {{0, 1}, {0, 0}, {1, 0}, {2, 0}, {3, 1}, {3, 2}, {3, 0}, {4, bit}};
+  int judged = 0;
+  std::set<std::string> classes;
+  for (size_t f = 0; f < gen::record_field_count(); ++f) {
+    for (const auto& [op, value] : limits) {
+      const std::vector<runtime::Mutation> muts =
+          gen::field_change(clean.staged, clean.image_offset, f, task, op, value);
+      const CorruptRun run = corrupt_bind(g, muts);
+      const oracles::CorruptJudgement jd = oracles::judge_corrupt_bind(run.captured, run.bench->memory(), muts);
+      ++judged;
+      if (const Verdict v = jd.first_failure(); !v.passed()) {
+        runtime::OrchProgram shown = g.plan;
+        shown.mutations = muts;
+        props::report(v, oracles::Counterexample{"corrupt-image", runtime::print_plan(shown), {}, "", ""});
+      }
+      if (jd.predicted) classes.insert(jd.predicted->accepts() ? "accepted" : jd.predicted->rejected);
+    }
+  }
+  for (const std::string& c : classes) gen::tag("some field: " + c);
+  RC_ASSERT(judged > 0);
 }
 
 // §11 BadGraphContext, one rule at a time (the random corruptions above rarely break a single

@@ -274,6 +274,14 @@ std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> d
   return out;
 }
 
+size_t record_field_count() { return std::size(kFields); }
+
+std::vector<runtime::Mutation> field_change(std::span<const std::byte> staged, uint64_t image_offset, size_t field,
+                                            uint32_t task, uint8_t op, uint8_t value) {
+  const MutationDraw d{12, static_cast<uint32_t>(field % std::size(kFields) + std::size(kFields) * task), op, value};
+  return resolve_mutations(std::span(&d, 1), staged, image_offset);
+}
+
 std::vector<runtime::Mutation> generate_mutations(ChoiceSource& c, std::span<const std::byte> staged,
                                                   uint64_t image_offset) {
   const std::vector<MutationDraw> draws = draw_mutations(c);

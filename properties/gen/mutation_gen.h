@@ -55,6 +55,13 @@ std::vector<MutationDraw> draw_mutations(ChoiceSource& c);
 std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> draws, std::span<const std::byte> staged,
                                                  uint64_t image_offset);
 
+// The field-level changes (where 12) one at a time: how many fields the table has (a draw's
+// `at` picks field at % count of task at / count), and the change of field `field` of task
+// `task` (records that have tasks) with `op` and `value` as MutationDraw has them.
+size_t record_field_count();
+std::vector<runtime::Mutation> field_change(std::span<const std::byte> staged, uint64_t image_offset, size_t field,
+                                            uint32_t task, uint8_t op, uint8_t value);
+
 // Both steps at once, for an engine that draws after the upload is known (the properties).
 std::vector<runtime::Mutation> generate_mutations(ChoiceSource& c, std::span<const std::byte> staged,
                                                   uint64_t image_offset);

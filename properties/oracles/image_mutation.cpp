@@ -75,8 +75,12 @@ std::optional<FaninPrediction> predict_fanin_corruption(std::span<const std::byt
       *fanin > *end || (*end - *fanin) / 4 < *count)
     return std::nullopt;
   std::set<uint64_t> touched;  // fanin pool entry indices
+  // The pool is placed by the ImageHeader it reads: a change of the header itself (which a
+  // header claiming the pool at offset 0 would count as "in the pool") is no fanin corruption.
+  if (*fanin < kHdrBytes) return std::nullopt;
   for (const runtime::Mutation& m : muts) {
-    if (m.target != runtime::MutationTarget::kImage || m.offset < *fanin || m.offset >= *fanin + 4ull * *count)
+    if (m.target != runtime::MutationTarget::kImage || m.offset < kHdrBytes || m.offset < *fanin ||
+        m.offset >= *fanin + 4ull * *count)
       return std::nullopt;
     touched.insert((m.offset - *fanin) / 4);
   }

@@ -170,6 +170,12 @@ TEST(ImageMutation, fanin_entries_still_naming_earlier_tasks_run) {
   // A change outside the entries: no prediction.
   const std::vector<runtime::Mutation> elsewhere{{runtime::MutationTarget::kImage, fc.entry - 1, 0, {}}, same[0]};
   EXPECT_FALSE(predict_fanin_corruption(c.staged, c.image_offset, elsewhere).has_value());
+  // A header that moves the pool onto itself (seg_off[6] @104 zeroed): the changed bytes then lie
+  // "inside the pool" it claims, yet they are the header's: no prediction (attach: BadLayout).
+  std::vector<runtime::Mutation> moved;
+  for (uint64_t k = 0; k < 8; ++k) moved.push_back({runtime::MutationTarget::kImage, 104 + k, 0, {}});
+  const Captured m = corrupt(fc, moved);
+  EXPECT_FALSE(predict_fanin_corruption(m.staged, m.image_offset, moved).has_value());
 }
 
 }  // namespace
