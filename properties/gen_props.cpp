@@ -11,8 +11,8 @@
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/plan_gen.h"
-#include "properties/gen/program_gen.h"
 #include "properties/gen/productions.h"
+#include "properties/gen/program_gen.h"
 #include "properties/gen/rc_choices.h"
 #include "properties/property.h"
 #include "stack/ir/equal.h"
@@ -58,42 +58,42 @@ class SplitMixChoices final : public gen::ChoiceSource {
  private:
   support::SplitMix64 rng_;
 };
+
+// Draws `n` inputs, the i-th from choice seed kSeed + i through `productions_of(choices, i)`,
+// prints the table and requires no production problem.
+constexpr uint64_t kProductionSeed = 20261203;
+template <class Productions>
+void check_vocabulary(const char* what, int n, const std::vector<gen::Production>& universe,
+                      Productions productions_of) {
+  std::map<std::string, int> counts;
+  for (int i = 0; i < n; ++i) {
+    SplitMixChoices c(kProductionSeed + static_cast<uint64_t>(i));
+    for (const std::string& p : productions_of(c, i)) ++counts[p];
+  }
+  std::cout << fmt::format("seed {}, {} {} (choice seeds {}..{})\n", kProductionSeed, n, what, kProductionSeed,
+                           kProductionSeed + static_cast<uint64_t>(n) - 1)
+            << gen::production_table(universe, counts, n);
+  const std::vector<std::string> problems = gen::production_problems(universe, counts);
+  EXPECT_TRUE(problems.empty()) << fmt::format("{}", fmt::join(problems, "\n"));
+}
 }  // namespace
 
 TEST(GenProps, plan_generator_reaches_every_production) {
-  constexpr uint64_t kSeed = 20261203;
-  constexpr int kPlans = 6000;
-  std::map<std::string, int> counts;
-  for (int i = 0; i < kPlans; ++i) {
-    SplitMixChoices c(kSeed + static_cast<uint64_t>(i));
+  check_vocabulary("plans", 6000, gen::plan_production_universe(), [](gen::ChoiceSource& c, int i) {
     gen::PlanKnobs k;
     if (i % 3 == 1) k.planted_percent = 100;
     if (i % 3 == 2) k.min_graphs = 1;
-    for (const std::string& p : gen::plan_productions(gen::generate_plan(c, k).plan)) ++counts[p];
-  }
-  std::cout << "seed " << kSeed << ", " << kPlans << " plans (choice seeds " << kSeed << ".." << kSeed + kPlans - 1
-            << ")\n"
-            << gen::production_table(gen::plan_production_universe(), counts, kPlans);
-  const std::vector<std::string> problems = gen::production_problems(gen::plan_production_universe(), counts);
-  EXPECT_TRUE(problems.empty()) << fmt::format("{}", fmt::join(problems, "\n"));
+    return gen::plan_productions(gen::generate_plan(c, k).plan);
+  });
 }
 
 // The same for the program generator over 3,000 programs (default knobs, a graph in half).
 TEST(GenProps, program_generator_reaches_every_production) {
-  constexpr uint64_t kSeed = 20261203;
-  constexpr int kPrograms = 3000;
-  std::map<std::string, int> counts;
-  for (int i = 0; i < kPrograms; ++i) {
-    SplitMixChoices c(kSeed + static_cast<uint64_t>(i));
+  check_vocabulary("programs", 3000, gen::ir_production_universe(), [](gen::ChoiceSource& c, int i) {
     gen::ProgramKnobs k;
     if (i % 2 == 1) k.min_graphs = 1;
-    for (const std::string& p : gen::ir_productions(gen::generate_program(c, k).program)) ++counts[p];
-  }
-  std::cout << "seed " << kSeed << ", " << kPrograms << " programs (choice seeds " << kSeed << ".."
-            << kSeed + kPrograms - 1 << ")\n"
-            << gen::production_table(gen::ir_production_universe(), counts, kPrograms);
-  const std::vector<std::string> problems = gen::production_problems(gen::ir_production_universe(), counts);
-  EXPECT_TRUE(problems.empty()) << fmt::format("{}", fmt::join(problems, "\n"));
+    return gen::ir_productions(gen::generate_program(c, k).program);
+  });
 }
 
 // The table's own control: a generator that never makes a production is reported, and so is

@@ -197,8 +197,9 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   // One judgement (attach_model.h): the outcome contained, attach's class the model's, the
   // accepted graph blocks, and a corruption of fanin entries only given the outcome the spec fixes.
   const oracles::CorruptJudgement jd = oracles::judge_corrupt_bind(c, run.bench->memory(), muts);
-  gen::tag(jd.predicted ? "model predicts " + (jd.predicted->accepts() ? std::string("acceptance") : jd.predicted->rejected)
-                        : std::string("model cannot tell"));
+  gen::tag(jd.predicted
+               ? "model predicts " + (jd.predicted->accepts() ? std::string("acceptance") : jd.predicted->rejected)
+               : std::string("model cannot tell"));
   if (jd.fanin) gen::tag(jd.fanin->invalid_entry ? "fanin entries only: 103 due" : "fanin entries only: earlier tasks");
   for (const Verdict& v : jd.verdicts) props::report(v, cx);
 }
