@@ -221,9 +221,14 @@ STACKCHECK_PROP(RuntimeExec, every_field_at_its_limits_as_the_attach_model_predi
   gen::RapidCheckChoices choices;
   const auto task = static_cast<uint32_t>(choices.integer(0, 1 << 16));  // modulo n
   const auto bit = static_cast<uint8_t>(choices.integer(0, 63));
-  // (op, value) as gen::MutationDraw takes them: +1, -1, zero, all ones, INT32_MAX,
-  // INT32_MIN (another address for an 8-byte field), one bit flipped: every field at each.
-  const std::pair<uint8_t, uint8_t> limits[] = {{0, 1}, {0, 0}, {1, 0}, {2, 0}, {3, 1}, {3, 2}, {3, 0}, {4, bit}};
+  // Another address: the region, image, submissions, device-only zone or a heap (value / 3 % 6),
+  // plus 0..3 lines (value / 18), drawn per case (gen/mutation_gen.h).
+  const auto address = static_cast<uint8_t>(3 * choices.one_of(6) + 18 * choices.one_of(4));
+  // (op, value) as gen::MutationDraw takes them: +1, -1, zero, all ones, INT32_MAX, INT32_MIN,
+  // another address (an 8-byte field; INT32_MIN for a narrower one), one bit flipped: every
+  // field at each.
+  const std::pair<uint8_t, uint8_t> limits[] = {{0, 1}, {0, 0}, {1, 0},       {2, 0},
+                                                {3, 1}, {3, 2}, {3, address}, {4, bit}};
   int judged = 0;
   std::set<std::string> classes;
   for (size_t f = 0; f < gen::record_field_count(); ++f) {
