@@ -49,11 +49,9 @@ class Walker {
  private:
   std::map<std::string, const Function*> kinds_;
   std::map<std::string, int> sites_;  // graph -> call sites
-  std::set<std::string> tuples_;      // names bound to a call/submit with a tuple result
   const char* place_ = "entry";
 
   void function(const Function& f) {
-    tuples_.clear();
     const char* fk = f.kind == Function::Kind::Kernel ? "kernel" : f.kind == Function::Kind::Graph ? "graph" : "entry";
     for (const Param& p : f.params) {
       if (p.type.is_tensor())
@@ -63,8 +61,6 @@ class Walker {
     }
     if (f.kind == Function::Kind::Kernel) {
       out.insert("kernel:" + f.builtin);
-      size_t tensors = 0;
-      for (const Param& p : f.params) tensors += p.type.is_tensor() ? 1 : 0;
       const size_t builtin_params =
           f.builtin == "fill" || f.builtin == "acc" || f.builtin == "copy" || f.builtin == "rowsum" ? 2 : 3;
       if (f.params.size() > builtin_params) out.insert("kernel:extra-params");
@@ -74,7 +70,6 @@ class Walker {
       for (size_t i = 1; i < f.kernel_returns.size(); ++i)
         ordered &= index_of(f, f.kernel_returns[i - 1]) < index_of(f, f.kernel_returns[i]);
       if (!ordered) out.insert("kernel:returns-out-of-order");
-      (void)tensors;
       return;
     }
     if (f.kind == Function::Kind::Graph) {
@@ -169,11 +164,6 @@ class Walker {
             expr(r.expr, "assign");
           } else if constexpr (std::is_same_v<T, InvokeRhs>) {
             invoke(r.invoke, ctx);
-            auto it = kinds_.find(r.invoke.callee);
-            const size_t results = it == kinds_.end()                           ? 0
-                                   : it->second->kind == Function::Kind::Kernel ? it->second->kernel_returns.size()
-                                                                                : it->second->results.size();
-            if (r.invoke.submit || results >= 2) tuples_.insert(s.name);
           } else if constexpr (std::is_same_v<T, TupleGetRhs>) {
             out.insert(r.index == 0 ? "tuple:first" : "tuple:later");
           } else if constexpr (std::is_same_v<T, CreateRhs>) {
