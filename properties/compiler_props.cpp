@@ -2,7 +2,6 @@
 // positive controls of the compiler oracles (each must report a failure when it should).
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/ir_breaker.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/input_oracles.h"
@@ -81,7 +80,7 @@ STACKCHECK_PROP(CompilerProps, pass_outputs_pass_their_verifiers, 0.0) {
 // §8.5: the interpreter gives the same bytes before and after every pass.
 STACKCHECK_PROP(CompilerProps, passes_preserve_semantics, 0.1) {
   const gen::GeneratedProgram g = draw();
-  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
   const oracles::PipelineRun run = pipeline_or_fail(g.program);
   for (const auto& st : run.stages)
     props::report(
@@ -171,7 +170,7 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
   const gen::GeneratedProgram g = draw();
   const oracles::PipelineRun run = pipeline_or_fail(g.program);
   const ir::Program legal = run.stages.back().program;
-  const std::optional<gen::BrokenProgram> b = *gen::from_choices<std::optional<gen::BrokenProgram>>(
+  const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
       [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
   if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
   gen::tag(fmt::format("code-{}", b->code));
@@ -239,7 +238,7 @@ using WellFormedFn = std::function<verify::Diagnostics(const ir::Program&)>;
 void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& generate = codegen::generate_orchestration) {
   const gen::GeneratedProgram g = draw();
   const ir::Program source = g.program;
-  const std::optional<gen::BrokenProgram> b = *gen::from_choices<std::optional<gen::BrokenProgram>>(
+  const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
       [source](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, source); });
   if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
   gen::tag(fmt::format("code-{}", b->code));
@@ -457,7 +456,7 @@ void isolation_case(const LegalizeFn& legalize_graph_boundary) {
   // ... and codegen straight after that legalization (unfolded `dim`, spelled literals, 1-trip
   // loops, returns as written) must still mean the original program: its plan, bound on the
   // runtime (a small task window, a seeded random schedule), equals the interpreter on it.
-  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
   const interp::Result expected = interp::run(g.program, seed);
   if (!expected.ok()) return;  // a trapping program: check_same_semantics judged the trap
   oracles::CompiledPlan compiled;

@@ -4,6 +4,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include "properties/gen/arbitrary.h"
 #include "properties/property.h"
 
 using namespace stackcheck;
@@ -12,7 +13,7 @@ namespace {
 
 void half_inconclusive() {
   ++props::tally().cases;
-  if (*rc::gen::arbitrary<bool>())
+  if (gen::choices().boolean())
     props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kResourceLatch, "latched", 2));
 }
 

@@ -13,10 +13,10 @@
 using namespace stackcheck;
 
 STACKCHECK_PROP(DepsProps, generated_plans_order_every_conflict, 0.1) {
-  const gen::GeneratedPlan g = *gen::arbitrary_plan();
+  const gen::GeneratedPlan g = gen::any_plan();
   gen::tag_plan(g.features);
   runtime::BindOptions o;
-  o.seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  o.seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
   const oracles::DepsRun run = oracles::check_plan_dependencies(g.plan, o);
   // A pass is a judgement of a decoded DAG, never of nothing.
   RC_ASSERT(!run.verdict.passed() || run.graph != nullptr);
@@ -25,10 +25,10 @@ STACKCHECK_PROP(DepsProps, generated_plans_order_every_conflict, 0.1) {
 }
 
 STACKCHECK_PROP(DepsProps, compiled_programs_order_every_conflict, 0.1) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = gen::any_program();
   gen::tag_features(g.features);
   passes::PipelineOptions p;
-  p.graph_boundary.step_c = *rc::gen::arbitrary<bool>();
+  p.graph_boundary.step_c = gen::choices().boolean();
   props::require_legal_compile(g.program, p.graph_boundary.step_c);
   const oracles::DepsRun run = oracles::check_program_dependencies(g.program, {}, p, {{"W", 1024, {}}});
   RC_ASSERT(!run.verdict.passed() || run.graph != nullptr);

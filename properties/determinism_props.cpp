@@ -36,11 +36,11 @@ namespace {
 
 runtime::ScheduleOptions draw_schedule() {
   runtime::ScheduleOptions s;
-  if (*rc::gen::arbitrary<bool>()) {
+  if (gen::choices().boolean()) {
     s = *oracles::parse_schedule("threaded");
-    s.workers = *rc::gen::inRange<unsigned>(1, 9);
+    s.workers = static_cast<unsigned>(gen::choices().integer(1, 8));
   } else {
-    s = *oracles::parse_schedule(fmt::format("random:{}", *rc::gen::inRange<uint64_t>(0, 1u << 20)));
+    s = *oracles::parse_schedule(fmt::format("random:{}", static_cast<uint64_t>(gen::choices().integer(0, (1 << 20) - 1))));
   }
   return s;
 }
@@ -85,9 +85,9 @@ oracles::Verdict bind_thrice(const runtime::OrchProgram& plan, uint64_t seed, co
 }  // namespace
 
 STACKCHECK_PROP(Determinism, programs_compile_and_run_alike_twice, 0.1) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = gen::any_program();
   gen::tag_features(g.features);
-  const bool step_c = *rc::gen::arbitrary<bool>();
+  const bool step_c = gen::choices().boolean();
   const passes::PipelineOptions po{.graph_boundary = {.step_c = step_c}};
   props::require_legal_compile(g.program, step_c);
   oracles::CompiledPlan one = oracles::compile_to_plan(g.program, po);
@@ -103,13 +103,13 @@ STACKCHECK_PROP(Determinism, programs_compile_and_run_alike_twice, 0.1) {
   if (legal_one != legal_two || runtime::print_plan(one.plan) != runtime::print_plan(two.plan))
     props::report(oracles::Verdict::fail("determinism", "two compiles printed different programs or plans"), cx);
   runtime::OrchProgram plan = one.plan;
-  plan.config.push_back({"W", *rc::gen::element<int64_t>(64, 256, 1024), {}});
-  props::report(bind_thrice(plan, *rc::gen::inRange<uint64_t>(0, 1000), draw_schedule()), cx);
+  plan.config.push_back({"W", gen::choices().pick(std::vector<int64_t>{64, 256, 1024}), {}});
+  props::report(bind_thrice(plan, static_cast<uint64_t>(gen::choices().integer(0, 999)), draw_schedule()), cx);
 }
 
 STACKCHECK_PROP(Determinism, plans_bind_alike_twice, 0.2) {
   const gen::GeneratedPlan g = gen::draw_plan();
-  props::report(bind_thrice(g.plan, *rc::gen::inRange<uint64_t>(0, 1000), draw_schedule()),
+  props::report(bind_thrice(g.plan, static_cast<uint64_t>(gen::choices().integer(0, 999)), draw_schedule()),
                 oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""});
 }
 
@@ -179,7 +179,7 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
   const gen::GeneratedPlan g = gen::draw_plan();
   std::vector<runtime::OrchProgram> history;
   std::string text;
-  const int n = *rc::gen::inRange(1, 4);
+  const int n = static_cast<int>(gen::choices().integer(1, 3));
   for (int i = 0; i < n; ++i) {
     // half of the earlier plans latch a fatal code: the latch, the heaps' marks and the
     // tensormap must all be reset by the next bind
@@ -193,7 +193,7 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
     }
   }
   gen::tag(fmt::format("history-{}", n));
-  props::report(bind_after_history(g.plan, history, *rc::gen::inRange<uint64_t>(0, 1000), draw_schedule()),
+  props::report(bind_after_history(g.plan, history, static_cast<uint64_t>(gen::choices().integer(0, 999)), draw_schedule()),
                 oracles::Counterexample{"property", runtime::print_plan(g.plan) + text, {}, "", ""});
 }
 

@@ -30,7 +30,6 @@
 #include <fmt/format.h>
 
 #include "properties/gen/arbitrary.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/property.h"
 #include "stack/runtime/devmem/device_memory.h"
 
@@ -573,7 +572,7 @@ std::string run_case(gen::ChoiceSource& c, std::string* trace, Flaw flaw) {
 
 void devmem_case(Flaw flaw) {
   gen::feature_tally().begin_case();
-  gen::RapidCheckChoices choices;
+  gen::ChoiceSource& choices = gen::choices();
   std::string trace;
   const std::string failure = run_case(choices, &trace, flaw);
   if (!failure.empty())

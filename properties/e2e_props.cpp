@@ -58,23 +58,23 @@ TEST(EndToEnd, corpus_programs_under_every_schedule) {
 // Schedules drawn per case: the adversarial policies most of the time (a missing edge shows
 // under a policy that runs a later ready task first), the threaded scheduler the rest.
 runtime::ScheduleOptions draw_schedule() {
-  const size_t k = *rc::gen::inRange<size_t>(0, 10);
+  const size_t k = static_cast<size_t>(gen::choices().integer(0, 9));
   if (k < 3) return *oracles::parse_schedule("newest");
-  if (k < 7) return *oracles::parse_schedule("random:" + std::to_string(*rc::gen::inRange<uint64_t>(0, 1u << 20)));
+  if (k < 7) return *oracles::parse_schedule("random:" + std::to_string(static_cast<uint64_t>(gen::choices().integer(0, (1 << 20) - 1))));
   if (k < 8) return *oracles::parse_schedule("oldest");
   return *oracles::parse_schedule("threaded");
 }
 
 STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.1) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = gen::any_program();
   gen::tag_features(g.features);
-  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
   const runtime::ScheduleOptions sched = draw_schedule();
-  const bool step_c = *rc::gen::arbitrary<bool>();
+  const bool step_c = gen::choices().boolean();
   props::require_legal_compile(g.program, step_c);
   // Mostly a small task window (a cheap mirror), sometimes the default one.
   std::vector<runtime::ConfigEntry> config;
-  if (const size_t w = *rc::gen::inRange<size_t>(0, 10); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
+  if (const size_t w = static_cast<size_t>(gen::choices().integer(0, 9)); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
   const oracles::EndToEndRun run = oracles::check_end_to_end(
       g.program, seed, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}}, config);
   std::map<std::string, std::string> params = {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "properties/gen/rc_choices.h"
+#include "properties/gen/arbitrary.h"
 #include "properties/oracles/explorers.h"
 #include "properties/property.h"
 #include "stack/runtime/plan/parser.h"
@@ -47,7 +47,7 @@ void report(const oracles::Verdict& v, const Wide& w, const std::string& params 
 }
 
 void seeds_case(const oracles::PolicyRun& run) {
-  gen::RapidCheckChoices c;
+  gen::ChoiceSource& c = gen::choices();
   const Wide w = draw_wide(c, 5, 24);
   const uint64_t base = static_cast<uint64_t>(c.integer(0, INT64_MAX));
   std::vector<uint64_t> seeds;
@@ -56,13 +56,13 @@ void seeds_case(const oracles::PolicyRun& run) {
 }
 
 void orders_case(const oracles::PolicyRun& run) {
-  gen::RapidCheckChoices c;
+  gen::ChoiceSource& c = gen::choices();
   const Wide w = draw_wide(c, 1, 64);
   report(oracles::check_defining_orders(w.plan, w.k, run), w);
 }
 
 void threaded_case(const oracles::PolicyRun& run) {
-  gen::RapidCheckChoices c;
+  gen::ChoiceSource& c = gen::choices();
   const Wide w = draw_wide(c, 4, 16, 2);
   const unsigned workers = static_cast<unsigned>(c.integer(2, 8));
   report(oracles::check_threaded_varies(w.plan, w.k, workers, 20, run), w, fmt::format("{} workers", workers));

@@ -13,7 +13,6 @@
 #include "properties/gen/plan_gen.h"
 #include "properties/gen/productions.h"
 #include "properties/gen/program_gen.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/property.h"
 #include "stack/ir/equal.h"
 #include "stack/ir/printer.h"
@@ -21,13 +20,13 @@
 
 using namespace stackcheck;
 
-// A program drawn by RapidCheck, its choices recorded and encoded as bytes, decodes from
-// those bytes (the fuzzing engine) into the same program, consuming every byte.
+// A program drawn by the running engine (RapidCheck, or fuzz_props' bytes), its choices recorded
+// and encoded as bytes, decodes from those bytes (the fuzzing engine) into the same program,
+// consuming every byte.
 STACKCHECK_PROP(GenProps, both_engines_build_the_same_program, 0.0) {
   gen::ProgramKnobs knobs;
-  knobs.illegal_view = *rc::gen::arbitrary<bool>();
-  gen::RapidCheckChoices rc_engine;
-  gen::RecordingChoices recorded(rc_engine);
+  knobs.illegal_view = gen::choices().boolean();
+  gen::RecordingChoices recorded(gen::choices());
   const gen::GeneratedProgram a = gen::generate_program(recorded, knobs);
   gen::tag_features(a.features);
   const std::vector<uint8_t> bytes = gen::encode_choices(recorded.choices());

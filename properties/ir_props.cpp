@@ -1,7 +1,6 @@
 // IR properties: the `.gir` text form round-trips for every generated program, and the
 // generator only produces well-formed programs (a generator test is a property too).
 #include "properties/gen/arbitrary.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/oracles/ref_arith.h"
 #include "properties/oracles/roundtrip.h"
 #include "properties/property.h"
@@ -23,7 +22,7 @@
 using namespace stackcheck;
 
 STACKCHECK_PROP(IrProps, print_parse_roundtrip, 0.0) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = gen::any_program();
   gen::tag_features(g.features);
   const ir::Program& p = g.program;
   const oracles::Verdict v = oracles::check_print_roundtrip(p);
@@ -31,7 +30,7 @@ STACKCHECK_PROP(IrProps, print_parse_roundtrip, 0.0) {
 }
 
 STACKCHECK_PROP(IrProps, generated_programs_are_well_formed, 0.0) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = gen::any_program();
   gen::tag_features(g.features);
   const ir::Program& p = g.program;
   const auto diags = verify::check_well_formed(p);
@@ -90,7 +89,7 @@ std::string arith_case(gen::ChoiceSource& c, CompareFn compare = support::compar
 }
 
 void arith_prop(CompareFn compare) {
-  gen::RapidCheckChoices c;
+  gen::ChoiceSource& c = gen::choices();
   const std::string diff = arith_case(c, compare);
   if (!diff.empty()) props::report(oracles::Verdict::fail("arithmetic", diff));
 }

@@ -23,7 +23,6 @@
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/near_miss.h"
 #include "properties/gen/plan_breaker.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/oracles/rejection.h"
 #include "properties/property.h"
 #include "stack/codegen/codegen.h"
@@ -65,7 +64,7 @@ NearMissTally& near_miss_tally() { return props::TestTally<NearMissTally>::get()
 void judge(const std::string& valid, TextKind kind, const FrontEnds& fe) {
   props::report(oracles::check_accepted(valid, kind, fe), "the valid text");
   // By value: RapidCheck may rerun the generator while shrinking, after this call returned.
-  const gen::NearMiss nm = *gen::from_choices<gen::NearMiss>([valid, kind](gen::ChoiceSource& c) {
+  const gen::NearMiss nm = gen::draw_value<gen::NearMiss>([valid, kind](gen::ChoiceSource& c) {
     return kind == TextKind::kGir ? gen::near_miss_gir(c, valid) : gen::near_miss_plan(c, valid);
   });
   ++near_miss_tally().cases;
@@ -75,13 +74,13 @@ void judge(const std::string& valid, TextKind kind, const FrontEnds& fe) {
 }
 
 void gir_case(const FrontEnds& fe) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = gen::any_program();
   judge(ir::print_program(g.program), TextKind::kGir, fe);
 }
 
 // The generated program through the default pipeline and codegen, printed as a plan.
 void plan_case(const FrontEnds& fe) {
-  const gen::GeneratedProgram g = *gen::arbitrary_program();
+  const gen::GeneratedProgram g = gen::any_program();
   passes::PassManager pm = passes::default_pipeline();
   props::require_legal_compile(g.program, true);
   const passes::PipelineResult legal = pm.run(g.program);
@@ -109,7 +108,7 @@ std::vector<std::string> corpus_plans() {
 void corpus_case(const FrontEnds& fe) {
   static const std::vector<std::string> plans = corpus_plans();
   RC_ASSERT(!plans.empty());
-  judge(*rc::gen::elementOf(plans), TextKind::kPlan, fe);
+  judge(gen::choices().pick(plans), TextKind::kPlan, fe);
 }
 
 // ---- one rule of the plan check broken, as an AST (gen/plan_breaker.h) ----
@@ -137,7 +136,7 @@ void broken_case(const PlanValidator& validate) {
   if (auto e = validate(g.plan))
     props::report(oracles::Verdict::fail("plan-check", "the valid plan is rejected: " + e->to_string()),
                   props::counterexample("plan-check", runtime::print_plan(g.plan)));
-  const std::optional<gen::BrokenPlan> b = *gen::from_choices<std::optional<gen::BrokenPlan>>(
+  const std::optional<gen::BrokenPlan> b = gen::draw_value<std::optional<gen::BrokenPlan>>(
       [plan = g.plan](gen::ChoiceSource& c) { return gen::break_plan_rule(c, plan); });
   if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
   ++broken_tally().cases;

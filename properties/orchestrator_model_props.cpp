@@ -1,4 +1,5 @@
-// Model-based property of the orchestrator API (HARNESS.md §2.7) with rc::state: command
+// Model-based property of the orchestrator API (HARNESS.md §2.7) with rc::state (on bytes, the
+// same commands drawn one at a time from the choice source): command
 // sequences of scope_begin / scope_end, alloc_tensors, submit with tagged windows, submit_graph
 // (same and different keys), read, bursts that build a wide fanin, and in provoking cases the
 // latch-provoking calls, run step by step on the model (oracles/orchestrator_model.h) and on
@@ -21,8 +22,8 @@
 #include <sstream>
 
 #include "properties/gen/orchestrator_calls.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/oracles/orchestrator_sut.h"
+#include "properties/gen/arbitrary.h"
 #include "properties/property.h"
 
 using namespace stackcheck;
@@ -92,10 +93,16 @@ template <gen::CallKind K>
 struct CallCmd : Cmd {
   std::vector<Call> calls;
 
+  // rc::state's constructor: a kind that does not apply is discarded (RC_PRE).
   explicit CallCmd(const CaseModel& s) {
-    gen::RapidCheckChoices c;
-    calls = gen::generate_calls(c, s.model, K, s.provoking);
+    calls = gen::generate_calls(gen::choices(), s.model, K, s.provoking);
     RC_PRE(!calls.empty());
+  }
+  explicit CallCmd(std::vector<Call> c) : calls(std::move(c)) {}
+  // The byte engine's: null when the kind does not apply.
+  static std::shared_ptr<const Cmd> make(const CaseModel& s) {
+    std::vector<Call> c = gen::generate_calls(gen::choices(), s.model, K, s.provoking);
+    return c.empty() ? nullptr : std::make_shared<const CallCmd>(std::move(c));
   }
   void checkPreconditions(const CaseModel& s) const override { RC_PRE(gen::calls_fit(calls, s.model)); }
   void apply(CaseModel& s) const override {
@@ -131,6 +138,35 @@ const auto kCommands = rc::state::gen::execOneOfWithArgs<
     CallCmd<CallKind::kSubmitGraph>, CallCmd<CallKind::kRead>, CallCmd<CallKind::kFan>, CallCmd<CallKind::kSyncStart>,
     CallCmd<CallKind::kGraphSweep>, CallCmd<CallKind::kProvoke>>();
 
+// The same kinds with the same weights, for the byte engine.
+using MakeCmd = std::shared_ptr<const Cmd> (*)(const CaseModel&);
+constexpr MakeCmd kMakers[] = {
+    &CallCmd<CallKind::kSubmit>::make,      &CallCmd<CallKind::kSubmit>::make,
+    &CallCmd<CallKind::kSubmit>::make,      &CallCmd<CallKind::kAlloc>::make,
+    &CallCmd<CallKind::kScopeBegin>::make,  &CallCmd<CallKind::kScopeEnd>::make,
+    &CallCmd<CallKind::kSubmitGraph>::make, &CallCmd<CallKind::kSubmitGraph>::make,
+    &CallCmd<CallKind::kRead>::make,        &CallCmd<CallKind::kFan>::make,
+    &CallCmd<CallKind::kSyncStart>::make,   &CallCmd<CallKind::kGraphSweep>::make,
+    &CallCmd<CallKind::kProvoke>::make};
+constexpr size_t kMaxByteCommands = 64;
+
+// A case's command sequence. On RapidCheck, rc::state's (it shrinks by dropping commands); on
+// any other engine, drawn from gen::choices() one command at a time against the model: a
+// length, then per command a kind and its calls (a kind that does not apply is skipped).
+rc::state::Commands<Cmd> draw_commands(const CaseModel& init) {
+  if (gen::rapidcheck_engine()) return *rc::state::gen::commands(init, kCommands);
+  rc::state::Commands<Cmd> out;
+  CaseModel s = init;
+  const size_t n = gen::choices().length(kMaxByteCommands);
+  for (size_t i = 0; i < n; ++i) {
+    const std::shared_ptr<const Cmd> cmd = kMakers[gen::choices().one_of(std::size(kMakers))](s);
+    if (!cmd) continue;
+    cmd->apply(s);
+    out.push_back(cmd);
+  }
+  return out;
+}
+
 // A case's setup, drawn as one value so a counterexample prints it as text.
 struct CaseSetup {
   bool provoking = false;
@@ -139,7 +175,7 @@ struct CaseSetup {
 
 // One case: a setup, a command sequence run on both, then finish() on both.
 void model_case(ModelFlaw flaw) {
-  const CaseSetup cs = *gen::from_choices<CaseSetup>([](gen::ChoiceSource& c) {
+  const CaseSetup cs = gen::draw_value<CaseSetup>([](gen::ChoiceSource& c) {
     const bool provoking = c.chance(35);
     return CaseSetup{provoking, gen::generate_model_setup(c, provoking)};
   });
@@ -147,7 +183,7 @@ void model_case(ModelFlaw flaw) {
   const auto setup = std::make_shared<const ModelSetup>(cs.setup);
   const CaseModel init{OrchestratorModel(setup, flaw), provoking};
   CaseSut sut(setup);
-  const auto commands = *rc::state::gen::commands(init, kCommands);
+  const auto commands = draw_commands(init);
   rc::state::runAll(commands, init, sut);
   CaseModel last = init;
   rc::state::applyAll(commands, last);

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <rapidcheck/detail/Configuration.h>
+#include <rapidcheck/detail/ImplicitParam.h>
+#include <rapidcheck/detail/PropertyContext.h>
+
+#include "properties/gen/arbitrary.h"
 #include "properties/oracles/input_oracles.h"
 #include "stack/ir/printer.h"
 
@@ -11,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace stackcheck::props {
 
@@ -34,7 +39,33 @@ std::string Tally::table() const {
 
 void set_program_name(std::string argv0) { program_name() = std::move(argv0); }
 
+namespace {
+// The byte engine's state for the running body: which property, and what report() said last
+// before it unwound (the finding's oracle and verdict).
+struct BytesRun {
+  const Property* property = nullptr;
+  bool reported = false;
+  std::string oracle;
+  oracles::Verdict verdict;
+  std::string text;
+};
+BytesRun*& bytes_run() {
+  thread_local BytesRun* r = nullptr;
+  return r;
+}
+void note_report(std::string_view oracle, const oracles::Verdict& v, const std::string& text = "") {
+  if (BytesRun* r = bytes_run()) {
+    r->reported = true;
+    r->oracle = std::string(oracle);
+    r->verdict = v;
+    r->text = text;
+  }
+}
+}  // namespace
+
 std::string replay_command() {
+  if (const BytesRun* r = bytes_run())
+    return fmt::format("replay: scripts/replay <this input> (or fuzz_props_replay --property={} FILE)", r->property->name);
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const auto seed = rc::detail::configuration().testParams.seed;
   return fmt::format("replay: RC_PARAMS=\"seed={}\" {} --gtest_filter='{}.{}'", seed, program_name(),
@@ -64,9 +95,13 @@ void report(const oracles::Verdict& v, const std::string& context) {
   if (v.inconclusive()) {
     ++tally().inconclusive;
     ++tally().by_reason[v.reason_key()];
+    note_report("property", v);
     RC_DISCARD(v.to_string());
   }
   note_first_failure();
+  oracles::Verdict noted = v;
+  if (!context.empty()) noted.message = context + ": " + v.message;
+  note_report("property", noted);
   RC_FAIL(fmt::format("{}{}{}\n{}", context, context.empty() ? "" : ": ", v.to_string(), replay_command()));
 }
 
@@ -81,8 +116,11 @@ void report(const oracles::Verdict& v, oracles::Counterexample cx) {
     return;
   }
   note_first_failure();
+  note_report(cx.oracle, v, cx.text);
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string name = info ? fmt::format("{}.{}", info->test_suite_name(), info->name()) : "property";
+  const std::string name = bytes_run() ? bytes_run()->property->name
+                           : info      ? fmt::format("{}.{}", info->test_suite_name(), info->name())
+                                       : "property";
   cx.failed = v.to_string();
   cx.found_by = fmt::format("{} ({})", name, replay_command().substr(8));
   // The text's own form: a program holds its `orchestration` function.
@@ -108,6 +146,85 @@ oracles::Counterexample counterexample(std::string oracle, std::string text,
 }
 
 void begin_property() { tally() = Tally(); }
+
+namespace {
+std::vector<Property>& registry() {
+  static std::vector<Property> r;
+  return r;
+}
+
+// The property context of a body run on bytes: RC_TAG and RC_CLASSIFY go nowhere, results are
+// reported by throwing (RC_FAIL, RC_ASSERT, RC_PRE and RC_DISCARD all throw a CaseResult).
+class BytesContext final : public rc::detail::PropertyContext {
+ public:
+  bool reportResult(const rc::detail::CaseResult&) override { return false; }
+  std::ostream& logStream() override { return log_; }
+  void addTag(std::string) override {}
+
+ private:
+  std::ostringstream log_;
+};
+}  // namespace
+
+const std::vector<Property>& properties() { return registry(); }
+
+const Property* find_property(std::string_view name) {
+  for (const Property& p : registry())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+bool register_property(const char* suite, const char* name, double bound, void (*body)()) {
+  registry().push_back(Property{fmt::format("{}.{}", suite, name), bound, body});
+  return true;
+}
+
+BytesOutcome run_on_bytes(const Property& p, gen::ChoiceSource& c) {
+  BytesRun run;
+  run.property = &p;
+  BytesRun* const saved = bytes_run();
+  bytes_run() = &run;
+  BytesOutcome out;
+  {
+    gen::ScopedChoices scope(c);
+    BytesContext context;
+    rc::detail::ImplicitParam<rc::detail::param::CurrentPropertyContext> let(&context);
+    auto fail = [&](std::string oracle, oracles::Verdict v) {
+      out.kind = BytesOutcome::Kind::kFail;
+      out.oracle = std::move(oracle);
+      out.verdict = std::move(v);
+    };
+    try {
+      ++tally().cases;
+      p.body();
+    } catch (const rc::detail::CaseResult& r) {
+      if (r.type == rc::detail::CaseResult::Type::Discard) {
+        out.kind = BytesOutcome::Kind::kInconclusive;
+        out.oracle = "property";
+        out.verdict = run.reported && run.verdict.inconclusive()
+                          ? run.verdict
+                          : oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, r.description);
+      } else if (r.type == rc::detail::CaseResult::Type::Failure) {
+        if (run.reported && run.verdict.failed()) {
+          fail(run.oracle, run.verdict);
+          out.text = run.text;
+        } else {
+          fail("(test assertion)", oracles::Verdict::fail("assertion", r.description));
+        }
+      }
+    } catch (const rc::GenerationFailure& e) {
+      out.kind = BytesOutcome::Kind::kInconclusive;
+      out.oracle = "property";
+      out.verdict = oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported,
+                                                   std::string("generation failed: ") + e.what());
+    } catch (const std::exception& e) {
+      fail("exception", oracles::Verdict::fail("exception", std::string("exception thrown: ") + e.what()));
+    }
+    out.drawn = gen::drawn_values();
+  }
+  bytes_run() = saved;
+  return out;
+}
 
 void end_property(double bound) {
   const Tally& t = tally();

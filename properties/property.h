@@ -15,7 +15,10 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "properties/gen/choice.h"
 #include "properties/oracles/oracle.h"
 #include "properties/oracles/replay.h"
 #include "stack/ir/ast.h"
@@ -80,18 +83,49 @@ void begin_property();
 // Fails the running test when inconclusive / cases > bound.
 void end_property(double inconclusive_bound);
 
+// ---- One property, three engines (HARNESS.md §9) ----
+// Every STACKCHECK_PROP is registered under "Suite.Name" with its body, which draws only through
+// gen::choices() (gen/arbitrary.h). The gtest case runs the body on RapidCheck; fuzz_props
+// runs it on bytes (run_on_bytes), coverage-guided under libFuzzer or replayed.
+struct Property {
+  std::string name;  // Suite.Name
+  double bound = 0;  // the largest inconclusive share of a RapidCheck run
+  void (*body)() = nullptr;
+};
+const std::vector<Property>& properties();  // in registration order
+const Property* find_property(std::string_view name);
+bool register_property(const char* suite, const char* name, double bound, void (*body)());
+
+// One run of a body on a choice source other than RapidCheck's.
+struct BytesOutcome {
+  enum class Kind : uint8_t { kPass, kInconclusive, kFail };
+  Kind kind = Kind::kPass;
+  // kFail: the oracle that failed (a counterexample's oracle, "property" for a verdict without
+  // one, "(test assertion)" for RC_ASSERT and its kin, "exception" for an escaped exception);
+  // kInconclusive: "property".
+  std::string oracle;
+  oracles::Verdict verdict;  // kFail, kInconclusive: the verdict (rule, message, reason)
+  std::string text;          // kFail with a counterexample: its text (.gir or .plan)
+  std::vector<std::string> drawn;  // the values the case drew (gen::drawn_values())
+};
+BytesOutcome run_on_bytes(const Property& p, gen::ChoiceSource& c);
+
 }  // namespace stackcheck::props
 
-// A RapidCheck property as a gtest test, under the verdict contract. `bound` is the largest
-// inconclusive share (0..1) the property may have and still count as having tested something.
-#define STACKCHECK_PROP(Suite, Name, bound)   \
-  void stackcheck_prop_##Suite##_##Name();    \
-  TEST(Suite, Name) {                         \
-    ::stackcheck::props::begin_property();    \
-    ::rc::detail::checkGTest([] {             \
-      ++::stackcheck::props::tally().cases;   \
-      stackcheck_prop_##Suite##_##Name();     \
-    });                                       \
-    ::stackcheck::props::end_property(bound); \
-  }                                           \
+// A property: a gtest test that runs the body on RapidCheck under the verdict contract, and an
+// entry of properties() that fuzz_props runs on bytes. `bound` is the largest inconclusive
+// share (0..1) the property may have and still count as having tested something. The body
+// draws only through gen::choices().
+#define STACKCHECK_PROP(Suite, Name, bound)                                                    \
+  void stackcheck_prop_##Suite##_##Name();                                                     \
+  [[maybe_unused]] static const bool stackcheck_registered_##Suite##_##Name =                  \
+      ::stackcheck::props::register_property(#Suite, #Name, bound, &stackcheck_prop_##Suite##_##Name); \
+  TEST(Suite, Name) {                                                                          \
+    ::stackcheck::props::begin_property();                                                     \
+    ::rc::detail::checkGTest([] {                                                              \
+      ++::stackcheck::props::tally().cases;                                                    \
+      stackcheck_prop_##Suite##_##Name();                                                      \
+    });                                                                                        \
+    ::stackcheck::props::end_property(bound);                                                  \
+  }                                                                                            \
   void stackcheck_prop_##Suite##_##Name()

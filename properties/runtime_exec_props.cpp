@@ -12,7 +12,6 @@
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/mutation_gen.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/oracles/attach_model.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/end_to_end.h"
@@ -55,8 +54,8 @@ std::vector<runtime::ScheduleOptions> schedules(uint64_t random_seed) {
 // submission order (replayed nodes in index order, frozen values).
 STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
   const gen::GeneratedPlan g = draw();
-  const uint64_t seed = *rc::gen::inRange<uint64_t>(0, 1000);
-  for (const runtime::ScheduleOptions& s : schedules(*rc::gen::arbitrary<uint64_t>())) {
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
+  for (const runtime::ScheduleOptions& s : schedules(static_cast<uint64_t>(gen::choices().integer(0, INT64_MAX)))) {
     runtime::BindOptions o;
     o.seed = seed;
     o.schedule = s;
@@ -70,7 +69,7 @@ STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
 // tensor (independently of the model).
 STACKCHECK_PROP(RuntimeExec, threaded_equals_adversarial, 0.1) {
   const gen::GeneratedPlan g = draw();
-  const auto all = schedules(*rc::gen::arbitrary<uint64_t>());
+  const auto all = schedules(static_cast<uint64_t>(gen::choices().integer(0, INT64_MAX)));
   runtime::BindOptions o;
   o.schedule = all[0];
   const runtime::BindResult threaded = runtime::bind_plan(g.plan, o);
@@ -170,11 +169,11 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
   // Half the plans submit a graph: its submission records are what attach's last checks
   // (BadGraphContext: block base, size, counts) guard, and a plan without one has none.
   gen::PlanKnobs k;
-  k.min_graphs = *rc::gen::arbitrary<bool>() ? 1 : 0;
+  k.min_graphs = gen::choices().boolean() ? 1 : 0;
   const gen::GeneratedPlan g = draw(k);
   const oracles::Captured clean = clean_upload(g);
   // The shared mutation generator (gen/mutation_gen.h, fuzz_attach's too) on RapidCheck's engine.
-  gen::RapidCheckChoices choices;
+  gen::ChoiceSource& choices = gen::choices();
   const std::vector<runtime::Mutation> muts = gen::generate_mutations(choices, clean.staged, clean.image_offset);
   runtime::OrchProgram shown = g.plan;
   shown.mutations = muts;
@@ -214,11 +213,11 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
 // given limit a few times in a thousand cases; here every case reaches all of them.
 STACKCHECK_PROP(RuntimeExec, every_field_at_its_limits_as_the_attach_model_predicts, 0.1) {
   gen::PlanKnobs k;
-  k.min_graphs = *rc::gen::arbitrary<bool>() ? 1 : 0;
+  k.min_graphs = gen::choices().boolean() ? 1 : 0;
   k.small_w_percent = 100;  // 70 binds a case: no 45 MB mirror each time
   const gen::GeneratedPlan g = draw(k);
   const oracles::Captured clean = clean_upload(g);
-  gen::RapidCheckChoices choices;
+  gen::ChoiceSource& choices = gen::choices();
   const auto task = static_cast<uint32_t>(choices.integer(0, 1 << 16));  // modulo n
   const auto bit = static_cast<uint8_t>(choices.integer(0, 63));
   // Another address: the region, image, submissions, device-only zone or a heap (value / 3 % 6),
@@ -284,7 +283,7 @@ STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
       {"definition hash changed", offsetof(runtime::GraphSubmission, definition_hash), 8, s.definition_hash ^ 1},
       {"one boundary scalar more", offsetof(runtime::GraphSubmission, n_bs), 2, uint64_t{s.n_bs} + 1u},
   };
-  gen::RapidCheckChoices choices;  // uniform over the rules at every size
+  gen::ChoiceSource& choices = gen::choices();  // uniform over the rules at every size
   const Rule& rule = rules[choices.one_of(std::size(rules))];
   gen::tag(rule.what);
   std::vector<runtime::Mutation> muts;

@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "properties/gen/arbitrary.h"
-#include "properties/gen/rc_choices.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/input_oracles.h"
@@ -129,9 +128,9 @@ STACKCHECK_PROP(RuntimeProps, image_deltas_int32_or_unbound, 0.1) {
 STACKCHECK_PROP(RuntimeProps, image_position_independent, 0.1) {
   const auto [g, b, c] = bound_plan();
   const uint64_t size = c.image_bytes;
-  const uint64_t near31 = (uint64_t{1} << 31) - *rc::gen::inRange<uint64_t>(0, size + 1);
-  const uint64_t near32 = (uint64_t{1} << 32) - size - *rc::gen::inRange<uint64_t>(1, 4096);
-  const uint64_t any = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 33) & ~uint64_t{7};
+  const uint64_t near31 = (uint64_t{1} << 31) - static_cast<uint64_t>(gen::choices().integer(0, static_cast<int64_t>(size)));
+  const uint64_t near32 = (uint64_t{1} << 32) - size - static_cast<uint64_t>(gen::choices().integer(1, 4095));
+  const uint64_t any = static_cast<uint64_t>(gen::choices().integer(0, (int64_t{1} << 33) - 1)) & ~uint64_t{7};
   for (uint64_t off : {near31, near32, any})
     props::report(oracles::check_position_independent(c.image(), off), context(g));
 }
@@ -149,8 +148,8 @@ STACKCHECK_PROP(RuntimeProps, compaction_reads_only_the_live_prefix, 0.1) {
 // §15.2: each violated precondition is its own clean error, checked before any read.
 STACKCHECK_PROP(RuntimeProps, compaction_rejects_violated_preconditions, 0.1) {
   const auto [g, b, c] = bound_plan();
-  const unsigned which = *rc::gen::inRange<unsigned>(0, 5);
-  const uint64_t by = *rc::gen::inRange<uint64_t>(1, 1u << 20);
+  const unsigned which = static_cast<unsigned>(gen::choices().integer(0, 4));
+  const uint64_t by = static_cast<uint64_t>(gen::choices().integer(1, (1 << 20) - 1));
   gen::tag(fmt::format("precondition {}", which));
   props::report(oracles::check_compaction_precondition(*b, c.image_bytes, which, by),
                 props::counterexample("compaction", runtime::print_plan(g.plan),
@@ -183,7 +182,7 @@ STACKCHECK_PROP(RuntimeProps, one_image_copy_per_bind, 0.1) {
 // the zone and the padding between its records are there to be read); tagged by the records
 // the bind shipped, as its runtime header says.
 STACKCHECK_PROP(RuntimeProps, image_bytes_read_equal_shipped, 0.1) {
-  gen::RapidCheckChoices choices;  // uniform at every size
+  gen::ChoiceSource& choices = gen::choices();  // uniform at every size
   gen::PlanKnobs k = sometimes_planted();
   k.min_graphs = choices.one_of(4) > 0 ? 1 : 0;
   k.min_submissions = 1 + static_cast<int>(choices.one_of(3));
@@ -256,7 +255,7 @@ STACKCHECK_PROP(RuntimeProps, latched_fatal_uploads_nothing, 0.0) {
   k.small_config = false;
   gen::GeneratedPlan g = draw(k);
   // (A scope left open is only seen when the root scope closes: no second cause after it.)
-  if (g.planted != 1 && *rc::gen::arbitrary<bool>()) {
+  if (g.planted != 1 && gen::choices().boolean()) {
     g.plan.body.push_back(runtime::PlanStmt{g.planted == 9 ? runtime::PlanStmt::Node{runtime::WaitTensorStmt{"c"}}
                                                            : runtime::PlanStmt::Node{runtime::FatalStmt{}},
                                             {}});
@@ -308,8 +307,8 @@ STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
   // half any integer (statuses and unlisted codes).
   const auto draw = [] {
     const std::span<const int32_t> codes = runtime::all_codes();
-    return *rc::gen::arbitrary<bool>() ? codes[*rc::gen::inRange<size_t>(0, codes.size())]
-                                       : *rc::gen::inRange<int32_t>(-2000, 2000);
+    return gen::choices().boolean() ? codes[static_cast<size_t>(gen::choices().integer(0, static_cast<int64_t>(codes.size()) - 1))]
+                                       : static_cast<int32_t>(gen::choices().integer(-2000, 1999));
   };
   const int32_t a = draw(), bcode = draw();
   const bool a_code = runtime::code_class(a).has_value();
@@ -332,7 +331,7 @@ STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
 // int32, and then to that exact difference: never truncated. Differences are drawn around
 // the int32 limits (and 2^32) as often as anywhere else.
 STACKCHECK_PROP(RuntimeProps, offset_deltas_never_truncated, 0.0) {
-  const uint64_t field = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 40);
+  const uint64_t field = static_cast<uint64_t>(gen::choices().integer(0, (int64_t{1} << 40) - 1));
   static const int64_t edges[] = {0,
                                   INT32_MAX,
                                   int64_t{INT32_MAX} + 1,
@@ -341,10 +340,10 @@ STACKCHECK_PROP(RuntimeProps, offset_deltas_never_truncated, 0.0) {
                                   int64_t{1} << 32,
                                   -(int64_t{1} << 32),
                                   int64_t{1} << 33};
-  const size_t k = *rc::gen::inRange<size_t>(0, std::size(edges) + 1);
+  const size_t k = static_cast<size_t>(gen::choices().integer(0, static_cast<int64_t>(std::size(edges))));
   const int64_t near =
-      k < std::size(edges) ? edges[k] : *rc::gen::inRange<int64_t>(-(int64_t{1} << 34), int64_t{1} << 34);
-  const int64_t diff = near + *rc::gen::inRange<int64_t>(-2, 3);
+      k < std::size(edges) ? edges[k] : gen::choices().integer(-(int64_t{1} << 34), (int64_t{1} << 34) - 1);
+  const int64_t diff = near + gen::choices().integer(-2, 2);
   const uint64_t target = field + static_cast<uint64_t>(diff);
   gen::tag(diff > INT32_MAX || diff < INT32_MIN ? "out of int32" : (diff == 0 ? "zero" : "within int32"));
   props::report(oracles::check_offset_pair(field, target),

@@ -61,14 +61,49 @@ void tag_plan(const PlanFeatureSet& features) { tally_case(features); }
 
 void tag(const std::string& name) { feature_tally().hit(name); }
 
+namespace {
+ChoiceSource*& installed() {
+  thread_local ChoiceSource* c = nullptr;
+  return c;
+}
+}  // namespace
+
+ChoiceSource& choices() {
+  if (ChoiceSource* c = installed()) return *c;
+  thread_local RapidCheckChoices rapidcheck;
+  return rapidcheck;
+}
+
+bool rapidcheck_engine() { return installed() == nullptr; }
+
+std::vector<std::string>& drawn_values() {
+  thread_local std::vector<std::string> v;
+  return v;
+}
+
+ScopedChoices::ScopedChoices(ChoiceSource& c) : saved_(installed()) {
+  installed() = &c;
+  drawn_values().clear();
+}
+
+ScopedChoices::~ScopedChoices() { installed() = saved_; }
+
+GeneratedProgram any_program(const ProgramKnobs& knobs) {
+  return draw_value<GeneratedProgram>([knobs](ChoiceSource& c) { return generate_program(c, knobs); });
+}
+
+GeneratedPlan any_plan(const PlanKnobs& knobs, Size size) {
+  return draw_value<GeneratedPlan>([knobs](ChoiceSource& c) { return generate_plan(c, knobs); }, size);
+}
+
 GeneratedProgram draw_program(const ProgramKnobs& knobs) {
-  GeneratedProgram g = *arbitrary_program(knobs);
+  GeneratedProgram g = any_program(knobs);
   tag_features(g.features);
   return g;
 }
 
 GeneratedPlan draw_plan(const PlanKnobs& knobs) {
-  GeneratedPlan g = *arbitrary_plan(knobs);
+  GeneratedPlan g = any_plan(knobs);
   tag_plan(g.features);
   return g;
 }

@@ -5,22 +5,65 @@
 
 #include <rapidcheck.h>
 
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include <sstream>
+
 #include "properties/gen/plan_gen.h"
+#include "properties/gen/rc_choices.h"
 #include "properties/gen/program_gen.h"
 
 namespace stackcheck::gen {
 
+// ---- The engine of a property body (HARNESS.md §9) ----
+// A property body draws only through the choice source choices() returns: RapidCheck's
+// (rc_choices.h, each choice one rc draw, integrated shrinking) unless an engine installed
+// another for the running body (fuzz_props: ByteChoices over libFuzzer's bytes). The RapidCheck
+// engine is the default, so a body run by rc::detail::checkGTest (a positive control) needs
+// nothing installed.
+ChoiceSource& choices();
+// True while choices() is RapidCheck's.
+bool rapidcheck_engine();
+// Installs `c` as choices() for its lifetime (not reentrant: one body at a time per thread).
+class ScopedChoices {
+ public:
+  explicit ScopedChoices(ChoiceSource& c);
+  ~ScopedChoices();
+  ScopedChoices(const ScopedChoices&) = delete;
+  ScopedChoices& operator=(const ScopedChoices&) = delete;
+
+ private:
+  ChoiceSource* saved_;
+};
+
+// A value a case is built from (a program, a plan, a mutation, a setup), drawn from choices():
+// on RapidCheck one rc value (rc::gen::exec over fresh RapidCheck choices), so a counterexample
+// prints it whole with its showValue and shrinks it inside; on any other engine `build` reads
+// the installed source directly, and the value as RapidCheck would print it is recorded for
+// the running input's text form (drawn_values()).
+// `Size::kFull` draws at RapidCheck's nominal size from the first case (sizes do not grow over
+// the run); the byte engine has no notion of size.
+enum class Size : uint8_t { kGrowing, kFull };
+template <class T>
+T draw_value(const std::function<T(ChoiceSource&)>& build, Size size = Size::kGrowing);
+// What the values drawn so far in this case printed as (the byte engine's counterexample, the
+// lines RapidCheck would print); cleared when an engine installs its source.
+std::vector<std::string>& drawn_values();
+
 rc::Gen<GeneratedProgram> arbitrary_program(const ProgramKnobs& knobs = {});
 rc::Gen<GeneratedPlan> arbitrary_plan(const PlanKnobs& knobs = {});
 
-// Draws one case inside a property and counts its features into feature_tally().
+// Draws one case inside a property from choices() and counts its features into feature_tally().
 GeneratedProgram draw_program(const ProgramKnobs& knobs = {});
 GeneratedPlan draw_plan(const PlanKnobs& knobs = {});
+// The same without counting features (a second draw in one case, or a property that tags
+// its own).
+GeneratedProgram any_program(const ProgramKnobs& knobs = {});
+GeneratedPlan any_plan(const PlanKnobs& knobs = {}, Size size = Size::kGrowing);
 
 // Per property (one gtest test), how many cases hit each tag. RC_TAG would tabulate every
 // combination of tags; the share per tag is what tells a generator's reach. Tags are the
@@ -52,6 +95,29 @@ void tag(const std::string& name);
 
 void showValue(const GeneratedProgram& p, std::ostream& os);
 void showValue(const GeneratedPlan& p, std::ostream& os);
+
+namespace detail {
+template <class T>
+std::string shown(const T& v) {
+  std::ostringstream os;
+  rc::show(v, os);
+  return os.str();
+}
+}  // namespace detail
+
+template <class T>
+T draw_value(const std::function<T(ChoiceSource&)>& build, Size size) {
+  if (rapidcheck_engine()) {
+    auto g = rc::gen::exec([build] {
+      RapidCheckChoices c;
+      return build(c);
+    });
+    return size == Size::kFull ? *rc::gen::resize(rc::kNominalSize, g) : *g;
+  }
+  T v = build(choices());
+  drawn_values().push_back(rc::detail::typeToString<T>() + ": " + detail::shown(v));
+  return v;
+}
 
 }  // namespace stackcheck::gen
 
