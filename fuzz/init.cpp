@@ -2,12 +2,15 @@
 // first input; replay_main.cpp calls it first thing): a STACKCHECK_DEFECT selection this
 // build cannot honour (an unknown name, or any name without the zoo's switches) would fuzz
 // a clean stack and look like a pass, so the target refuses to start (exit 2). The active
-// defects are printed, so a run's log says what it ran against.
+// defects are printed, so a run's log says what it ran against. A target with flags of its
+// own (fuzz_props' --property) defines stackcheck_target_initialize, called last.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "stack/defects/defects.h"
+
+extern "C" __attribute__((weak)) int stackcheck_target_initialize(int* argc, char*** argv);
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   const char* prog = argc && *argc > 0 && argv && *argv && (*argv)[0] ? (*argv)[0] : "fuzz target";
@@ -17,5 +20,5 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   }
   if (const std::string d = stackcheck::defects::active_names(); !d.empty())
     std::fprintf(stderr, "%s: defects active: %s\n", prog, d.c_str());
-  return 0;
+  return stackcheck_target_initialize ? stackcheck_target_initialize(argc, argv) : 0;
 }

@@ -47,3 +47,19 @@ TEST(PropertyContract, a_failing_verdict_fails_with_message_and_replay_line) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&always_failing), "fail [ctl-rule]: the control fails");
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&always_failing), "replay: RC_PARAMS=\"seed=");
 }
+
+// fuzz_props' positive control (registered, not a gtest: it fails by design). Four drawn
+// bytes must spell "FUZZ" for the case to fail: random draws meet that one time in 2^32, a
+// coverage-guided engine in a few thousand inputs (each matched byte is a new branch). A
+// committed text form of the failing bytes (corpus/fuzz_props/control/) must replay as this
+// finding (ctest replay/fuzz_props/control), and fuzz-smoke/fuzz_props/control must find it.
+namespace {
+void narrow_condition() {
+  constexpr std::string_view kWord = "FUZZ";
+  for (char want : kWord)
+    if (gen::choices().integer(0, 255) != static_cast<unsigned char>(want)) return;
+  props::report(oracles::Verdict::fail("ctl-narrow", "the drawn bytes spell FUZZ"));
+}
+[[maybe_unused]] const bool narrow_registered =
+    props::register_property("PropertyControl", "fails_when_the_bytes_spell_FUZZ", 0.0, &narrow_condition);
+}  // namespace
