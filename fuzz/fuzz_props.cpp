@@ -4,8 +4,10 @@
 // The property (STACKCHECK_PROP, properties/property.h) draws every choice from
 // gen::choices(); here that is ByteChoices over the input, so libFuzzer steers the same
 // generators, mutations, seeds and schedules RapidCheck draws at random, and the property's
-// own oracles judge the case. `--property=` may also come from STACKCHECK_PROPERTY (ctest);
-// libFuzzer ignores flags that start with `--` and hands them on to -fork/-jobs children.
+// own oracles judge the case. The property comes from the binary's name when it is called as
+// `props:Suite.Name[_replay]` (links the build makes), else from STACKCHECK_PROPERTY, else from
+// `--property=` (which wins); libFuzzer ignores flags that start with `--` and hands them on to
+// -fork/-jobs children.
 //
 // Outcome: the property's report() decides. A failure is a finding (fuzz_target.h) whose
 // oracle is the counterexample's (or "property"; "(test assertion)" for RC_ASSERT, "exception"
@@ -183,6 +185,15 @@ extern "C" int stackcheck_target_initialize(int* argc, char*** argv) {
   std::string name;
   if (const char* e = std::getenv("STACKCHECK_PROPERTY")) name = e;
   const char* prog = *argc > 0 ? (*argv)[0] : "fuzz_props";
+  // Called as `props:Suite.Name` or `props:Suite.Name_replay` (the per-property links the build
+  // makes, so the campaign, the zoo and ClusterFuzzLite run a property as a target of its own).
+  std::string_view base = prog;
+  if (const size_t slash = base.rfind('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
+  if (base.rfind("props:", 0) == 0) {
+    base.remove_prefix(std::strlen("props:"));
+    if (base.size() > 7 && base.substr(base.size() - 7) == "_replay") base.remove_suffix(7);
+    name = std::string(base);
+  }
   int kept = 1;
   for (int i = 1; i < *argc; ++i) {
     const std::string_view a = (*argv)[i];

@@ -94,20 +94,64 @@ def run_stoppable(prog: str, run: Callable[[], int], on_signal: Callable[[int, o
         return 2
 
 
+# Every property is a target too (HARNESS.md §9): `props:Suite.Name`, the binary fuzz_props
+# (fuzz/fuzz_props.cpp) called through a link of that name, with fuzz_props.options and the
+# committed inputs of corpus/fuzz_props/<Suite.Name>/.
+PROPS = "fuzz_props"
+PROP_PREFIX = "props:"
+PROP_RE = re.compile(r"^STACKCHECK_PROP\(([A-Za-z0-9_]+), ([A-Za-z0-9_]+),", re.M)
+
+
+def property_names() -> list[str]:
+    """Suite.Name of every STACKCHECK_PROP in properties/*_props.cpp (as the build reads them)."""
+    names = []
+    for f in sorted((ROOT / "properties").glob("*_props.cpp")):
+        names += [f"{m.group(1)}.{m.group(2)}" for m in PROP_RE.finditer(f.read_text())]
+    return names
+
+
+def is_property_target(target: str) -> bool:
+    return target.startswith(PROP_PREFIX)
+
+
 def all_targets() -> list[str]:
-    return sorted(p.stem for p in (ROOT / "fuzz").glob("fuzz_*.cpp"))
+    """The six fuzz targets (fuzz_props runs only as `props:Suite.Name`)."""
+    return sorted(p.stem for p in (ROOT / "fuzz").glob("fuzz_*.cpp") if p.stem != PROPS)
 
 
 def check_targets(names: list[str]) -> list[str]:
+    """The targets named: fuzz targets, `props:Suite.Name`, or `props:*` (every property)."""
     known = all_targets()
+    props = property_names()
+    out: list[str] = []
     for n in names:
-        if n not in known:
-            raise UsageError(f"unknown target '{n}' (have: {' '.join(known)})")
-    return names
+        if n == PROP_PREFIX + "*":
+            out += [PROP_PREFIX + p for p in props]
+        elif is_property_target(n):
+            if n[len(PROP_PREFIX):] not in props:
+                raise UsageError(f"unknown property '{n[len(PROP_PREFIX):]}' (`{PROP_PREFIX}Suite.Name`; "
+                                 f"have: {' '.join(props)})")
+            out.append(n)
+        elif n not in known:
+            raise UsageError(f"unknown target '{n}' (have: {' '.join(known)}, {PROP_PREFIX}Suite.Name, "
+                             f"{PROP_PREFIX}*)")
+        else:
+            out.append(n)
+    return list(dict.fromkeys(out))
+
+
+def cmake_target(name: str) -> str:
+    """The CMake target that builds a binary: `props:X` is fuzz_props, `props:X_replay` fuzz_props_replay."""
+    if is_property_target(name):
+        return PROPS + "_replay" if name.endswith("_replay") else PROPS
+    return name
 
 
 def seed_dirs(target: str) -> list[Path]:
     """The source-tree corpus folders a target starts from (read-only for the fuzzer)."""
+    if is_property_target(target):
+        d = ROOT / "corpus" / PROPS / target[len(PROP_PREFIX):]
+        return [d] if d.is_dir() and any(d.iterdir()) else []
     dirs = [ROOT / "corpus" / target / "seed", ROOT / "corpus" / target / "regression"]
     for shared, users in SHARED_CORPUS.items():
         if target in users:
@@ -117,7 +161,7 @@ def seed_dirs(target: str) -> list[Path]:
 
 def read_options(target: str) -> dict[str, str]:
     """fuzz/<target>.options ([libfuzzer] key = value); a malformed file is an error."""
-    path = ROOT / "fuzz" / f"{target}.options"
+    path = ROOT / "fuzz" / f"{PROPS if is_property_target(target) else target}.options"
     opts: dict[str, str] = {}
     if not path.exists():
         return opts
@@ -217,7 +261,7 @@ def targets_for_file(path: Path) -> list[str]:
     if size > MAX_INPUT_BYTES:
         raise UsageError(f"{path}: {size} bytes, larger than any input ({MAX_INPUT_BYTES >> 20} MiB at most): "
                          "not a corpus file")
-    known = all_targets()
+    known = all_targets() + [PROPS]
     t = header_target(head)
     if t is not None:
         if t in known:
@@ -227,8 +271,10 @@ def targets_for_file(path: Path) -> list[str]:
         raise UsageError(f"{path}: header names unknown target '{t}' (have: {' '.join(known)}, "
                          f"or a property oracle: {' '.join(CLI_ORACLES)})")
     for part in reversed(path.resolve().parts[:-1]):
-        if part in known:
+        if part in known or (is_property_target(part) and part[len(PROP_PREFIX):] in property_names()):
             return [part]
+        if part in property_names() and path.resolve().parent.parent.name == PROPS:
+            return [PROP_PREFIX + part]  # corpus/fuzz_props/<Suite.Name>/
         if part in SHARED_CORPUS:
             return list(SHARED_CORPUS[part])
     raise UsageError(f"{path}: no '# stackcheck <target>' header and no target folder in its path")
@@ -409,6 +455,7 @@ def with_header(text: bytes, lines: list[str]) -> bytes:
 
 def build(preset: str, targets: list[str], log: Path | None = None, quiet: bool = False) -> None:
     """Configures and builds the named CMake targets of a preset (only those)."""
+    targets = list(dict.fromkeys(cmake_target(t) for t in targets))
     cmds = [["cmake", "--preset", preset], ["cmake", "--build", "--preset", preset, "-j", str(os.cpu_count() or 2),
                                              "--target", *targets]]
     out = open(log, "a") if log else None

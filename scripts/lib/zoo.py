@@ -1,7 +1,8 @@
 """scripts/zoo: the defect zoo, the harness's own benchmark (HARNESS.md §6).
 
 For each injected defect (STACKCHECK_DEFECT=<name> in the `zoo` preset), the general machinery
-hunts it: every property (one gtest filter each) and every libFuzzer target, run in slices,
+hunts it: every property (one gtest filter each), every libFuzzer target and every property
+fuzzed (`props:Suite.Name`, the property's body on libFuzzer's bytes), run in slices,
 --jobs at a time, round-robin with fresh seeds, until the first failure or the budget. The
 first failure names the detecting oracle and rule; its shrunk reproducer (the property's
 counterexample file, or the fuzzer's minimized input in its text form) is measured in
@@ -98,6 +99,11 @@ def hunters() -> list[Hunter]:
                     out.append(Hunter("property", f"{suite}.{name}", b))
     for t in fuzzlib.all_targets():
         if (BIN / t).exists():
+            out.append(Hunter("fuzz", t, BIN / t))
+    # Every property fuzzed too (HARNESS.md §9): the same body on libFuzzer's bytes.
+    for name in fuzzlib.property_names():
+        t = fuzzlib.PROP_PREFIX + name
+        if (BIN / t).exists() and not fuzzlib.is_positive_control(*name.split(".", 1)):
             out.append(Hunter("fuzz", t, BIN / t))
     return out
 
@@ -251,6 +257,8 @@ class Zoo:
                        timeout=self.a.minimize_seconds + 60)
         if tmp.exists():
             best = tmp
+        if fuzzlib.is_property_target(h.name):
+            return self.read_fuzzed_property(h, work, best, finding)
         text = fuzzlib.text_form(BIN / f"{h.name}_replay", best, env=denv)
         repro = work / f"reproducer{fuzzlib.TEXT_EXT.get(h.name, '.txt')}"
         if text:
@@ -261,6 +269,29 @@ class Zoo:
                  "shrunk_size": size}
         if text:
             self.reduce(["--driver", str(BIN / f"{h.name}_replay")], repro, work, found)
+        return found
+
+    def read_fuzzed_property(self, h: Hunter, work: Path, best: Path, finding) -> dict:
+        """A fuzzed property's finding: its (minimized) input in the text form, replayed once more
+        with the counterexample folder in `work`, so the property writes the counterexample it
+        would write under RapidCheck; that file is the reproducer, measured and reduced as a
+        property's."""
+        denv = {"STACKCHECK_DEFECT": self.current}
+        text = fuzzlib.text_form(BIN / f"{h.name}_replay", best, env=denv)
+        if text:
+            fuzzlib.atomic_write(work / "input.txt", text)
+        cx = work / "counterexample"
+        cx.mkdir(exist_ok=True)
+        fuzzlib.replay(BIN / f"{h.name}_replay", best, timeout=60, env={**denv, "STACKCHECK_COUNTEREXAMPLES": str(cx)})
+        files = sorted(p for p in cx.glob("*") if p.suffix in (".gir", ".plan"))
+        found = {"oracle": finding.oracle or finding.kind, "rule": finding.rule, "message": finding.message[:200],
+                 "found_by": f"{h.name} (libFuzzer)", "reproducer": str(work / "input.txt") if text else str(best),
+                 "reproducer_size": "", "shrunk_size": ""}
+        if files:
+            size = str(statements(files[0].read_text(errors="replace")))
+            found.update({"reproducer": str(files[0]), "reproducer_size": size, "shrunk_size": size})
+            if found["oracle"] != "property":
+                self.reduce(["--cli", str(BIN / "stackcheck")], files[0], work, found)
         return found
 
     def reduce(self, how: list[str], src: Path, work: Path, found: dict) -> None:
@@ -333,6 +364,7 @@ class Zoo:
         if not self.a.no_build:
             names = ["stackcheck", "stackcheck-report"] + [p.stem for p in (ROOT / "properties").glob("*_props.cpp")]
             names += [n for t in fuzzlib.all_targets() for n in (t, f"{t}_replay")]
+            names += [fuzzlib.PROPS, f"{fuzzlib.PROPS}_replay"]
             self.run_dir.mkdir(parents=True, exist_ok=True)
             log(f"building preset {PRESET} (log: {self.run_dir / 'build.log'})")
             fuzzlib.build(PRESET, names, log=self.run_dir / "build.log")
