@@ -14,7 +14,7 @@
 #include <utility>
 #include <variant>
 
-#include "fuzz/cases.h"
+#include "properties/judge/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/gen/choice.h"
 #include "properties/oracles/deps.h"

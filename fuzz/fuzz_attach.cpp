@@ -11,14 +11,14 @@
 // runtime's own accesses, a sanitizer report or a hang; an upload the changes left as it was
 // completes.
 // Text form: a `.plan` with `mutate [header] OFF VAL` lines (RUNTIME.md §17) and
-// `# replay: seed=S schedule=M` (fuzz/cases.h); a plan without mutate lines binds as it is.
+// `# replay: seed=S schedule=M` (properties/judge/cases.h); a plan without mutate lines binds as it is.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
 
 #include "fuzz/case_target.h"
-#include "fuzz/cases.h"
+#include "properties/judge/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/gen/mutation_gen.h"
 #include "properties/oracles/attach_model.h"

@@ -14,9 +14,9 @@
 // One bind (on a Bench: 0xAA memory, strict uninitialised reads) and one plan-model run
 // serve them all.
 // Text form: a `.plan` with `# replay: seed=S schedule=M [generated=1 planted=C]`
-// (fuzz/cases.h), parsed, not decoded.
+// (properties/judge/cases.h), parsed, not decoded.
 #include "fuzz/case_target.h"
-#include "fuzz/cases.h"
+#include "properties/judge/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/roundtrip.h"

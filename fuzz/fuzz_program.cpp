@@ -16,11 +16,11 @@
 // One pipeline run, one interpreter run of the original and one per pass that changed the
 // program, one bind, one plan-model run.
 // Text form: a `.gir` with `# replay: seed=S schedule=M step_c=0|1 W=N [generated=1]`
-// (fuzz/cases.h), parsed, not decoded.
+// (properties/judge/cases.h), parsed, not decoded.
 #include <fmt/format.h>
 
 #include "fuzz/case_target.h"
-#include "fuzz/cases.h"
+#include "properties/judge/cases.h"
 #include "fuzz/fuzz_target.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/compiler_oracles.h"

@@ -1,4 +1,4 @@
-#include "fuzz/cases.h"
+#include "properties/judge/cases.h"
 
 #include <fmt/format.h>
 
