@@ -15,6 +15,7 @@ inputs() {  # the files a target's ctest replays (fuzz/CMakeLists.txt)
   case $t in
     fuzz_parse|fuzz_pipeline|fuzz_program) echo "$corpus/programs" ;;
     fuzz_bind_plan|fuzz_attach) echo "$corpus/plans" ;;
+    fuzz_props) ls -d "$corpus/fuzz_props"/*/ ;;  # every property input, text forms naming their property
   esac
 }
 for r in "$bin"/fuzz_*_replay; do

@@ -88,7 +88,11 @@ std::variant<TextInput, std::string> parse_text(std::string_view text) {
     for (char ch : line) {
       if (ch == ' ' || ch == '\t' || ch == '\r') continue;
       const int d = hex_digit(ch);
-      if (d < 0) return fmt::format("line {}: '{}' is not a hex digit (the input's bytes are hex)", line_no, ch);
+      if (d < 0) {
+        const auto u = static_cast<unsigned char>(ch);
+        const std::string shown = u >= 0x20 && u < 0x7f ? fmt::format("'{}'", ch) : fmt::format("byte {:#04x}", u);
+        return fmt::format("line {}: {} is not a hex digit (the input's bytes are hex)", line_no, shown);
+      }
       if (high < 0) {
         high = d;
       } else {

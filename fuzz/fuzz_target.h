@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "properties/judge/judgement.h"
 #include "properties/oracles/digest.h"
 #include "properties/oracles/oracle.h"
 
@@ -92,13 +93,14 @@ inline void note_outcome(const Outcome& o) {
 #endif
 }
 
-// Judges one input: each oracle's verdict goes through check(); the first failure is a
-// finding (never returns), the first inconclusive verdict is kept; done() notes the outcome.
-class Judge {
+// Judges one input (a judges.h judge, or a target's own oracles): each oracle's verdict goes
+// through check(); the first failure is a finding (never returns), the first inconclusive
+// verdict is kept; done() notes the outcome.
+class Judge final : public judge::Judgement {
  public:
   explicit Judge(const char* target) : target_(target) {}
   // True on pass. A fail reports the finding; an inconclusive verdict is kept (the first).
-  bool check(std::string_view oracle, const oracles::Verdict& v) {
+  bool check(std::string_view oracle, const oracles::Verdict& v) override {
     if (v.failed()) report_finding(target_, oracle, v);
     observe([&] {
       uint64_t h = oracles::digest_text(oracles::digest_text(support::kFnvOffset, oracle), v.rule);
@@ -112,27 +114,28 @@ class Judge {
     return v.passed();
   }
   // A failure found without an oracle function: the finding (never returns).
-  [[noreturn]] void fail(std::string_view oracle, const oracles::Verdict& v) { report_finding(target_, oracle, v); }
+  [[noreturn]] void fail(std::string_view oracle, const oracles::Verdict& v) override {
+    report_finding(target_, oracle, v);
+  }
   // The input lies outside the target's domain (a text that does not parse, bad parameters).
-  int reject(std::string why) {
+  int reject(std::string why) override {
     out_.kind = Outcome::Kind::kRejected;
     observe([&] { return oracles::digest_text(support::kFnvOffset, why); });
     out_.why = std::move(why);
     return done();
   }
-  // A result of the run (a printed program, a bind's outcome: oracles/digest.h), folded into
-  // the outcome's digest. `f` returns a digest and runs in the replay build only, so the
+  // Results of the run fold into the outcome's digest in the replay build only, so the
   // libFuzzer build pays nothing.
-  template <class F>
-  void observe(F&& f) {
+  bool digesting() const override {
 #if defined(STACKCHECK_FUZZ_REPLAY)
-    out_.digest = oracles::digest_u64(out_.digest, f());
+    return true;
 #else
-    (void)f;
+    return false;
 #endif
   }
+  void observe_digest(uint64_t d) override { out_.digest = oracles::digest_u64(out_.digest, d); }
   // Notes the outcome for the replay driver; returns libFuzzer's 0.
-  int done() {
+  int done() override {
     note_outcome(out_);
     return 0;
   }

@@ -110,13 +110,15 @@ std::string counterexample_dir() {
   return STACKCHECK_COUNTEREXAMPLE_DIR;
 }
 
-void report(const oracles::Verdict& v, oracles::Counterexample cx) {
+void report(const oracles::Verdict& v, oracles::Counterexample cx) { report(v, std::move(cx), ""); }
+
+void report(const oracles::Verdict& v, oracles::Counterexample cx, std::string_view oracle) {
   if (!v.failed()) {
     report(v);
     return;
   }
   note_first_failure();
-  note_report(cx.oracle, v, cx.text);
+  note_report(oracle.empty() ? std::string_view(cx.oracle) : oracle, v, cx.text);
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string name = bytes_run() ? bytes_run()->property->name
                            : info      ? fmt::format("{}.{}", info->test_suite_name(), info->name())
@@ -136,6 +138,9 @@ void report(const oracles::Verdict& v, oracles::Counterexample cx) {
   std::filesystem::rename(tmp, path, ec);
   if (cx.oracle == "property")
     RC_FAIL(fmt::format("{}\n{}\ncounterexample: {}\n{}", cx.text, v.to_string(), path, replay_command()));
+  if (cx.oracle.rfind("fuzz_", 0) == 0)  // a fuzz target's text form: its replay driver reruns it
+    RC_FAIL(fmt::format("{}\n{}\ncounterexample: {}\nreplay: scripts/replay {}\n{}", cx.text, v.to_string(), path,
+                        path, replay_command()));
   RC_FAIL(fmt::format("{}\n{}\ncounterexample: {}\nreplay: stackcheck replay {}\n{}", cx.text, v.to_string(), path,
                       path, replay_command()));
 }

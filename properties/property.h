@@ -45,6 +45,9 @@ void report(const oracles::Verdict& v, const std::string& context);
 // each shrink step, so it ends as the smallest) with its header, and the failure message
 // names the file and the replay command.
 void report(const oracles::Verdict& v, oracles::Counterexample cx);
+// The same, naming the oracle that failed when the counterexample's header names another (a
+// fuzz target's text form: `# stackcheck fuzz_program`); fuzz_props reports that oracle.
+void report(const oracles::Verdict& v, oracles::Counterexample cx, std::string_view oracle);
 std::string counterexample_dir();
 // The counterexample of `oracle` on the input `text` (.gir or .plan) with its replay
 // parameters; report() names the failure and who found it.

@@ -13,7 +13,7 @@
 #include "stack/runtime/plan/printer.h"
 #include "stack/support/fnv1a.h"
 
-namespace stackcheck::fuzz {
+namespace stackcheck::judge {
 
 namespace {
 
@@ -160,18 +160,40 @@ std::variant<PlanCase, std::string> parse_plan_case(std::string_view text, bool 
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> replay_params(const ProgramCase& c) {
+  std::vector<std::pair<std::string, std::string>> p = {
+      {"seed", std::to_string(c.seed)}, {"schedule", oracles::schedule_text(c.schedule)}, {"step_c", c.step_c ? "1" : "0"}};
+  for (const runtime::ConfigEntry& e : c.config) p.emplace_back(e.key, std::to_string(e.value));
+  if (c.generated) p.emplace_back("generated", program_vouch(c.program));
+  return p;
+}
+
+std::vector<std::pair<std::string, std::string>> replay_params(const PlanCase& c) {
+  std::vector<std::pair<std::string, std::string>> p = {{"seed", std::to_string(c.seed)},
+                                                        {"schedule", oracles::schedule_text(c.schedule)}};
+  if (c.generated) {
+    p.emplace_back("generated", plan_vouch(c.plan, c.planted));
+    p.emplace_back("planted", std::to_string(c.planted));
+  }
+  return p;
+}
+
+namespace {
+std::string params_text(const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string out;
+  for (const auto& [k, v] : params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, v);
+  return out;
+}
+}  // namespace
+
 std::string print_program_case(const char* target, const ProgramCase& c) {
-  std::string params =
-      fmt::format("seed={} schedule={} step_c={}", c.seed, oracles::schedule_text(c.schedule), c.step_c ? 1 : 0);
-  for (const runtime::ConfigEntry& e : c.config) params += fmt::format(" {}={}", e.key, e.value);
-  if (c.generated) params += " generated=" + program_vouch(c.program);
-  return fmt::format("# stackcheck {}\n# replay: {}\n{}", target, params, ir::print_program(c.program));
+  return fmt::format("# stackcheck {}\n# replay: {}\n{}", target, params_text(replay_params(c)),
+                     ir::print_program(c.program));
 }
 
 std::string print_plan_case(const char* target, const PlanCase& c) {
-  std::string params = fmt::format("seed={} schedule={}", c.seed, oracles::schedule_text(c.schedule));
-  if (c.generated) params += fmt::format(" generated={} planted={}", plan_vouch(c.plan, c.planted), c.planted);
-  return fmt::format("# stackcheck {}\n# replay: {}\n{}", target, params, runtime::print_plan(c.plan));
+  return fmt::format("# stackcheck {}\n# replay: {}\n{}", target, params_text(replay_params(c)),
+                     runtime::print_plan(c.plan));
 }
 
-}  // namespace stackcheck::fuzz
+}  // namespace stackcheck::judge

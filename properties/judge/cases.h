@@ -1,4 +1,5 @@
-// The inputs of the generator targets (fuzz_program, fuzz_bind_plan, fuzz_attach): what raw
+// The cases of the generator targets (fuzz_program, fuzz_bind_plan, fuzz_attach) and of the
+// all-tier properties, judged by judges.h: what raw
 // bytes decode to (the shared generators over gen::ByteChoices, parameters first so that a
 // change in the program's bytes never moves them) and what a text form parses to, and the
 // canonical text of each. A text form is `# stackcheck <target>`, then comment lines, among
@@ -24,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -34,7 +36,7 @@
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/plan/program.h"
 
-namespace stackcheck::fuzz {
+namespace stackcheck::judge {
 
 inline constexpr int64_t kMaxFuzzW = 16384;  // the runtime's default W: a 45 MB mirror
 
@@ -69,7 +71,11 @@ std::variant<ProgramCase, std::string> parse_program_case(std::string_view text)
 // `mutations`: whether `mutate` lines are allowed (fuzz_attach) or an error (fuzz_bind_plan).
 std::variant<PlanCase, std::string> parse_plan_case(std::string_view text, bool mutations);
 
+// A case's `# replay:` parameters, in the order its text form prints them.
+std::vector<std::pair<std::string, std::string>> replay_params(const ProgramCase& c);
+std::vector<std::pair<std::string, std::string>> replay_params(const PlanCase& c);
+
 std::string print_program_case(const char* target, const ProgramCase& c);
 std::string print_plan_case(const char* target, const PlanCase& c);
 
-}  // namespace stackcheck::fuzz
+}  // namespace stackcheck::judge
