@@ -21,8 +21,9 @@
 //   # property: Suite.Name
 //   # drawn <type>: ...      (what the case drew, as comment lines; ignored when read)
 //   0a1b2c...              (the input's bytes in hex, 32 to a line)
-// A text form names its own property; raw bytes need --property. Every other comment line is
-// ignored; any other line that is not hex rejects the input.
+// A text form names its own property; raw bytes need --property. A run given a property takes
+// only text forms of that property. Every other comment line is ignored; any other line that
+// is not hex rejects the input.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -242,6 +243,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (fuzz::is_text_form(text)) {
     auto parsed = fuzz::parse_text(text);
     if (auto* why = std::get_if<std::string>(&parsed)) return j.reject(*why);
+    // A run of one property (the flag, the link's name) takes only that property's inputs:
+    // a libFuzzer mutant naming another would fuzz every property at once.
+    if (p && std::get<fuzz::TextInput>(parsed).property != p)
+      return j.reject(fmt::format("a text form of {}, not of {} (this run's property)",
+                                  std::get<fuzz::TextInput>(parsed).property->name, p->name));
     p = std::get<fuzz::TextInput>(parsed).property;
     bytes = std::move(std::get<fuzz::TextInput>(parsed).bytes);
     in = bytes;
