@@ -5,7 +5,8 @@
 #   CC CXX CFLAGS CXXFLAGS   compilers and flags, sanitizers and -fsanitize=fuzzer-no-link included
 #   LIB_FUZZING_ENGINE       how a fuzz target links its engine (-fsanitize=fuzzer for libFuzzer)
 #   SRC WORK OUT             sources ($SRC/stackcheck), scratch space, the build's products
-# and writes to $OUT, per fuzz target (every fuzz/fuzz_*.cpp, as CMake lists them):
+# and writes to $OUT, per fuzz target (every fuzz/fuzz_*.cpp, as CMake lists them; fuzz_props
+# runs every property, an input's first byte picking it, seeded by corpus/fuzz_props/<Suite.Name>/):
 #   <target>                  the libFuzzer binary
 #   <target>_seed_corpus.zip  corpus/<target>/{seed,regression}/*, plus the shared seeds:
 #                             corpus/programs/* (.gir targets), corpus/plans/* (.plan targets)
@@ -54,6 +55,7 @@ cmake -S "$src" -B "$build" -G Ninja \
   -DSTACKCHECK_SANITIZE= \
   -DSTACKCHECK_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" \
   -DSTACKCHECK_FUZZ_TARGETS_ONLY=ON \
+  -DSTACKCHECK_FUZZ_PROPS=ON \
   -DSTACKCHECK_FMT_HEADER_ONLY=ON
 
 # The fuzz targets as fuzz/CMakeLists.txt found them (a ;-list in the cache, leading ';').
@@ -79,6 +81,7 @@ for t in $targets; do
   case "$t" in
     fuzz_parse|fuzz_pipeline|fuzz_program) dirs+=("$corpus/programs") ;;
     fuzz_bind_plan|fuzz_attach) dirs+=("$corpus/plans") ;;
+    fuzz_props) dirs=("$corpus"/fuzz_props/*.*/) ;;  # each property's inputs (text forms naming it), not the control's
   esac
   rm -rf "$stage/$t" "$OUT/${t}_seed_corpus.zip"
   mkdir -p "$stage/$t"

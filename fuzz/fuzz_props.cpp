@@ -1,5 +1,6 @@
 // fuzz_props (HARNESS.md §9): any property of the suites run on raw bytes, coverage-guided.
 //   fuzz_props --property=Suite.Name [libFuzzer flags] [corpus dirs]
+//   fuzz_props [libFuzzer flags] [corpus dirs]      every property: the first byte picks one
 //   fuzz_props_replay [--property=Suite.Name] FILE|DIR...   (and every mode of replay_main.cpp)
 // The property (STACKCHECK_PROP, properties/property.h) draws every choice from
 // gen::choices(); here that is ByteChoices over the input, so libFuzzer steers the same
@@ -21,7 +22,8 @@
 //   # property: Suite.Name
 //   # drawn <type>: ...      (what the case drew, as comment lines; ignored when read)
 //   0a1b2c...              (the input's bytes in hex, 32 to a line)
-// A text form names its own property; raw bytes need --property. A run given a property takes
+// A text form names its own property; raw bytes are the given property's, or without one, the
+// first byte picks the property (every_property()) and the text form holds the rest. A run given a property takes
 // only text forms of that property. Every other comment line is ignored; any other line that
 // is not hex rejects the input.
 #include <sys/wait.h>
@@ -29,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -156,6 +159,38 @@ std::string drawn_comments(const props::Property& p, std::span<const uint8_t> by
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? out : "";
 }
 
+// Without a property (ClusterFuzzLite's one fuzz_props target): every property but the
+// positive controls, by name; the input's first byte picks one (ByteChoices, modulo their
+// count), the rest is that property's input.
+const std::vector<const props::Property*>& every_property() {
+  static const std::vector<const props::Property*> all = [] {
+    std::vector<const props::Property*> v;
+    for (const props::Property& p : props::properties()) {
+      const std::string_view n = p.name, suite = n.substr(0, n.find('.'));
+      const bool control = suite.ends_with("Control") || suite.ends_with("Contract") || suite.ends_with("Oracles") ||
+                           n.find("control") != std::string_view::npos;
+      if (!control) v.push_back(&p);
+    }
+    std::sort(v.begin(), v.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
+    return v;
+  }();
+  return all;
+}
+
+// The property raw bytes run and the bytes it reads.
+struct RawInput {
+  const props::Property* property = nullptr;
+  std::span<const uint8_t> bytes;
+};
+RawInput resolve_raw(std::span<const uint8_t> in) {
+  if (selected()) return {selected(), in};
+  const auto& all = every_property();
+  if (all.empty()) return {};
+  gen::ByteChoices pick(in);
+  const auto k = static_cast<size_t>(pick.integer(0, static_cast<int64_t>(all.size()) - 1));
+  return {all[k], in.subspan(std::min(pick.consumed(), in.size()))};
+}
+
 }  // namespace
 
 const char* target_name() { return "fuzz_props"; }
@@ -165,14 +200,18 @@ std::string text_form(std::span<const uint8_t> input) {
   const std::string_view text = as_text(input.data(), input.size());
   const props::Property* p = selected();
   std::vector<uint8_t> bytes(input.begin(), input.end());
-  if (is_text_form(text)) {
+  if (!is_text_form(text)) {
+    const RawInput raw = resolve_raw(input);
+    p = raw.property;
+    bytes.assign(raw.bytes.begin(), raw.bytes.end());
+  } else {
     auto parsed = parse_text(text);
     if (std::holds_alternative<std::string>(parsed)) return with_header(target_name(), text);  // as it is
     p = std::get<TextInput>(parsed).property;
     bytes = std::move(std::get<TextInput>(parsed).bytes);
   }
   std::string out = fmt::format("# stackcheck {}\n", target_name());
-  if (!p) return out + "# property: (none: raw bytes need --property=Suite.Name)\n";
+  if (!p) return out + "# property: (none: no property is registered)\n";
   out += fmt::format("# property: {}\n", p->name);
   out += drawn_comments(*p, bytes);
   for (size_t i = 0; i < bytes.size(); ++i)
@@ -223,13 +262,9 @@ extern "C" int stackcheck_target_initialize(int* argc, char*** argv) {
     }
     std::fprintf(stderr, "%s: property %s\n", prog, name.c_str());
   }
-#if !defined(STACKCHECK_FUZZ_REPLAY)
-  if (!fuzz::selected()) {
-    std::fprintf(stderr, "usage: %s --property=Suite.Name [libFuzzer flags] [corpus dirs] (`--list` names them)\n",
-                 prog);
-    std::exit(2);
-  }
-#endif
+  if (!fuzz::selected())
+    std::fprintf(stderr, "%s: every property (%zu; --property=Suite.Name picks one): an input's first byte picks it\n",
+                 prog, fuzz::every_property().size());
   return 0;
 }
 
@@ -252,7 +287,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bytes = std::move(std::get<fuzz::TextInput>(parsed).bytes);
     in = bytes;
   }
-  if (!p) return j.reject("raw bytes name no property: give --property=Suite.Name (or a text form)");
+  if (!fuzz::is_text_form(text)) {
+    const fuzz::RawInput raw = fuzz::resolve_raw(in);
+    p = raw.property;
+    in = raw.bytes;
+  }
+  if (!p) return j.reject("no property is registered");
   gen::ByteChoices c(in);
   const props::BytesOutcome o = props::run_on_bytes(*p, c);
   j.observe([&] { return oracles::digest_text(support::kFnvOffset, o.oracle + o.verdict.to_string()); });
