@@ -33,7 +33,7 @@ class Properties:
         """Every property suite at max_success=--property-cases, --jobs at a time, each within
         its share of --property-seconds; a suite cut short reports the property it was in as
         `timeout` (not a failure) and the ones it finished."""
-        suites = sorted(self.bin.glob("*_props"))
+        suites = fuzzlib.property_suites(self.bin)
         if not suites:
             return
         per = max(30.0, self.a.property_seconds * self.a.jobs / len(suites))

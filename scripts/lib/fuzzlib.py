@@ -110,6 +110,12 @@ def property_names() -> list[str]:
     return names
 
 
+def property_suites(bin_dir: Path) -> list[Path]:
+    """The property suite binaries in bin_dir (one per properties/*_props.cpp; not fuzz_props)."""
+    names = {f.stem for f in (ROOT / "properties").glob("*_props.cpp")}
+    return sorted(b for b in bin_dir.glob("*_props") if b.name in names)
+
+
 def is_property_target(target: str) -> bool:
     return target.startswith(PROP_PREFIX)
 

@@ -66,6 +66,21 @@ def statements(text: str) -> int:
 
 REDUCER = ROOT / "stack" / "defects" / "reduce_case.py"
 
+# --engines: ten properties across the suites, each with a zoo defect it catches (the hunter
+# that found it first in the zoo runs, or the suite's own target for the defect).
+ENGINE_PAIRS = [
+    ("step_c_not_hoisted", "CompilerProps.illegal_views_rejected_with_211"),
+    ("loop_create_hoisted", "CompilerProps.passes_deterministic_idempotent"),
+    ("graph_returns_swapped", "CompilerProps.return_order_verifier_agrees_with_its_pass"),
+    ("full_not_rejected", "CompilerProps.graph_full_rejected_with_206"),
+    ("claimed_slot_not_reset", "Threaded.generated_plans_match_plan_model"),
+    ("storage_stride_times_n", "RuntimeProps.graph_storage_span_exact"),
+    ("war_edge_missing_on_reuse", "DepsProps.generated_plans_order_every_conflict"),
+    ("alias_classes_ignored", "EndToEnd.generated_programs_match_interpreter"),
+    ("attach_size_tautology", "RuntimeExec.graph_record_near_misses_rejected"),
+    ("scalar_regions_unrounded", "Explorers.newest_and_oldest_give_their_orders"),
+]
+
 
 @dataclass
 class Hunter:
@@ -87,7 +102,7 @@ class Hunter:
 
 def hunters() -> list[Hunter]:
     out = []
-    for b in sorted(BIN.glob("*_props")):
+    for b in fuzzlib.property_suites(BIN):
         p = subprocess.run([str(b), "--gtest_list_tests"], capture_output=True, text=True)
         suite = None
         for line in p.stdout.splitlines():
@@ -360,6 +375,62 @@ class Zoo:
         print(f"matrix: {self.run_dir / 'matrix.tsv'}")
         return 0
 
+    def engines(self) -> int:
+        """--engines: one property on two engines (HARNESS.md §9). For each (defect, property)
+        pair of ENGINE_PAIRS, the property's RapidCheck run (random draws, cases without end) and
+        the same property fuzzed (`props:Suite.Name`, coverage-guided, from its committed seeds),
+        side by side (one core each), --engine-runs seeds each, both capped at --budget: the time
+        to the first failing case (RapidCheck's stamped line; libFuzzer's crash, start-up
+        included on both sides). Writes engines.tsv and engines.md (the table, medians)."""
+        pairs = [(d, p) for d, p in ENGINE_PAIRS if not self.a.defects or d in self.a.defects]
+        bins = {h.name: h for h in hunters()}
+        rows: list[list[str]] = []
+        for d, prop in pairs:
+            for k in range(self.a.engine_runs):
+                seed = self.a.seed + k
+                procs = []
+                for engine, name in (("rapidcheck", prop), ("libfuzzer", fuzzlib.PROP_PREFIX + prop)):
+                    h = bins.get(name)
+                    if h is None:
+                        raise UsageError(f"--engines: no hunter {name} in {BIN}")
+                    work = self.run_dir / "engines" / d / f"{engine}-{seed}"
+                    work.mkdir(parents=True, exist_ok=True)
+                    cmd, env = h.command(seed, int(self.a.budget), work, 1_000_000)
+                    lf = open(work / "log", "wb")
+                    procs.append((engine, h, work, time.time(), subprocess.Popen(
+                        cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work, preexec_fn=die_with_parent,
+                        env={**fuzzlib.sanitizer_env({"STACKCHECK_DEFECT": d}), **env})))
+                    lf.close()
+                for engine, h, work, started, proc in procs:
+                    try:
+                        proc.wait(timeout=max(1.0, self.a.budget + 10 - (time.time() - started)))
+                    except subprocess.TimeoutExpired:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        proc.wait()
+                    took = time.time() - started
+                    failed = self.failed(h, work, proc.returncode if proc.returncode is not None else 0)
+                    m = FIRST_RE.search((work / "log").read_text(errors="replace")) if engine == "rapidcheck" else None
+                    secs = float(m.group(1)) if m else took
+                    rows.append([d, prop, engine, str(seed), "fail" if failed else "none", f"{secs:.1f}"])
+                    log(f"engines: {d} {prop} {engine} seed {seed}: "
+                        + (f"first failure at {secs:.1f}s" if failed else f"nothing in {self.a.budget:g}s"))
+        fuzzlib.atomic_write(self.run_dir / "engines.tsv", ("defect\tproperty\tengine\tseed\toutcome\tseconds\n" +
+                                                            "".join("\t".join(r) + "\n" for r in rows)).encode())
+        lines = ["| defect | property | RapidCheck: found, median s | libFuzzer (fuzz_props): found, median s |",
+                 "|---|---|---:|---:|"]
+        for d, prop in pairs:
+            cell = []
+            for engine in ("rapidcheck", "libfuzzer"):
+                mine = [r for r in rows if r[0] == d and r[1] == prop and r[2] == engine]
+                found = [float(r[5]) for r in mine if r[4] == "fail"]
+                cell.append(f"{len(found)}/{len(mine)}, " + (f"{statistics.median(found):.1f}" if found else "-"))
+            lines.append(f"| {d} | {prop} | {cell[0]} | {cell[1]} |")
+        table = "\n".join(lines) + "\n"
+        fuzzlib.atomic_write(self.run_dir / "engines.md", table.encode())
+        print(table)
+        print(f"engines: {self.run_dir / 'engines.tsv'}")
+        return 0
+
     def run(self) -> int:
         if not self.a.no_build:
             names = ["stackcheck", "stackcheck-report"] + [p.stem for p in (ROOT / "properties").glob("*_props.cpp")]
@@ -383,6 +454,8 @@ class Zoo:
             f"{len(chosen)} defects, {len(hs)} hunters; out {self.run_dir}")
         if self.a.matrix:
             return self.matrix(chosen, hs)
+        if self.a.engines:
+            return self.engines()
         rows = []
         self.current = ""
         log("control: no defect, every hunter one slice")
@@ -472,6 +545,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--hunters", default="", help="only the hunters whose name matches this regex")
     p.add_argument("--matrix", action="store_true",
                    help="instead of hunting: run every hunter once against every defect, write matrix.tsv")
+    p.add_argument("--engines", action="store_true",
+                   help="instead of hunting: ten (defect, property) pairs on RapidCheck and on libFuzzer "
+                        "(fuzz_props), --engine-runs seeds each, time to first failure within --budget; "
+                        "writes engines.tsv and engines.md")
+    p.add_argument("--engine-runs", type=positive(int), default=3, help="seeds per pair and engine (--engines; 3)")
     a = p.parse_args(argv)
     a.defects = [d for spec in a.defects for d in re.split(r"[,\s]+", spec) if d]
     try:
