@@ -404,7 +404,12 @@ def counterexample_verdict(text: str) -> tuple[str, str, str]:
     first = text.splitlines()[0] if text else ""
     oracle = first.replace("# stackcheck ", "") if first.startswith("# stackcheck ") else "property"
     m = FAILED_RE.search(text)
-    return oracle, m.group(1) if m else "?", (m.group(2) if m else "")[:200]
+    message = m.group(2) if m else ""
+    # A fuzz target's text form (the AllTiers properties): the oracle is named in the message.
+    named = re.match(r"([a-z][a-z-]*): (.*)", message) if oracle.startswith("fuzz_") else None
+    if named:
+        oracle, message = named.group(1), named.group(2)
+    return oracle, m.group(1) if m else "?", message[:200]
 
 
 def is_positive_control(suite: str, name: str) -> bool:

@@ -258,7 +258,10 @@ class Zoo:
             found = {"oracle": oracle, "rule": rule, "message": message,
                      "found_by": h.name, "reproducer": str(files[0]), "reproducer_size": str(statements(text)),
                      "shrunk_size": str(statements(text))}
-            if oracle != "property":  # replayable by stackcheck replay: reduce it further
+            target = fuzzlib.header_target(text.encode()) or ""
+            if target.startswith("fuzz_"):  # a fuzz target's text form (AllTiers): its driver reruns it
+                self.reduce(["--driver", str(BIN / f"{target}_replay")], files[0], work, found)
+            elif oracle != "property":  # replayable by stackcheck replay: reduce it further
                 self.reduce(["--cli", str(BIN / "stackcheck")], files[0], work, found)
             return found
         arts = self.artifacts(work)

@@ -127,6 +127,35 @@ class FilesTest(unittest.TestCase):
             with self.assertRaisesRegex(argparse.ArgumentTypeError, why):
                 parse(bad)
 
+    def test_properties_are_targets(self):
+        props = fuzzlib.property_names()
+        self.assertIn("EndToEnd.generated_programs_match_interpreter", props)
+        self.assertNotIn(fuzzlib.PROPS, fuzzlib.all_targets())  # only as props:Suite.Name
+        both = fuzzlib.check_targets(["props:EndToEnd.generated_programs_match_interpreter", "fuzz_program"])
+        self.assertEqual(both, ["props:EndToEnd.generated_programs_match_interpreter", "fuzz_program"])
+        self.assertEqual(len(fuzzlib.check_targets(["props:*"])), len(props))
+        with self.assertRaisesRegex(fuzzlib.UsageError, "unknown property 'Nope.nothing'"):
+            fuzzlib.check_targets(["props:Nope.nothing"])
+        t = "props:" + props[0]
+        self.assertEqual(fuzzlib.cmake_target(t), fuzzlib.PROPS)
+        self.assertEqual(fuzzlib.cmake_target(t + "_replay"), fuzzlib.PROPS + "_replay")
+        self.assertEqual(fuzzlib.read_options(t), fuzzlib.read_options(fuzzlib.PROPS))
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "x"
+            p.write_bytes(b"# stackcheck fuzz_props\n# property: " + props[0].encode() + b"\n00\n")
+            self.assertEqual(fuzzlib.targets_for_file(p), [fuzzlib.PROPS])
+            raw = Path(d) / "crashes" / t / "crash-1"
+            raw.parent.mkdir(parents=True)
+            raw.write_bytes(b"\x00")
+            self.assertEqual(fuzzlib.targets_for_file(raw), [t])
+
+    def test_counterexample_verdict_of_a_fuzz_target_text_form(self):
+        text = ("# stackcheck fuzz_bind_plan\n# failed: fail [deps-order]: deps: task 3 runs before 2\n"
+                "# replay: seed=1\n")
+        self.assertEqual(fuzzlib.counterexample_verdict(text), ("deps", "deps-order", "task 3 runs before 2"))
+        text = "# stackcheck end-to-end\n# failed: fail [differential]: c differs\n"
+        self.assertEqual(fuzzlib.counterexample_verdict(text), ("end-to-end", "differential", "c differs"))
+
     def test_options_of_every_target_parse(self):
         for t in fuzzlib.all_targets():
             flags = fuzzlib.libfuzzer_flags(t)
