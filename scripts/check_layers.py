@@ -3,12 +3,13 @@
 
     scripts/check_layers.py [--root DIR] [--list]
 
-Every C++ file of the tree belongs to one layer, found by the longest folder prefix in LAYERS
-below; each of its project includes (`#include "stack/..."`, "properties/...", ...) and each
+Every C++ file of the tree belongs to one layer, found by the longest folder prefix (or the
+file itself) in LAYERS below; each of its project includes (`#include "stack/..."`, "properties/...", ...) and each
 third-party include the layers name (RapidCheck, GoogleTest, Google Benchmark) must point to a
 layer its own may use. The rules, top down (ARCHITECTURE.md):
 
-  cli/ over fuzz/ over properties/ (*_props over gen/ over oracles/) over stack/;
+  cli/ over fuzz/ over properties/ (*_props over gen/ and judge/ over oracles/) over stack/,
+  fuzz/ reaching the suites (properties/) only from fuzz_props.cpp;
   inside stack/: codegen/ over passes/, verify/, interp/ over ir/; runtime/ apart, never
   including ir/, passes/, verify/, interp/ or codegen/; the device side never sees the host;
   support/ at the bottom, defects/ just above it;
@@ -61,8 +62,13 @@ LAYERS = {
                                           "stack/runtime/host"},
     "properties/oracles": set(STACK),
     "properties/gen": set(STACK) | {"properties/oracles", "rapidcheck"},
-    "properties": set(STACK) | {"properties/oracles", "properties/gen", "rapidcheck", "gtest"},
-    "fuzz": set(STACK) | {"properties/oracles", "properties/gen"},
+    # the cases and the one oracle sequence per input kind, shared by fuzz targets and properties
+    "properties/judge": set(STACK) | {"properties/oracles", "properties/gen"},
+    "properties": set(STACK) | {"properties/oracles", "properties/gen", "properties/judge", "rapidcheck", "gtest"},
+    "fuzz": set(STACK) | {"properties/oracles", "properties/gen", "properties/judge"},
+    # fuzz_props runs the property suites themselves (their registry, property.h)
+    "fuzz/fuzz_props.cpp": set(STACK) | {"fuzz", "properties", "properties/oracles", "properties/gen",
+                                         "properties/judge"},
     "cli": set(STACK) | {"properties/oracles"},
     "bench": set(STACK) | {"properties/oracles", "properties/gen", "fuzz", "benchmark"},
     "reports": set(),
