@@ -80,7 +80,7 @@ STACKCHECK_PROP(CompilerProps, pass_outputs_pass_their_verifiers, 0.0) {
 // §8.5: the interpreter gives the same bytes before and after every pass.
 STACKCHECK_PROP(CompilerProps, passes_preserve_semantics, 0.1) {
   const gen::GeneratedProgram g = draw();
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   const oracles::PipelineRun run = pipeline_or_fail(g.program);
   for (const auto& st : run.stages)
     props::report(
@@ -456,7 +456,7 @@ void isolation_case(const LegalizeFn& legalize_graph_boundary) {
   // ... and codegen straight after that legalization (unfolded `dim`, spelled literals, 1-trip
   // loops, returns as written) must still mean the original program: its plan, bound on the
   // runtime (a small task window, a seeded random schedule), equals the interpreter on it.
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   const interp::Result expected = interp::run(g.program, seed);
   if (!expected.ok()) return;  // a trapping program: check_same_semantics judged the trap
   oracles::CompiledPlan compiled;

@@ -16,7 +16,7 @@ STACKCHECK_PROP(DepsProps, generated_plans_order_every_conflict, 0.1) {
   const gen::GeneratedPlan g = gen::any_plan();
   gen::tag_plan(g.features);
   runtime::BindOptions o;
-  o.seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
+  o.seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   const oracles::DepsRun run = oracles::check_plan_dependencies(g.plan, o);
   // A pass is a judgement of a decoded DAG, never of nothing.
   RC_ASSERT(!run.verdict.passed() || run.graph != nullptr);

@@ -38,9 +38,9 @@ runtime::ScheduleOptions draw_schedule() {
   runtime::ScheduleOptions s;
   if (gen::choices().boolean()) {
     s = *oracles::parse_schedule("threaded");
-    s.workers = static_cast<unsigned>(gen::choices().integer(1, 8));
+    s.workers = static_cast<unsigned>(gen::choices().sized(1, 8));
   } else {
-    s = *oracles::parse_schedule(fmt::format("random:{}", static_cast<uint64_t>(gen::choices().integer(0, (1 << 20) - 1))));
+    s = *oracles::parse_schedule(fmt::format("random:{}", static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1))));
   }
   return s;
 }
@@ -104,12 +104,12 @@ STACKCHECK_PROP(Determinism, programs_compile_and_run_alike_twice, 0.1) {
     props::report(oracles::Verdict::fail("determinism", "two compiles printed different programs or plans"), cx);
   runtime::OrchProgram plan = one.plan;
   plan.config.push_back({"W", gen::choices().pick(std::vector<int64_t>{64, 256, 1024}), {}});
-  props::report(bind_thrice(plan, static_cast<uint64_t>(gen::choices().integer(0, 999)), draw_schedule()), cx);
+  props::report(bind_thrice(plan, static_cast<uint64_t>(gen::choices().sized(0, 999)), draw_schedule()), cx);
 }
 
 STACKCHECK_PROP(Determinism, plans_bind_alike_twice, 0.2) {
   const gen::GeneratedPlan g = gen::draw_plan();
-  props::report(bind_thrice(g.plan, static_cast<uint64_t>(gen::choices().integer(0, 999)), draw_schedule()),
+  props::report(bind_thrice(g.plan, static_cast<uint64_t>(gen::choices().sized(0, 999)), draw_schedule()),
                 oracles::Counterexample{"property", runtime::print_plan(g.plan), {}, "", ""});
 }
 
@@ -179,7 +179,7 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
   const gen::GeneratedPlan g = gen::draw_plan();
   std::vector<runtime::OrchProgram> history;
   std::string text;
-  const int n = static_cast<int>(gen::choices().integer(1, 3));
+  const int n = static_cast<int>(gen::choices().sized(1, 3));
   for (int i = 0; i < n; ++i) {
     // half of the earlier plans latch a fatal code: the latch, the heaps' marks and the
     // tensormap must all be reset by the next bind
@@ -193,7 +193,7 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
     }
   }
   gen::tag(fmt::format("history-{}", n));
-  props::report(bind_after_history(g.plan, history, static_cast<uint64_t>(gen::choices().integer(0, 999)), draw_schedule()),
+  props::report(bind_after_history(g.plan, history, static_cast<uint64_t>(gen::choices().sized(0, 999)), draw_schedule()),
                 oracles::Counterexample{"property", runtime::print_plan(g.plan) + text, {}, "", ""});
 }
 

@@ -58,9 +58,9 @@ TEST(EndToEnd, corpus_programs_under_every_schedule) {
 // Schedules drawn per case: the adversarial policies most of the time (a missing edge shows
 // under a policy that runs a later ready task first), the threaded scheduler the rest.
 runtime::ScheduleOptions draw_schedule() {
-  const size_t k = static_cast<size_t>(gen::choices().integer(0, 9));
+  const size_t k = static_cast<size_t>(gen::choices().sized(0, 9));
   if (k < 3) return *oracles::parse_schedule("newest");
-  if (k < 7) return *oracles::parse_schedule("random:" + std::to_string(static_cast<uint64_t>(gen::choices().integer(0, (1 << 20) - 1))));
+  if (k < 7) return *oracles::parse_schedule("random:" + std::to_string(static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1))));
   if (k < 8) return *oracles::parse_schedule("oldest");
   return *oracles::parse_schedule("threaded");
 }
@@ -68,13 +68,13 @@ runtime::ScheduleOptions draw_schedule() {
 STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.1) {
   const gen::GeneratedProgram g = gen::any_program();
   gen::tag_features(g.features);
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   const runtime::ScheduleOptions sched = draw_schedule();
   const bool step_c = gen::choices().boolean();
   props::require_legal_compile(g.program, step_c);
   // Mostly a small task window (a cheap mirror), sometimes the default one.
   std::vector<runtime::ConfigEntry> config;
-  if (const size_t w = static_cast<size_t>(gen::choices().integer(0, 9)); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
+  if (const size_t w = static_cast<size_t>(gen::choices().sized(0, 9)); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
   const oracles::EndToEndRun run = oracles::check_end_to_end(
       g.program, seed, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}}, config);
   std::map<std::string, std::string> params = {

@@ -94,7 +94,7 @@ STACKCHECK_PROP(Metamorphic, graph_heap_grows_one_block_per_replay, 0.1) {
   k.min_graphs = 1;
   const gen::GeneratedProgram g = gen::any_program(k);
   gen::tag_features(g.features);
-  const int64_t n = gen::choices().integer(2, 5);
+  const int64_t n = gen::choices().sized(2, 5);
   for (bool step_c : {true, false}) props::require_legal_compile(g.program, step_c);
   const ir::Program once = replayed(g.program, 1), many = replayed(g.program, n);
   RC_ASSERT(once.functions.size() == many.functions.size());
@@ -233,14 +233,14 @@ STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1
   runtime::OrchProgram plan = g.plan;
   size_t at = 0;
   if (!candidates.empty()) {
-    at = candidates[static_cast<size_t>(gen::choices().integer(0, static_cast<int64_t>(candidates.size()) - 1))];
+    at = candidates[static_cast<size_t>(gen::choices().sized(0, static_cast<int64_t>(candidates.size()) - 1))];
     gen::tag("an adjacent independent pair of the plan");
   } else {
     // None in the plan: insert one at the end, two writes of neighbouring windows of c (one
     // element apart or touching) and a read of x, which nothing else writes.
     using namespace runtime;
-    const int64_t o = gen::choices().integer(0, 7), n = gen::choices().integer(1, 4);
-    const int64_t gap = gen::choices().integer(0, 1);
+    const int64_t o = gen::choices().sized(0, 7), n = gen::choices().sized(1, 4);
+    const int64_t gap = gen::choices().sized(0, 1);
     auto win = [](const char* t, int64_t off, int64_t len) {
       PlanWindow w;
       w.name = t;
@@ -262,7 +262,7 @@ STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1
   runtime::OrchProgram swapped = plan;
   std::swap(swapped.body[at], swapped.body[at + 1]);
   runtime::BindOptions o;
-  o.seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
+  o.seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
   const runtime::BindResult before = runtime::bind_plan(plan, o), after = runtime::bind_plan(swapped, o);
   if (before.status != 0 && runtime::is_resource_latch_status(before.status))

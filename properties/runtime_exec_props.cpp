@@ -54,8 +54,8 @@ std::vector<runtime::ScheduleOptions> schedules(uint64_t random_seed) {
 // submission order (replayed nodes in index order, frozen values).
 STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
   const gen::GeneratedPlan g = draw();
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
-  for (const runtime::ScheduleOptions& s : schedules(static_cast<uint64_t>(gen::choices().integer(0, INT64_MAX)))) {
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  for (const runtime::ScheduleOptions& s : schedules(static_cast<uint64_t>(gen::choices().sized(0, INT64_MAX)))) {
     runtime::BindOptions o;
     o.seed = seed;
     o.schedule = s;
@@ -69,7 +69,7 @@ STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
 // tensor (independently of the model).
 STACKCHECK_PROP(RuntimeExec, threaded_equals_adversarial, 0.1) {
   const gen::GeneratedPlan g = draw();
-  const auto all = schedules(static_cast<uint64_t>(gen::choices().integer(0, INT64_MAX)));
+  const auto all = schedules(static_cast<uint64_t>(gen::choices().sized(0, INT64_MAX)));
   runtime::BindOptions o;
   o.schedule = all[0];
   const runtime::BindResult threaded = runtime::bind_plan(g.plan, o);

@@ -117,13 +117,13 @@ TEST(Threaded, corpus_plans_every_worker_count) {
 STACKCHECK_PROP(Threaded, generated_programs_match_interpreter, 0.1) {
   const gen::GeneratedProgram g = gen::any_program();
   gen::tag_features(g.features);
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
-  const unsigned workers = static_cast<unsigned>(gen::choices().integer(1, kMaxWorkers));
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  const unsigned workers = static_cast<unsigned>(gen::choices().sized(1, kMaxWorkers));
   const bool step_c = gen::choices().boolean();
   props::require_legal_compile(g.program, step_c);
   // Mostly a small task window (a cheap mirror), sometimes the default one.
   std::vector<runtime::ConfigEntry> config;
-  if (const size_t w = static_cast<size_t>(gen::choices().integer(0, 9)); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
+  if (const size_t w = static_cast<size_t>(gen::choices().sized(0, 9)); w < 9) config.push_back({"W", w < 6 ? 256 : 1024, {}});
   const runtime::ScheduleOptions sched = threaded(workers);
   const oracles::EndToEndRun run = oracles::check_end_to_end(
       g.program, seed, sched, passes::PipelineOptions{.graph_boundary = {.step_c = step_c}}, config);
@@ -137,8 +137,8 @@ STACKCHECK_PROP(Threaded, generated_programs_match_interpreter, 0.1) {
 // Generated bind plans, run threaded with 1..8 workers, equal the sequential plan model.
 STACKCHECK_PROP(Threaded, generated_plans_match_plan_model, 0.1) {
   const gen::GeneratedPlan g = gen::draw_plan();
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().integer(0, 999));
-  const unsigned workers = static_cast<unsigned>(gen::choices().integer(1, kMaxWorkers));
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  const unsigned workers = static_cast<unsigned>(gen::choices().sized(1, kMaxWorkers));
   runtime::BindOptions o;
   o.seed = seed;
   o.schedule = threaded(workers);

@@ -24,8 +24,10 @@ class ChoiceSource {
   virtual ~ChoiceSource() = default;
   // An integer in [lo, hi] (lo <= hi); smaller is simpler. The primitive choice.
   virtual int64_t integer(int64_t lo, int64_t hi) = 0;
-  // The same, for sizes (statement counts, list lengths): an engine may scale these with its
-  // own notion of size (RapidCheck grows them over a run); the byte engine does not.
+  // The same, for sizes (statement counts, list lengths) and for any draw whose range may grow
+  // with the run (a property's seed or knob, drawn as RapidCheck's inRange draws it): an engine
+  // may scale these with its own notion of size (RapidCheck grows them over a run, and shrinks
+  // them exactly as a plain inRange); the byte engine does not.
   virtual int64_t sized(int64_t lo, int64_t hi) { return integer(lo, hi); }
 
   bool boolean() { return integer(0, 1) == 1; }  // false is simpler
