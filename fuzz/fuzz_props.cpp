@@ -177,18 +177,23 @@ const std::vector<const props::Property*>& every_property() {
   return all;
 }
 
-// The property raw bytes run and the bytes it reads.
-struct RawInput {
-  const props::Property* property = nullptr;
-  std::span<const uint8_t> bytes;
-};
-RawInput resolve_raw(std::span<const uint8_t> in) {
-  if (selected()) return {selected(), in};
-  const auto& all = every_property();
-  if (all.empty()) return {};
-  gen::ByteChoices pick(in);
-  const auto k = static_cast<size_t>(pick.integer(0, static_cast<int64_t>(all.size()) - 1));
-  return {all[k], in.subspan(std::min(pick.consumed(), in.size()))};
+// The property an input runs and the bytes it reads: a text form's own property and hex bytes
+// (or the parse error), raw bytes the run's property's (or, without one, the first byte picks it).
+std::variant<TextInput, std::string> read_input(std::span<const uint8_t> in) {
+  const std::string_view text = as_text(in.data(), in.size());
+  if (is_text_form(text)) return parse_text(text);
+  TextInput out;
+  std::span<const uint8_t> rest = in;
+  out.property = selected();
+  if (!out.property && !every_property().empty()) {
+    const auto& all = every_property();
+    gen::ByteChoices pick(in);
+    out.property = all[static_cast<size_t>(pick.integer(0, static_cast<int64_t>(all.size()) - 1))];
+    rest = in.subspan(std::min(pick.consumed(), in.size()));
+  }
+  if (!out.property) return std::string("no property is registered");
+  out.bytes.assign(rest.begin(), rest.end());
+  return out;
 }
 
 }  // namespace
@@ -197,22 +202,12 @@ const char* target_name() { return "fuzz_props"; }
 bool parses_text_form() { return true; }
 
 std::string text_form(std::span<const uint8_t> input) {
-  const std::string_view text = as_text(input.data(), input.size());
-  const props::Property* p = selected();
-  std::vector<uint8_t> bytes(input.begin(), input.end());
-  if (!is_text_form(text)) {
-    const RawInput raw = resolve_raw(input);
-    p = raw.property;
-    bytes.assign(raw.bytes.begin(), raw.bytes.end());
-  } else {
-    auto parsed = parse_text(text);
-    if (std::holds_alternative<std::string>(parsed)) return with_header(target_name(), text);  // as it is
-    p = std::get<TextInput>(parsed).property;
-    bytes = std::move(std::get<TextInput>(parsed).bytes);
-  }
-  std::string out = fmt::format("# stackcheck {}\n", target_name());
-  if (!p) return out + "# property: (none: no property is registered)\n";
-  out += fmt::format("# property: {}\n", p->name);
+  auto read = read_input(input);
+  if (std::holds_alternative<std::string>(read))  // a text form that does not parse: as it is
+    return with_header(target_name(), as_text(input.data(), input.size()));
+  const props::Property* p = std::get<TextInput>(read).property;
+  const std::vector<uint8_t>& bytes = std::get<TextInput>(read).bytes;
+  std::string out = fmt::format("# stackcheck {}\n# property: {}\n", target_name(), p->name);
   out += drawn_comments(*p, bytes);
   for (size_t i = 0; i < bytes.size(); ++i)
     out += fmt::format("{:02x}{}", bytes[i], i + 1 == bytes.size() || i % 32 == 31 ? "\n" : "");
@@ -271,28 +266,15 @@ extern "C" int stackcheck_target_initialize(int* argc, char*** argv) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace stackcheck;
   fuzz::Judge j(fuzz::target_name());
-  const std::string_view text = fuzz::as_text(data, size);
-  const props::Property* p = fuzz::selected();
-  std::vector<uint8_t> bytes;
-  std::span<const uint8_t> in(data, size);
-  if (fuzz::is_text_form(text)) {
-    auto parsed = fuzz::parse_text(text);
-    if (auto* why = std::get_if<std::string>(&parsed)) return j.reject(*why);
-    // A run of one property (the flag, the link's name) takes only that property's inputs:
-    // a libFuzzer mutant naming another would fuzz every property at once.
-    if (p && std::get<fuzz::TextInput>(parsed).property != p)
-      return j.reject(fmt::format("a text form of {}, not of {} (this run's property)",
-                                  std::get<fuzz::TextInput>(parsed).property->name, p->name));
-    p = std::get<fuzz::TextInput>(parsed).property;
-    bytes = std::move(std::get<fuzz::TextInput>(parsed).bytes);
-    in = bytes;
-  }
-  if (!fuzz::is_text_form(text)) {
-    const fuzz::RawInput raw = fuzz::resolve_raw(in);
-    p = raw.property;
-    in = raw.bytes;
-  }
-  if (!p) return j.reject("no property is registered");
+  auto read = fuzz::read_input(std::span<const uint8_t>(data, size));
+  if (auto* why = std::get_if<std::string>(&read)) return j.reject(*why);
+  const props::Property* p = std::get<fuzz::TextInput>(read).property;
+  // A run of one property (the flag, the link's name) takes only that property's inputs:
+  // a libFuzzer mutant naming another would fuzz every property at once.
+  if (fuzz::selected() && p != fuzz::selected())
+    return j.reject(fmt::format("a text form of {}, not of {} (this run's property)", p->name,
+                                fuzz::selected()->name));
+  const std::span<const uint8_t> in = std::get<fuzz::TextInput>(read).bytes;
   gen::ByteChoices c(in);
   const props::BytesOutcome o = props::run_on_bytes(*p, c);
   j.observe([&] { return oracles::digest_text(support::kFnvOffset, o.oracle + o.verdict.to_string()); });
