@@ -1,0 +1,19 @@
+// A counting allocator hook for the benchmark (bench/): every global operator new and delete of
+// the process goes through alloc_count.cpp, which counts calls and bytes while counting is on.
+// Counts are process-wide (relaxed atomics), so a bind's worker threads are counted too.
+#pragma once
+
+#include <cstdint>
+
+namespace stackcheck::bench {
+
+struct AllocCounts {
+  uint64_t allocations = 0;
+  uint64_t bytes = 0;
+};
+
+// Counting starts off; the benchmark turns it on around what it measures.
+void set_counting(bool on);
+AllocCounts alloc_counts();
+
+}  // namespace stackcheck::bench

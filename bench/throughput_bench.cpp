@@ -1,0 +1,214 @@
+// The cost of one input of each deep fuzz target (HARNESS.md §7), measured with Google
+// Benchmark over a fixed corpus (corpus/bench/<target>/, raw inputs as libFuzzer hands them to
+// the target): the same decode and the same judge (properties/judge/judges.h) as
+// fuzz_program, fuzz_bind_plan and fuzz_attach, under a Judgement that charges the time since
+// its previous mark to the oracle tier of each verdict.
+//
+// Counters, per input: allocs and alloc_bytes (bench/alloc_count.h: every operator new of the
+// process, worker threads included), minflt (page faults, getrusage), and for every tier
+// `<tier>.us` (time charged to it) and `<tier>.reach` (the share of inputs on which it gave a
+// verdict). `(decode)` is the decoder, `(teardown)` what the judge frees after its last verdict.
+// An input that fails an oracle stops the benchmark with the finding: the corpus is clean.
+//
+// Build: any preset (dev, fuzz: the same code under ASan + UBSan + coverage); scripts/throughput
+// runs both and prints them side by side.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/alloc_count.h"
+#include "properties/gen/choice.h"
+#include "properties/judge/judgement.h"
+#include "properties/judge/judges.h"
+
+namespace stackcheck::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Input {
+  std::string name;
+  std::vector<uint8_t> bytes;
+};
+
+std::string corpus_root() {
+  if (const char* e = std::getenv("STACKCHECK_BENCH_CORPUS"); e && *e) return e;
+  return STACKCHECK_SOURCE_DIR "/corpus/bench";
+}
+
+// The target's inputs in name order; an unreadable corpus is an error, not an empty run.
+std::vector<Input> load(const std::string& target, std::string* error) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(corpus_root()) / target;
+  std::vector<Input> in;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream f(e.path(), std::ios::binary);
+    Input i{e.path().filename().string(), {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()}};
+    if (!f.good() && !f.eof()) {
+      *error = "cannot read " + e.path().string();
+      return {};
+    }
+    in.push_back(std::move(i));
+  }
+  if (ec) *error = "cannot list " + dir.string() + ": " + ec.message();
+  else if (in.empty()) *error = "no inputs in " + dir.string();
+  std::sort(in.begin(), in.end(), [](const Input& a, const Input& b) { return a.name < b.name; });
+  return in;
+}
+
+struct Tier {
+  std::string name;
+  Clock::duration time{};
+  uint64_t inputs = 0;  // inputs on which the tier gave at least one verdict
+  uint64_t verdicts = 0;
+  uint64_t seen_at = UINT64_MAX;  // the last input counted in `inputs`
+};
+
+struct Finding : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The tiers a run of one target met, in the order they first gave a verdict.
+class Tiers {
+ public:
+  Tier& at(std::string_view name) {
+    for (Tier& t : tiers_)
+      if (t.name == name) return t;
+    return tiers_.emplace_back(Tier{std::string(name)});
+  }
+  void charge(std::string_view name, Clock::duration d, uint64_t input) {
+    Tier& t = at(name);
+    t.time += d;
+    if (t.seen_at != input) {
+      t.seen_at = input;
+      ++t.inputs;
+    }
+  }
+  const std::vector<Tier>& all() const { return tiers_; }
+
+ private:
+  std::vector<Tier> tiers_;
+};
+
+// Charges the time since its previous mark to the tier of each verdict; a failure is a finding.
+class TierClock final : public judge::Judgement {
+ public:
+  TierClock(Tiers& tiers, uint64_t input, std::string_view input_name)
+      : tiers_(tiers), input_(input), input_name_(input_name), last_(Clock::now()) {}
+  bool check(std::string_view oracle, const oracles::Verdict& v) override {
+    mark(oracle);
+    ++tiers_.at(oracle).verdicts;
+    if (v.failed()) fail(oracle, v);
+    return v.passed();
+  }
+  [[noreturn]] void fail(std::string_view oracle, const oracles::Verdict& v) override {
+    throw Finding(std::string(input_name_) + ": " + std::string(oracle) + ": " + v.to_string());
+  }
+  int reject(std::string why) override {
+    mark("(rejected)");
+    return 0;
+  }
+  int done() override {
+    last_ = Clock::now();
+    return 0;
+  }
+  Clock::time_point last() const { return last_; }
+
+ private:
+  void mark(std::string_view tier) {
+    const Clock::time_point now = Clock::now();
+    tiers_.charge(tier, now - last_, input_);
+    last_ = now;
+  }
+  Tiers& tiers_;
+  uint64_t input_;
+  std::string_view input_name_;
+  Clock::time_point last_;
+};
+
+uint64_t page_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_minflt + u.ru_majflt);
+}
+
+// One target: every iteration judges the whole corpus once.
+template <class Decode, class JudgeCase>
+void run_target(benchmark::State& state, const char* target, Decode decode, JudgeCase judge_case) {
+  std::string error;
+  const std::vector<Input> inputs = load(target, &error);
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  Tiers tiers;
+  uint64_t judged = 0;
+  const uint64_t faults0 = page_faults();
+  const AllocCounts a0 = alloc_counts();
+  set_counting(true);
+  for (auto _ : state) {
+    for (const Input& in : inputs) {
+      try {
+        Clock::time_point t0 = Clock::now();
+        gen::ByteChoices c(std::span<const uint8_t>(in.bytes.data(), in.bytes.size()));
+        auto decoded = decode(c);
+        tiers.charge("(decode)", Clock::now() - t0, judged);
+        TierClock j(tiers, judged, in.name);
+        judge_case(j, decoded);
+        tiers.charge("(teardown)", Clock::now() - j.last(), judged);
+      } catch (const Finding& f) {
+        set_counting(false);
+        state.SkipWithError(f.what());
+        return;
+      }
+      ++judged;
+    }
+  }
+  set_counting(false);
+  const AllocCounts a1 = alloc_counts();
+  const double n = judged ? static_cast<double>(judged) : 1.0;
+  state.SetItemsProcessed(static_cast<int64_t>(judged));
+  state.counters["inputs"] = static_cast<double>(inputs.size());
+  state.counters["allocs"] = static_cast<double>(a1.allocations - a0.allocations) / n;
+  state.counters["alloc_bytes"] = static_cast<double>(a1.bytes - a0.bytes) / n;
+  state.counters["minflt"] = static_cast<double>(page_faults() - faults0) / n;
+  for (const Tier& t : tiers.all()) {
+    state.counters[t.name + ".us"] = std::chrono::duration<double, std::micro>(t.time).count() / n;
+    state.counters[t.name + ".reach"] = static_cast<double>(t.inputs) / n;
+  }
+}
+
+void fuzz_program(benchmark::State& s) {
+  run_target(s, "fuzz_program", judge::decode_program,
+             [](judge::Judgement& j, const judge::ProgramCase& c) { return judge::judge_program(j, c); });
+}
+void fuzz_bind_plan(benchmark::State& s) {
+  run_target(s, "fuzz_bind_plan", judge::decode_plan,
+             [](judge::Judgement& j, const judge::PlanCase& c) { return judge::judge_plan(j, c); });
+}
+void fuzz_attach(benchmark::State& s) {
+  run_target(s, "fuzz_attach", judge::decode_attach,
+             [](judge::Judgement& j, const judge::AttachCase& c) { return judge::judge_attach(j, c); });
+}
+
+BENCHMARK(fuzz_program)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(fuzz_bind_plan)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(fuzz_attach)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace stackcheck::bench
+
+BENCHMARK_MAIN();
