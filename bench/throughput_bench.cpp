@@ -5,7 +5,7 @@
 // its previous mark to the oracle tier of each verdict.
 //
 // Counters, per input: allocs and alloc_bytes (bench/alloc_count.h: every operator new of the
-// process, worker threads included), minflt (page faults, getrusage), and for every tier
+// process, worker threads included; counted in an untimed first pass), minflt (page faults, getrusage), and for every tier
 // `<tier>.us` (time charged to it) and `<tier>.reach` (the share of inputs on which it gave a
 // verdict). `(decode)` is the decoder, `(teardown)` what the judge frees after its last verdict.
 // An input that fails an oracle stops the benchmark with the finding: the corpus is clean.
@@ -154,36 +154,47 @@ void run_target(benchmark::State& state, const char* target, Decode decode, Judg
     state.SkipWithError(error.c_str());
     return;
   }
+  // One input: decoded, then judged under the clock; false (the benchmark stopped) on a finding.
   Tiers tiers;
   uint64_t judged = 0;
-  const uint64_t faults0 = page_faults();
+  auto judge_one = [&](const Input& in) {
+    try {
+      Clock::time_point t0 = Clock::now();
+      gen::ByteChoices c(std::span<const uint8_t>(in.bytes.data(), in.bytes.size()));
+      auto decoded = decode(c);
+      tiers.charge("(decode)", Clock::now() - t0, judged);
+      TierClock j(tiers, judged, in.name);
+      judge_case(j, decoded);
+      tiers.charge("(teardown)", Clock::now() - j.last(), judged);
+    } catch (const Finding& f) {
+      set_counting(false);
+      state.SkipWithError(f.what());
+      return false;
+    }
+    ++judged;
+    return true;
+  };
+  // Allocations are counted in a pass of their own, before the timed ones, so the counting
+  // costs the timed figures nothing (and the process's reusable state is warm, as it is in a
+  // fuzzing process after its first inputs).
   const AllocCounts a0 = alloc_counts();
   set_counting(true);
-  for (auto _ : state) {
-    for (const Input& in : inputs) {
-      try {
-        Clock::time_point t0 = Clock::now();
-        gen::ByteChoices c(std::span<const uint8_t>(in.bytes.data(), in.bytes.size()));
-        auto decoded = decode(c);
-        tiers.charge("(decode)", Clock::now() - t0, judged);
-        TierClock j(tiers, judged, in.name);
-        judge_case(j, decoded);
-        tiers.charge("(teardown)", Clock::now() - j.last(), judged);
-      } catch (const Finding& f) {
-        set_counting(false);
-        state.SkipWithError(f.what());
-        return;
-      }
-      ++judged;
-    }
-  }
+  for (const Input& in : inputs)
+    if (!judge_one(in)) return;
   set_counting(false);
   const AllocCounts a1 = alloc_counts();
+  const uint64_t counted = judged;
+  tiers = Tiers();
+  judged = 0;
+  const uint64_t faults0 = page_faults();
+  for (auto _ : state)
+    for (const Input& in : inputs)
+      if (!judge_one(in)) return;
   const double n = judged ? static_cast<double>(judged) : 1.0;
   state.SetItemsProcessed(static_cast<int64_t>(judged));
   state.counters["inputs"] = static_cast<double>(inputs.size());
-  state.counters["allocs"] = static_cast<double>(a1.allocations - a0.allocations) / n;
-  state.counters["alloc_bytes"] = static_cast<double>(a1.bytes - a0.bytes) / n;
+  state.counters["allocs"] = static_cast<double>(a1.allocations - a0.allocations) / static_cast<double>(counted);
+  state.counters["alloc_bytes"] = static_cast<double>(a1.bytes - a0.bytes) / static_cast<double>(counted);
   state.counters["minflt"] = static_cast<double>(page_faults() - faults0) / n;
   for (const Tier& t : tiers.all()) {
     state.counters[t.name + ".us"] = std::chrono::duration<double, std::micro>(t.time).count() / n;

@@ -197,6 +197,52 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
                 oracles::Counterexample{"property", runtime::print_plan(g.plan) + text, {}, "", ""});
 }
 
+// Bench::reset (what a process that judges many inputs does between them) leaves no trace:
+// `first` is bound on a bench (any outcome, any config), which is then reset for `plan`; `plan`
+// bound on it and on a fresh bench must give the same bind (status, stats, trace, entries, the
+// shipped bytes) and leave the same mirror and device memory (oracles::check_same_bench_state).
+// `how` (the positive control only) leaves a step of the reset out.
+// `p` printed as comment lines under `title`.
+std::string commented(std::string_view title, const runtime::OrchProgram& p) {
+  std::string text = fmt::format("# {}:\n", title);
+  const std::string printed = runtime::print_plan(p);
+  for (std::string_view rest = printed; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    text += fmt::format("#   {}\n", rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  return text;
+}
+
+oracles::Verdict reset_binds_as_fresh(const runtime::OrchProgram& first, const runtime::OrchProgram& plan,
+                                      uint8_t fill, bool strict, uint64_t seed, const runtime::ScheduleOptions& sched,
+                                      oracles::BenchReset how = oracles::BenchReset::kFull) {
+  std::string why;
+  // The earlier bench has the other strictness, so the reset must change that too.
+  auto used = oracles::Bench::create(first, fill, !strict, &why);
+  if (!used) return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule = sched;
+  const oracles::Captured before = used->bind(first, o);
+  if (!used->reset(plan, fill, strict, &why, how))
+    return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
+  auto fresh = oracles::Bench::create(plan, fill, strict, &why);
+  if (!fresh) return oracles::Verdict::fail("bench-reset", "a fresh bench rejects a config the reset took: " + why);
+  const oracles::Captured a = used->bind(plan, o), b = fresh->bind(plan, o);
+  const uint64_t da = oracles::digest_bind(support::kFnvOffset, a.result, a.staged);
+  const uint64_t db = oracles::digest_bind(support::kFnvOffset, b.result, b.staged);
+  const std::string where = fmt::format("after a bind ending {}, schedule {} seed {}", runtime::status_line(before.result),
+                                        oracles::schedule_text(sched), seed);
+  if (da != db)
+    return oracles::Verdict::fail("bench-reset", fmt::format("the bind on a reset bench differs ({}): {} [{}] vs fresh {} [{}]",
+                                                             where, runtime::status_line(a.result), a.result.stats.to_line(),
+                                                             runtime::status_line(b.result), b.result.stats.to_line()));
+  oracles::Verdict v = oracles::check_same_bench_state(*used, *fresh);
+  if (v.failed()) v.message = fmt::format("{}: {}", where, v.message);
+  return v;
+}
+
 // The oracle's positive control: binds that really differ (the second with another seed,
 // so the In tensors start from other values) must be reported; the same seed must not.
 TEST(Determinism, control_differing_binds_are_reported) {
@@ -209,6 +255,34 @@ TEST(Determinism, control_differing_binds_are_reported) {
   const oracles::Verdict v = bind_thrice(parsed.program(), 3, sched, 4);
   EXPECT_TRUE(v.failed()) << v.to_string();
   EXPECT_EQ(v.rule, "determinism");
+}
+
+STACKCHECK_PROP(Determinism, reset_bench_binds_as_fresh, 0.2) {
+  // The earlier bind: a plan of any config and fill, half of them with a planted fatal code.
+  const gen::GeneratedPlan first = gen::draw_plan(gen::PlanKnobs{.planted_percent = 50});
+  const gen::GeneratedPlan g = gen::draw_plan();
+  const uint8_t fill = gen::choices().boolean() ? 0xAA : 0x00;
+  const bool strict = gen::choices().boolean();
+  runtime::ScheduleOptions sched =
+      *oracles::parse_schedule(fmt::format("random:{}", static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1))));
+  props::report(reset_binds_as_fresh(first.plan, g.plan, fill, strict, static_cast<uint64_t>(gen::choices().sized(0, 999)),
+                                     sched),
+                oracles::Counterexample{"property", runtime::print_plan(g.plan) + commented("bound before on the bench", first.plan), {}, "", ""});
+}
+
+// The reset oracle's positive control: a reset that leaves the device memory as the earlier
+// bind left it (its reservations, ledger and next base) must be reported; a full one must not.
+TEST(Determinism, control_reset_keeping_memory_is_reported) {
+  std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  runtime::PlanParseResult parsed = runtime::parse_plan(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const runtime::ScheduleOptions sched = *oracles::parse_schedule("oldest");
+  const runtime::OrchProgram& p = parsed.program();
+  EXPECT_TRUE(reset_binds_as_fresh(p, p, 0xAA, true, 3, sched).passed());
+  const oracles::Verdict v = reset_binds_as_fresh(p, p, 0xAA, true, 3, sched, oracles::BenchReset::kKeepMemory);
+  EXPECT_TRUE(v.failed()) << v.to_string();
+  EXPECT_EQ(v.rule, "bench-reset");
 }
 
 // The history oracle's positive control: the same plan after a history of two planted-fatal

@@ -70,7 +70,8 @@ LAYERS = {
     "fuzz/fuzz_props.cpp": set(STACK) | {"fuzz", "properties", "properties/oracles", "properties/gen",
                                          "properties/judge"},
     "cli": set(STACK) | {"properties/oracles"},
-    "bench": set(STACK) | {"properties/oracles", "properties/gen", "fuzz", "benchmark"},
+    # the throughput benchmark times the fuzz targets' judges over a fixed corpus
+    "bench": set(STACK) | {"properties/oracles", "properties/gen", "properties/judge", "fuzz", "benchmark"},
     "reports": set(),
 }
 PROJECT_ROOTS = ("stack/", "properties/", "fuzz/", "cli/", "reports/", "bench/")

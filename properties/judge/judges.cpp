@@ -41,11 +41,12 @@ gen::PlanKnobs attach_knobs() { return {.small_w_percent = 99}; }
 
 // The Bench a case binds `plan` on (0xAA device memory), or null with the config's outcome
 // judged under `oracle`: a failure when the generator chose the config (`generator_config`),
-// else inconclusive (unsupported).
-std::unique_ptr<oracles::Bench> case_bench(Judgement& j, std::string_view oracle, const runtime::OrchProgram& plan,
-                                           bool strict_uninit, bool generator_config) {
+// else inconclusive (unsupported). The process's spare bench, reset (Bench::acquire): one
+// device memory, mirror and set of pages serve every input a process judges.
+oracles::BenchLease case_bench(Judgement& j, std::string_view oracle, const runtime::OrchProgram& plan,
+                               bool strict_uninit, bool generator_config) {
   std::string why;
-  auto bench = oracles::Bench::create(plan, 0xAA, strict_uninit, &why);
+  auto bench = oracles::lease_bench(plan, 0xAA, strict_uninit, &why);
   if (bench) return bench;
   if (generator_config) j.fail(oracle, Verdict::fail("config", "the generator's config was rejected: " + why));
   j.check(oracle, Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why));
@@ -249,7 +250,7 @@ std::string print_case(const char* target, const AttachCase& c) { return print_p
 
 PlanCase with_placed_draws(const AttachCase& a) {
   PlanCase pc = a.plan;
-  if (auto bench = oracles::Bench::create(pc.plan, 0xAA, false)) {
+  if (auto bench = oracles::lease_bench(pc.plan, 0xAA, false)) {
     Upload u;
     runtime::BindOptions o = attach_options(pc);
     o.before_upload = mutate(u, pc, &a.draws, true);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -14,18 +15,31 @@ namespace stackcheck::oracles {
 
 using namespace runtime;
 
+namespace {
+
+// The Runtime and DeviceMemory configs of a bench for `p`; the config's message when rejected.
+std::optional<std::string> bench_configs(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
+                                         RuntimeConfig& cfg, DeviceMemoryConfig& mc) {
+  if (auto why = apply_config(p.config, cfg)) return why;
+  if (fill_byte) cfg.fill_byte = *fill_byte;
+  mc.fill_byte = static_cast<uint8_t>(cfg.fill_byte);
+  mc.strict_uninit = strict_uninit;
+  return std::nullopt;
+}
+
+thread_local std::unique_ptr<Bench> spare_bench;
+
+}  // namespace
+
 std::unique_ptr<Bench> Bench::create(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
                                      std::string* error) {
   RuntimeConfig cfg;
-  if (auto why = apply_config(p.config, cfg)) {
+  DeviceMemoryConfig mc;
+  if (auto why = bench_configs(p, fill_byte, strict_uninit, cfg, mc)) {
     if (error) *error = *why;
     return nullptr;
   }
-  if (fill_byte) cfg.fill_byte = *fill_byte;
   auto b = std::unique_ptr<Bench>(new Bench);
-  DeviceMemoryConfig mc;
-  mc.fill_byte = static_cast<uint8_t>(cfg.fill_byte);
-  mc.strict_uninit = strict_uninit;
   b->mem_ = std::make_unique<DeviceMemory>(mc);
   auto rt = Runtime::create(*b->mem_, cfg);
   if (!rt) {
@@ -34,6 +48,105 @@ std::unique_ptr<Bench> Bench::create(const OrchProgram& p, std::optional<uint8_t
   }
   b->rt_ = std::move(*rt);
   return b;
+}
+
+bool Bench::reset(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit, std::string* error,
+                  BenchReset how) {
+  RuntimeConfig cfg;
+  DeviceMemoryConfig mc;
+  std::optional<std::string> why = bench_configs(p, fill_byte, strict_uninit, cfg, mc);
+  if (!why) why = validate_config(cfg);
+  if (why) {  // rejected before anything is undone: the bench stays as it was
+    if (error) *error = *why;
+    return false;
+  }
+  std::vector<std::byte> storage;
+  if (rt_) rt_->recycle_mirror(storage);
+  rt_.reset();  // releases its reservations (their pages become spares)
+  if (how != BenchReset::kKeepMemory) mem_->reset(mc);
+  auto rt = Runtime::create(*mem_, cfg, &storage);
+  if (!rt) {
+    if (error) *error = rt.error();
+    return false;
+  }
+  rt_ = std::move(*rt);
+  return true;
+}
+
+std::unique_ptr<Bench> Bench::acquire(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
+                                      std::string* error) {
+  if (spare_bench) {
+    if (!spare_bench->reset(p, fill_byte, strict_uninit, error)) {
+      if (!spare_bench->rt_) spare_bench.reset();  // failed after the reset began: unusable
+      return nullptr;  // a rejected config: create() would reject it too
+    }
+    return std::move(spare_bench);
+  }
+  return create(p, fill_byte, strict_uninit, error);
+}
+
+void Bench::recycle(std::unique_ptr<Bench> b) {
+  if (b && b->rt_ && !spare_bench) spare_bench = std::move(b);
+}
+
+void BenchRecycler::operator()(Bench* b) const { Bench::recycle(std::unique_ptr<Bench>(b)); }
+
+BenchLease lease_bench(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
+                       std::string* error) {
+  return BenchLease(Bench::acquire(p, fill_byte, strict_uninit, error).release());
+}
+
+Verdict check_same_bench_state(Bench& used, Bench& fresh) {
+  const auto mu = used.runtime().mirror(), mf = fresh.runtime().mirror();
+  if (mu.size() != mf.size()) return Verdict::fail("bench-reset", fmt::format("mirror of {} bytes, fresh {}", mu.size(), mf.size()));
+  if (auto d = std::mismatch(mu.begin(), mu.end(), mf.begin()); d.first != mu.end())
+    return Verdict::fail("bench-reset", fmt::format("mirror byte {} is {:#04x}, fresh {:#04x}", d.first - mu.begin(),
+                                                    static_cast<unsigned>(*d.first), static_cast<unsigned>(*d.second)));
+  DeviceMemory &a = used.memory(), &b = fresh.memory();
+  const std::vector<ReservationInfo> ra = a.reservations(), rb = b.reservations();
+  if (ra.size() != rb.size())
+    return Verdict::fail("bench-reset", fmt::format("{} reservations, fresh {}", ra.size(), rb.size()));
+  for (size_t i = 0; i < ra.size(); ++i) {
+    const ReservationInfo &x = ra[i], &y = rb[i];
+    if (x.base != y.base || x.bytes != y.bytes || x.align != y.align || x.name != y.name || x.live != y.live ||
+        x.link != y.link || x.copies_in != y.copies_in || x.last_copy_offset != y.last_copy_offset ||
+        x.last_copy_bytes != y.last_copy_bytes)
+      return Verdict::fail("bench-reset",
+                           fmt::format("reservation {} is {} {:#x}+{} live={} link={} copies={}, fresh {} {:#x}+{} "
+                                       "live={} link={} copies={}",
+                                       i, x.name, x.base.raw(), x.bytes, x.live, x.link, x.copies_in, y.name,
+                                       y.base.raw(), y.bytes, y.live, y.link, y.copies_in));
+    if (!x.live) continue;
+    if (a.bytes_written(x.base, x.bytes) != b.bytes_written(y.base, y.bytes) ||
+        a.bytes_read(x.base, x.bytes) != b.bytes_read(y.base, y.bytes))
+      return Verdict::fail("bench-reset", fmt::format("reservation {} ({}): {} bytes written and {} read, fresh {} and {}",
+                                                      i, x.name, a.bytes_written(x.base, x.bytes),
+                                                      a.bytes_read(x.base, x.bytes), b.bytes_written(y.base, y.bytes),
+                                                      b.bytes_read(y.base, y.bytes)));
+    if (x.bytes <= (uint64_t{4} << 20)) {
+      std::vector<std::byte> ca(x.bytes), cb(y.bytes);
+      a.inspect(x.base, ca.data(), x.bytes);
+      b.inspect(y.base, cb.data(), y.bytes);
+      if (auto d = std::mismatch(ca.begin(), ca.end(), cb.begin()); d.first != ca.end())
+        return Verdict::fail("bench-reset", fmt::format("reservation {} ({}) byte {} is {:#04x}, fresh {:#04x}", i,
+                                                        x.name, d.first - ca.begin(), static_cast<unsigned>(*d.first),
+                                                        static_cast<unsigned>(*d.second)));
+    }
+  }
+  if (a.host_copies() != b.host_copies())
+    return Verdict::fail("bench-reset", fmt::format("host-copy ledger of {} entries, fresh {} (or they differ)",
+                                                    a.host_copy_count(), b.host_copy_count()));
+  if (!(a.counters() == b.counters()) || a.uninit_reads() != b.uninit_reads() ||
+      a.resident_pages() != b.resident_pages() || a.strict_uninit() != b.strict_uninit() ||
+      a.fill_byte() != b.fill_byte())
+    return Verdict::fail("bench-reset",
+                         fmt::format("h2d {} d2h {} uninit {} pages {} strict {} fill {:#04x}, fresh h2d {} d2h {} "
+                                     "uninit {} pages {} strict {} fill {:#04x}",
+                                     a.counters().h2d_calls, a.counters().d2h_calls, a.uninit_reads(),
+                                     a.resident_pages(), a.strict_uninit(), a.fill_byte(), b.counters().h2d_calls,
+                                     b.counters().d2h_calls, b.uninit_reads(), b.resident_pages(), b.strict_uninit(),
+                                     b.fill_byte()));
+  return Verdict::pass();
 }
 
 Captured Bench::bind(const OrchProgram& p, BindOptions opts) {

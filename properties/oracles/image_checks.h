@@ -35,12 +35,31 @@ struct Captured {
   }
 };
 
+// What Bench::reset does; a test leaves one step out to show the reset oracle sees it.
+enum class BenchReset : uint8_t {
+  kFull,        // a new Runtime on the device memory reset, in the old mirror's allocation
+  kKeepMemory,  // (positive control) the device memory is not reset
+};
+
 class Bench {
  public:
   // The Runtime of `p.config` (fill_byte overrides the config's); nullopt message on a
   // rejected config.
   static std::unique_ptr<Bench> create(const runtime::OrchProgram& p, std::optional<uint8_t> fill_byte,
                                        bool strict_uninit, std::string* error = nullptr);
+  // This bench made again as create(p, fill_byte, strict_uninit) would make it, reusing its
+  // allocations: the Runtime is destroyed, the device memory reset (its pages kept as spares),
+  // and a new Runtime created on it in the old mirror's allocation. Every later bind gives
+  // byte-identical results to one on a fresh bench (Determinism.reset_bench_binds_as_fresh).
+  // False, with the message, on a rejected config (the bench is then unusable).
+  bool reset(const runtime::OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
+             std::string* error = nullptr, BenchReset how = BenchReset::kFull);
+  // A bench for `p` from this thread's spare one (reset), or a new one: how the judges of a
+  // process that judges many inputs pay for device memory, mirror and pages once. Give it back
+  // with recycle() when done; null with the message on a rejected config.
+  static std::unique_ptr<Bench> acquire(const runtime::OrchProgram& p, std::optional<uint8_t> fill_byte,
+                                        bool strict_uninit, std::string* error = nullptr);
+  static void recycle(std::unique_ptr<Bench> b);
   // Binds `p`, capturing the shipped bytes; `opts.before_upload`, if set, runs after the capture.
   Captured bind(const runtime::OrchProgram& p, runtime::BindOptions opts = {});
   runtime::DeviceMemory& memory() { return *mem_; }
@@ -50,6 +69,22 @@ class Bench {
   std::unique_ptr<runtime::DeviceMemory> mem_;  // first: outlives the Runtime
   std::unique_ptr<runtime::Runtime> rt_;
 };
+
+// A bench from Bench::acquire, given back to the thread's spare when it goes.
+struct BenchRecycler {
+  void operator()(Bench* b) const;
+};
+using BenchLease = std::unique_ptr<Bench, BenchRecycler>;
+// Bench::acquire as a lease; null with the message on a rejected config.
+BenchLease lease_bench(const runtime::OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
+                       std::string* error = nullptr);
+
+// A reset bench is a fresh one: `used` (reset) and `fresh` (created) after the same bind hold
+// the same mirror bytes and the same device memory as observed from outside: every
+// reservation (base, size, name, liveness, who made it, the copies that landed in it), the
+// host-copy ledger, the copy counters, uninitialised reads, resident pages, and per live
+// reservation its written and read bytes and (up to 4 MiB) its contents.
+Verdict check_same_bench_state(Bench& used, Bench& fresh);
 
 // §15.1: the image's slot deltas point to record i of their own index; payload deltas are
 // bound exactly when their count is > 0 and point to an aligned element (a scalar region to

@@ -63,8 +63,9 @@ struct DeviceMemory::Reservation {
   std::unique_ptr<std::atomic<Chunk*>[]> chunks;
 
   uint64_t end() const { return base + bytes; }
-  ~Reservation() { drop(); }
-  uint64_t drop() {  // frees every page; returns how many
+  ~Reservation() { drop(nullptr); }
+  // Frees every page (into `spare` while it holds fewer than kSparePages); returns how many.
+  uint64_t drop(std::vector<Page*>* spare) {
     uint64_t freed = 0;
     if (!chunks) return 0;
     for (uint64_t c = 0; c < n_chunks; ++c) {
@@ -72,7 +73,10 @@ struct DeviceMemory::Reservation {
       if (!ch) continue;
       for (auto& p : ch->pages)
         if (Page* pg = p.load()) {
-          delete pg;
+          if (spare && spare->size() < kSparePages)
+            spare->push_back(pg);
+          else
+            delete pg;
           ++freed;
         }
       delete ch;
@@ -88,7 +92,46 @@ struct DeviceMemory::Reservation {
 };
 
 DeviceMemory::DeviceMemory(DeviceMemoryConfig cfg) : cfg_(cfg), strict_(cfg.strict_uninit) {}
-DeviceMemory::~DeviceMemory() = default;
+
+DeviceMemory::~DeviceMemory() {
+  by_base_.clear();
+  for (Page* p : spare_pages_) delete p;
+}
+
+uint64_t DeviceMemory::drop(Reservation& r) {
+  std::lock_guard spare(spare_mu_);
+  return r.drop(&spare_pages_);
+}
+
+DeviceMemory::Page* DeviceMemory::new_page() {
+  {
+    std::lock_guard spare(spare_mu_);
+    if (!spare_pages_.empty()) {
+      Page* p = spare_pages_.back();
+      spare_pages_.pop_back();
+      return p;
+    }
+  }
+  return new Page;
+}
+
+void DeviceMemory::reset(DeviceMemoryConfig cfg) {
+  std::unique_lock lock(mu_);
+  for (auto& [base, r] : by_base_) drop(*r);
+  by_base_.clear();
+  cfg_ = cfg;
+  strict_.store(cfg.strict_uninit);
+  next_base_ = kFirstBase;
+  h2d_calls_ = 0;
+  h2d_bytes_ = 0;
+  d2h_calls_ = 0;
+  d2h_bytes_ = 0;
+  uninit_reads_ = 0;
+  resident_pages_ = 0;
+  links_opened_ = 0;
+  std::lock_guard ledger(ledger_mu_);
+  copy_ledger_.clear();
+}
 
 HostLinkId DeviceMemory::open_link() { return links_opened_.fetch_add(1) + 1; }
 
@@ -125,7 +168,7 @@ void DeviceMemory::release(DevAddr base) {
   }
   if (!it->second->live) throw DeviceFault(DeviceOp::kRelease, base, 0, FaultKind::kReleased);
   it->second->live = false;
-  resident_pages_.fetch_sub(it->second->drop());
+  resident_pages_.fetch_sub(drop(*it->second));
 }
 
 DeviceMemory::Reservation& DeviceMemory::locate(DeviceOp op, DevAddr a, uint64_t n) const {
@@ -163,7 +206,7 @@ DeviceMemory::Page& DeviceMemory::page(Reservation& r, uint64_t index) {
   auto& slot = ch->pages[index % kPagesPerChunk];
   Page* p = slot.load(std::memory_order_acquire);
   if (!p) {
-    auto* fresh = new Page;
+    Page* fresh = new_page();
     std::memset(fresh->data, cfg_.fill_byte, kPageBytes);
     std::memset(fresh->read_bits, 0, sizeof fresh->read_bits);
     std::memset(fresh->written_bits, 0, sizeof fresh->written_bits);
@@ -171,7 +214,7 @@ DeviceMemory::Page& DeviceMemory::page(Reservation& r, uint64_t index) {
       p = fresh;
       resident_pages_.fetch_add(1, std::memory_order_relaxed);
     } else {
-      delete fresh;
+      delete fresh;  // another thread won (not worth a spare)
     }
   }
   return *p;

@@ -13,6 +13,10 @@
 //   host-copy ledger (direction, caller, device range, the reservation it stayed in). These
 //   are what bind's statistics read (RUNTIME.md §14), so a copy the bind code does not know
 //   about still shows.
+// - reset() returns the memory to the state its constructor left it in (a process that judges
+//   many inputs reuses one DeviceMemory); pages freed by release() or reset() are kept, up to
+//   kSparePages, and back later touches after being filled again like new ones. A page is only
+//   reachable through a live reservation, so a recycled page is never seen through an old one.
 // The host holds only a HostLink, device code only a DeviceAccess (host_link.h,
 // device_access.h); tests and bind's statistics use this class directly.
 #pragma once
@@ -86,8 +90,14 @@ class DeviceMemory {
   static constexpr uint64_t kMaxReservationBytes = 1ull << 40;  // bad sizes fault, not OOM
   static constexpr uint64_t kMaxAlign = 1ull << 30;
 
+  static constexpr uint64_t kSparePages = 256;  // freed pages kept for reuse (16 MiB of data)
+
   explicit DeviceMemory(DeviceMemoryConfig cfg = {});
   ~DeviceMemory();
+  // The state of `DeviceMemory(cfg)`: no reservation (the next one at kFirstBase again), empty
+  // ledgers, zero counters and uninit reads, no resident page, link ids from 1 again,
+  // strict_uninit and fill byte from `cfg`. Not concurrent with any other call.
+  void reset(DeviceMemoryConfig cfg);
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
@@ -192,6 +202,10 @@ class DeviceMemory {
   // overlapping [a, a+n); no faults. Caller holds mu_.
   template <class Fn>
   void for_resident(DevAddr a, uint64_t n, Fn&& fn) const;
+  // Frees the pages and chunks of `r` into the spares (the rest deleted); returns the pages.
+  uint64_t drop(Reservation& r);
+  Page* new_page();
+
 
   DeviceMemoryConfig cfg_;
   std::atomic<bool> strict_{false};
@@ -204,6 +218,8 @@ class DeviceMemory {
   std::atomic<HostLinkId> links_opened_{0};
   mutable std::mutex ledger_mu_;  // guards copy_ledger_ and the reservations' copy records
   std::vector<HostCopy> copy_ledger_;
+  std::mutex spare_mu_;  // guards spare_pages_ (page() runs under a shared mu_)
+  std::vector<Page*> spare_pages_;
 };
 
 }  // namespace stackcheck::runtime

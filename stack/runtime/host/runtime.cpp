@@ -48,16 +48,19 @@ uint64_t elements_of(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-Expected<std::unique_ptr<Runtime>, std::string> Runtime::create(DeviceMemory& mem, const RuntimeConfig& cfg) {
+Expected<std::unique_ptr<Runtime>, std::string> Runtime::create(DeviceMemory& mem, const RuntimeConfig& cfg,
+                                                                std::vector<std::byte>* storage) {
   if (auto why = validate_config(cfg)) return unexpected(*why);
   try {
-    return std::unique_ptr<Runtime>(new Runtime(mem, cfg));
+    return std::unique_ptr<Runtime>(new Runtime(mem, cfg, storage));
   } catch (const DeviceFault& f) {
     return unexpected(f.describe());
   }
 }
 
-Runtime::Runtime(DeviceMemory& mem, const RuntimeConfig& cfg) : mem_(&mem), link_(mem), cfg_(cfg) {
+Runtime::Runtime(DeviceMemory& mem, const RuntimeConfig& cfg, std::vector<std::byte>* storage)
+    : mem_(&mem), link_(mem), cfg_(cfg) {
+  if (storage) mirror_ = std::move(*storage);
   // Reserved once: payloads embed heap addresses, so the heaps never move.
   task_heap_ = link_.reserve(cfg_.task_heap, kTensorAlign, "task_heap");
   graph_heap_ = link_.reserve(cfg_.graph_heap, 64, "graph_heap");

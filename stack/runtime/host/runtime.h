@@ -45,7 +45,10 @@ class Runtime {
  public:
   // Validates `cfg` (the message is the -2 detail) and reserves the heaps. `mem` must
   // outlive the Runtime; the DeviceMemory's own fill byte is the caller's choice.
-  static Expected<std::unique_ptr<Runtime>, std::string> create(DeviceMemory& mem, const RuntimeConfig& cfg);
+  // `storage`, if given, is the allocation the mirror is built in (an earlier Runtime's, from
+  // recycle_mirror()): the new mirror is sized and filled exactly as in a fresh allocation.
+  static Expected<std::unique_ptr<Runtime>, std::string> create(DeviceMemory& mem, const RuntimeConfig& cfg,
+                                                                std::vector<std::byte>* storage = nullptr);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -60,9 +63,12 @@ class Runtime {
   DevAddr graph_heap() const { return graph_heap_; }
   const Orchestrator& orchestrator() const { return *orch_; }
   std::span<std::byte> mirror() { return mirror_; }
+  // Moves the mirror's allocation into `into` (for the next Runtime's create); this Runtime
+  // must not bind again.
+  void recycle_mirror(std::vector<std::byte>& into) { into = std::move(mirror_); }
 
  private:
-  Runtime(DeviceMemory& mem, const RuntimeConfig& cfg);
+  Runtime(DeviceMemory& mem, const RuntimeConfig& cfg, std::vector<std::byte>* storage);
   void release_entries();
   // Function id of each p.graphs[i]: its index among the distinct graphs this Runtime has seen
   // (definition order for the first program), so a cached definition is never replayed for
