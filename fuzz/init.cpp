@@ -22,3 +22,14 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     std::fprintf(stderr, "%s: defects active: %s\n", prog, d.c_str());
   return stackcheck_target_initialize ? stackcheck_target_initialize(argc, argv) : 0;
 }
+
+#if !defined(STACKCHECK_FUZZ_REPLAY) && defined(__has_feature)
+#if __has_feature(address_sanitizer)
+// The libFuzzer binaries' ASan defaults (ASAN_OPTIONS, read after these, overrides them): no
+// allocation and free stacks kept per allocation. Recording them (StackDepot::Put and the unwind
+// on every malloc and free) cost fuzz_program a fifth of its executions (docs/throughput.md);
+// every error is still detected and reported with its own stack, and the replay drivers
+// (<target>_replay, which scripts/replay, minimize and promote run) keep the full stacks.
+extern "C" const char* __asan_default_options() { return "malloc_context_size=0"; }
+#endif
+#endif
