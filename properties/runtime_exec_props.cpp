@@ -126,7 +126,7 @@ namespace {
 // The clean bind of `g` whose upload a corruption starts from (0xAA memory, strict
 // uninitialised reads); a latch makes the case inconclusive.
 oracles::Captured clean_upload(const gen::GeneratedPlan& g) {
-  auto probe = oracles::Bench::create(g.plan, 0xAA, true);
+  auto probe = oracles::lease_bench(g.plan, 0xAA, true);
   oracles::Captured clean = probe->bind(g.plan);
   if (clean.result.status != 0)
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
@@ -136,13 +136,14 @@ oracles::Captured clean_upload(const gen::GeneratedPlan& g) {
 
 // A fresh bind of `g` with `muts` applied to its upload, as check_corrupt_plan replays it
 // (strict uninitialised reads, newest schedule, a 2 s progress timeout); the bench stays for
-// its device memory.
+// its device memory. The thread's spare bench, reset (Bench::acquire): a case of the limits
+// property binds some 70 times.
 struct CorruptRun {
-  std::unique_ptr<oracles::Bench> bench;
+  oracles::BenchLease bench;
   oracles::Captured captured;
 };
 CorruptRun corrupt_bind(const gen::GeneratedPlan& g, const std::vector<runtime::Mutation>& muts) {
-  CorruptRun run{oracles::Bench::create(g.plan, 0xAA, true), {}};
+  CorruptRun run{oracles::lease_bench(g.plan, 0xAA, true), {}};
   runtime::BindOptions o;
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
   o.schedule.progress_timeout_ms = 2000;

@@ -142,9 +142,11 @@ def run_properties(a: argparse.Namespace, run_dir: Path) -> list[dict]:
         out = run_dir / f"props-{b.name}.log"
         log(f"properties: {b.name} at {params}")
         code, cpu, wall = cpu_run([str(b)], env, out)
+        # A registered property prints `verdicts: N cases, ...` (property.h); a plain
+        # RapidCheck one `OK, passed N tests`. Either counts the cases it ran.
         cases = 0
         for line in out.read_text(errors="replace").splitlines():
-            m = re.match(r"OK, passed (\d+) tests?", line)
+            m = re.match(r"verdicts: (\d+) cases", line) or re.match(r"OK, passed (\d+) tests?", line)
             if m:
                 cases += int(m.group(1))
         rows.append({"suite": b.name, "cases": cases, "cpu_s": cpu, "wall_s": wall, "exit": code})
