@@ -133,6 +133,18 @@ std::string cache_free_stats(runtime::BindStats s) {
   return s.to_line();
 }
 
+// `p` printed as comment lines under `title`.
+std::string commented(std::string_view title, const runtime::OrchProgram& p) {
+  std::string text = fmt::format("# {}:\n", title);
+  const std::string printed = runtime::print_plan(p);
+  for (std::string_view rest = printed; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    text += fmt::format("#   {}\n", rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  return text;
+}
+
 oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std::vector<runtime::OrchProgram>& history,
                                     uint64_t seed, const runtime::ScheduleOptions& sched,
                                     std::optional<uint64_t> used_seed = std::nullopt) {
@@ -184,13 +196,7 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
     // half of the earlier plans latch a fatal code: the latch, the heaps' marks and the
     // tensormap must all be reset by the next bind
     history.push_back(gen::draw_plan(gen::PlanKnobs{.planted_percent = 50}).plan);
-    text += fmt::format("# bound before it on the same runtime ({} of {}):\n", i + 1, n);
-    const std::string printed = runtime::print_plan(history.back());
-    for (std::string_view rest = printed; !rest.empty();) {
-      const size_t nl = rest.find('\n');
-      text += fmt::format("#   {}\n", rest.substr(0, nl));
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    }
+    text += commented(fmt::format("bound before it on the same runtime ({} of {})", i + 1, n), history.back());
   }
   gen::tag(fmt::format("history-{}", n));
   props::report(bind_after_history(g.plan, history, static_cast<uint64_t>(gen::choices().sized(0, 999)), draw_schedule()),
@@ -202,18 +208,6 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
 // bound on it and on a fresh bench must give the same bind (status, stats, trace, entries, the
 // shipped bytes) and leave the same mirror and device memory (oracles::check_same_bench_state).
 // `how` (the positive control only) leaves a step of the reset out.
-// `p` printed as comment lines under `title`.
-std::string commented(std::string_view title, const runtime::OrchProgram& p) {
-  std::string text = fmt::format("# {}:\n", title);
-  const std::string printed = runtime::print_plan(p);
-  for (std::string_view rest = printed; !rest.empty();) {
-    const size_t nl = rest.find('\n');
-    text += fmt::format("#   {}\n", rest.substr(0, nl));
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-  }
-  return text;
-}
-
 oracles::Verdict reset_binds_as_fresh(const runtime::OrchProgram& first, const runtime::OrchProgram& plan,
                                       uint8_t fill, bool strict, uint64_t seed, const runtime::ScheduleOptions& sched,
                                       oracles::BenchReset how = oracles::BenchReset::kFull) {

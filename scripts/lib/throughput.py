@@ -245,7 +245,9 @@ def main(argv: list[str]) -> int:
                ("finished", datetime.now(timezone.utc).isoformat(timespec="seconds")), ("seed", str(a.seed)),
                ("targets", " ".join(a.targets)), ("command", command), ("commit", commit or "-"),
                ("cores", str(os.cpu_count() or 0)), ("status", "complete")]
-    (run_dir / "run.tsv").write_text("key\tvalue\n" + "".join(f"{k}\t{v}\n" for k, v in run_tsv))
+    from campaign_report import tsv  # the tables' writer (temp + rename), shared with the campaign
+
+    tsv(run_dir / "run.tsv", ["key", "value"], run_tsv)
     (run_dir / "notes.md").write_text(body)
     report = ROOT / "build" / "dev" / "bin" / "stackcheck-report"
     if report.exists():
