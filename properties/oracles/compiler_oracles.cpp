@@ -10,11 +10,53 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 
 namespace stackcheck::oracles {
+
+namespace {
+
+// COMPILER.md §5's pipeline table (requires -> produces, invalidates), written out here so a
+// pass that declares otherwise is a finding: the pass manager's ledger (held = (held -
+// invalidated) + produced) and the verify instrument trust these declarations.
+struct DeclaredContract {
+  std::string_view pass;
+  passes::PropertySet required, produced, invalidated;
+};
+constexpr DeclaredContract kSpecContracts[] = {
+    {"Simplify", passes::kWellFormed, 0, passes::kGraphBoundaryLegalized},
+    {"NormalizeReturnOrder", passes::kWellFormed, passes::kReturnParamsExplicit, 0},
+    {"LegalizeGraphBoundary", passes::kWellFormed | passes::kReturnParamsExplicit, passes::kGraphBoundaryLegalized, 0},
+};
+
+std::string property_set_text(passes::PropertySet s) {
+  std::string out;
+  for (passes::Property p : passes::properties_in(s)) out += (out.empty() ? "" : "|") + passes::property_name(p);
+  return out.empty() ? "{}" : out;
+}
+
+Verdict check_pass_contracts(const passes::PassManager& pm) {
+  for (const auto& pass : pm.passes()) {
+    const auto* spec = std::find_if(std::begin(kSpecContracts), std::end(kSpecContracts),
+                                    [&](const DeclaredContract& c) { return c.pass == pass->name(); });
+    if (spec == std::end(kSpecContracts)) continue;  // not a pass of the spec's table
+    const std::pair<const char*, std::pair<passes::PropertySet, passes::PropertySet>> parts[] = {
+        {"requires", {pass->required(), spec->required}},
+        {"produces", {pass->produced(), spec->produced}},
+        {"invalidates", {pass->invalidated(), spec->invalidated}}};
+    for (const auto& [what, sets] : parts)
+      if (sets.first != sets.second)
+        return Verdict::fail("pass-contract", fmt::format("{} declares it {} {}; COMPILER.md's pipeline table says {}",
+                                                          spec->pass, what, property_set_text(sets.first),
+                                                          property_set_text(sets.second)));
+  }
+  return Verdict::pass();
+}
+
+}  // namespace
 
 PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options) {
   PipelineRun out;
@@ -27,7 +69,17 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& op
     out.boundary_report = legalize->report();
   }
   switch (r.outcome) {
-    case passes::Outcome::Ok: out.verdict = Verdict::pass(); break;
+    case passes::Outcome::Ok: {
+      out.verdict = check_pass_contracts(pm);
+      // Every pass ran: the output holds what codegen requires (WF, RPE, GBL), by the ledger.
+      constexpr passes::PropertySet kAll =
+          passes::kWellFormed | passes::kReturnParamsExplicit | passes::kGraphBoundaryLegalized;
+      if (out.verdict.passed() && r.stopped_after.empty() && r.passes_run.size() == pm.passes().size() &&
+          (r.held & kAll) != kAll)
+        out.verdict = Verdict::fail("pass-contract", fmt::format("the pipeline ran every pass and holds only {}",
+                                                                 property_set_text(r.held)));
+      break;
+    }
     case passes::Outcome::PassBug:
       out.verdict = Verdict::fail("verify-after-pass", fmt::format("{}: {}", r.pass, r.message));
       break;
@@ -36,6 +88,11 @@ PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& op
       out.verdict =
           Verdict::inconclusive(Inconclusive::kInputRejected, fmt::format("{} rejected the input: {}", r.pass, first));
       out.rejected_by = r.pass;
+      // The manager's one-line message names the first finding (what a user reads first).
+      if (!r.diagnostics.empty() && r.message.find(r.diagnostics.front().render("")) == std::string::npos)
+        out.verdict = Verdict::fail("pipeline-message", fmt::format("{} rejected the input with the message \"{}\", "
+                                                                    "which does not give its first finding {}",
+                                                                    r.pass, r.message, first));
       out.diagnostics = r.diagnostics;
       break;
     }
