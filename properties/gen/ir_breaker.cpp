@@ -254,6 +254,58 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
     e.args = {std::move(l), std::move(r)};
     return e;
   };
+  // A broken scalar expression placed where the language takes one: an assignment, either
+  // side of an if's condition, a loop bound, or an assignment inside a loop or an if body.
+  // The rule's owner must report it on that statement's line (the marker).
+  auto scalar_site = [&](Expr bad) {
+    auto block = [&](Stmt::Kind kind, std::vector<Stmt> inner) {
+      Stmt s;
+      s.kind = kind;
+      s.lo = int_expr(0);
+      s.hi = int_expr(c.integer(1, 3));
+      if (kind == Stmt::Kind::For) {
+        s.name = "zz_i";
+        s.step = int_expr(1);
+      } else {
+        s.cmp = CmpOp::Lt;
+      }
+      s.body = std::move(inner);
+      return s;
+    };
+    switch (c.one_of(6)) {
+      case 0:
+        front(assign("zz_s", ExprRhs{std::move(bad)}));
+        b.marker = "zz_s =";
+        b.what += ", in an assignment";
+        break;
+      case 1:
+      case 2: {  // if (bad < zz_c) / if (zz_c < bad)
+        const bool left = c.boolean();
+        Stmt s = block(Stmt::Kind::If, {assign("zz_u", ExprRhs{int_expr(1)})});
+        (left ? s.lo : s.hi) = std::move(bad);
+        (left ? s.hi : s.lo) = var("zz_c");
+        front(std::move(s));
+        front(assign("zz_c", ExprRhs{int_expr(c.integer(0, 3))}));
+        b.marker = left ? "< zz_c)" : "if (zz_c <";
+        b.what += left ? ", in an if condition's left side" : ", in an if condition's right side";
+        break;
+      }
+      case 3: {  // for zz_i in range(0, bad, 1)
+        Stmt s = block(Stmt::Kind::For, {assign("zz_u", ExprRhs{int_expr(1)})});
+        s.hi = std::move(bad);
+        front(std::move(s));
+        b.marker = "for zz_i in";
+        b.what += ", in a loop bound";
+        break;
+      }
+      default: {  // zz_s = bad inside a loop or an if
+        const bool loop = c.boolean();
+        front(block(loop ? Stmt::Kind::For : Stmt::Kind::If, {assign("zz_s", ExprRhs{std::move(bad)})}));
+        b.marker = "zz_s =";
+        b.what += loop ? ", in a loop body" : ", in an if body";
+      }
+    }
+  };
   switch (b.code) {
     case 2: {
       std::vector<size_t> assigns;
@@ -275,8 +327,8 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
     }
     case 3: {
       if (c.boolean()) {
-        front(assign("zz_s", ExprRhs{binary(BinOp::Add, var("zz_undefined"), int_expr(1))}));
         b.what = "an undefined name";
+        scalar_site(binary(BinOp::Add, var("zz_undefined"), int_expr(1)));
         b.message_has = {"'zz_undefined'"};
       } else {
         // a scalar used one statement before its definition
@@ -428,7 +480,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         for (size_t d = 0; d < rank; ++d) e.args.push_back(int_expr(0));
         b.what = "read() with an index of the wrong rank";
       }
-      front(assign("zz_s", ExprRhs{e}));
+      scalar_site(std::move(e));
       break;
     }
     case 12: {
@@ -439,9 +491,8 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
     }
     case 13: {
       if (c.boolean()) {
-        front(assign("zz_s", ExprRhs{binary(c.boolean() ? BinOp::Div : BinOp::Mod, int_expr(c.integer(-9, 9)),
-                                            int_expr(0))}));
         b.what = "a literal zero divisor";
+        scalar_site(binary(c.boolean() ? BinOp::Div : BinOp::Mod, int_expr(c.integer(-9, 9)), int_expr(0)));
       } else {
         Stmt f;
         f.kind = Stmt::Kind::For;
@@ -451,6 +502,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         f.step = int_expr(0);
         front(std::move(f));
         b.what = "a literal zero loop step";
+        b.marker = "for zz_i in";
       }
       break;
     }

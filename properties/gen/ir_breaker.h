@@ -63,6 +63,8 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program
 //  11 dim() past the rank, read() with the wrong index rank
 //  12 `.k` of a name that is not a tuple
 //  13 a literal zero divisor, a literal zero loop step
+//   (3's undefined name, 11 and 13's divisor sit in an assignment, either side of an if's
+//   condition, a loop bound, or an assignment in a loop or if body; the marker is its line)
 //   7 an In param written: passed for an Out param (call or submit) or made an assemble
 //     target, directly or through a chain of 1-3 aliases and views (a view of a view), at the
 //     top level, in a loop or in an if
