@@ -28,6 +28,7 @@
 #include "stack/codegen/codegen.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/pipeline.h"
+#include "stack/runtime/host/bind.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
@@ -153,6 +154,32 @@ void broken_case(const PlanValidator& validate) {
   if (runtime::parse_plan(text).ok())
     props::report(oracles::Verdict::fail("plan-check", what + ": the printed text parses"),
                   props::counterexample("plan-check", text));
+  // bind_plan refuses it before anything is reserved: status -1, the check's message.
+  if (const runtime::BindResult r = runtime::bind_plan(b->plan);
+      r.status != runtime::kStatusGeneric || r.failure != runtime::BindFailure::kInvalidPlan ||
+      r.detail.find(b->expected) == std::string::npos || r.stats.h2d != 0)
+    props::report(oracles::Verdict::fail("plan-check", fmt::format("{}: bind_plan ended {} ({}), not as an invalid plan",
+                                                                   what, runtime::status_line(r), r.detail)),
+                  props::counterexample("plan-check", text));
+  // The same edit with its value at the limit is legal, and its text reads back as the same plan.
+  if (b->at_limit) {
+    ++broken_tally().rule[std::string("at the limit: ") + gen::plan_rule_name(b->rule)];
+    const std::string legal = runtime::print_plan(*b->at_limit);
+    const auto cx = [&] { return props::counterexample("plan-check", legal); };
+    if (const std::optional<runtime::PlanError> le = validate(*b->at_limit))
+      props::report(oracles::Verdict::fail("plan-limit", fmt::format("{} in the {} (legal) is rejected: {}", b->limit,
+                                                                     b->where, le->to_string())),
+                    cx());
+    const runtime::PlanParseResult back = runtime::parse_plan(legal);
+    if (!back.ok())
+      props::report(oracles::Verdict::fail("plan-limit", fmt::format("{} in the {}: the printed text does not parse: {}",
+                                                                     b->limit, b->where, back.error().to_string())),
+                    cx());
+    if (runtime::print_plan(back.program()) != legal)
+      props::report(oracles::Verdict::fail("plan-limit", fmt::format("{} in the {}: the text does not read back as the "
+                                                                     "same plan", b->limit, b->where)),
+                    cx());
+  }
 }
 
 std::optional<runtime::PlanError> stack_validate(const runtime::OrchProgram& p) { return runtime::validate_plan(p); }

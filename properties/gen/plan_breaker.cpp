@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -88,8 +89,28 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
   }
   if (fit.empty()) return std::nullopt;
   Place& at = *fit[c.one_of(fit.size())];
+  const auto at_index = static_cast<size_t>(&at - ps.data());
   b.where = at.where;
   PlanBlock front;
+  PlanBlock legal;  // at_limit's edit at the same place; empty: no limit, or none inserted
+  // An expression put where plans take one: a set, a window offset, a loop bound, an if
+  // operand, a submit's scalar argument.
+  const size_t expr_site = c.one_of(at.tensors.empty() ? 4 : 5);
+  auto in_site = [&](PlanExpr e, std::string window_of) {
+    switch (expr_site) {
+      case 1: return stmt(ForStmt{"zz_i", lit(0), std::move(e), lit(1), {}});
+      case 2: return stmt(IfStmt{std::move(e), PlanCmp::Eq, lit(0), {}, {}});
+      case 3: return stmt(SubmitStmt{Builtin::Fill, {PlanArg::tensor(PlanTag::OutputExisting, whole(window_of)),
+                                                    PlanArg::scalar_value(std::move(e))}});
+      case 4: {
+        PlanWindow w = whole(window_of);
+        w.ranges.push_back(PlanRange{std::move(e), 1});
+        return fill(std::move(w));
+      }
+      default: return set("zz_s", std::move(e));
+    }
+  };
+  const char* const kSiteNames[] = {"a set", "a loop bound", "an if operand", "a submit scalar", "a window offset"};
   auto tensor = [&] { return at.tensors[c.one_of(at.tensors.size())]; };
   switch (b.rule) {
     case PlanRule::kUndefinedTensor:
@@ -142,12 +163,19 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
       const int64_t k = c.chance(50) ? 64 : c.integer(65, 1000);
       front.push_back(set("zz_s", PlanExpr::slot(k)));
       b.expected = fmt::format("slot ${} is not in $0..$63", k);
+      const int64_t ok = c.near_edges(0, 63);
+      legal.push_back(set("zz_s", PlanExpr::slot(ok)));
+      b.limit = fmt::format("slot ${}", ok);
       break;
     }
     case PlanRule::kDimZero: {
       const int64_t d = c.chance(50) ? 0 : -c.integer(1, 4);
       std::vector<int64_t> shape{c.integer(1, 4)};
       shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(c.one_of(2)), d);
+      std::vector<int64_t> ok = shape;
+      std::replace(ok.begin(), ok.end(), d, int64_t{1});
+      legal.push_back(stmt(AllocStmt{{PlanBuffer{"zz_b", ok}}}));
+      b.limit = "an alloc dimension of 1";
       if (c.boolean()) {
         front.push_back(stmt(AllocStmt{{PlanBuffer{"zz_b", shape}}}));
         b.expected = fmt::format("alloc dimension {} is not >= 1", d);
@@ -162,6 +190,8 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
       const size_t rank = c.chance(60) ? 5 : 6 + c.one_of(3);
       front.push_back(stmt(AllocStmt{{PlanBuffer{"zz_b", std::vector<int64_t>(rank, 1)}}}));
       b.expected = fmt::format("alloc rank {} is not in 1..4", rank);
+      legal.push_back(stmt(AllocStmt{{PlanBuffer{"zz_b", std::vector<int64_t>(c.chance(70) ? 4 : 1, 1)}}}));
+      b.limit = "an alloc of rank 4 or 1";
       break;
     }
     case PlanRule::kEntryTooLarge: {
@@ -170,6 +200,11 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
           c.chance(50) ? std::vector<int64_t>{(1 << 20) + 1} : std::vector<int64_t>{1025, 1024};
       b.plan.tensors.push_back(EntryTensor{"zz_e", c.boolean(), shape, {}});
       b.expected = fmt::format("entry tensor has more than {} elements", 1 << 20);
+      b.at_limit = valid;
+      b.at_limit->tensors.push_back(EntryTensor{"zz_e", c.boolean(),
+                                                c.boolean() ? std::vector<int64_t>{1 << 20} : std::vector<int64_t>{1024, 1024},
+                                                {}});
+      b.limit = fmt::format("an entry tensor of exactly {} elements", 1 << 20);
       break;
     }
     case PlanRule::kUndefinedGraph:
@@ -181,6 +216,8 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
       const int64_t n = -c.integer(1, 3);
       front.push_back(stmt(SyncStartStmt{n}));
       b.expected = "sync_start block count is negative";
+      legal.push_back(stmt(SyncStartStmt{0}));
+      b.limit = "sync_start 0";
       break;
     }
     case PlanRule::kAllocEmpty:
@@ -208,16 +245,24 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
     case PlanRule::kWindowRank: {
       const size_t rank = 5 + c.one_of(2);
       PlanWindow w = whole(tensor());
+      PlanWindow ok = w;
       for (size_t i = 0; i < rank; ++i) w.ranges.push_back(PlanRange{lit(0), 1});
+      for (size_t i = 0; i < 4; ++i) ok.ranges.push_back(PlanRange{lit(0), 1});
       front.push_back(fill(std::move(w)));
       b.expected = fmt::format("window of rank {} exceeds 4", rank);
+      legal.push_back(fill(std::move(ok)));
+      b.limit = "a window of rank 4";
       break;
     }
     case PlanRule::kWindowNegative: {
       PlanWindow w = whole(tensor());
+      PlanWindow ok = w;
       w.ranges.push_back(PlanRange{lit(0), -c.integer(1, 4)});
+      ok.ranges.push_back(PlanRange{lit(0), 0});
       front.push_back(fill(std::move(w)));
       b.expected = "window size is negative";
+      legal.push_back(fill(std::move(ok)));
+      b.limit = "a window of size 0";
       break;
     }
     case PlanRule::kKeywordName: {
@@ -229,23 +274,37 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
     }
     case PlanRule::kNestingDeep: {
       // Blocks nest from depth 0 (the root body) or 1 (a graph body); 256 is the deepest allowed.
-      PlanBlock inner{set("zz_s", lit(1))};
-      const int depth = 257 + static_cast<int>(c.integer(0, 3));
-      for (int i = 0; i < depth; ++i) {
-        PlanBlock outer;
-        outer.push_back(stmt(IfStmt{lit(0), PlanCmp::Eq, lit(0), std::move(inner), {}}));
-        inner = std::move(outer);
-      }
-      front = std::move(inner);
+      const auto nest = [&](int depth) {
+        PlanBlock inner{set("zz_s", lit(1))};
+        for (int i = 0; i < depth; ++i) {
+          PlanBlock outer;
+          if (c.boolean())
+            outer.push_back(stmt(IfStmt{lit(0), PlanCmp::Eq, lit(0), std::move(inner), {}}));
+          else
+            outer.push_back(stmt(ForStmt{fmt::format("zz_n{}", i), lit(0), lit(1), lit(1), std::move(inner)}));
+          inner = std::move(outer);
+        }
+        return inner;
+      };
+      const int most = 256 - (at.in_graph ? 1 : 0) - (at.where.rfind("for ", 0) == 0 ? 1 : 0);
+      front = nest(most + 1 + static_cast<int>(c.near_edges(0, 3)));
       b.expected = "blocks nested deeper than 256";
+      legal = nest(most);
+      b.limit = fmt::format("blocks nested {} deep", most);
       break;
     }
     case PlanRule::kExprDeep: {
-      PlanExpr e = lit(1);
-      const int depth = 1025 + static_cast<int>(c.integer(0, 8));
-      for (int i = 0; i < depth; ++i) e = PlanExpr::binary(PlanBinOp::Add, std::move(e), lit(1));
-      front.push_back(set("zz_s", std::move(e)));
+      // A left chain of n binaries puts its deepest leaf at depth n + 1: 1023 is the most.
+      const auto chain = [&](int n) {
+        PlanExpr e = lit(0);
+        for (int i = 0; i < n; ++i) e = PlanExpr::binary(c.boolean() ? PlanBinOp::Add : PlanBinOp::Sub, std::move(e), lit(0));
+        return e;
+      };
+      const std::string t = at.tensors.empty() ? "" : tensor();
+      front.push_back(in_site(chain(1024 + static_cast<int>(c.near_edges(0, 8))), t));
       b.expected = "expression deeper than 1024";
+      legal.push_back(in_site(chain(1023), t));
+      b.limit = fmt::format("an expression 1024 deep in {}", kSiteNames[expr_site]);
       break;
     }
     case PlanRule::kGraphTwice: {
@@ -270,6 +329,11 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
   // graph bodies `at` points into)
   if (!front.empty())
     at.block->insert(at.block->begin(), std::make_move_iterator(front.begin()), std::make_move_iterator(front.end()));
+  if (!legal.empty()) {
+    b.at_limit = valid;
+    PlanBlock& into = *places(*b.at_limit)[at_index].block;
+    into.insert(into.begin(), std::make_move_iterator(legal.begin()), std::make_move_iterator(legal.end()));
+  }
   return b;
 }
 

@@ -55,6 +55,11 @@ struct BrokenPlan {
   PlanRule rule = PlanRule::kUndefinedTensor;
   std::string where;     // "root body", "graph g0 body", "for i body"
   std::string expected;  // the check's message
+  // For a rule with a limit (slot range, nesting, expression depth, rank, dims, entry size,
+  // sync count, window size and rank): the same edit at the same place with the value at the
+  // limit, which the check must accept (the one past it is `plan`).
+  std::optional<runtime::OrchProgram> at_limit;
+  std::string limit;  // what at_limit holds, one line
 };
 
 // `valid` must pass runtime::validate_plan. nullopt when the drawn rule has no place in this
