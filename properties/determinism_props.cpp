@@ -166,6 +166,12 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   const oracles::Captured b = fresh->bind(plan, o);
   if (used_seed) o.seed = *used_seed;
   const oracles::Captured a = used->bind(plan, o);
+  // A Runtime that bound several plans (graph definitions cached, entries, a grown region)
+  // leaves nothing reserved when it goes.
+  if (oracles::Verdict t = used->check_teardown(); t.failed()) {
+    t.message = fmt::format("after {} bind(s) on one runtime: {}", history.size() + 1, t.message);
+    return t;
+  }
   const std::string sa = cache_free_stats(a.result.stats), sb = cache_free_stats(b.result.stats);
   const auto region = [](const runtime::BindStats& st) { return st.reserved.device_only + st.reserved.copied; };
   // A full graph cache (§9: 16 resident definitions, kept for the Runtime's life) runs graph
@@ -277,6 +283,27 @@ TEST(Determinism, control_reset_keeping_memory_is_reported) {
   const oracles::Verdict v = reset_binds_as_fresh(p, p, 0xAA, true, 3, sched, oracles::BenchReset::kKeepMemory);
   EXPECT_TRUE(v.failed()) << v.to_string();
   EXPECT_EQ(v.rule, "bench-reset");
+}
+
+// The teardown oracle's positive control: a bench whose Runtime bound the example plan (a
+// graph definition uploaded, entries, a region) tears down clean; one whose device memory
+// keeps a reservation past the Runtime (as a Runtime that forgot one would) is reported.
+TEST(Determinism, control_teardown_sees_a_reservation_left_live) {
+  std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  runtime::PlanParseResult parsed = runtime::parse_plan(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const runtime::OrchProgram& p = parsed.program();
+  for (const bool leak : {false, true}) {
+    auto bench = oracles::Bench::create(p, 0xAA, true);
+    ASSERT_TRUE(bench);
+    const oracles::Captured c = bench->bind(p);
+    ASSERT_EQ(c.result.status, 0) << runtime::status_line(c.result);
+    if (leak) (void)bench->memory().reserve(4096, 64, "graph_definition");
+    const oracles::Verdict v = bench->check_teardown();
+    EXPECT_EQ(v.failed(), leak) << v.to_string();
+    if (leak) EXPECT_EQ(v.rule, "teardown");
+  }
 }
 
 // The history oracle's positive control: the same plan after a history of two planted-fatal

@@ -182,6 +182,7 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
              Verdict::fail(r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "bind-status",
                            fmt::format("a clean generated plan: {} ({})", runtime::status_line(r), r.detail)));
     j.check("bind-structure", oracles::bind_status_verdict(r));
+    j.check("bind-structure", bench->check_teardown());  // a latched bind releases all the same
     return j.done();
   }
   if (pc.planted != 0)
@@ -201,6 +202,7 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
   j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
   // The same bind and model serve the plan-model and dependency oracles.
   check_model_and_deps(j, c, *bench, std::move(model));
+  j.check("bind-structure", bench->check_teardown());
   return j.done();
 }
 

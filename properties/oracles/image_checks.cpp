@@ -60,7 +60,7 @@ bool Bench::reset(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool s
     if (error) *error = *why;
     return false;
   }
-  std::vector<std::byte> storage;
+  std::vector<std::byte> storage = std::move(spare_mirror_);
   if (rt_) rt_->recycle_mirror(storage);
   rt_.reset();  // releases its reservations (their pages become spares)
   if (how != BenchReset::kKeepMemory) mem_->reset(mc);
@@ -86,7 +86,19 @@ std::unique_ptr<Bench> Bench::acquire(const OrchProgram& p, std::optional<uint8_
 }
 
 void Bench::recycle(std::unique_ptr<Bench> b) {
-  if (b && b->rt_ && !spare_bench) spare_bench = std::move(b);
+  if (b && b->mem_ && !spare_bench) spare_bench = std::move(b);
+}
+
+Verdict Bench::check_teardown() {
+  if (!rt_) return Verdict::pass();
+  rt_->recycle_mirror(spare_mirror_);
+  rt_.reset();
+  for (const ReservationInfo& r : mem_->reservations())
+    if (r.live)
+      return Verdict::fail("teardown", fmt::format("the Runtime is destroyed and its reservation '{}' ({} bytes at {:#x}) "
+                                                   "is still live",
+                                                   r.name, r.bytes, r.base.raw()));
+  return Verdict::pass();
 }
 
 void BenchRecycler::operator()(Bench* b) const { Bench::recycle(std::unique_ptr<Bench>(b)); }

@@ -64,10 +64,15 @@ class Bench {
   Captured bind(const runtime::OrchProgram& p, runtime::BindOptions opts = {});
   runtime::DeviceMemory& memory() { return *mem_; }
   runtime::Runtime& runtime() { return *rt_; }
+  // Destroys the Runtime (runtime() is then unusable until a reset) and reads the device
+  // memory: everything a Runtime reserved (heaps, region, entry tensors, graph definitions)
+  // must be released with it (rule "teardown", naming the first reservation still live).
+  Verdict check_teardown();
 
  private:
   std::unique_ptr<runtime::DeviceMemory> mem_;  // first: outlives the Runtime
   std::unique_ptr<runtime::Runtime> rt_;
+  std::vector<std::byte> spare_mirror_;  // a torn-down Runtime's mirror, for the next reset
 };
 
 // A bench from Bench::acquire, given back to the thread's spare when it goes.
