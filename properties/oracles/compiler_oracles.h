@@ -72,6 +72,13 @@ Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGr
 // §8.2: every appended create param comes from loop depth 0 and is InOut.
 Verdict check_hoisted_creates(const passes::LegalizeGraphBoundaryReport& report);
 
+// COMPILER.md §5.3 Step A, predicted: the scalars LegalizeGraphBoundary appends to each graph
+// of `input` (its input program) are exactly the definitions `v = e` with e derivable (§3) and
+// not replay-invariant, in definition order (aliases of params and hoisted scalars are not
+// hoisted). The classification is this oracle's own (step_a_model.cpp); a graph whose loop
+// bounds or conditional divisors hold a `dim` is not judged.
+Verdict check_step_a_hoists(const ir::Program& input, const passes::LegalizeGraphBoundaryReport& report);
+
 // §8.3: no graph Out params; every tensor param a graph writes (through aliases, views,
 // writebacks, tuple elements, assemble) is InOut. Re-derived here from the IR alone.
 Verdict check_graph_writes_inout(const ir::Program& p);

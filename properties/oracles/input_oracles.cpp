@@ -49,6 +49,10 @@ Verdict check_boundary_run(const PipelineRun& run, bool step_c) {
   for (const Verdict& v : {check_node_counts(legal, run.boundary_report), check_hoisted_creates(run.boundary_report),
                            check_graph_writes_inout(legal)})
     if (!v.passed()) return v;
+  // Step A judged on the pass's own input (the stage before it).
+  for (size_t i = 1; i < run.stages.size(); ++i)
+    if (run.stages[i].pass == "LegalizeGraphBoundary")
+      if (Verdict v = check_step_a_hoists(run.stages[i - 1].program, run.boundary_report); !v.passed()) return v;
   size_t creates = 0;
   for (const auto& gr : run.boundary_report.graphs)
     for (const auto& a : gr.appended) creates += a.kind == passes::HoistKind::Create;

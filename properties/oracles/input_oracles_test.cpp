@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <limits>
 
+#include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/replay.h"
 #include "stack/ir/testing.h"
 #include "stack/runtime/host/test_support.h"
@@ -42,6 +44,41 @@ TEST(InputOracles, boundary_and_rejection_on_programs) {
   EXPECT_TRUE(check_rejected(example, 206).failed());
   // A rejected program is no judgement of the boundary invariants.
   EXPECT_TRUE(check_boundary(full, true).inconclusive());
+}
+
+// Step A predicted (check_step_a_hoists): m (derivable, not invariant) and q (in an if, divided
+// by a nonzero literal) are hoisted; a is an alias, k invariant. A report that drops a hoist,
+// or that hoists the alias, is reported.
+const char* kStepA =
+    "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n"
+    "graph g(x: In tensor<i32>[16], c: InOut tensor<i32>[8], n: In i64) -> (tensor<i32>[8]) {\n"
+    "  m = n + 1\n  a = m\n  k = 3\n"
+    "  if n < 2 {\n    q = a / 2\n  }\n"
+    "  v = slice(x, [(m % 2) * 8], [8])\n  c1 = call kacc(v, c)\n  return c1\n}\n"
+    "orchestration main(x: In tensor<i32>[16], c: InOut tensor<i32>[8]) {\n"
+    "  for i in range(0, 2, 1) {\n    call g(x, c, i)\n  }\n}\n";
+
+TEST(InputOracles, step_a_hoists_predicted_with_control) {
+  const ir::Program p = program(kStepA);
+  EXPECT_TRUE(check_boundary(p, true).passed()) << check_boundary(p, true).to_string();
+  const PipelineRun run = run_pipeline(p);
+  ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
+  ASSERT_GE(run.stages.size(), 2u);
+  const ir::Program& input = run.stages[run.stages.size() - 2].program;
+  ASSERT_TRUE(check_step_a_hoists(input, run.boundary_report).passed());
+  std::vector<std::string> scalars;
+  for (const auto& a : run.boundary_report.graphs.at(0).appended)
+    if (a.kind == passes::HoistKind::Scalar) scalars.push_back(a.name);
+  EXPECT_EQ(scalars, (std::vector<std::string>{"m", "q"}));
+  passes::LegalizeGraphBoundaryReport dropped = run.boundary_report;
+  auto& appended = dropped.graphs.at(0).appended;
+  appended.erase(std::find_if(appended.begin(), appended.end(), [](const auto& a) { return a.name == "q"; }));
+  const Verdict v = check_step_a_hoists(input, dropped);
+  EXPECT_TRUE(v.failed()) << v.to_string();
+  EXPECT_EQ(v.rule, "step-a");
+  passes::LegalizeGraphBoundaryReport alias = run.boundary_report;
+  alias.graphs.at(0).appended.push_back(passes::AppendedParam{"a", {}, passes::HoistKind::Scalar, 0, ir::Dir::In, {}});
+  EXPECT_TRUE(check_step_a_hoists(input, alias).failed());
 }
 
 TEST(InputOracles, latch_compaction_corrupt_image_on_plans) {
