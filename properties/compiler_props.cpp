@@ -190,7 +190,7 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
   const passes::PassResult r = passes::legalize_graph_boundary(b->program);
   const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
                                [&](const verify::Diagnostic& x) { return x.code == b->code; });
-  if (r.ok || !has)
+  if (b->pass_owns && (r.ok || !has))
     props::report(oracles::Verdict::fail("pass-code", fmt::format("broke {}: LegalizeGraphBoundary {}", what,
                                                                    r.ok ? "accepted it"
                                                                         : "rejected it without that code: " +
@@ -274,6 +274,11 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
                                                          what, t.front().render(""), want)),
                       cx());
     // ... at the line of the broken statement, where the breaker knows it (BrokenProgram::marker).
+    if (!b->marker.empty() && text.rfind(b->marker) == std::string::npos)
+      props::report(oracles::Verdict::fail("breaker", fmt::format("broke {}: the marker \"{}\" of the broken statement "
+                                                                  "is not in the printed text",
+                                                                  what, b->marker)),
+                    cx());
     if (const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker); at != std::string::npos) {
       const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
       if (t.front().location.line != line)

@@ -172,10 +172,53 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
       break;
     }
     case 210: {
-      if (sites.empty() || sites.front()->args.empty()) return std::nullopt;
-      Invoke* site = sites[c.one_of(sites.size())];
-      site->args.push_back(site->args.back());
-      b.what = "a call site with one argument too many";
+      switch (c.one_of(4)) {
+        case 0: {
+          if (sites.empty() || sites.front()->args.empty()) return std::nullopt;
+          Invoke* site = sites[c.one_of(sites.size())];
+          site->args.push_back(site->args.back());
+          b.what = "a call site with one argument too many";
+          break;
+        }
+        case 1: {  // an argument of the other kind: a literal for a tensor param, a tensor for a scalar one
+          if (sites.empty() || g.params.empty() || tensors.empty()) return std::nullopt;
+          Invoke* site = sites[c.one_of(sites.size())];
+          if (site->args.size() != g.params.size()) return std::nullopt;
+          const size_t i = c.one_of(g.params.size());
+          if (g.params[i].type.is_tensor()) {
+            site->args[i] = int_expr(c.integer(0, 9));
+            b.what = fmt::format("a literal passed for tensor param {}", g.params[i].name);
+          } else {
+            site->args[i] = site->args[tensors[c.one_of(tensors.size())]];
+            b.what = fmt::format("a tensor passed for scalar param {}", g.params[i].name);
+          }
+          break;
+        }
+        case 2: {  // a tensor of another shape: the argument of another tensor param whose type differs
+          if (sites.empty()) return std::nullopt;
+          Invoke* site = sites[c.one_of(sites.size())];
+          if (site->args.size() != g.params.size()) return std::nullopt;
+          std::vector<std::pair<size_t, size_t>> pairs;
+          for (size_t i : tensors)
+            for (size_t j : tensors)
+              if (g.params[i].type.dims != g.params[j].type.dims) pairs.emplace_back(i, j);
+          if (pairs.empty()) return std::nullopt;
+          const auto [i, j] = pairs[c.one_of(pairs.size())];
+          site->args[i] = site->args[j];
+          b.what = fmt::format("the argument of {} passed for {} (another shape)", g.params[j].name, g.params[i].name);
+          break;
+        }
+        default: {  // a kernel launch in the body with one argument too many
+          if (!launch) return std::nullopt;
+          Stmt s = fresh_launch(0);
+          Invoke& v = *invoke_of(s);
+          if (v.args.empty()) return std::nullopt;
+          v.args.push_back(v.args.back());
+          front(std::move(s));
+          b.what = "a kernel launch with one argument too many";
+          b.pass_owns = false;
+        }
+      }
       break;
     }
     case 214:
@@ -279,14 +322,14 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         b.what += ", in an assignment";
         break;
       case 1:
-      case 2: {  // if (bad < zz_c) / if (zz_c < bad)
+      case 2: {  // if bad < zz_c / if zz_c < bad
         const bool left = c.boolean();
         Stmt s = block(Stmt::Kind::If, {assign("zz_u", ExprRhs{int_expr(1)})});
         (left ? s.lo : s.hi) = std::move(bad);
         (left ? s.hi : s.lo) = var("zz_c");
         front(std::move(s));
         front(assign("zz_c", ExprRhs{int_expr(c.integer(0, 3))}));
-        b.marker = left ? "< zz_c)" : "if (zz_c <";
+        b.marker = left ? "< zz_c {" : "if zz_c <";
         b.what += left ? ", in an if condition's left side" : ", in an if condition's right side";
         break;
       }

@@ -6,7 +6,8 @@
 //   204 129+ tensor params (call sites pass a tensor of the same type for each)
 //   205 65+ scalar params (call sites pass literals)
 //   206 a `full` at the top of the body       207 a create whose shape is not a literal
-//   208 the graph calls itself                 210 a call site with one argument too many
+//   208 the graph calls itself                 210 a call site with one argument too many,
+//       an argument of the other kind or of another shape; a kernel launch with one too many
 //   214 a launch wrapped in a loop whose trips are a scalar param
 //   215 a launch wrapped in an if              216 a launch repeated past 1024 nodes
 //   217 a `read` in the body
@@ -36,6 +37,10 @@ struct BrokenProgram {
   // without the verifier must refuse it. Not so a kernel param's direction or a kernel's
   // returns: lowering trusts WellFormed for those (COMPILER.md §6 lists no code for them).
   bool lowering_precondition = false;
+  // break_graph_rule: LegalizeGraphBoundary must report the code too. False where the edit
+  // also breaks WellFormed (a kernel launch's arity, WellFormed 5), the pass's precondition:
+  // only the verifier, run directly, owns it then.
+  bool pass_owns = true;
   // The printed text is syntax (it parses); false only for a negative dim in a param type,
   // which the grammar cannot write.
   bool has_text = true;
