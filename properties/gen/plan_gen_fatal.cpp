@@ -95,7 +95,8 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           // A graph whose recording is refused (RUNTIME.md §9: what a graph body may not do), one
           // statement past its last legal one, submitted once: a nested submit_graph, an alloc of
           // one buffer past kAllocMaxBuffers (16, after one of exactly 16), a scope_end, a
-          // wait_tensor, a scope_begin, a node's tensor after its scalar; or a submission whose
+          // wait_tensor, a scope_begin, a node's tensor after its scalar, one 64-byte step past
+          // the graph heap a graph may need (INT32_MAX); or a submission whose
           // args GraphArgs refuse (an output, output_existing or no_dep tag, a tensor after a
           // scalar).
           PlanGraph g;
@@ -103,7 +104,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           g.params = {fresh("zp")};
           const std::string& param = g.params.front();
           g.body.push_back(fill(win(param, {{lit(0), 4}}), lit(1)));
-          const size_t cause = c_.one_of(12);  // 8..11: the four refused submissions
+          const size_t cause = c_.one_of(13);  // 8..11: the four refused submissions
           if (cause == 4 || cause == 5) {
             // A submission of exactly the most arguments a task takes (128 tensors or 64
             // scalars, RUNTIME.md §9), then one of one more.
@@ -155,6 +156,20 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
             g.body.push_back(stmt(WaitTensorStmt{param}));
           } else if (cause == 6) {
             g.body.push_back(stmt(ScopeBeginStmt{}));
+          } else if (cause == 12) {
+            // RUNTIME.md §9: required_heap + args + storage <= INT32_MAX. An internal buffer sized
+            // so that the graph needs the first multiple of 64 past it: N nodes (the param's fill
+            // and n fills of 4 elements of the buffer, each one tensor and one scalar) take
+            // 64 N + 8 N of args and 32 + 128 (N - 1) + 104 of storage (the formulas of §9, written
+            // out here, not the runtime's).
+            const auto n = static_cast<uint64_t>(c_.integer(1, 6));
+            const uint64_t nodes = n + 1;
+            const uint64_t rest = 64 * nodes + 8 * nodes + 32 + 128 * (nodes - 1) + 104;
+            const uint64_t internal = ((uint64_t{1} << 31) - rest + 63) / 64 * 64;
+            const std::string big = fresh("zb");
+            g.body.push_back(stmt(AllocStmt{{PlanBuffer{big, {static_cast<int64_t>(internal / 4)}}}}));
+            for (uint64_t k = 0; k < n; ++k)
+              g.body.push_back(fill(win(big, {{lit(static_cast<int64_t>(4 * k)), 4}}), lit(static_cast<int64_t>(k))));
           } else if (cause == 7) {  // a node's tensor after its scalar
             g.body.push_back(stmt(SubmitStmt{Builtin::Scale,
                                              {PlanArg::tensor(PlanTag::Input, win(param, {{lit(0), 4}})),
