@@ -20,6 +20,7 @@
 #include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
+#include "stack/runtime/host/bind.h"
 #include "stack/runtime/image/records.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/runtime/status/codes.h"
@@ -63,6 +64,44 @@ STACKCHECK_PROP(RuntimeExec, device_equals_plan_model_every_schedule, 0.1) {
                   props::counterexample("plan-model", runtime::print_plan(g.plan),
                                         {{"seed", std::to_string(seed)}, {"schedule", oracles::schedule_text(s)}}));
   }
+}
+
+// The orchestration budget at its limit (BindOptions::max_statements, RUNTIME.md §8): a clean
+// plan bound with a budget of exactly the statements the model counts (loop trips included)
+// binds as with the default budget, byte for byte; with one less it ends -1 (budget), having
+// shipped nothing. The figure comes from the model's own run, not from the runtime.
+STACKCHECK_PROP(RuntimeExec, statement_budget_at_its_limit, 0.1) {
+  const gen::GeneratedPlan g = draw();
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, seed);
+  if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kUnsupported, "plan model: " + *model.error));
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kOldest;
+  const runtime::BindResult free = runtime::bind_plan(g.plan, o);
+  if (free.status != 0) props::report(oracles::bind_status_verdict(free));
+  const auto cx = [&](uint64_t budget) {
+    return props::counterexample("budget", runtime::print_plan(g.plan),
+                                 {{"seed", std::to_string(seed)}, {"max_statements", std::to_string(budget)}});
+  };
+  o.max_statements = model.statements;
+  const runtime::BindResult exact = runtime::bind_plan(g.plan, o);
+  if (runtime::status_line(exact) != runtime::status_line(free) || !(exact.entries == free.entries) ||
+      exact.stats.to_line() != free.stats.to_line())
+    props::report(Verdict::fail("budget", fmt::format("a budget of exactly its {} statements ends {} ({}), the default "
+                                                      "budget {}",
+                                                      model.statements, runtime::status_line(exact), exact.detail,
+                                                      runtime::status_line(free))),
+                  cx(model.statements));
+  if (model.statements == 0) return;
+  o.max_statements = model.statements - 1;
+  const runtime::BindResult short_by_one = runtime::bind_plan(g.plan, o);
+  if (short_by_one.status != runtime::kStatusGeneric || short_by_one.failure != runtime::BindFailure::kBudget ||
+      short_by_one.stats.h2d != 0)
+    props::report(Verdict::fail("budget", fmt::format("a budget one short of its {} statements ends {} ({}, {} copies)",
+                                                      model.statements, runtime::status_line(short_by_one),
+                                                      short_by_one.detail, short_by_one.stats.h2d)),
+                  cx(model.statements - 1));
 }
 
 // The threaded scheduler and the adversarial policies agree with each other, tensor by

@@ -260,6 +260,7 @@ class PlanModel {
       }
       r.definitions = records_.size();
       r.inlined = inlined_;
+      r.statements = statements_;
       r.tasks = std::move(origins_);
     } catch (const ModelError& e) {
       r.error = e.message;

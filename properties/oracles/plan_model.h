@@ -63,6 +63,7 @@ struct PlanModelResult {
   size_t definitions = 0;            // graph definitions recorded (distinct keys, at most 16)
   size_t inlined = 0;                // graph submissions run inline (a miss with the cache full)
   std::vector<TaskOrigin> tasks;     // submission order (on success)
+  uint64_t statements = 0;           // statements executed, loop trips included (BindOptions::max_statements)
   bool ok() const { return !error.has_value(); }
 };
 
