@@ -27,6 +27,7 @@
 #include "properties/oracles/image_checks.h"
 #include "properties/property.h"
 #include "stack/ir/printer.h"
+#include "stack/runtime/host/bind.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 
@@ -193,8 +194,47 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   return oracles::Verdict::pass();
 }
 
+// `p` with config `key` = v (the entry replaced, or added).
+runtime::OrchProgram with_config(runtime::OrchProgram p, const std::string& key, int64_t v) {
+  for (runtime::ConfigEntry& e : p.config)
+    if (e.key == key) {
+      e.value = v;
+      return p;
+    }
+  p.config.push_back(runtime::ConfigEntry{key, v, {}});
+  return p;
+}
+
+// The least value of capacity `key` in [lo, hi] at which `p` binds with status 0 on a fresh
+// Runtime (a capacity that binds binds at every larger value: binary search), measured by
+// binding; nullopt when it does not bind even at hi.
+std::optional<int64_t> least_binding(const runtime::OrchProgram& p, const std::string& key, int64_t lo, int64_t hi) {
+  const auto binds = [&](int64_t v) { return runtime::bind_plan(with_config(p, key, v)).status == 0; };
+  if (!binds(hi)) return std::nullopt;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (binds(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
-  const gen::GeneratedPlan g = gen::draw_plan();
+  gen::GeneratedPlan g = gen::draw_plan();
+  // A third of the cases bind at a capacity's limit: the least tensormap capacity, task heap
+  // or graph heap this plan binds with, so that anything an earlier bind left behind in that
+  // resource makes the used Runtime latch where the fresh one does not.
+  if (gen::choices().chance(35)) {
+    static const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> kLimits = {
+        {"tensormap_capacity", {1, 4096}}, {"task_heap", {1024, 1 << 20}}, {"graph_heap", {64, 1 << 20}}};
+    const auto& [key, range] = gen::choices().pick(kLimits);
+    if (const std::optional<int64_t> least = least_binding(g.plan, key, range.first, range.second)) {
+      g.plan = with_config(g.plan, key, *least);
+      gen::tag("at-limit-" + key);
+    }
+  }
   std::vector<runtime::OrchProgram> history;
   std::string text;
   const int n = static_cast<int>(gen::choices().sized(1, 3));
