@@ -266,10 +266,18 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
       break;
     }
     case PlanRule::kKeywordName: {
+      // A keyword, or a word outside [A-Za-z_][A-Za-z0-9_]* (a built AST can hold any string);
+      // at the limit: words made of the ends of each character class.
       static const std::vector<std::string> kw = {"for", "if", "set", "read", "submit", "alloc", "view", "graph"};
-      const std::string k = c.pick(kw);
+      static const std::vector<std::string> bad = {"9zz", "0", "zz-x", "z.z", "$z", "zz@", "`z", "z{", "[z", "z~"};
+      const std::string k = c.boolean() ? c.pick(kw) : c.pick(bad);
       front.push_back(set(k, lit(1)));
       b.expected = fmt::format("bad name '{}'", k);
+      static const std::vector<std::string> first = {"A", "Z", "a", "z", "_"};
+      static const std::vector<std::string> rest = {"A", "Z", "a", "z", "_", "0", "9"};
+      const std::string ok = c.pick(first) + "q_" + c.pick(rest);
+      legal.push_back(set(ok, lit(1)));
+      b.limit = fmt::format("the name '{}' (the ends of each character class)", ok);
       break;
     }
     case PlanRule::kNestingDeep: {
