@@ -454,7 +454,54 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       std::vector<size_t> in_tensors;
       for (size_t i = 0; i < k.params.size(); ++i)
         if (k.params[i].type.is_tensor() && k.params[i].dir == Dir::In) in_tensors.push_back(i);
-      switch (c.one_of(3)) {
+      auto dims_text = [](const std::vector<int64_t>& d) {
+        std::string t = "[";
+        for (size_t i = 0; i < d.size(); ++i) t += (i ? ", " : "") + std::to_string(d[i]);
+        return t + "]";
+      };
+      switch (c.one_of(5)) {
+        case 3: {  // a builtin-bound param of the other kind (tensor <-> i64)
+          const size_t i = c.one_of(builtin->arity());
+          Param& q = k.params[i];
+          const verify::BuiltinParam& bp = builtin->params[i];
+          q.type = q.type.is_tensor() ? Type::i64() : Type::tensor({4});
+          if (!q.type.is_tensor()) {
+            q.dir = Dir::In;
+            std::erase(k.kernel_returns, q.name);
+          }
+          b.what = fmt::format("kernel param {} made {}", q.name, q.type.is_tensor() ? "a tensor" : "an i64 scalar");
+          b.message_has = {fmt::format("param '{}' of kernel '{}' must be {}", q.name, k.name,
+                                       bp.tensor ? "a tensor" : "an i64 scalar"),
+                           fmt::format("to bind param '{}' of builtin '{}'", bp.name, builtin->name)};
+          break;
+        }
+        case 4: {  // the last bound tensor one dim off: the builtin's shape rule names both shapes
+          std::vector<size_t> bound;
+          for (size_t i = 0; i < builtin->arity(); ++i)
+            if (builtin->params[i].tensor && k.params[i].type.is_tensor()) bound.push_back(i);
+          if (bound.size() < 2) return std::nullopt;
+          std::vector<std::vector<int64_t>> dims;
+          for (size_t i : bound) dims.push_back(k.params[i].type.dims);
+          std::vector<int64_t>& last = k.params[bound.back()].type.dims;
+          last[c.one_of(last.size())] += c.integer(1, 3);
+          dims.back() = last;
+          b.what = fmt::format("kernel param {} of another shape", k.params[bound.back()].name);
+          switch (builtin->shape_rule) {
+            case verify::ShapeRule::Equal:
+              b.message_has = {fmt::format("found {} and {}", dims_text(dims.front()), dims_text(dims.back()))};
+              break;
+            case verify::ShapeRule::Matmul:
+              if (dims.size() == 3)
+                b.message_has = {fmt::format("found {}, {} -> {}", dims_text(dims[0]), dims_text(dims[1]),
+                                             dims_text(dims[2]))};
+              break;
+            case verify::ShapeRule::Rowsum:
+              b.message_has = {fmt::format("found {} -> {}", dims_text(dims[0]), dims_text(dims[1]))};
+              break;
+            default: return std::nullopt;
+          }
+          break;
+        }
         case 0:
           k.params.resize(builtin->arity() - 1);
           std::erase_if(k.kernel_returns, [&](const std::string& r) {
@@ -476,6 +523,10 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
             std::erase(k.kernel_returns, q.name);
           }
           b.what = "a kernel param whose direction differs from its builtin's";
+          const size_t i = static_cast<size_t>(&q - k.params.data());
+          b.message_has = {fmt::format("param '{}' of kernel '{}' is {}", q.name, k.name, dir_name(q.dir)),
+                           fmt::format("param '{}' of builtin '{}' is {}", builtin->params[i].name, builtin->name,
+                                       dir_name(builtin->params[i].dir))};
           break;
         }
         default:
