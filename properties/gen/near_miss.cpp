@@ -559,6 +559,19 @@ Attempt missing_argument(ChoiceSource& c, Dialect d, Text t) {
   }
   const Tok& tag = k[first];
   if (last == first) return std::nullopt;  // a bare tag: nothing to leave out
+  if (c.chance(35)) {
+    // The tag left out: the operand stands where the tag was. A word there is a tag the
+    // parser does not know; anything else is not a tag at all.
+    const Tok& operand = k[first + 1];
+    line.erase(tag.col - 1, operand.col - tag.col);
+    const std::string msg =
+        operand.kind == Tok::kWord
+            ? "expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found " + describe(operand)
+            : "expected an argument tag, found " + describe(operand);
+    return made(t, Corruption::kMissingArgument,
+                fmt::format("the tag of argument {} ({}) on line {} left out", m + 1, tag.text, i + 1),
+                parse_error(d, i, tag.col, msg));
+  }
   size_t from = k[first + 1].col - 1, to = end_of(first + 1);
   std::string msg;
   if (tag.text == "scalar") {
