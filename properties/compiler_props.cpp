@@ -223,6 +223,51 @@ void blind_codegen_case() {
 STACKCHECK_PROP(CompilerProps, verifier_rules_broken_one_at_a_time, 0.5) {
   broken_rule_case(verify::check_graph_boundary_legalized);
 }
+
+// Two graphs each with one rule broken (gen/ir_breaker.h, drawn twice): the verifier reports
+// both, and it and LegalizeGraphBoundary give their diagnostics in program order (COMPILER.md
+// §4: by function, then location; the breaker's edits are at 0:0, so the function decides).
+namespace {
+size_t function_index(const ir::Program& p, const std::string& name) {
+  for (size_t i = 0; i < p.functions.size(); ++i)
+    if (p.functions[i].name == name) return i;
+  return p.functions.size();
+}
+oracles::Verdict in_program_order(const ir::Program& p, const verify::Diagnostics& d, const char* who) {
+  for (size_t i = 1; i < d.size(); ++i)
+    if (function_index(p, d[i].location.function) < function_index(p, d[i - 1].location.function))
+      return oracles::Verdict::fail("diagnostic-order", fmt::format("{} reports {} before {}", who, d[i - 1].render(""),
+                                                                    d[i].render("")));
+  return oracles::Verdict::pass();
+}
+}  // namespace
+
+STACKCHECK_PROP(CompilerProps, two_broken_graphs_reported_in_program_order, 0.5) {
+  const gen::GeneratedProgram g = draw(gen::ProgramKnobs{.max_graphs = 4, .min_graphs = 3});
+  const oracles::PipelineRun run = pipeline_or_fail(g.program);
+  const ir::Program legal = run.stages.back().program;
+  const auto first = gen::draw_value<std::optional<gen::BrokenProgram>>(
+      [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
+  if (!first) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for a rule"));
+  const ir::Program once = first->program;
+  const auto second = gen::draw_value<std::optional<gen::BrokenProgram>>(
+      [once](gen::ChoiceSource& c) { return gen::break_graph_rule(c, once); });
+  if (!second || second->graph == first->graph)
+    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no second graph to break"));
+  const ir::Program& p = second->program;
+  const auto cx = [&] { return props::counterexample("verifier", ir::print_program(p)); };
+  const verify::Diagnostics d = verify::check_graph_boundary_legalized(p);
+  std::set<int> codes;
+  for (const verify::Diagnostic& x : d) codes.insert(x.code);
+  if (codes.count(first->code) == 0 || codes.count(second->code) == 0)
+    props::report(oracles::Verdict::fail("verifier-code", fmt::format("broke {} in {} and {} in {}: the verifier reported "
+                                                                      "[{}]",
+                                                                      first->code, first->graph, second->code,
+                                                                      second->graph, fmt::join(codes, ","))),
+                  cx());
+  props::report(in_program_order(p, d, "the verifier"), cx());
+  props::report(in_program_order(p, passes::legalize_graph_boundary(p).diagnostics, "LegalizeGraphBoundary"), cx());
+}
 TEST(CompilerPropsControl, a_codegen_letting_full_through_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_codegen_case), "codegen, run without the verifier");
 }

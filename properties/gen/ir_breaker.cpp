@@ -125,6 +125,7 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
       if (tensor && tensors.empty()) return std::nullopt;
       const size_t have = tensor ? tensors.size() : scalars.size();
       const size_t limit = tensor ? 128 : 64;
+      if (have > limit) return std::nullopt;  // already past it (an input broken before)
       const size_t add = limit + 1 - have + static_cast<size_t>(c.integer(0, 2));
       const size_t model = tensor ? tensors.front() : 0;
       for (size_t k = 0; k < add; ++k) {
