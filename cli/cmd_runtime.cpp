@@ -60,6 +60,9 @@ int cmd_bind(const Args& a) {
   }
   const runtime::BindResult r = runtime::bind_plan(parsed.program(), opts);
   fmt::print("{}\n{}\n", r.stats.to_line(), runtime::status_line(r));
+  // Why a latched code latched (the status line names the code only).
+  if (r.status != 0 && !r.detail.empty() && runtime::status_line(r).find(r.detail) == std::string::npos)
+    fmt::print(stderr, "bind: {}\n", r.detail);
   // The final entry tensors, digested as `stackcheck interp` does, so the two can be compared.
   for (const auto& e : r.entries)
     fmt::print("{} bytes={} fnv1a64=0x{:016x}\n", e.name, e.bytes.size(), support::fnv1a64(e.bytes));
