@@ -96,6 +96,8 @@ class Builder : public BuilderBase<ProgramKnobs, FeatureSet> {
   Tensor obtain_input(Stmts& out, Scope& s, const Dims& w);
   std::optional<Tensor> obtain_output(Stmts& out, Scope& s, const Dims& w);
   Tensor fresh_buffer(Stmts& out, Scope& s, const Dims& w);
+  // `a = base` (and, a third of the time, `b = a`): names of base's window, in scope after it.
+  void tensor_alias(Stmts& out, Scope& s, const Tensor& base);
   std::optional<Tensor> pick_writable(const Scope& s);
   ir::Expr launch_scalar(Scope& s);
   // The literal k, or (sometimes) an expression over literals that evaluates to k: what

@@ -53,6 +53,7 @@ constexpr const char* kFeatureNames[] = {
     "alias-boundary-args",
     "illegal-view",
     "illegal-full",
+    "tensor-alias",
 };
 }  // namespace
 
@@ -232,6 +233,21 @@ ir::Expr Builder::scalar_expr(const std::vector<const Scalar*>& pl, int depth, u
   ir::Expr rhs =
       (op == ir::BinOp::Div || op == ir::BinOp::Mod) ? lit(c_.integer(1, 5)) : scalar_expr(pl, depth + 1, sources);
   return bin(op, std::move(lhs), std::move(rhs));
+}
+
+// A bare tensor alias (COMPILER.md §1: "a bare name aliases"): the new name is base's window
+// under another name, same root, provenance and lineage (§3), so it is used wherever base may be.
+void Builder::tensor_alias(Stmts& out, Scope& s, const Tensor& base) {
+  Tensor a = base;
+  const size_t depth = c_.chance(30) ? 2 : 1;
+  std::string from = base.name;
+  for (size_t k = 0; k < depth; ++k) {
+    a.name = fresh("a");
+    out.push_back(let(a.name, var(from)));
+    from = a.name;
+  }
+  s.tensors.push_back(a);
+  features_.add(Feature::kTensorAlias);
 }
 
 // An offset in [0, span) for any value of the pool's scalars (floor mod by a literal).

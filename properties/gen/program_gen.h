@@ -101,6 +101,7 @@ enum class Feature : unsigned {
   kAliasBoundaryArgs = kWrite + kWriteTags,
   kIllegalView,
   kIllegalFull,
+  kTensorAlias,  // `a = t`, a bare tensor name bound again (chains of them), used as t is
   kCount
 };
 const char* feature_name(Feature f);

@@ -104,6 +104,10 @@ void Builder::entry_stmt(Stmts& out, Scope& s) {
     case 2: {
       if (!k_.views) break;
       const Tensor base = c_.pick(s.tensors);
+      if (c_.chance(25)) {
+        tensor_alias(out, s, base);
+        break;
+      }
       make_view(out, s, base, window_dims_within(base.dims));
       break;
     }

@@ -135,6 +135,10 @@ void Builder::graph_stmt(Stmts& out, Scope& s) {
       for (const Tensor& t : s.tensors)
         if (t.rebound && t.whole && !t.local) rebound.push_back(t);
       const Tensor base = !rebound.empty() && c_.boolean() ? c_.pick(rebound) : c_.pick(s.tensors);
+      if (c_.chance(25)) {
+        tensor_alias(out, s, base);
+        break;
+      }
       make_view(out, s, base, window_dims_within(base.dims));
       break;
     }
