@@ -242,6 +242,21 @@ oracles::Verdict in_program_order(const ir::Program& p, const verify::Diagnostic
 }
 }  // namespace
 
+// The order check's positive control: diagnostics of a later function before an earlier
+// one's are reported; the same two in program order are not.
+TEST(CompilerPropsControl, diagnostics_out_of_program_order_are_reported) {
+  ir::Program p;
+  p.functions.resize(2);
+  p.functions[0].name = "g0";
+  p.functions[1].name = "g1";
+  const verify::Diagnostic a{"GraphBoundaryLegalized", 206, verify::Location{"g0", 0, 0}, "a"};
+  const verify::Diagnostic b{"GraphBoundaryLegalized", 210, verify::Location{"g1", 0, 0}, "b"};
+  EXPECT_TRUE(in_program_order(p, {a, b}, "x").passed());
+  const oracles::Verdict v = in_program_order(p, {b, a}, "x");
+  EXPECT_TRUE(v.failed()) << v.to_string();
+  EXPECT_EQ(v.rule, "diagnostic-order");
+}
+
 STACKCHECK_PROP(CompilerProps, two_broken_graphs_reported_in_program_order, 0.5) {
   const gen::GeneratedProgram g = draw(gen::ProgramKnobs{.max_graphs = 4, .min_graphs = 3});
   const oracles::PipelineRun run = pipeline_or_fail(g.program);

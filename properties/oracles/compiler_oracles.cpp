@@ -38,6 +38,8 @@ std::string property_set_text(passes::PropertySet s) {
   return out.empty() ? "{}" : out;
 }
 
+}  // namespace
+
 Verdict check_pass_contracts(const passes::PassManager& pm) {
   for (const auto& pass : pm.passes()) {
     const auto* spec = std::find_if(std::begin(kSpecContracts), std::end(kSpecContracts),
@@ -55,8 +57,6 @@ Verdict check_pass_contracts(const passes::PassManager& pm) {
   }
   return Verdict::pass();
 }
-
-}  // namespace
 
 PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options) {
   PipelineRun out;

@@ -72,6 +72,10 @@ Verdict check_node_counts(const ir::Program& legalized, const passes::LegalizeGr
 // §8.2: every appended create param comes from loop depth 0 and is InOut.
 Verdict check_hoisted_creates(const passes::LegalizeGraphBoundaryReport& report);
 
+// Each pass of `pm` named in COMPILER.md §5's pipeline table declares exactly the table's
+// requires / produces / invalidates (rule "pass-contract"); run_pipeline applies it.
+Verdict check_pass_contracts(const passes::PassManager& pm);
+
 // COMPILER.md §5.3 Step A, predicted: the scalars LegalizeGraphBoundary appends to each graph
 // of `input` (its input program) are exactly the definitions `v = e` with e derivable (§3) and
 // not replay-invariant, in definition order (aliases of params and hoisted scalars are not

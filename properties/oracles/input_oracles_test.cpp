@@ -13,6 +13,7 @@
 
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/replay.h"
+#include "stack/passes/pipeline.h"
 #include "stack/ir/testing.h"
 #include "stack/runtime/host/test_support.h"
 
@@ -79,6 +80,38 @@ TEST(InputOracles, step_a_hoists_predicted_with_control) {
   passes::LegalizeGraphBoundaryReport alias = run.boundary_report;
   alias.graphs.at(0).appended.push_back(passes::AppendedParam{"a", {}, passes::HoistKind::Scalar, 0, ir::Dir::In, {}});
   EXPECT_TRUE(check_step_a_hoists(input, alias).failed());
+}
+
+// The pass-contract oracle: the default pipeline's passes declare COMPILER.md's table; a pass
+// under a table name declaring otherwise (LegalizeGraphBoundary invalidating WellFormed) is
+// reported.
+class DeclaringPass final : public passes::Pass {
+ public:
+  DeclaringPass(std::string_view name, passes::PropertySet req, passes::PropertySet prod, passes::PropertySet inv)
+      : name_(name), req_(req), prod_(prod), inv_(inv) {}
+  std::string_view name() const override { return name_; }
+  passes::PropertySet required() const override { return req_; }
+  passes::PropertySet produced() const override { return prod_; }
+  passes::PropertySet invalidated() const override { return inv_; }
+  passes::PassResult run(const ir::Program& input) override { return passes::PassResult{true, input, {}}; }
+
+ private:
+  std::string_view name_;
+  passes::PropertySet req_, prod_, inv_;
+};
+
+TEST(InputOracles, pass_contracts_with_control) {
+  EXPECT_TRUE(check_pass_contracts(passes::default_pipeline()).passed());
+  const passes::PropertySet wf = passes::kWellFormed, rpe = passes::kReturnParamsExplicit,
+                            gbl = passes::kGraphBoundaryLegalized;
+  passes::PassManager right;
+  right.add(std::make_unique<DeclaringPass>("LegalizeGraphBoundary", wf | rpe, gbl, 0));
+  EXPECT_TRUE(check_pass_contracts(right).passed());
+  passes::PassManager wrong;
+  wrong.add(std::make_unique<DeclaringPass>("LegalizeGraphBoundary", wf | rpe, gbl, wf));
+  const Verdict v = check_pass_contracts(wrong);
+  EXPECT_TRUE(v.failed()) << v.to_string();
+  EXPECT_EQ(v.rule, "pass-contract");
 }
 
 TEST(InputOracles, latch_compaction_corrupt_image_on_plans) {
