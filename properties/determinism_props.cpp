@@ -289,16 +289,24 @@ oracles::Verdict reset_binds_as_fresh(const runtime::OrchProgram& first, const r
   return v;
 }
 
-// The oracle's positive control: binds that really differ (the second with another seed,
-// so the In tensors start from other values) must be reported; the same seed must not.
-TEST(Determinism, control_differing_binds_are_reported) {
+// corpus/plans/example.plan, parsed: the controls' fixture (a parse failure fails the test and
+// gives an empty plan).
+runtime::OrchProgram example_plan() {
   std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   runtime::PlanParseResult parsed = runtime::parse_plan(text);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  EXPECT_TRUE(parsed.ok()) << parsed.error().to_string();
+  return parsed.ok() ? parsed.program() : runtime::OrchProgram{};
+}
+
+// The oracle's positive control: binds that really differ (the second with another seed,
+// so the In tensors start from other values) must be reported; the same seed must not.
+TEST(Determinism, control_differing_binds_are_reported) {
+  const runtime::OrchProgram example = example_plan();
+  ASSERT_FALSE(example.body.empty());
   const runtime::ScheduleOptions sched = *oracles::parse_schedule("oldest");
-  EXPECT_TRUE(bind_thrice(parsed.program(), 3, sched).passed());
-  const oracles::Verdict v = bind_thrice(parsed.program(), 3, sched, 4);
+  EXPECT_TRUE(bind_thrice(example, 3, sched).passed());
+  const oracles::Verdict v = bind_thrice(example, 3, sched, 4);
   EXPECT_TRUE(v.failed()) << v.to_string();
   EXPECT_EQ(v.rule, "determinism");
 }
@@ -319,12 +327,10 @@ STACKCHECK_PROP(Determinism, reset_bench_binds_as_fresh, 0.2) {
 // The reset oracle's positive control: a reset that leaves the device memory as the earlier
 // bind left it (its reservations, ledger and next base) must be reported; a full one must not.
 TEST(Determinism, control_reset_keeping_memory_is_reported) {
-  std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  runtime::PlanParseResult parsed = runtime::parse_plan(text);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const runtime::OrchProgram example = example_plan();
+  ASSERT_FALSE(example.body.empty());
   const runtime::ScheduleOptions sched = *oracles::parse_schedule("oldest");
-  const runtime::OrchProgram& p = parsed.program();
+  const runtime::OrchProgram& p = example;
   EXPECT_TRUE(reset_binds_as_fresh(p, p, 0xAA, true, 3, sched).passed());
   const oracles::Verdict v = reset_binds_as_fresh(p, p, 0xAA, true, 3, sched, oracles::BenchReset::kKeepMemory);
   EXPECT_TRUE(v.failed()) << v.to_string();
@@ -335,11 +341,9 @@ TEST(Determinism, control_reset_keeping_memory_is_reported) {
 // graph definition uploaded, entries, a region) tears down clean; one whose device memory
 // keeps a reservation past the Runtime (as a Runtime that forgot one would) is reported.
 TEST(Determinism, control_teardown_sees_a_reservation_left_live) {
-  std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  runtime::PlanParseResult parsed = runtime::parse_plan(text);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
-  const runtime::OrchProgram& p = parsed.program();
+  const runtime::OrchProgram example = example_plan();
+  ASSERT_FALSE(example.body.empty());
+  const runtime::OrchProgram& p = example;
   for (const bool leak : {false, true}) {
     auto bench = oracles::Bench::create(p, 0xAA, true);
     ASSERT_TRUE(bench);
@@ -348,21 +352,21 @@ TEST(Determinism, control_teardown_sees_a_reservation_left_live) {
     if (leak) (void)bench->memory().reserve(4096, 64, "graph_definition");
     const oracles::Verdict v = bench->check_teardown();
     EXPECT_EQ(v.failed(), leak) << v.to_string();
-    if (leak) EXPECT_EQ(v.rule, "teardown");
+    if (leak) {
+      EXPECT_EQ(v.rule, "teardown");
+    }
   }
 }
 
 // The history oracle's positive control: the same plan after a history of two planted-fatal
 // binds must pass; bound on the used Runtime with another seed it must be reported.
 TEST(Determinism, control_history_differences_are_reported) {
-  std::ifstream in(std::filesystem::path(STACKCHECK_CORPUS_DIR) / "plans" / "example.plan");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  runtime::PlanParseResult parsed = runtime::parse_plan(text);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const runtime::OrchProgram example = example_plan();
+  ASSERT_FALSE(example.body.empty());
   const runtime::ScheduleOptions sched = *oracles::parse_schedule("oldest");
-  const std::vector<runtime::OrchProgram> history{parsed.program(), parsed.program()};
-  EXPECT_TRUE(bind_after_history(parsed.program(), history, 3, sched).passed());
-  const oracles::Verdict v = bind_after_history(parsed.program(), history, 3, sched, 4);
+  const std::vector<runtime::OrchProgram> history{example, example};
+  EXPECT_TRUE(bind_after_history(example, history, 3, sched).passed());
+  const oracles::Verdict v = bind_after_history(example, history, 3, sched, 4);
   EXPECT_TRUE(v.failed()) << v.to_string();
   EXPECT_EQ(v.rule, "history");
 }
