@@ -1,8 +1,8 @@
 // check_step_a_hoists (compiler_oracles.h): which scalar definitions of a graph
 // LegalizeGraphBoundary must hoist (COMPILER.md §5.3 Collect: "scalar v = e, e derivable and
 // not invariant: Step A hoist"; "scalar v = w, w a scalar param, hoisted scalar or alias:
-// alias"), derived from the §3 definitions with an evaluator and trip count of its own (no
-// stack code but the AST), and compared with the pass's report of the scalars it appended.
+// alias"), derived from the §3 definitions with the oracles' own arithmetic and trip count (ref_arith.h;
+// no stack code but the AST), and compared with the pass's report of the scalars it appended.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,42 +13,21 @@
 #include <vector>
 
 #include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/ref_arith.h"
 
 namespace stackcheck::oracles {
 
 namespace {
 
-// A literal (§3: INT, operators, no names) evaluated with wrapping arithmetic; nullopt for a
-// name, a `read`, a `dim` (its value needs shapes: the graph is then not judged) or a zero
-// divisor. Division floors, as the IR's does.
+// A literal (§3: INT, operators, no names) evaluated with the oracles' own arithmetic
+// (ref_arith.h: wrapping, flooring); nullopt for a name, a `read`, a `dim` (its value needs
+// shapes: the graph is then not judged) or a zero divisor.
 std::optional<int64_t> literal_value(const ir::Expr& e) {
-  switch (e.kind) {
-    case ir::Expr::Kind::Int: return e.value;
-    case ir::Expr::Kind::Binary: {
-      if (e.args.size() != 2) return std::nullopt;
-      const auto a = literal_value(e.args[0]), b = literal_value(e.args[1]);
-      if (!a || !b) return std::nullopt;
-      const auto ua = static_cast<uint64_t>(*a), ub = static_cast<uint64_t>(*b);
-      switch (e.op) {
-        case ir::BinOp::Add: return static_cast<int64_t>(ua + ub);
-        case ir::BinOp::Sub: return static_cast<int64_t>(ua - ub);
-        case ir::BinOp::Mul: return static_cast<int64_t>(ua * ub);
-        case ir::BinOp::Div:
-        case ir::BinOp::Mod: {
-          if (*b == 0) return std::nullopt;
-          if (*b == -1) return e.op == ir::BinOp::Div ? static_cast<int64_t>(0 - ua) : 0;
-          int64_t q = *a / *b, r = *a % *b;
-          if (r != 0 && ((r < 0) != (*b < 0))) {
-            --q;
-            r += *b;
-          }
-          return e.op == ir::BinOp::Div ? q : r;
-        }
-      }
-      return std::nullopt;
-    }
-    default: return std::nullopt;
-  }
+  if (e.kind == ir::Expr::Kind::Int) return e.value;
+  if (e.kind != ir::Expr::Kind::Binary || e.args.size() != 2) return std::nullopt;
+  const auto a = literal_value(e.args[0]), b = literal_value(e.args[1]);
+  if (!a || !b) return std::nullopt;
+  return ref::apply(e.op, *a, *b);
 }
 
 bool has_dim(const ir::Expr& e) {
@@ -56,14 +35,6 @@ bool has_dim(const ir::Expr& e) {
   for (const ir::Expr& a : e.args)
     if (has_dim(a)) return true;
   return false;
-}
-
-// COMPILER.md §1: trips of range(a, b, s).
-uint64_t trips(int64_t a, int64_t b, int64_t s) {
-  const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b), us = static_cast<uint64_t>(s);
-  if (s > 0 && b > a) return (ub - ua - 1) / us + 1;
-  if (s < 0 && a > b) return (ua - ub - 1) / (0 - us) + 1;
-  return 0;
 }
 
 class StepA {
@@ -86,7 +57,7 @@ class StepA {
           if (has_dim(s.lo) || has_dim(s.hi) || has_dim(s.step)) return false;
           const auto a = literal_value(s.lo), b = literal_value(s.hi), st = literal_value(s.step);
           const bool constant = a && b && st;
-          const bool runs = constant && *st != 0 && trips(*a, *b, *st) >= 1;
+          const bool runs = constant && ref::trip_count(*a, *b, *st).value_or(0) >= 1;
           loop_vars_.insert(s.name);
           if (constant) invariant_names_.insert(s.name);  // a var of a constant-trip loop
           if (!walk(s.body, conditional || !runs)) return false;
