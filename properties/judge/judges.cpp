@@ -161,6 +161,7 @@ int judge_program(Judgement& j, const ProgramCase& pc) {
   const std::string context = fmt::format("schedule {} seed {}", oracles::schedule_text(pc.schedule), pc.seed);
   if (!j.check("end-to-end", oracles::judge_end_to_end(compiled, original.outputs(), c.result, context)))
     return j.done();
+  j.check("bind-structure", oracles::check_bind_report(c, bench->memory()));
   j.check("bind-structure", oracles::check_image_deltas(c.image(), "shipped image"));
   j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
   check_model_and_deps(j, c, *bench, oracles::run_plan_model(plan, pc.seed));
@@ -175,6 +176,7 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
   const oracles::Captured c = bench->bind(plan, case_bind_options(pc));
   j.observe([&] { return oracles::digest_bind(support::kFnvOffset, c.result, c.staged); });
   const runtime::BindResult& r = c.result;
+  j.check("bind-structure", oracles::check_bind_report(c, bench->memory()));
   if (r.status != 0) {
     if (r.failure == runtime::BindFailure::kLatched) j.check("bind-structure", oracles::check_latch_uploads_nothing(c));
     if (pc.generated && pc.planted == 0 && !runtime::is_resource_latch_status(r.status))

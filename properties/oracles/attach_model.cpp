@@ -442,6 +442,7 @@ CorruptJudgement judge_corrupt_bind(const Captured& c, const runtime::DeviceMemo
     j.unknown = "nothing was shipped";
   }
   j.verdicts.push_back(check_accepted_graph_blocks(c, mem));
+  j.verdicts.push_back(check_bind_report(c, mem));
   j.fanin = predict_fanin_corruption(c.staged, c.image_offset, muts);
   if (j.fanin) j.verdicts.push_back(check_fanin_prediction(*j.fanin, c.result));
   return j;

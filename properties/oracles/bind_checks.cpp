@@ -189,6 +189,60 @@ Verdict check_stats_observed(const Captured& c, const DeviceMemory& mem) {
   return Verdict::pass();
 }
 
+namespace {
+
+// RUNTIME.md §13's names, written here from the spec (not read from the code under test).
+std::optional<std::string_view> spec_code_name(int32_t code) {
+  static constexpr std::pair<int32_t, std::string_view> kNames[] = {
+      {1, "SCOPE_DEADLOCK"},        {2, "HEAP_EXHAUSTED"},
+      {3, "TASK_WINDOW_EXHAUSTED"}, {4, "FANIN_OVERFLOW"},
+      {5, "INVALID_ARGS"},          {6, "DEPENDENCY_OVERFLOW"},
+      {7, "SYNC_START_INVALID"},    {8, "TENSOR_WAIT_TIMEOUT"},
+      {9, "EXPLICIT_FATAL"},        {10, "SCOPE_TASKS_OVERFLOW"},
+      {11, "TENSORMAP_OVERFLOW"},   {100, "SCHEDULER_TIMEOUT"},
+      {101, "COMPLETION_INVALID"},  {102, "WAIT_OVERFLOW"},
+      {103, "WAIT_REGISTRATION_FAILED"}, {104, "READY_QUEUE_OVERFLOW"}};
+  for (const auto& [c, name] : kNames)
+    if (c == code) return name;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Verdict check_bind_report(const Captured& c, const DeviceMemory& mem) {
+  const BindResult& r = c.result;
+  std::string want;
+  if (r.status == 0) {
+    want = "status=0 OK";
+  } else if (r.status == -2) {
+    want = "status=-2 UNSUPPORTED";
+  } else if (r.status == -1) {
+    want = "status=-1 GENERIC " + r.detail;
+  } else if (const auto name = r.status <= -1000 ? spec_code_name(-1000 - r.status) : std::nullopt; name) {
+    want = fmt::format("status={} {}", r.status, *name);
+  } else {
+    return Verdict::fail("bind-report", fmt::format("status {} is none of RUNTIME.md §13's ({})", r.status,
+                                                    status_line(r)));
+  }
+  if (const std::string got = status_line(r); got != want)
+    return Verdict::fail("bind-report", fmt::format("status {}: the status line reads '{}', §13 gives '{}'", r.status,
+                                                    got, want));
+  if (r.status != 0 && r.detail.empty())
+    return Verdict::fail("bind-report", fmt::format("'{}' (failure {}) carries no detail", status_line(r),
+                                                    bind_failure_name(r.failure)));
+  const BindStats& s = r.stats;
+  if (Verdict v = check_stats_line(s, s.to_line()); !v.passed()) return v;
+  uint64_t copies = 0, bytes = 0;
+  if (!c.staged.empty())
+    for (const HostCopy& h : mem.host_copies(c.first_copy))
+      if (h.direction == CopyDirection::kToDevice && h.device.raw() == c.destination.raw()) ++copies, bytes += h.bytes;
+  if (s.shipped != bytes || s.h2d != copies)
+    return Verdict::fail("bind-report", fmt::format("BindStats say h2d={} shipped={}; the copy ledger holds {} copies "
+                                                    "of {} bytes to the upload's destination",
+                                                    s.h2d, s.shipped, copies, bytes));
+  return Verdict::pass();
+}
+
 Verdict check_latch_uploads_nothing(const Captured& c) {
   const BindStats& s = c.result.stats;
   if (s.h2d != 0 || s.def_h2d != 0 || s.d2h != 0 || s.shipped != 0 || s.reserved.copied != 0 || !c.staged.empty())

@@ -50,6 +50,17 @@ Verdict check_stats_line(const runtime::BindStats& s, const std::string& line);
 // Passes when attach rejected the image (there is nothing it vouched for).
 Verdict check_accepted_graph_blocks(const Captured& c, const runtime::DeviceMemory& mem);
 
+// §13 and §14, what a user reads of any bind, completed or not:
+// - the status is one §13 allows (0, -1, -2, -(1000+code) for a listed code; never -3), and
+//   status_line() is predicted from it with this oracle's own table of §13's names:
+//   "status=0 OK", "status=-2 UNSUPPORTED", "status=S NAME", "status=-1 GENERIC <detail>";
+// - every nonzero status carries a detail (bind.h: "why, for every nonzero status");
+// - the stats line holds every field under its key (check_stats_line), and h2d and shipped
+//   are the copies to the upload's destination in `mem`'s copy ledger since the bind began
+//   (no upload staged: none).
+// Fails "bind-report" (or "bind-stats" from the line).
+Verdict check_bind_report(const Captured& c, const runtime::DeviceMemory& mem);
+
 // §15.7: a latched bind copied nothing (image, definitions, readbacks), shipped nothing and
 // reserved no region.
 Verdict check_latch_uploads_nothing(const Captured& c);

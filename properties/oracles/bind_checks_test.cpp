@@ -9,6 +9,8 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -147,6 +149,41 @@ TEST(BindChecks, stats_figures_are_the_observed_ones) {
   std::string missing = line;
   missing.erase(missing.find(mirror), mirror.size() - 1);
   EXPECT_EQ(check_stats_line(s, missing).rule, "bind-stats");
+}
+
+// §13/§14 as a user reads them: a real completed bind and a latched one pass; a status §13
+// does not list, a failure without a detail, and copy figures the ledger does not hold fail.
+TEST(BindChecks, bind_report_with_control) {
+  const OrchProgram p = parse(kGraphPlan);
+  auto b = Bench::create(p, 0xAA, true);
+  const Captured c = b->bind(p);
+  ASSERT_EQ(c.result.status, 0) << c.result.detail;
+  EXPECT_TRUE(check_bind_report(c, b->memory()).passed()) << check_bind_report(c, b->memory()).to_string();
+  const std::vector<std::pair<std::function<void(Captured&)>, const char*>> lies{
+      {[](Captured& x) { x.result.status = -3; }, "none of RUNTIME.md"},
+      {[](Captured& x) { x.result.status = -1012; }, "none of RUNTIME.md"},
+      {[](Captured& x) { x.result.status = -1009; }, "carries no detail"},
+      {[](Captured& x) { x.result.stats.h2d = 2; }, "copy ledger holds 1 copies"},
+      {[](Captured& x) { x.result.stats.shipped -= 8; }, "copy ledger holds 1 copies"},
+      {[](Captured& x) { x.first_copy = 1u << 20; }, "copy ledger holds 0 copies"},
+  };
+  for (const auto& [lie, says] : lies) {
+    Captured lying = c;
+    lie(lying);
+    const Verdict v = check_bind_report(lying, b->memory());
+    EXPECT_EQ(v.rule, "bind-report") << says;
+    EXPECT_NE(v.message.find(says), std::string::npos) << v.message;
+  }
+  const OrchProgram fatal = parse("tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\nfatal\n");
+  auto bf = Bench::create(fatal, 0xAA, true);
+  const Captured latched = bf->bind(fatal);
+  ASSERT_EQ(latched.result.status, -1009);
+  EXPECT_TRUE(check_bind_report(latched, bf->memory()).passed()) << check_bind_report(latched, bf->memory()).to_string();
+  Captured silent = latched;
+  silent.result.detail.clear();
+  EXPECT_NE(check_bind_report(silent, bf->memory()).message.find("EXPLICIT_FATAL' (failure latched) carries no detail"),
+            std::string::npos)
+      << check_bind_report(silent, bf->memory()).to_string();
 }
 
 TEST(BindChecks, latched_binds_upload_nothing) {
