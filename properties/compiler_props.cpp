@@ -386,6 +386,104 @@ void late_well_formed_case() {
 STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
   well_formed_rule_case(verify::check_well_formed);
 }
+
+// COMPILER.md §4 rule 10, condition by condition: each kernel of a generated program, with one
+// bound tensor param's shape changed in one way at a time (each dim one larger, one smaller
+// where it stays positive, one axis more, one fewer), is judged by this oracle's own reading
+// of §2's shape rules (equal shapes; matmul [m,k], [k,n] -> [m,n]; rowsum [m,n] -> [m,1]).
+// WellFormed must report 10 for that kernel exactly when the reading says it no longer binds,
+// naming the shape it found. Each conjunct of a rule is broken on its own, and a change the
+// rule allows (rowsum's n) must pass.
+namespace {
+using Shapes = std::vector<std::vector<int64_t>>;
+bool shapes_bind(const std::string& builtin, const Shapes& d) {
+  if (builtin == "matmul")
+    return d.size() == 3 && d[0].size() == 2 && d[1].size() == 2 && d[2].size() == 2 && d[0][1] == d[1][0] &&
+           d[2][0] == d[0][0] && d[2][1] == d[1][1];
+  if (builtin == "rowsum")
+    return d.size() == 2 && d[0].size() == 2 && d[1].size() == 2 && d[1][0] == d[0][0] && d[1][1] == 1;
+  return std::all_of(d.begin(), d.end(), [&](const std::vector<int64_t>& x) { return x == d.front(); });
+}
+std::string shape_text(const std::vector<int64_t>& d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
+void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)>& well_formed) {
+  const gen::GeneratedProgram g = draw();
+  const size_t arity_of_builtin[] = {2, 2, 3, 2, 3, 3, 2};  // fill copy add acc scale matmul rowsum (§2)
+  const char* names[] = {"fill", "copy", "add", "acc", "scale", "matmul", "rowsum"};
+  for (size_t fi = 0; fi < g.program.functions.size(); ++fi) {
+    const ir::Function& k = g.program.functions[fi];
+    if (k.kind != ir::Function::Kind::Kernel) continue;
+    size_t arity = 0;
+    for (size_t b = 0; b < std::size(names); ++b)
+      if (k.builtin == names[b]) arity = arity_of_builtin[b];
+    std::vector<size_t> bound;
+    for (size_t i = 0; i < arity && i < k.params.size(); ++i)
+      if (k.params[i].type.is_tensor()) bound.push_back(i);
+    Shapes legal;
+    for (size_t i : bound) legal.push_back(k.params[i].type.dims);
+    if (!shapes_bind(k.builtin, legal)) continue;  // not a builtin-bound kernel of §2's
+    gen::tag("shape-rule-" + k.builtin);
+    for (size_t bi = 0; bi < bound.size(); ++bi) {
+      std::vector<std::vector<int64_t>> changes;
+      const std::vector<int64_t>& d = legal[bi];
+      for (size_t a = 0; a < d.size(); ++a) {
+        changes.push_back(d), ++changes.back()[a];
+        if (d[a] > 1) changes.push_back(d), --changes.back()[a];
+      }
+      if (d.size() < 3) changes.push_back(d), changes.back().push_back(1);  // rank 1..3 (§1)
+      if (d.size() > 1) changes.push_back(d), changes.back().pop_back();
+      for (const std::vector<int64_t>& changed : changes) {
+        int64_t elements = 1;
+        for (int64_t x : changed) elements *= x;
+        if (elements > 65536) continue;  // a type rule (9), not a shape rule
+        ir::Program p = g.program;
+        p.functions[fi].params[bound[bi]].type.dims = changed;
+        Shapes shapes = legal;
+        shapes[bi] = changed;
+        const bool binds = shapes_bind(k.builtin, shapes);
+        const verify::Diagnostics diags = well_formed(p);
+        const auto ten = std::find_if(diags.begin(), diags.end(), [&](const verify::Diagnostic& x) {
+          return x.code == 10 && x.message.find("kernel '" + k.name + "'") != std::string::npos;
+        });
+        const std::string what = fmt::format("kernel '{}' ({}) with param '{}' of shape {} for {}", k.name, k.builtin,
+                                             k.params[bound[bi]].name, shape_text(changed), shape_text(d));
+        const auto cx = [&] { return props::counterexample("well-formed", ir::print_program(p), {{"code", "10"}}); };
+        if (binds != (ten == diags.end()))
+          props::report(oracles::Verdict::fail("well-formed-code",
+                                               fmt::format("{}: §2's rule says it {}, WellFormed {}", what,
+                                                           binds ? "binds" : "does not bind",
+                                                           ten == diags.end() ? "reported no 10 for it"
+                                                                              : "reported " + ten->render(""))),
+                        cx());
+        if (ten != diags.end() && ten->message.find(shape_text(changed)) == std::string::npos)
+          props::report(oracles::Verdict::fail("well-formed-message",
+                                               fmt::format("{}: WellFormed reported {}, which does not name {}", what,
+                                                           ten->render(""), shape_text(changed))),
+                        cx());
+      }
+    }
+  }
+}
+}  // namespace
+STACKCHECK_PROP(CompilerProps, every_shape_rule_condition_met_and_broken, 0.0) {
+  shape_rule_case(verify::check_well_formed);
+}
+// The positive control: a WellFormed that lets every rowsum shape through.
+namespace {
+void rowsum_blind_case() {
+  ++props::tally().cases;
+  shape_rule_case([](const ir::Program& p) {
+    verify::Diagnostics d = verify::check_well_formed(p);
+    std::erase_if(d, [](const verify::Diagnostic& x) {
+      return x.code == 10 && x.message.find("builtin 'rowsum'") != std::string::npos;
+    });
+    return d;
+  });
+}
+}  // namespace
+TEST(CompilerPropsControl, a_well_formed_blind_to_rowsum_shapes_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&rowsum_blind_case), "(rowsum) with param");
+}
+
 // The control of its codegen half: a codegen that emits a plan for anything.
 namespace {
 void codegen_without_preconditions_case() {
