@@ -75,7 +75,7 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
   std::vector<size_t> graphs;
   for (size_t i = 0; i < b.program.functions.size(); ++i)
     if (b.program.functions[i].kind == Function::Kind::Graph) graphs.push_back(i);
-  static const std::vector<int> kCodes = {206, 201, 202, 204, 205, 207, 208, 210, 214, 215, 216, 217};
+  static const std::vector<int> kCodes = {206, 201, 202, 203, 204, 205, 207, 208, 210, 214, 215, 216, 217};
   b.code = c.pick(kCodes);
   if (graphs.empty()) return std::nullopt;
   Function& g = b.program.functions[graphs[c.one_of(graphs.size())]];
@@ -103,6 +103,25 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
       f.value = int_expr(c.integer(0, 3));
       front(assign("zz_f", f));
       b.what = "a full at the top of the body";
+      break;
+    }
+    case 203: {  // every tensor param made a create of its shape in the body: an empty boundary
+      if (tensors.empty()) return std::nullopt;
+      for (const Stmt& s : g.body)
+        if (s.kind == Stmt::Kind::Return && !s.returns.empty()) return std::nullopt;  // 209 would follow
+      for (size_t k = tensors.size(); k-- > 0;) {
+        const size_t i = tensors[k];
+        CreateRhs cr;
+        for (int64_t d : g.params[i].type.dims) cr.shape.push_back(int_expr(d));
+        front(assign(g.params[i].name, cr));
+        g.params.erase(g.params.begin() + static_cast<long>(i));
+        for (Invoke* site : sites)
+          if (i < site->args.size()) site->args.erase(site->args.begin() + static_cast<long>(i));
+      }
+      b.what = fmt::format("its {} tensor params made creates in the body", tensors.size());
+      // Step A hoists those creates to the call sites again: the pass repairs it, so only the
+      // verifier, run directly, owns 203 here (Step D's 203 is a graph with no create either).
+      b.pass_owns = false;
       break;
     }
     case 201: {
@@ -383,12 +402,16 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       }
       break;
     }
-    case 4: {
+    case 4: {  // a callee that does not exist, or the entry itself (COMPILER.md §4: entry called)
       Stmt s;
       s.kind = Stmt::Kind::Invoke;
-      s.invoke.callee = "zz_nofn";
+      const bool self = c.boolean();
+      s.invoke.callee = self ? entry->name : "zz_nofn";
+      b.marker = fmt::format("call {}(", s.invoke.callee);
       front(std::move(s));
-      b.what = "a call of an unknown function";
+      b.what = self ? "a call of the entry" : "a call of an unknown function";
+      b.message_has = {self ? fmt::format("the entry '{}' cannot be called", entry->name)
+                            : std::string("unknown function 'zz_nofn'")};
       break;
     }
     case 5:
