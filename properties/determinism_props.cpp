@@ -25,6 +25,7 @@
 #include "properties/oracles/digest.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
+#include "properties/oracles/plan_model.h"
 #include "properties/property.h"
 #include "stack/ir/printer.h"
 #include "stack/runtime/host/bind.h"
@@ -146,7 +147,16 @@ std::string commented(std::string_view title, const runtime::OrchProgram& p) {
   return text;
 }
 
-oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std::vector<runtime::OrchProgram>& history,
+// One earlier bind on the used Runtime: its plan and the orchestration budget it runs under
+// (BindOptions::max_statements): the default, or one that stops it part way, perhaps inside a
+// graph's recording, which must then leave nothing behind (RUNTIME.md §9: nothing is recorded
+// when the body does not complete).
+struct Earlier {
+  runtime::OrchProgram plan;
+  uint64_t max_statements = runtime::BindOptions{}.max_statements;
+};
+
+oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std::vector<Earlier>& history,
                                     uint64_t seed, const runtime::ScheduleOptions& sched,
                                     std::optional<uint64_t> used_seed = std::nullopt) {
   std::string why;
@@ -158,11 +168,14 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   o.seed = seed;
   o.schedule = sched;
   std::string before;
-  for (const runtime::OrchProgram& h : history) {
-    runtime::OrchProgram same_config = h;
+  for (const Earlier& h : history) {
+    runtime::OrchProgram same_config = h.plan;
     same_config.config = plan.config;
-    const oracles::Captured r = used->bind(same_config, o);
-    before += fmt::format(" [{}]", runtime::status_line(r.result));
+    runtime::BindOptions ho = o;
+    ho.max_statements = h.max_statements;
+    const oracles::Captured r = used->bind(same_config, ho);
+    before += fmt::format(" [{}{}]", runtime::status_line(r.result),
+                          h.max_statements == o.max_statements ? "" : fmt::format(" at budget {}", h.max_statements));
   }
   const oracles::Captured b = fresh->bind(plan, o);
   if (used_seed) o.seed = *used_seed;
@@ -239,16 +252,31 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
       at_limit = true;
     }
   }
-  std::vector<runtime::OrchProgram> history;
+  std::vector<Earlier> history;
   std::string text;
   const int n = static_cast<int>(gen::choices().sized(1, 3));
   for (int i = 0; i < n; ++i) {
+    // A quarter of the earlier binds are this very plan stopped by a budget short of its
+    // statements (loop trips included), often inside a graph's body: what it had begun
+    // recording must not reach the graph cache the final bind then finds.
+    if (!at_limit && gen::choices().chance(25)) {
+      const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, 0);
+      if (model.statements > 1) {
+        const auto budget = static_cast<uint64_t>(gen::choices().integer(1, static_cast<int64_t>(model.statements) - 1));
+        history.push_back(Earlier{g.plan, budget});
+        text += fmt::format("# bound before it on the same runtime ({} of {}): this plan with max_statements={}\n",
+                            history.size(), n, budget);
+        gen::tag(g.plan.graphs.empty() ? "history-cut-short" : "history-cut-short-graphs");
+        continue;
+      }
+    }
     // half of the earlier plans latch a fatal code: the latch, the heaps' marks and the
     // tensormap must all be reset by the next bind
     runtime::OrchProgram h = gen::draw_plan(gen::PlanKnobs{.max_graphs = at_limit ? 0 : 2, .planted_percent = 50}).plan;
     if (at_limit && !h.graphs.empty()) continue;  // (a planted cause or a full-cache plan brings graphs)
-    history.push_back(std::move(h));
-    text += commented(fmt::format("bound before it on the same runtime ({} of {})", history.size(), n), history.back());
+    history.push_back(Earlier{std::move(h)});
+    text += commented(fmt::format("bound before it on the same runtime ({} of {})", history.size(), n),
+                      history.back().plan);
   }
   gen::tag(fmt::format("history-{}", history.size()));
   props::report(bind_after_history(g.plan, history, static_cast<uint64_t>(gen::choices().sized(0, 999)), draw_schedule()),
@@ -364,7 +392,7 @@ TEST(Determinism, control_history_differences_are_reported) {
   const runtime::OrchProgram example = example_plan();
   ASSERT_FALSE(example.body.empty());
   const runtime::ScheduleOptions sched = *oracles::parse_schedule("oldest");
-  const std::vector<runtime::OrchProgram> history{example, example};
+  const std::vector<Earlier> history{{example}, {example}};
   EXPECT_TRUE(bind_after_history(example, history, 3, sched).passed());
   const oracles::Verdict v = bind_after_history(example, history, 3, sched, 4);
   EXPECT_TRUE(v.failed()) << v.to_string();
