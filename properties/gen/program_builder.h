@@ -135,6 +135,9 @@ class Builder : public BuilderBase<ProgramKnobs, FeatureSet> {
   void entry_block(Stmts& out, Scope& s, int budget);
   void entry_stmt(Stmts& out, Scope& s);
   void entry_loop(Stmts& out, Scope& s, bool with_site);
+  // A create first used inside a loop or an if of its own list, then written whole by a launch
+  // after that block: not fresh (COMPILER.md §6), since the block used it first.
+  void create_used_nested(Stmts& out, Scope& s);
   void trap_stmt(Stmts& out, Scope& s);
   void trap_read(Stmts& out, Scope& s, const Tensor& t, const std::vector<const Scalar*>& any);
   void one_trip_trap(Stmts& out, const std::vector<const Scalar*>& any, const std::string& i, int64_t start,

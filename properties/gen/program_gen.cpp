@@ -54,6 +54,7 @@ constexpr const char* kFeatureNames[] = {
     "illegal-view",
     "illegal-full",
     "tensor-alias",
+    "create-used-nested",
 };
 }  // namespace
 

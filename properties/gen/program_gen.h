@@ -102,6 +102,7 @@ enum class Feature : unsigned {
   kIllegalView,
   kIllegalFull,
   kTensorAlias,  // `a = t`, a bare tensor name bound again (chains of them), used as t is
+  kCreateUsedNested,  // a create first used in a nested block, then written whole by a launch
   kCount
 };
 const char* feature_name(Feature f);

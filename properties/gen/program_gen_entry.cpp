@@ -78,6 +78,7 @@ void Builder::entry_block(Stmts& out, Scope& s, int budget) {
 
 void Builder::entry_stmt(Stmts& out, Scope& s) {
   if (k_.traps && c_.chance(2)) return trap_stmt(out, s);
+  if (c_.chance(5)) return create_used_nested(out, s);
   switch (c_.one_of(8)) {
     case 0: launch(out, s); break;
     case 1: {  // a scalar: a read of an In entry tensor or an expression
@@ -242,6 +243,35 @@ void Builder::entry_loop(Stmts& out, Scope& s, bool with_site) {
   flow_locals(body, inner, first_local_);
   if (s.loop_depth > 0) features_.add(Feature::kNestedLoop);
   out.push_back(for_(i, std::move(lo), std::move(hi), std::move(step), std::move(body)));
+}
+
+void Builder::create_used_nested(Stmts& out, Scope& s) {
+  const bool loop = s.loop_depth < k_.max_loop_depth && (!k_.ifs || c_.boolean());
+  if (!loop && !k_.ifs) return;
+  static const std::vector<Dims> shapes = {{8}, {4}, {16}, {4, 4}, {2, 4}};
+  Dims d = c_.pick(shapes);
+  if (d.size() >= 2 && !k_.two_d) d = {8};
+  const Tensor t = fresh_buffer(out, s, d);
+  const bool created = std::holds_alternative<ir::CreateRhs>(out.back().rhs);
+  // The block reads it (zeroed, as every create) into a local of its own, which flows out.
+  Scope inner = s;
+  if (loop) inner.loop_depth = s.loop_depth + 1;
+  Stmts body;
+  const Tensor u = fresh_buffer(body, inner, d);
+  record_access(t, false);
+  note_write_overlaps(u);
+  record_access(u, true);
+  body.push_back(call(kernel("copy", {d}, 0).name, {var(t.name), var(u.name)}));
+  flow_locals(body, inner, first_local_);
+  if (loop)
+    out.push_back(for_(fresh("it"), lit(0), lit(c_.integer(1, 2)), lit(1), std::move(body)));
+  else
+    out.push_back(if_(lit(0), ir::CmpOp::Lt, lit(1), std::move(body)));
+  // ... then a launch writes it whole, unviewed, through a builtin's Out param alone.
+  note_write_overlaps(t);
+  record_access(t, true);
+  out.push_back(call(kernel("fill", {d}, 0).name, {var(t.name), lit(c_.integer(1, 9))}));
+  if (created) features_.add(Feature::kCreateUsedNested);
 }
 
 void Builder::entry_if(Stmts& out, Scope& s, bool with_site) {
