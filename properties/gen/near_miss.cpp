@@ -658,6 +658,30 @@ Attempt tensor_after_statement(ChoiceSource&, Dialect, Text t) {
               parse_error(Dialect::kPlan, *last, 1, "entry tensors must come before graphs and statements"));
 }
 
+// The input ends right after a name or an integer literal, with no newline after it: the lexers
+// must stop at the buffer's end (a token that runs to the last byte), and the parser report
+// what is missing there.
+Attempt truncated(ChoiceSource& c, Dialect d, Text t) {
+  const auto cand = lines_where(t, [&](size_t i, const std::vector<Tok>& k) {
+    const char last = t.lines[i].empty() ? ' ' : t.lines[i].back();
+    return (k.back().kind == Tok::kInt || k.back().kind == Tok::kWord) && (alpha(last) || digit(last));
+  });
+  if (cand.empty()) return std::nullopt;
+  const size_t i = c.pick(cand);
+  t.lines.resize(i + 1);
+  t.trailing_newline = false;
+  // Inside a block a `.plan` statement is a line ended by its newline (RUNTIME.md §17), which
+  // the parser wants first; a `.gir` statement needs none, and the open block is what is missing.
+  auto e = brace_walk(d, t);
+  if (!e) return std::nullopt;  // no block open there: a shorter text that may well be valid
+  if (d == Dialect::kPlan) {
+    const auto [line, col] = t.end();
+    return made(t, Corruption::kTruncated, fmt::format("the input cut off after line {}, with no newline", i + 1),
+                parse_error(d, line - 1, col, "expected end of line, found end of input"));
+  }
+  return made(t, Corruption::kTruncated, fmt::format("the input cut off after line {}, with no newline", i + 1), *e);
+}
+
 Attempt graph_after_use(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::graph_after_use(c, t.str()); }
 Attempt config_value(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::config_value(c, t.str()); }
 
@@ -669,7 +693,11 @@ NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
   if (d == Dialect::kGir) kinds.push_back(use_before_definition);
   if (d == Dialect::kPlan)
     kinds.insert(kinds.end(), {config_key, mutate_range, tensor_after_statement, graph_after_use, config_value});
-  const size_t start = c.one_of(kinds.size());
+  // One choice in kinds + 1 cuts the input off (the others' fallback order stays as it was).
+  const size_t pick = c.one_of(kinds.size() + 1);
+  if (pick == kinds.size())
+    if (Attempt a = truncated(c, d, t)) return std::move(*a);
+  const size_t start = pick % kinds.size();
   for (size_t n = 0; n < kinds.size(); ++n)
     if (Attempt a = kinds[(start + n) % kinds.size()](c, d, t)) return std::move(*a);
   return *extra_brace(c, d, t);  // always applies: one '}' too many never parses
@@ -695,6 +723,7 @@ const char* corruption_name(Corruption c) {
     case Corruption::kTensorAfterStatement: return "entry tensor after statements";
     case Corruption::kGraphAfterUse: return "graph defined below its use";
     case Corruption::kConfigValue: return "config value out of range";
+    case Corruption::kTruncated: return "input cut off";
     case Corruption::kCount: break;
   }
   return "?";
