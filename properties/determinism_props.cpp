@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "properties/gen/arbitrary.h"
+#include "properties/oracles/bind_checks.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/digest.h"
 #include "properties/oracles/end_to_end.h"
@@ -180,6 +181,12 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   const oracles::Captured b = fresh->bind(plan, o);
   if (used_seed) o.seed = *used_seed;
   const oracles::Captured a = used->bind(plan, o);
+  // What a user reads of it: on a used Runtime the region may be larger than the upload (§5),
+  // so figures that a fresh bind makes equal (shipped, reserved.cp) differ here.
+  if (oracles::Verdict r = oracles::check_bind_report(a, used->memory()); r.failed()) {
+    r.message = fmt::format("after {} bind(s) on one runtime: {}", history.size(), r.message);
+    return r;
+  }
   // A Runtime that bound several plans (graph definitions cached, entries, a grown region)
   // leaves nothing reserved when it goes.
   if (oracles::Verdict t = used->check_teardown(); t.failed()) {
