@@ -576,7 +576,9 @@ def find_sites(root: Path, compile_commands: Path, cache_dir: Path, jobs: int = 
         work = [(str(root), e) for e, _ in todo]
         if jobs > 1 and len(work) > 1:
             import multiprocessing
-            with multiprocessing.get_context("fork").Pool(min(jobs, len(work))) as pool:
+            # spawn, not fork: a forked worker inherits libclang's and the logger's locks mid-use and
+            # can hang at exit (seen: a run stuck 20 min after every TU was parsed).
+            with multiprocessing.get_context("spawn").Pool(min(jobs, len(work))) as pool:
                 outs = list(pool.imap(parse_tu, work))
         else:
             outs = [parse_tu(w) for w in work]
