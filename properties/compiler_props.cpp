@@ -347,6 +347,19 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
                                                          "is on line {}",
                                                          what, t.front().render(""), line)),
                       cx());
+      // Codegen's own refusal (COMPILER.md §6, run without the verifier on the parsed text, whose
+      // statements have their lines) points at the same statement.
+      if (b->lowering_precondition) {
+        const codegen::CodegenResult cg = generate(parsed.program());
+        const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
+                                       [&](const verify::Diagnostic& x) { return x.location.line == line; });
+        if (!cg.ok && !there)
+          props::report(oracles::Verdict::fail("codegen-line",
+                                               fmt::format("broke {}: codegen, run without the verifier, refused it with "
+                                                           "{} where the broken statement is on line {}",
+                                                           what, cg.diagnostics.front().render(""), line)),
+                        cx());
+      }
     }
   }
   const oracles::PipelineRun run = oracles::run_pipeline(b->program);
@@ -512,6 +525,18 @@ void mute_well_formed_case() {
 }
 TEST(CompilerPropsControl, a_well_formed_naming_nothing_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&mute_well_formed_case), "whose message does not say");
+}
+// ... and of codegen's line: a codegen whose refusals point one line late.
+void late_codegen_case() {
+  ++props::tally().cases;
+  well_formed_rule_case(verify::check_well_formed, [](const ir::Program& p) {
+    codegen::CodegenResult r = codegen::generate_orchestration(p);
+    for (verify::Diagnostic& x : r.diagnostics) ++x.location.line;
+    return r;
+  });
+}
+TEST(CompilerPropsControl, a_codegen_refusing_a_line_late_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_codegen_case), "run without the verifier, refused it with");
 }
 TEST(CompilerPropsControl, a_well_formed_reporting_a_line_late_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_well_formed_case), "where the broken statement is on line");
