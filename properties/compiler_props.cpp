@@ -295,7 +295,10 @@ TEST(CompilerPropsControl, a_verifier_blind_to_ifs_fails) {
 // pipeline refuses the program as input (never a pass bug or a crash).
 namespace {
 using WellFormedFn = std::function<verify::Diagnostics(const ir::Program&)>;
-void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& generate = codegen::generate_orchestration) {
+using Interpreter = std::function<interp::Result(const ir::Program&, uint64_t)>;
+interp::Result reference_interpreter(const ir::Program& p, uint64_t seed) { return interp::run(p, seed); }
+void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& generate = codegen::generate_orchestration,
+                           const Interpreter& run_interp = reference_interpreter) {
   const gen::GeneratedProgram g = draw();
   const ir::Program source = g.program;
   const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
@@ -325,6 +328,38 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
                                            fmt::format("broke {}: on the printed text WellFormed reported {}", what,
                                                        t.empty() ? "nothing" : t.front().render(""))),
                     cx());
+    // The reference interpreter on it (COMPILER.md §7): a static zero divisor or step (13) and a
+    // static out-of-bounds window or index (11) are its errors of that kind, and a name, callee,
+    // kind or tuple it cannot resolve (3, 4, 6, 12) makes the program not runnable (interp.h:
+    // Invalid); each at the broken statement's line where the breaker knows it. (Not 5: "a kernel
+    // runs its builtin on its first n arguments", so an extra argument is no error of its.) A trap
+    // the generator planted may stop the run first: on a line before it, or anywhere where the
+    // breaker does not know the line.
+    static const std::map<int, std::vector<interp::ErrorKind>> kInterpErrors = {
+        {3, {interp::ErrorKind::Invalid}},     {4, {interp::ErrorKind::Invalid}},
+        {6, {interp::ErrorKind::Invalid}},
+        {12, {interp::ErrorKind::Invalid}},    {11, {interp::ErrorKind::OutOfBounds}},
+        {13, {interp::ErrorKind::ZeroDivisor, interp::ErrorKind::ZeroStep}}};
+    if (const auto want = kInterpErrors.find(b->code); want != kInterpErrors.end()) {
+      const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker);
+      const uint32_t line =
+          at == std::string::npos ? 0 : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+      const interp::Result r = run_interp(parsed.program(), 1);
+      const auto expected = [&](interp::ErrorKind k) {
+        return std::find(want->second.begin(), want->second.end(), k) != want->second.end();
+      };
+      const bool trap_before = !r.ok() && r.error().kind != interp::ErrorKind::Invalid &&
+                               r.error().kind != interp::ErrorKind::Budget &&
+                               (line == 0 || r.error().location.line < line);
+      if (r.ok() || (!trap_before && (!expected(r.error().kind) || (line != 0 && r.error().location.line != line))))
+        props::report(oracles::Verdict::fail(
+                          "interp-error",
+                          fmt::format("broke {}: the interpreter {}, expected {} error{}", what,
+                                      r.ok() ? std::string("ran it to the end") : "reported " + r.error().render(),
+                                      interp::error_kind_name(want->second.front()),
+                                      line == 0 ? std::string() : fmt::format(" on line {}", line))),
+                      cx());
+    }
     // ... naming what broke it (BrokenProgram::message_has) ...
     for (const std::string& want : b->message_has)
       if (t.front().message.find(want) == std::string::npos)
@@ -537,6 +572,19 @@ void late_codegen_case() {
 }
 TEST(CompilerPropsControl, a_codegen_refusing_a_line_late_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_codegen_case), "run without the verifier, refused it with");
+}
+// ... and of the interpreter's: one that runs what it cannot resolve on to the end (its
+// Invalid errors turned into a completed run).
+void lenient_interpreter_case() {
+  ++props::tally().cases;
+  well_formed_rule_case(verify::check_well_formed, codegen::generate_orchestration, [](const ir::Program& p, uint64_t seed) {
+    interp::Result r = interp::run(p, seed);
+    if (!r.ok() && r.error().kind == interp::ErrorKind::Invalid) r.value = interp::Outputs{};
+    return r;
+  });
+}
+TEST(CompilerPropsControl, an_interpreter_running_unresolved_names_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lenient_interpreter_case), "the interpreter ran it to the end");
 }
 TEST(CompilerPropsControl, a_well_formed_reporting_a_line_late_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_well_formed_case), "where the broken statement is on line");
