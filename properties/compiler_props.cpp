@@ -440,7 +440,7 @@ STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
 // where it stays positive, one axis more, one fewer), is judged by this oracle's own reading
 // of §2's shape rules (equal shapes; matmul [m,k], [k,n] -> [m,n]; rowsum [m,n] -> [m,1]).
 // WellFormed must report 10 for that kernel exactly when the reading says it no longer binds,
-// naming the shape it found. Each conjunct of a rule is broken on its own, and a change the
+// naming the shapes it found in the rule's order. Each conjunct of a rule is broken on its own, and a change the
 // rule allows (rowsum's n) must pass.
 namespace {
 using Shapes = std::vector<std::vector<int64_t>>;
@@ -453,6 +453,20 @@ bool shapes_bind(const std::string& builtin, const Shapes& d) {
   return std::all_of(d.begin(), d.end(), [&](const std::vector<int64_t>& x) { return x == d.front(); });
 }
 std::string shape_text(const std::vector<int64_t>& d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
+// What the message of a kernel that no longer binds must say it found: every shape the rule
+// compares, in the rule's own order (equal: the first and the first other; matmul: the first
+// not of rank 2, else a, b -> out; rowsum: x -> out).
+std::string found_clause(const std::string& builtin, const Shapes& d) {
+  if (builtin == "matmul") {
+    for (const auto& x : d)
+      if (x.size() != 2) return "rank-2 tensors, found " + shape_text(x);
+    return fmt::format("found {}, {} -> {}", shape_text(d[0]), shape_text(d[1]), shape_text(d[2]));
+  }
+  if (builtin == "rowsum") return fmt::format("found {} -> {}", shape_text(d[0]), shape_text(d[1]));
+  for (const auto& x : d)
+    if (x != d.front()) return fmt::format("found {} and {}", shape_text(d.front()), shape_text(x));
+  return "found";
+}
 void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)>& well_formed) {
   const gen::GeneratedProgram g = draw();
   const size_t arity_of_builtin[] = {2, 2, 3, 2, 3, 3, 2};  // fill copy add acc scale matmul rowsum (§2)
@@ -502,10 +516,11 @@ void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)
                                                            ten == diags.end() ? "reported no 10 for it"
                                                                               : "reported " + ten->render(""))),
                         cx());
-        if (ten != diags.end() && ten->message.find(shape_text(changed)) == std::string::npos)
+        if (const std::string found = found_clause(k.builtin, shapes);
+            ten != diags.end() && ten->message.find(found) == std::string::npos)
           props::report(oracles::Verdict::fail("well-formed-message",
-                                               fmt::format("{}: WellFormed reported {}, which does not name {}", what,
-                                                           ten->render(""), shape_text(changed))),
+                                               fmt::format("{}: WellFormed reported {}, which does not say \"{}\"", what,
+                                                           ten->render(""), found)),
                         cx());
       }
     }
@@ -530,6 +545,21 @@ void rowsum_blind_case() {
 }  // namespace
 TEST(CompilerPropsControl, a_well_formed_blind_to_rowsum_shapes_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&rowsum_blind_case), "(rowsum) with param");
+}
+// ... and of its message check: shape messages that keep the kernel's name but drop the shapes.
+namespace {
+void shapeless_message_case() {
+  ++props::tally().cases;
+  shape_rule_case([](const ir::Program& p) {
+    verify::Diagnostics d = verify::check_well_formed(p);
+    for (verify::Diagnostic& x : d)
+      if (x.code == 10) x.message = x.message.substr(0, x.message.find(':') + 1) + " shapes differ";
+    return d;
+  });
+}
+}  // namespace
+TEST(CompilerPropsControl, shape_messages_without_the_shapes_fail) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&shapeless_message_case), "which does not say");
 }
 
 // The control of its codegen half: a codegen that emits a plan for anything.
