@@ -237,10 +237,6 @@ std::vector<Production> ir_production_universe() {
       const bool shape = w == "create-shape" || w == "full-shape";
       if (shape && k == "read")
         add(fmt::format("expr:{}@{}", kind, where), "a shape is static (WellFormed 9); a read is not");
-      else if (shape && k == "var")
-        u.push_back({fmt::format("expr:{}@{}", kind, where), "",
-                     "a scalar bound to a static expression (`n = 4; t = create [n]`): the generator does not "
-                     "track which of its scalars are static"});
       else if (w == "read-index" && k == "dim")
         u.push_back({fmt::format("expr:{}@{}", kind, where), "",
                      "read indices come from offset_expr, which spells no literal over a dim"});

@@ -55,6 +55,7 @@ constexpr const char* kFeatureNames[] = {
     "illegal-full",
     "tensor-alias",
     "create-used-nested",
+    "shape-through-scalar",
 };
 }  // namespace
 
@@ -369,7 +370,20 @@ Tensor Builder::fresh_buffer(Stmts& out, Scope& s, const Dims& w) {
   t.whole = !in_graph_;
   t.local = in_graph_;
   std::vector<ir::Expr> shape;
-  for (int64_t d : w) shape.push_back(literal(d, &s));
+  for (int64_t d : w) {
+    // In the entry, now and then a dim through a scalar bound to it (`n = 4; create [n]`):
+    // a static shape all the same (WellFormed 9), which Simplify substitutes and codegen
+    // evaluates. Not in graphs, whose creates LegalizeGraphBoundary wants literal (207).
+    if (!in_graph_ && c_.chance(10)) {
+      const std::string n = fresh("n");
+      out.push_back(let(n, literal(d, &s)));
+      s.scalars.push_back({n, ScalarClass::Any, 0});
+      shape.push_back(var(n));
+      features_.add(Feature::kShapeThroughScalar);
+      continue;
+    }
+    shape.push_back(literal(d, &s));
+  }
   if (!in_graph_ && k_.entry_reads && c_.chance(30)) {
     ir::Expr value = c_.boolean() ? literal(c_.integer(-5, 9), &s) : scalar_expr(pool(s, ScalarClass::Any), 1, nullptr);
     out.push_back(full(t.name, std::move(shape), std::move(value)));

@@ -103,6 +103,7 @@ enum class Feature : unsigned {
   kIllegalFull,
   kTensorAlias,  // `a = t`, a bare tensor name bound again (chains of them), used as t is
   kCreateUsedNested,  // a create first used in a nested block, then written whole by a launch
+  kShapeThroughScalar,  // an entry create or full whose dim is a scalar bound to a literal
   kCount
 };
 const char* feature_name(Feature f);
