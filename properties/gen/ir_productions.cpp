@@ -237,9 +237,6 @@ std::vector<Production> ir_production_universe() {
       const bool shape = w == "create-shape" || w == "full-shape";
       if (shape && k == "read")
         add(fmt::format("expr:{}@{}", kind, where), "a shape is static (WellFormed 9); a read is not");
-      else if (w == "read-index" && k == "dim")
-        u.push_back({fmt::format("expr:{}@{}", kind, where), "",
-                     "read indices come from offset_expr, which spells no literal over a dim"});
       else
         add(fmt::format("expr:{}@{}", kind, where));
     }

@@ -90,7 +90,9 @@ void Builder::entry_stmt(Stmts& out, Scope& s) {
       if (k_.entry_reads && !ins.empty() && c_.boolean()) {
         const Tensor& t = *c_.pick(ins);
         std::vector<ir::Expr> idx;
-        for (int64_t d : t.dims) idx.push_back(offset_expr(pool(s, ScalarClass::Any), d, &sources));
+        for (int64_t d : t.dims)  // now and then a literal index, spelled as literals are (over a dim too)
+          idx.push_back(c_.chance(20) ? literal(c_.integer(0, d - 1), &s)
+                                      : offset_expr(pool(s, ScalarClass::Any), d, &sources));
         ir::Expr def = read(t.name, std::move(idx));
         out.push_back(let(v, def));
         sources |= kFromRead;
