@@ -209,12 +209,7 @@ std::vector<Production> ir_production_universe() {
                  (f == "call" || f == "submit" || f == "bare-call" || f == "bare-submit" || f == "assemble" ||
                   f == "create"))
           why = "an if holding nodes in a graph (GraphBoundaryLegalized 215; creates count, COMPILER.md §4)";
-        std::string gap;
-        if (f == "tuple-get" && pl == "graph" && (c == "if" || c == "else"))
-          gap =
-              "a tuple bound before a launch-free if, taken in its branch: the graph generator's ifs hold "
-              "scalars, views and launch-free control flow only";
-        u.push_back({fmt::format("stmt:{}@{}-{}", form, place, ctx), why, gap});
+        u.push_back({fmt::format("stmt:{}@{}-{}", form, place, ctx), why, ""});
       }
   for (const char* callee : {"kernel", "graph"})
     for (const char* how : {"call", "submit"})

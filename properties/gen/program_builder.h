@@ -55,6 +55,7 @@ struct Scalar {
 struct Scope {
   std::vector<Tensor> tensors;
   std::vector<Scalar> scalars;
+  std::vector<std::pair<std::string, size_t>> tuples;  // a call's tuple name and its result count
   int loop_depth = 0;
   bool conditional = false;  // graph: in an if or a loop that may run zero times
 };

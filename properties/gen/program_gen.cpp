@@ -649,6 +649,7 @@ void Builder::bind_results(Stmts& out, Scope& s, const std::string& name, bool s
       }
     }
   };
+  if (submit || returns.size() >= 2) s.tuples.emplace_back(name, returns.size());
   if (!submit && returns.size() == 1) {
     bound(by_param[returns[0]], name);
     features_.add(graph_call ? Feature::kGraphResultUsed : Feature::kInPlaceRebind);

@@ -197,7 +197,12 @@ void Builder::graph_if(Stmts& out, Scope& s) {
     inner.conditional = true;
     const size_t n = 1 + c_.length(2);
     for (size_t i = 0; i < n; ++i) {
-      if (c_.boolean() && k_.views && !inner.tensors.empty()) {
+      if (!inner.tuples.empty() && c_.chance(15)) {
+        // An element of a tuple bound before the if, taken in the branch (not used further:
+        // taking it is no launch, so the if stays node-free).
+        const auto& [tuple, results] = inner.tuples[c_.one_of(inner.tuples.size())];
+        if (results > 0) b.push_back(tuple_get(fresh("y"), tuple, static_cast<int64_t>(c_.one_of(results))));
+      } else if (c_.boolean() && k_.views && !inner.tensors.empty()) {
         const Tensor base = c_.pick(inner.tensors);
         make_view(b, inner, base, window_dims_within(base.dims));
       } else if (c_.chance(20)) {
