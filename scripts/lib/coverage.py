@@ -96,7 +96,8 @@ def merge(prof_dir: Path, out: Path) -> None:
 @dataclass
 class FileCov:
     lines: dict[int, int] = field(default_factory=dict)  # line -> count
-    branches: dict[tuple, int] = field(default_factory=dict)  # (line, block, branch) -> taken
+    # (line, column, end line, end column, outcome 0 true / 1 false) -> times taken
+    branches: dict[tuple, int] = field(default_factory=dict)
 
 
 def stack_path(name: str) -> str | None:
@@ -116,7 +117,8 @@ def stack_path(name: str) -> str | None:
 
 
 def read_lcov(text: str) -> dict[str, FileCov]:
-    """The lines and branches of each measured stack/ source (keyed stack/...)."""
+    """The lines of each measured stack/ source (keyed stack/...); branches come from the JSON
+    export (read_branches)."""
     files: dict[str, FileCov] = {}
     cur: FileCov | None = None
     for line in text.splitlines():
@@ -128,13 +130,29 @@ def read_lcov(text: str) -> dict[str, FileCov]:
         elif line.startswith("DA:"):
             ln, cnt = line[3:].split(",")[:2]
             cur.lines[int(ln)] = max(cur.lines.get(int(ln), 0), int(cnt))
-        elif line.startswith("BRDA:"):
-            ln, block, branch, taken = line[5:].split(",")
-            key = (int(ln), block, branch)
-            cur.branches[key] = max(cur.branches.get(key, 0), 0 if taken == "-" else int(taken))
         elif line == "end_of_record":
             cur = None
     return files
+
+
+def read_branches(data: dict, files: dict[str, FileCov]) -> None:
+    """The branches of each measured stack/ source from llvm-cov's JSON export, into `files`.
+    A branch is a source location (start and end line and column) with two outcomes, taken
+    when any template instantiation, in any binary, took it: counted once per source
+    decision, as lines are. (llvm-cov 14's lcov export lists one BRDA block per instantiation,
+    numbered per binary, so the same numbers could name different instantiations in two
+    binaries; later llvm-cov unifies instantiations in its export by default.)"""
+    for d in data.get("data", []):
+        for f in d.get("files", []):
+            rel = stack_path(f.get("filename", ""))
+            if not rel:
+                continue
+            cur = files.setdefault(rel, FileCov())
+            for b in f.get("branches", []):
+                loc = tuple(b[0:4])
+                for outcome, count in ((0, b[4]), (1, b[5])):
+                    key = (*loc, outcome)
+                    cur.branches[key] = max(cur.branches.get(key, 0), int(count))
 
 
 @dataclass
@@ -372,6 +390,12 @@ def main(argv: list[str]) -> int:
             log(f"llvm-cov export failed: {lcov.stderr.strip()[:300]}")
             return 1
         exports[side] = read_lcov(lcov.stdout)
+        js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-functions", pd, *cov_args],
+                            capture_output=True, text=True)
+        if js.returncode != 0:
+            log(f"llvm-cov export failed: {js.stderr.strip()[:300]}")
+            return 1
+        read_branches(json.loads(js.stdout), exports[side])
     js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-expansions",
                          f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
     if js.returncode != 0:

@@ -1,8 +1,9 @@
 """Unit tests of scripts/lib/coverage.py (ctest `scripts/coverage`, label unit, every preset).
 
 The classification on synthetic exports: which paths are measured (ccache-relative paths,
-another clone's, test-only files left out), lcov lines and branches (a never-evaluated branch
-is not reached), lines given to the innermost function (a lambda inside a function), and the
+another clone's, test-only files left out), lcov lines, branches from the JSON export once per
+source location (a never-evaluated branch is not reached; two template instantiations that
+each take one outcome reach both), lines given to the innermost function (a lambda inside a function), and the
 positive control: a line only the unit side reaches must come out as a blind spot of the
 harness, a line neither reaches as unreached, and a harness-reached line as neither. Bad flags
 and a broken reasons file are one-line errors. Needs no build.
@@ -27,8 +28,6 @@ DA:11,3
 DA:12,0
 DA:13,0
 DA:20,1
-BRDA:11,0,0,2
-BRDA:11,0,1,-
 end_of_record
 SF:/w/repo/build/coverage/../../stack/ir/a_test.cpp
 DA:1,5
@@ -43,10 +42,17 @@ DA:11,1
 DA:12,4
 DA:13,0
 DA:20,0
-BRDA:11,0,0,1
-BRDA:11,0,1,1
 end_of_record
 """
+
+# llvm-cov's JSON export: [line, col, end line, end col, true count, false count, ...].
+JSON_H = {"data": [{"files": [
+    {"filename": "/w/repo/build/coverage/../../stack/ir/a.cpp", "branches": [[11, 5, 11, 9, 2, 0, 0, 0, 4]]},
+    {"filename": "/w/repo/build/coverage/../../stack/ir/a_test.cpp", "branches": [[1, 1, 1, 2, 1, 1, 0, 0, 4]]}]}]}
+# The unit side's binary holds two instantiations of the branch at 11:5, each taking one outcome.
+JSON_U = {"data": [{"files": [
+    {"filename": "/other/clone/stack/ir/a.cpp", "branches": [[11, 5, 11, 9, 1, 0, 0, 0, 4],
+                                                              [11, 5, 11, 9, 0, 1, 0, 0, 4]]}]}]}
 
 
 class PathsTest(unittest.TestCase):
@@ -68,11 +74,14 @@ class ClassifyTest(unittest.TestCase):
     def setUp(self):
         self.h = coverage.read_lcov(LCOV_H)
         self.u = coverage.read_lcov(LCOV_U)
+        coverage.read_branches(JSON_H, self.h)
+        coverage.read_branches(JSON_U, self.u)
 
     def test_only_stack_sources_are_read(self):
         self.assertEqual(list(self.h), ["stack/ir/a.cpp"])
         self.assertEqual(list(self.u), ["stack/ir/a.cpp"])
-        self.assertEqual(self.h["stack/ir/a.cpp"].branches[(11, "0", "1")], 0)  # '-': never evaluated
+        self.assertEqual(self.h["stack/ir/a.cpp"].branches[(11, 5, 11, 9, 1)], 0)  # the false outcome, never taken
+        self.assertEqual(len(self.u["stack/ir/a.cpp"].branches), 2)  # one decision, two outcomes, instantiations unified
 
     def test_tallies(self):
         # lines 10-13, 20: harness 10 11 20, unit 10 11 12; union 10 11 12 20
