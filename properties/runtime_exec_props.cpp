@@ -14,6 +14,7 @@
 #include "properties/gen/mutation_gen.h"
 #include "properties/oracles/attach_model.h"
 #include "properties/oracles/bind_checks.h"
+#include "properties/oracles/capacity.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
@@ -102,6 +103,29 @@ STACKCHECK_PROP(RuntimeExec, statement_budget_at_its_limit, 0.1) {
                                                       model.statements, runtime::status_line(short_by_one),
                                                       short_by_one.detail, short_by_one.stats.h2d)),
                   cx(model.statements - 1));
+}
+
+// Every capacity at a plan's need and one past it (HARNESS.md §8 boundary values, oracles/
+// capacity.h): a clean plan, one capacity per case (W, the scope task list, the tensormap, the
+// task and graph heaps), bound exactly at its need (the roomy bind's results) and one past it
+// (that capacity's own latch, nothing shipped). The need comes from the plan model (W) or from
+// binding (the others); the tags say which limits each case met.
+STACKCHECK_PROP(RuntimeExec, every_capacity_at_its_need_and_one_past, 0.2) {
+  const gen::GeneratedPlan g = draw();
+  const auto keys = oracles::capacity_keys();
+  const oracles::CapacityKey& k = keys[gen::choices().one_of(keys.size())];
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, seed);
+  if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kUnsupported, "plan model: " + *model.error));
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kOldest;
+  oracles::CapacityFinding f;
+  const Verdict v = oracles::check_capacity_at_need(
+      g.plan, k, model.tasks.size(), [&](const runtime::OrchProgram& q) { return runtime::bind_plan(q, o); }, &f);
+  gen::tag(fmt::format("limit:{}:{}", k.key, f.tag.empty() ? "failed" : f.tag));
+  props::report(v, props::counterexample("property", runtime::print_plan(g.plan),
+                                         {{"seed", std::to_string(seed)}, {"capacity", k.key}}));
 }
 
 // The threaded scheduler and the adversarial policies agree with each other, tensor by

@@ -1,0 +1,116 @@
+// oracles/capacity.h on RUNTIME.md §17's example plan: each capacity met exactly and one past
+// it with the real runtime, and the positive controls: runtimes that meet a limit one off, or
+// latch another code past it, must be reported.
+#include "properties/oracles/capacity.h"
+
+#include <gtest/gtest.h>
+
+#include "properties/oracles/plan_model.h"
+#include "stack/runtime/plan/parser.h"
+#include "stack/runtime/status/codes.h"
+
+namespace stackcheck::oracles {
+namespace {
+
+constexpr const char* kPlan = R"(config W=64
+tensor x: In [16]
+tensor c: InOut [8]
+graph g(a, b) {
+  submit scale(input a, output_existing b, scalar $0)
+}
+for i = 0, 2, 1 {
+  scope_begin
+  alloc t: [8]
+  set o = i * 8
+  view v = x[o:8]
+  submit acc(input v, inout t)
+  submit_graph g(input t, inout c, scalar i)
+  scope_end
+}
+)";
+
+runtime::OrchProgram plan() {
+  runtime::PlanParseResult r = runtime::parse_plan(kPlan);
+  EXPECT_TRUE(r.ok());
+  return r.program();
+}
+
+const CapacityKey& key(const std::string& name) {
+  for (const CapacityKey& k : capacity_keys())
+    if (k.key == name) return k;
+  ADD_FAILURE() << name;
+  return capacity_keys()[0];
+}
+
+uint64_t tasks(const runtime::OrchProgram& p) { return run_plan_model(p, 0).tasks.size(); }
+
+runtime::BindResult bind(const runtime::OrchProgram& p) { return runtime::bind_plan(p); }
+
+int64_t config(const runtime::OrchProgram& p, const std::string& k) {
+  for (const runtime::ConfigEntry& e : p.config)
+    if (e.key == k) return e.value;
+  return -1;
+}
+
+TEST(Capacity, every_key_at_its_need_and_one_past) {
+  const runtime::OrchProgram p = plan();
+  for (const CapacityKey& k : capacity_keys()) {
+    CapacityFinding f;
+    const Verdict v = check_capacity_at_need(p, k, tasks(p), bind, &f);
+    EXPECT_TRUE(v.passed()) << k.key << ": " << v.message;
+    EXPECT_FALSE(f.tag.empty()) << k.key;
+    ASSERT_TRUE(f.need.has_value()) << k.key;
+  }
+  CapacityFinding w;
+  ASSERT_TRUE(check_capacity_at_need(p, key("W"), tasks(p), bind, &w).passed());
+  EXPECT_EQ(*w.need, 8);  // 6 tasks (2 x alloc, acc, graph) padded to W = 8
+  EXPECT_EQ(w.tag, "at+past");
+}
+
+TEST(Capacity, padding_adds_exactly_the_tasks_asked_for) {
+  const runtime::OrchProgram p = plan();
+  for (uint64_t k : {0, 1, 2, 9}) EXPECT_EQ(tasks(pad_with_tasks(p, k)), tasks(p) + k) << k;
+  EXPECT_EQ(config(with_config(p, "W", 16), "W"), 16);
+  EXPECT_EQ(config(with_config(p, "task_heap", 4096), "task_heap"), 4096);
+}
+
+// Positive control: a window that holds one task less than W (one more task than asked is
+// bound) latches at the need.
+TEST(Capacity, control_a_window_one_short_is_reported) {
+  const runtime::OrchProgram p = plan();
+  const PlanBinder one_short = [](const runtime::OrchProgram& q) {
+    return runtime::bind_plan(config(q, "W") != 64 ? pad_with_tasks(q, 1) : q);
+  };
+  const Verdict v = check_capacity_at_need(p, key("W"), tasks(p), one_short);
+  ASSERT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("W at its need"), std::string::npos) << v.message;
+}
+
+// Positive control: a task heap that fits 64 B less than it is given: the least heap that
+// binds is no longer the high-water mark.
+TEST(Capacity, control_a_heap_short_by_a_line_is_reported) {
+  const runtime::OrchProgram p = plan();
+  const PlanBinder short_heap = [](const runtime::OrchProgram& q) {
+    const int64_t h = config(q, "task_heap");
+    return runtime::bind_plan(h > 0 ? with_config(q, "task_heap", std::max<int64_t>(1024, h - 64)) : q);
+  };
+  const Verdict v = check_capacity_at_need(p, key("task_heap"), tasks(p), short_heap);
+  ASSERT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("high-water"), std::string::npos) << v.message;
+}
+
+// Positive control: a runtime that latches another code when the scope task list overflows.
+TEST(Capacity, control_another_code_past_the_limit_is_reported) {
+  const runtime::OrchProgram p = plan();
+  const PlanBinder wrong_code = [](const runtime::OrchProgram& q) {
+    runtime::BindResult r = runtime::bind_plan(q);
+    if (runtime::status_to_code(r.status) == 10) r.status = -(1000 + 11);
+    return r;
+  };
+  const Verdict v = check_capacity_at_need(p, key("scope_tasks_capacity"), tasks(p), wrong_code);
+  ASSERT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("one past its need"), std::string::npos) << v.message;
+}
+
+}  // namespace
+}  // namespace stackcheck::oracles
