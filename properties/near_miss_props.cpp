@@ -25,6 +25,7 @@
 #include "properties/gen/plan_breaker.h"
 #include "properties/oracles/rejection.h"
 #include "properties/property.h"
+#include "stack/runtime/host/runtime.h"
 #include "stack/codegen/codegen.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/pipeline.h"
@@ -161,6 +162,28 @@ void broken_case(const PlanValidator& validate) {
     props::report(oracles::Verdict::fail("plan-check", fmt::format("{}: bind_plan ended {} ({}), not as an invalid plan",
                                                                    what, runtime::status_line(r), r.detail)),
                   props::counterexample("plan-check", text));
+  // A Runtime refuses it on its own too (a caller of Runtime::bind without bind_plan): status -1
+  // with the check's message, and the bind copies and reserves nothing (the device memory's
+  // ledger and reservations, read before and after).
+  {
+    runtime::DeviceMemory mem;
+    runtime::RuntimeConfig cfg;
+    cfg.W = 64;
+    auto rt = runtime::Runtime::create(mem, cfg);
+    RC_ASSERT(rt.has_value());
+    const uint64_t copies = mem.host_copy_count(), live = mem.live_reserved_bytes();
+    const runtime::BindResult r = (*rt)->bind(b->plan, {});
+    if (r.status != runtime::kStatusGeneric || r.failure != runtime::BindFailure::kInvalidPlan ||
+        r.detail.find(b->expected) == std::string::npos || mem.host_copy_count() != copies ||
+        mem.live_reserved_bytes() != live)
+      props::report(oracles::Verdict::fail(
+                        "plan-check", fmt::format("{}: Runtime::bind ended {} ({}), {} copies and {} B reserved by it, "
+                                                  "not as an invalid plan refused before anything",
+                                                  what, runtime::status_line(r), r.detail,
+                                                  mem.host_copy_count() - copies,
+                                                  static_cast<int64_t>(mem.live_reserved_bytes() - live))),
+                    props::counterexample("plan-check", text));
+  }
   // The same edit with its value at the limit is legal, and its text reads back as the same plan.
   if (b->at_limit) {
     ++broken_tally().rule[std::string("at the limit: ") + gen::plan_rule_name(b->rule)];
