@@ -12,10 +12,12 @@
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/simplify.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 
@@ -81,6 +83,79 @@ STACKCHECK_PROP(EndToEnd, generated_programs_match_interpreter, 0.1) {
       {"seed", std::to_string(seed)}, {"schedule", oracles::schedule_text(sched)}, {"step_c", step_c ? "1" : "0"}};
   if (!config.empty()) params["W"] = std::to_string(config[0].value);
   props::report(run.verdict, oracles::Counterexample{"end-to-end", ir::print_program(g.program), params, "", ""});
+}
+
+// The interpreter's budget at its limit (COMPILER.md §7: an exhausted budget is an error with a
+// location): a budget of exactly the steps a free run used gives the same outputs in the same
+// steps; one step less ends in a Budget error. `run` is the interpreter (a control substitutes one).
+using InterpRun = std::function<interp::Result(const ir::Program&, uint64_t, const interp::Options&)>;
+oracles::Verdict interpreter_budget_verdict(const ir::Program& p, uint64_t seed, const InterpRun& run) {
+  using oracles::Verdict;
+  const interp::Result free = run(p, seed, {});
+  if (!free.ok())
+    return Verdict::inconclusive(oracles::Inconclusive::kInterpreterError, free.error().render());
+  const uint64_t steps = free.outputs().steps;
+  const auto same = [&](const interp::Outputs& o) {
+    if (o.steps != steps || o.tensors.size() != free.outputs().tensors.size()) return false;
+    for (size_t i = 0; i < o.tensors.size(); ++i)
+      if (o.tensors[i].name != free.outputs().tensors[i].name || o.tensors[i].bytes != free.outputs().tensors[i].bytes)
+        return false;
+    return true;
+  };
+  const interp::Result exact = run(p, seed, interp::Options{.budget = steps});
+  if (!exact.ok() || !same(exact.outputs()))
+    return Verdict::fail("interp-budget",
+                         fmt::format("a budget of exactly the {} steps of a free run {}", steps,
+                                     exact.ok() ? fmt::format("ran otherwise ({} steps, other outputs or not)",
+                                                              exact.outputs().steps)
+                                                : "ended " + exact.error().render()));
+  if (steps == 0) return Verdict::pass();
+  const interp::Result short_by_one = run(p, seed, interp::Options{.budget = steps - 1});
+  if (short_by_one.ok() || short_by_one.error().kind != interp::ErrorKind::Budget)
+    return Verdict::fail("interp-budget",
+                         fmt::format("a budget one short of the {} steps of a free run {}", steps,
+                                     short_by_one.ok() ? std::string("ran to the end")
+                                                       : "ended " + short_by_one.error().render()));
+  return Verdict::pass();
+}
+
+STACKCHECK_PROP(EndToEnd, interpreter_budget_at_its_limit, 0.2) {
+  const gen::GeneratedProgram g = gen::draw_program();
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  const auto run = [](const ir::Program& p, uint64_t s, const interp::Options& o) { return interp::run(p, s, o); };
+  props::report(interpreter_budget_verdict(g.program, seed, run),
+                props::counterexample("property", ir::print_program(g.program), {{"seed", std::to_string(seed)}}));
+}
+
+// Positive controls: an interpreter that charges one step more than it reports, and one that
+// lets a run end one step past its budget.
+TEST(EndToEndControl, interpreter_budget_one_off_is_reported) {
+  const ir::ParseResult parsed = ir::parse_program(
+      "kernel kacc(x: In tensor<i32>[4], acc: InOut tensor<i32>[4]) -> (acc) = builtin acc\n"
+      "orchestration main(x: In tensor<i32>[4], c: InOut tensor<i32>[4]) {\n"
+      "  for i in range(0, 3, 1) {\n"
+      "    call kacc(x, c)\n"
+      "  }\n"
+      "}\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  const auto real = [](const ir::Program& p, uint64_t s, const interp::Options& o) { return interp::run(p, s, o); };
+  ASSERT_TRUE(interpreter_budget_verdict(parsed.program(), 1, real).passed());
+  const auto charges_one_more = [](const ir::Program& p, uint64_t s, const interp::Options& o) {
+    interp::Options less = o;
+    less.budget = o.budget - 1;
+    return interp::run(p, s, less);
+  };
+  const oracles::Verdict a = interpreter_budget_verdict(parsed.program(), 1, charges_one_more);
+  ASSERT_TRUE(a.failed());
+  EXPECT_NE(a.message.find("exactly"), std::string::npos) << a.message;
+  const auto one_past = [](const ir::Program& p, uint64_t s, const interp::Options& o) {
+    interp::Options more = o;
+    more.budget = o.budget + 1;
+    return interp::run(p, s, more);
+  };
+  const oracles::Verdict b = interpreter_budget_verdict(parsed.program(), 1, one_past);
+  ASSERT_TRUE(b.failed());
+  EXPECT_NE(b.message.find("one short"), std::string::npos) << b.message;
 }
 
 // Positive control: the differential comparison reports a flipped byte, naming the element.
