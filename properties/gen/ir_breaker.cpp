@@ -15,6 +15,10 @@ using namespace ir;
 
 namespace {
 
+// COMPILER.md §1: a tensor type holds at most 65,536 elements.
+constexpr int64_t kMaxTensorElements = 65536;
+
+
 Expr int_expr(int64_t v) {
   Expr e;
   e.kind = Expr::Kind::Int;
@@ -449,24 +453,77 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       break;
     }
     case 9: {
-      if (!kernels.empty() && c.boolean()) {
+      // A bad type (COMPILER.md §1: i32, rank 1..3, dims >= 1, at most 65,536 elements) on a
+      // kernel param or an entry tensor param, one way each: a dim below 1, a dim past 65,536,
+      // more than 65,536 elements over dims each within it, rank 4, another dtype; or a create
+      // of an extent below 1. The message names the problem as WellFormed words it.
+      const size_t where = c.one_of(3);  // 0: a create, 1: a kernel param, 2: an entry param
+      if (where == 0 || (where == 1 && kernels.empty()) || (where == 2 && tensor_params.empty())) {
+        CreateRhs cr;
+        cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
+        front(assign("zz_t", cr));
+        b.what = "a create of an extent below 1";
+        b.interp_invalid = true;
+        break;
+      }
+      Param* q = nullptr;
+      if (where == 1) {
         Function& k = *kernels[c.one_of(kernels.size())];
         std::vector<size_t> tp;
         for (size_t i = 0; i < k.params.size(); ++i)
           if (k.params[i].type.is_tensor()) tp.push_back(i);
         if (tp.empty()) return std::nullopt;
-        Type& t = k.params[tp[c.one_of(tp.size())]].type;
-        int64_t& dim = t.dims[c.one_of(t.dims.size())];
-        dim = c.chance(50) ? 0 : -c.integer(1, 4);
-        b.has_text = dim == 0;
+        q = &k.params[tp[c.one_of(tp.size())]];
         b.graph = k.name;
-        b.what = "a kernel param type with a dim below 1";
       } else {
-        CreateRhs cr;
-        cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
-        front(assign("zz_t", cr));
-        b.what = "a create of an extent below 1";
+        q = &entry->params[tensor_params[c.one_of(tensor_params.size())]];
       }
+      Type& t = q->type;
+      const size_t d = c.one_of(t.dims.size());
+      std::string why;
+      switch (c.one_of(5)) {
+        case 1: {
+          t.dims[d] = c.near_edges(kMaxTensorElements + 1, 2 * kMaxTensorElements);
+          why = fmt::format("dim {} is {} (at most {} elements)", d, t.dims[d], kMaxTensorElements);
+          b.what = "a param type with a dim past 65,536";
+          break;
+        }
+        case 2: {  // every dim within 65,536, their product past it
+          if (t.dims.size() < 2) t.dims.push_back(2);
+          int64_t others = 1;
+          for (size_t i = 1; i < t.dims.size(); ++i) others *= t.dims[i];
+          if (others < 2) {
+            t.dims[1] = 2;
+            others = 1;
+            for (size_t i = 1; i < t.dims.size(); ++i) others *= t.dims[i];
+          }
+          t.dims[0] = kMaxTensorElements / others + 1;
+          why = fmt::format("{} elements (at most {})", t.dims[0] * others, kMaxTensorElements);
+          b.what = "a param type of more than 65,536 elements";
+          break;
+        }
+        case 3:
+          while (t.dims.size() < 4) t.dims.push_back(1);
+          why = "rank 4 (must be 1..3)";
+          b.what = "a param type of rank 4";
+          break;
+        case 4:
+          t.dtype = c.boolean() ? "i64" : "f32";
+          why = fmt::format("element type must be i32, found '{}'", t.dtype);
+          b.what = "a param type of another element type";
+          b.has_text = false;  // the grammar may not take it: a refusal is no finding
+          break;
+        default:
+          t.dims[d] = c.chance(50) ? 0 : -c.integer(1, 4);
+          why = fmt::format("dim {} is {} (must be >= 1)", d, t.dims[d]);
+          b.has_text = t.dims[d] == 0;
+          b.what = "a param type with a dim below 1";
+      }
+      b.message_has = {fmt::format("param '{}' of '{}' has a bad type: {}", q->name, b.graph, why)};
+      // The interpreter draws the entry's inputs from its param types (§7): a shape it cannot
+      // allocate is its Invalid error; it never reads a dtype, nor a kernel's param types.
+      b.interp_invalid = where == 2 && t.dtype == "i32";
+      if (where == 2) b.what = "an entry " + b.what.substr(2);
       break;
     }
     case 10: {  // a kernel that no longer fits its builtin (kernels come first: its 10 is the first finding)

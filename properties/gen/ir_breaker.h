@@ -50,6 +50,9 @@ struct BrokenProgram {
   // Texts the first diagnostic's message must hold: the names of what broke the rule, in the
   // places the message puts them (who is passed for what, whose buffer it is).
   std::vector<std::string> message_has;
+  // break_well_formed_rule, code 9: the reference interpreter cannot run it either (a create or
+  // an entry param of a shape it cannot allocate): its Invalid error (COMPILER.md §7).
+  bool interp_invalid = false;
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
