@@ -344,7 +344,7 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
         {11, {interp::ErrorKind::OutOfBounds}},
         {13, {interp::ErrorKind::ZeroDivisor, interp::ErrorKind::ZeroStep}}};
     if (const auto want = kInterpErrors.find(b->code);
-        want != kInterpErrors.end() && (b->code != 9 || b->interp_invalid)) {
+        want != kInterpErrors.end() && (b->code != 9 || b->interp_invalid) && !b->interp_runs) {
       const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker);
       const uint32_t line =
           at == std::string::npos ? 0 : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));

@@ -304,6 +304,9 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
   if (entry == nullptr) return std::nullopt;
   b.graph = entry->name;
   static const std::vector<int> kCodes = {3, 2, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 1, 7};
+  // The edit leaves codegen something it can lower (a call's empty result bound to a name that
+  // nothing reads): not one of its preconditions.
+  bool lowers_anyway = false;
   b.code = c.pick(kCodes);
   std::vector<Stmt>& body = entry->body;
   auto front = [&](Stmt s) { body.insert(body.begin(), std::move(s)); };
@@ -659,9 +662,62 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       break;
     }
     case 12: {
-      if (tensor_params.empty()) return std::nullopt;
-      front(assign("zz_s", TupleGetRhs{entry->params[tensor_params.front()].name, c.integer(0, 2)}));
-      b.what = "`.k` of a name that is not a tuple";
+      // Tuples misused (COMPILER.md §1: call results are used only as `r.k`; task ids may be
+      // bound, never used): `.k` of a name that is no tuple, or, after a kernel launch of the
+      // entry launched again as `zz_r = submit ...` (its returns, then its task id), `.k` past
+      // the tuple's end, the tuple used as a value, its task id used; or a call of a kernel
+      // that returns nothing bound to a name.
+      const size_t way = calls.empty() ? 0 : c.one_of(5);
+      if (way == 0) {
+        if (tensor_params.empty()) return std::nullopt;
+        const std::string& t = entry->params[tensor_params.front()].name;
+        const int64_t k = c.integer(0, 2);
+        front(assign("zz_s", TupleGetRhs{t, k}));
+        b.what = "`.k` of a name that is not a tuple";
+        b.marker = "zz_s = ";
+        b.message_has = {fmt::format("'{}.{}': '{}' is not a tuple", t, k, t)};
+        break;
+      }
+      const size_t at = calls[c.one_of(calls.size())];
+      Invoke inv = *invoke_of(body[at]);
+      const Function* k = nullptr;
+      for (const Function& f : b.program.functions)
+        if (f.name == inv.callee) k = &f;
+      if (k == nullptr) return std::nullopt;
+      const auto n = static_cast<int64_t>(k->kernel_returns.size());
+      std::vector<Stmt> after;
+      inv.submit = way != 4;
+      if (way == 4) {
+        if (n != 0) return std::nullopt;
+        after.push_back(assign("zz_r", InvokeRhs{inv}));
+        b.what = "a call of a kernel that returns nothing bound to a name";
+        b.marker = "zz_r = call";
+        b.message_has = {fmt::format("call of '{}' returns nothing; its result cannot be bound to 'zz_r'", inv.callee)};
+        b.interp_runs = true;
+        lowers_anyway = true;
+      } else {
+        after.push_back(assign("zz_r", InvokeRhs{inv}));
+        if (way == 1) {
+          const int64_t past = n + 1 + c.integer(0, 1);
+          after.push_back(assign("zz_s", TupleGetRhs{"zz_r", past}));
+          b.what = "`.k` past the end of a submit's tuple";
+          b.marker = "zz_s = zz_r.";
+          b.message_has = {fmt::format("'zz_r.{}': tuple 'zz_r' has {} elements", past, n + 1)};
+        } else if (way == 2) {
+          after.push_back(assign("zz_u", ExprRhs{var("zz_r")}));
+          b.what = "a submit's tuple used as a value";
+          b.marker = "zz_u = zz_r";
+          b.message_has = {"tuple 'zz_r' can only be used as 'zz_r.k'"};
+          b.interp_runs = true;
+        } else {
+          after.push_back(assign("zz_t", TupleGetRhs{"zz_r", n}));
+          after.push_back(assign("zz_u", ExprRhs{binary(BinOp::Add, var("zz_t"), int_expr(1))}));
+          b.what = "a submit's task id used";
+          b.marker = "zz_u = zz_t";
+          b.message_has = {"task id 'zz_t' may be bound but never used"};
+        }
+      }
+      body.insert(body.begin() + static_cast<long>(at) + 1, after.begin(), after.end());
       break;
     }
     case 13: {
@@ -852,7 +908,8 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
     }
     default: return std::nullopt;
   }
-  if (b.code != 2 && b.code != 9 && b.code != 10 && b.code != 13 && b.code != 14) b.lowering_precondition = true;
+  if (b.code != 2 && b.code != 9 && b.code != 10 && b.code != 13 && b.code != 14 && !lowers_anyway)
+    b.lowering_precondition = true;
   return b;
 }
 

@@ -53,6 +53,9 @@ struct BrokenProgram {
   // break_well_formed_rule, code 9: the reference interpreter cannot run it either (a create or
   // an entry param of a shape it cannot allocate): its Invalid error (COMPILER.md §7).
   bool interp_invalid = false;
+  // The reference interpreter can run the edit all the same (a tuple aliased by a bare name, a
+  // call's empty result bound and never read): the interpreter's error is not expected.
+  bool interp_runs = false;
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
