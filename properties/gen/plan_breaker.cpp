@@ -15,11 +15,11 @@ namespace stackcheck::gen {
 using namespace runtime;
 
 const char* plan_rule_name(PlanRule r) {
-  static constexpr auto kNames = support::names_through<PlanRule::kMutateOffset>(
+  static constexpr auto kNames = support::names_through<PlanRule::kArgUnusedField>(
       {"undefined-tensor", "undefined-scalar", "tensor-as-scalar", "scalar-as-tensor", "bound-twice", "out-of-scope",
        "slot-in-root", "slot-range", "dim-zero", "rank-five", "entry-too-large", "undefined-graph", "sync-negative",
        "alloc-empty", "read-not-in", "read-rank", "window-rank", "window-negative", "keyword-name", "nesting-deep",
-       "expr-deep", "graph-twice", "mutate-offset"});
+       "expr-deep", "graph-twice", "mutate-offset", "malformed-expr", "arg-unused-field"});
   return support::enum_name(kNames, r);
 }
 
@@ -81,7 +81,7 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
                            b.rule == PlanRule::kReadRank;
     if (b.rule == PlanRule::kSlotRange ? !p.in_graph : root_only && p.in_graph) continue;
     if ((b.rule == PlanRule::kReadRank) && p.in_entry.empty()) continue;
-    if ((b.rule == PlanRule::kTensorAsScalar || b.rule == PlanRule::kWindowRank ||
+    if ((b.rule == PlanRule::kTensorAsScalar || b.rule == PlanRule::kWindowRank || b.rule == PlanRule::kArgUnusedField ||
          b.rule == PlanRule::kWindowNegative || b.rule == PlanRule::kUndefinedGraph) &&
         p.tensors.empty())
       continue;
@@ -329,6 +329,66 @@ std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& va
                                           static_cast<uint8_t>(c.integer(0, 255)), {}});
       b.where = "mutations";
       b.expected = "mutate offset exceeds 2^63-1";
+      break;
+    }
+    case PlanRule::kMalformedExpr: {
+      // In any expression site, a node of a shape the parser never builds.
+      PlanExpr e = lit(c.integer(0, 9));
+      switch (c.one_of(7)) {
+        case 1:  // a name that also holds a value
+          front.push_back(set("zz_v", lit(0)));
+          e = name("zz_v");
+          e.value = c.integer(1, 9);
+          break;
+        case 2:  // a binary that also holds a value or a name
+          e = PlanExpr::binary(PlanBinOp::Add, lit(1), lit(2));
+          if (c.boolean())
+            e.value = c.integer(1, 9);
+          else
+            e.name = "zz";
+          break;
+        case 3:  // a binary with one operand
+          e = PlanExpr::binary(PlanBinOp::Mul, lit(1), lit(2));
+          e.args.pop_back();
+          break;
+        case 4:  // a binary with three operands
+          e = PlanExpr::binary(PlanBinOp::Sub, lit(1), lit(2));
+          e.args.push_back(lit(3));
+          break;
+        case 5:  // a leaf with operands
+          e.args.push_back(lit(1));
+          e.args.push_back(lit(2));
+          break;
+        case 6:  // a slot with a name (in a graph body; a literal with a name elsewhere)
+          if (at.in_graph) e = PlanExpr::slot(c.integer(0, 63));
+          e.name = "zz";
+          break;
+        default:  // a literal with a name
+          e.name = "zz";
+      }
+      // Nested one level down half the time: the check looks into every operand.
+      if (c.boolean()) e = PlanExpr::binary(PlanBinOp::Add, lit(0), std::move(e));
+      front.push_back(in_site(std::move(e), at.tensors.empty() ? "" : tensor()));
+      b.expected = "malformed expression node";
+      b.text_form = false;
+      break;
+    }
+    case PlanRule::kArgUnusedField: {
+      // A fill whose tensor argument also holds a scalar or an output's name or shape, or whose
+      // scalar argument also holds a window or an output's name.
+      const std::string t = tensor();
+      PlanArg ten = PlanArg::tensor(PlanTag::OutputExisting, whole(t));
+      PlanArg sc = PlanArg::scalar_value(lit(1));
+      switch (c.one_of(5)) {
+        case 1: ten.out_name = "zz_o"; break;
+        case 2: ten.out_shape = {4}; break;
+        case 3: sc.window = whole(t); break;
+        case 4: sc.out_name = "zz_o"; break;
+        default: ten.scalar = lit(c.integer(1, 9));
+      }
+      front.push_back(stmt(SubmitStmt{Builtin::Fill, {std::move(ten), std::move(sc)}}));
+      b.expected = "argument has fields its tag does not use";
+      b.text_form = false;
       break;
     }
     case PlanRule::kCount: return std::nullopt;

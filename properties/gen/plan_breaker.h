@@ -10,7 +10,11 @@
 // a rank-5 shape, an entry tensor past 2^20 elements, an undefined graph, a negative
 // sync_start, an empty alloc, a read through a non-In root, a read index of rank 0 or 5, a
 // window of rank 5 or of negative size, a keyword as a name, blocks nested past 256,
-// an expression deeper than 1024, a graph defined twice, a mutate offset past 2^63-1.
+// an expression deeper than 1024, a graph defined twice, a mutate offset past 2^63-1; and, for
+// a caller that builds plans as ASTs (what the parser never hands the check), an expression
+// node of a malformed shape (a literal or slot with a name, a name with a value, a binary
+// with a value, a name, one or three operands, a leaf with operands) and an argument with a
+// field its tag does not use.
 // Rule 0 (the simplest choice) is the undefined tensor. No RapidCheck here.
 #pragma once
 
@@ -46,6 +50,8 @@ enum class PlanRule : uint8_t {
   kExprDeep,
   kGraphTwice,
   kMutateOffset,
+  kMalformedExpr,  // an expression node the parser never builds (AST only)
+  kArgUnusedField,  // an argument with a field its tag does not use (AST only)
   kCount
 };
 const char* plan_rule_name(PlanRule r);
@@ -60,6 +66,9 @@ struct BrokenPlan {
   // limit, which the check must accept (the one past it is `plan`).
   std::optional<runtime::OrchProgram> at_limit;
   std::string limit;  // what at_limit holds, one line
+  // False for an edit only an AST can hold (a malformed expression node, an argument field its
+  // tag does not use): the printer cannot write it, so its text is not judged.
+  bool text_form = true;
 };
 
 // `valid` must pass runtime::validate_plan. nullopt when the drawn rule has no place in this
