@@ -128,6 +128,29 @@ STACKCHECK_PROP(RuntimeExec, every_capacity_at_its_need_and_one_past, 0.2) {
                                          {{"seed", std::to_string(seed)}, {"capacity", k.key}}));
 }
 
+// Every limit of a plan's own shape met exactly and one past it (oracles/capacity.h): open
+// scopes (64, the root included), buffers of one alloc (16), a window's end against its buffer,
+// producers of one task (128), nodes of one graph (1024), boundary tensors (128) and scalars (64)
+// of one submit_graph; statements appended to a clean plan, which then binds with its own
+// entry tensors at the limit and latches the limit's code (1, 5, 4) one past it.
+STACKCHECK_PROP(RuntimeExec, every_plan_limit_at_and_one_past, 0.2) {
+  const gen::GeneratedPlan g = draw();
+  const auto limits = oracles::structural_limits();
+  const oracles::StructuralLimit& l = limits[gen::choices().one_of(limits.size())];
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, seed);
+  if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kUnsupported, "plan model: " + *model.error));
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kOldest;
+  oracles::CapacityFinding f;
+  const Verdict v = oracles::check_structural_limit(
+      g.plan, l, model.definitions, [&](const runtime::OrchProgram& q) { return runtime::bind_plan(q, o); }, &f);
+  gen::tag(fmt::format("limit:{}:{}", l.name, f.tag.empty() ? "failed" : f.tag));
+  props::report(v, props::counterexample("property", runtime::print_plan(g.plan),
+                                         {{"seed", std::to_string(seed)}, {"limit", l.name}}));
+}
+
 // The threaded scheduler and the adversarial policies agree with each other, tensor by
 // tensor (independently of the model).
 STACKCHECK_PROP(RuntimeExec, threaded_equals_adversarial, 0.1) {

@@ -43,9 +43,9 @@ runtime::OrchProgram pad_with_tasks(runtime::OrchProgram p, uint64_t k);
 runtime::OrchProgram with_config(runtime::OrchProgram p, const std::string& key, int64_t v);
 
 struct CapacityFinding {
-  std::string tag;                // at+past, below-min, ...: what the case reached
-  std::optional<int64_t> need;    // the value the plan was bound at, at the limit
-  std::string repro;              // the config (and padding) of the failing bind, one line
+  std::string tag;              // at+past, below-min, ...: what the case reached
+  std::optional<int64_t> need;  // the value the plan was bound at, at the limit
+  std::string repro;            // the config (and padding) of the failing bind, one line
 };
 
 // Judges `p` (a clean plan that `bind` binds with status 0 under its own config: the roomy
@@ -53,6 +53,27 @@ struct CapacityFinding {
 // A task heap need below its least legal value (1 KiB) is raised by a 2 KiB `alloc` appended
 // to the plan (tag `raised`), so that most cases meet that limit exactly.
 Verdict check_capacity_at_need(const runtime::OrchProgram& p, const CapacityKey& k, uint64_t tasks,
+                               const PlanBinder& bind, CapacityFinding* finding = nullptr);
+
+// Limits of a plan's own shape (RUNTIME.md §8, §9; support/limits.h's figures read from the
+// spec): statements appended at the end of a clean plan's root block that meet the limit
+// exactly (the plan binds, with the roomy bind's entry tensors: the additions touch only
+// buffers of their own) and one past it (the limit's code latched first, nothing shipped).
+struct StructuralLimit {
+  const char* name;
+  int code;       // the fatal code one past it latches (§13)
+  int64_t limit;  // the largest legal value
+};
+std::span<const StructuralLimit> structural_limits();
+
+// `p` with the statements of limit `l` at value `n` appended (and a graph, for the graph
+// limits), under names `p` does not use; W raised to 1024 where the additions need tasks.
+runtime::OrchProgram append_at_limit(runtime::OrchProgram p, const StructuralLimit& l, int64_t n);
+
+// Judges `p` (a clean plan; `bind` binds it with status 0) with limit `l` met exactly and one
+// past it; `definitions` is the plan model's count of graph definitions (a graph limit needs
+// room in the definition cache: 16).
+Verdict check_structural_limit(const runtime::OrchProgram& p, const StructuralLimit& l, size_t definitions,
                                const PlanBinder& bind, CapacityFinding* finding = nullptr);
 
 }  // namespace stackcheck::oracles

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "properties/oracles/plan_model.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/status/codes.h"
@@ -110,6 +112,68 @@ TEST(Capacity, control_another_code_past_the_limit_is_reported) {
   const Verdict v = check_capacity_at_need(p, key("scope_tasks_capacity"), tasks(p), wrong_code);
   ASSERT_TRUE(v.failed());
   EXPECT_NE(v.message.find("one past its need"), std::string::npos) << v.message;
+}
+
+}  // namespace
+}  // namespace stackcheck::oracles
+
+namespace stackcheck::oracles {
+namespace {
+
+TEST(Capacity, every_structural_limit_at_and_one_past) {
+  const runtime::OrchProgram p = plan();
+  for (const StructuralLimit& l : structural_limits()) {
+    CapacityFinding f;
+    const Verdict v = check_structural_limit(p, l, run_plan_model(p, 0).definitions, bind, &f);
+    EXPECT_TRUE(v.passed()) << l.name << ": " << v.message;
+    EXPECT_EQ(f.tag, "at+past") << l.name;
+  }
+}
+
+}  // namespace
+}  // namespace stackcheck::oracles
+
+namespace stackcheck::oracles {
+namespace {
+
+const StructuralLimit& structural(const std::string& name) {
+  for (const StructuralLimit& l : structural_limits())
+    if (l.name == name) return l;
+  ADD_FAILURE() << name;
+  return structural_limits()[0];
+}
+
+// Positive control: a runtime that holds one open scope less than the limit (one more pair of
+// scopes is bound than asked) latches at the limit.
+TEST(Capacity, control_a_scope_limit_one_short_is_reported) {
+  const runtime::OrchProgram p = plan();
+  const PlanBinder one_short = [](const runtime::OrchProgram& q) {
+    runtime::OrchProgram more = q;
+    const bool deep = std::count_if(q.body.begin(), q.body.end(), [](const runtime::PlanStmt& s) {
+                        return std::holds_alternative<runtime::ScopeBeginStmt>(s.node);
+                      }) > 32;
+    if (deep) {  // the whole body one scope deeper
+      more.body.insert(more.body.begin(), runtime::PlanStmt{runtime::ScopeBeginStmt{}, {}});
+      more.body.push_back(runtime::PlanStmt{runtime::ScopeEndStmt{}, {}});
+    }
+    return runtime::bind_plan(more);
+  };
+  const Verdict v = check_structural_limit(p, structural("scope-depth"), 1, one_short);
+  ASSERT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("scope-depth at its limit 64"), std::string::npos) << v.message;
+}
+
+// Positive control: a runtime that latches INVALID_ARGS where a task has too many producers.
+TEST(Capacity, control_another_code_past_the_fanin_limit_is_reported) {
+  const runtime::OrchProgram p = plan();
+  const PlanBinder wrong_code = [](const runtime::OrchProgram& q) {
+    runtime::BindResult r = runtime::bind_plan(q);
+    if (runtime::status_to_code(r.status) == 4) r.status = -(1000 + 5);
+    return r;
+  };
+  const Verdict v = check_structural_limit(p, structural("fanin"), 1, wrong_code);
+  ASSERT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("fanin one past its limit (129)"), std::string::npos) << v.message;
 }
 
 }  // namespace
