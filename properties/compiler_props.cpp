@@ -13,9 +13,9 @@
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/walk.h"
+#include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/normalize_return_order.h"
 #include "stack/passes/pass_manager.h"
-#include "stack/passes/legalize_graph_boundary.h"
 #include "stack/passes/simplify.h"
 #include "stack/verify/graph_boundary_legalized.h"
 #include "stack/verify/return_params_explicit.h"
@@ -143,8 +143,8 @@ bool calls_graph(const ir::Program& p, const std::string& g) {
   return false;
 }
 void codegen_defence_case(const gen::BrokenProgram& b, const Codegen& generate) {
-  static const std::map<int, int> kCodegenCode = {{202, 301}, {206, 302}, {217, 303}, {208, 304}, {204, 305},
-                                                  {205, 305}};
+  static const std::map<int, int> kCodegenCode = {{202, 301}, {206, 302}, {217, 303},
+                                                  {208, 304}, {204, 305}, {205, 305}};
   const auto it = kCodegenCode.find(b.code);
   if (it == kCodegenCode.end()) return;
   // 305 refuses a `submit_graph` with too many args (COMPILER.md §6): a graph that no statement
@@ -187,14 +187,41 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
                                                      fmt::join(codes, ","), d.empty() ? "" : ": " + d.front().message)),
                   cx());
   codegen_defence_case(*b, generate);
+  // The limit met exactly is legal everywhere: the verifier and the pass take it, and the
+  // program runs end to end as the interpreter runs it (codegen and the runtime's limits too).
+  if (b->at_limit) {
+    gen::tag(fmt::format("at-limit-{}", b->code));
+    const auto acx = [&] { return props::counterexample("end-to-end", ir::print_program(*b->at_limit)); };
+    if (const verify::Diagnostics ad = verifier(*b->at_limit); !ad.empty())
+      props::report(
+          oracles::Verdict::fail("verifier-limit", fmt::format("{} in graph {} (legal): the verifier reported {}",
+                                                               b->limit, b->graph, ad.front().render(""))),
+          acx());
+    if (const passes::PassResult ar = passes::legalize_graph_boundary(*b->at_limit); !ar.ok)
+      props::report(
+          oracles::Verdict::fail("pass-limit", fmt::format("{} in graph {} (legal): LegalizeGraphBoundary "
+                                                           "rejected it: {}",
+                                                           b->limit, b->graph, ar.diagnostics.front().render(""))),
+          acx());
+    const oracles::EndToEndRun e2e =
+        oracles::check_end_to_end(*b->at_limit, 1, runtime::ScheduleOptions{}, {}, {{"W", 256, {}}});
+    if (e2e.verdict.inconclusive() && e2e.verdict.reason == oracles::Inconclusive::kInputRejected)
+      props::report(
+          oracles::Verdict::fail("pipeline-limit", fmt::format("{} in graph {} (legal): the pipeline rejected "
+                                                               "it: {}",
+                                                               b->limit, b->graph, e2e.verdict.message)),
+          acx());
+    if (!e2e.verdict.inconclusive()) props::report(e2e.verdict, acx());
+    gen::tag(e2e.verdict.inconclusive() ? "at-limit-e2e-inconclusive" : "at-limit-e2e-equal");
+  }
   const passes::PassResult r = passes::legalize_graph_boundary(b->program);
   const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
                                [&](const verify::Diagnostic& x) { return x.code == b->code; });
   if (b->pass_owns && (r.ok || !has))
     props::report(oracles::Verdict::fail("pass-code", fmt::format("broke {}: LegalizeGraphBoundary {}", what,
-                                                                   r.ok ? "accepted it"
-                                                                        : "rejected it without that code: " +
-                                                                              r.diagnostics.front().message)),
+                                                                  r.ok ? "accepted it"
+                                                                       : "rejected it without that code: " +
+                                                                             r.diagnostics.front().message)),
                   cx());
 }
 // The positive control: a verifier blind to launches under an if (215).
@@ -218,7 +245,27 @@ void blind_codegen_case() {
   ++props::tally().cases;
   broken_rule_case(verify::check_graph_boundary_legalized, codegen_blind_to_full);
 }
+// The positive control of the at-limit twins: a verifier whose tensor-param limit is off by one
+// (it refuses exactly 128).
+verify::Diagnostics verifier_refusing_128_tensors(const ir::Program& p) {
+  verify::Diagnostics d = verify::check_graph_boundary_legalized(p);
+  for (const ir::Function& f : p.functions) {
+    const auto n =
+        std::count_if(f.params.begin(), f.params.end(), [](const ir::Param& q) { return q.type.is_tensor(); });
+    if (f.kind == ir::Function::Kind::Graph && n == 128)
+      d.push_back(verify::Diagnostic{"GraphBoundaryLegalized", 204, {f.name, 0, 0}, "more than 128 tensor params"});
+  }
+  return d;
+}
+void off_by_one_verifier_case() {
+  ++props::tally().cases;
+  broken_rule_case(verifier_refusing_128_tensors);
+}
 }  // namespace
+
+TEST(CompilerPropsControl, a_verifier_refusing_the_limit_itself_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&off_by_one_verifier_case), "128 tensor params in graph");
+}
 
 STACKCHECK_PROP(CompilerProps, verifier_rules_broken_one_at_a_time, 0.5) {
   broken_rule_case(verify::check_graph_boundary_legalized);
@@ -236,8 +283,8 @@ size_t function_index(const ir::Program& p, const std::string& name) {
 oracles::Verdict in_program_order(const ir::Program& p, const verify::Diagnostics& d, const char* who) {
   for (size_t i = 1; i < d.size(); ++i)
     if (function_index(p, d[i].location.function) < function_index(p, d[i - 1].location.function))
-      return oracles::Verdict::fail("diagnostic-order", fmt::format("{} reports {} before {}", who, d[i - 1].render(""),
-                                                                    d[i].render("")));
+      return oracles::Verdict::fail("diagnostic-order",
+                                    fmt::format("{} reports {} before {}", who, d[i - 1].render(""), d[i].render("")));
   return oracles::Verdict::pass();
 }
 }  // namespace
@@ -281,11 +328,12 @@ STACKCHECK_PROP(CompilerProps, two_broken_graphs_reported_in_program_order, 0.5)
   std::set<int> codes;
   for (const verify::Diagnostic& x : d) codes.insert(x.code);
   if (codes.count(first->code) == 0 || codes.count(second->code) == 0)
-    props::report(oracles::Verdict::fail("verifier-code", fmt::format("broke {} in {} and {} in {}: the verifier reported "
-                                                                      "[{}]",
-                                                                      first->code, first->graph, second->code,
-                                                                      second->graph, fmt::join(codes, ","))),
-                  cx());
+    props::report(
+        oracles::Verdict::fail("verifier-code", fmt::format("broke {} in {} and {} in {}: the verifier reported "
+                                                            "[{}]",
+                                                            first->code, first->graph, second->code, second->graph,
+                                                            fmt::join(codes, ","))),
+        cx());
   props::report(in_program_order(p, d, "the verifier"), cx());
   props::report(in_program_order(p, passes::legalize_graph_boundary(p).diagnostics, "LegalizeGraphBoundary"), cx());
 }
@@ -316,24 +364,24 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
   const std::string what = fmt::format("{} ({} in {})", b->code, b->what, b->graph);
   const verify::Diagnostics d = well_formed(b->program);
   if (d.empty() || d.front().code != b->code)
-    props::report(oracles::Verdict::fail("well-formed-code",
-                                         fmt::format("broke {}: WellFormed reported {}", what,
-                                                     d.empty() ? "nothing" : d.front().render(""))),
+    props::report(oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: WellFormed reported {}", what,
+                                                                         d.empty() ? "nothing" : d.front().render(""))),
                   cx());
   // The edit is in the AST; its printed text is syntax all the same (names, literals and
   // shapes the printer writes, BrokenProgram::has_text), so it must parse: a refusal is a finding.
   if (const ir::ParseResult parsed = ir::parse_program(text); !parsed.ok()) {
     if (b->has_text)
-      props::report(oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: its printed text does not parse: {}",
-                                                                           what, parsed.error().to_string())),
-                    cx());
+      props::report(
+          oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: its printed text does not parse: {}", what,
+                                                                 parsed.error().to_string())),
+          cx());
   } else {
     const verify::Diagnostics t = well_formed(parsed.program());
     if (t.empty() || t.front().code != b->code)
-      props::report(oracles::Verdict::fail("well-formed-code",
-                                           fmt::format("broke {}: on the printed text WellFormed reported {}", what,
-                                                       t.empty() ? "nothing" : t.front().render(""))),
-                    cx());
+      props::report(
+          oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: on the printed text WellFormed reported {}",
+                                                                 what, t.empty() ? "nothing" : t.front().render(""))),
+          cx());
     // The reference interpreter on it (COMPILER.md §7): a static zero divisor or step (13) and a
     // static out-of-bounds window or index (11) are its errors of that kind, and a name, callee,
     // kind or tuple it cannot resolve (3, 4, 6, 12) makes the program not runnable (interp.h:
@@ -344,16 +392,20 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
     // the generator planted may stop the run first: on a line before it, or anywhere where the
     // breaker does not know the line.
     static const std::map<int, std::vector<interp::ErrorKind>> kInterpErrors = {
-        {3, {interp::ErrorKind::Invalid}},     {4, {interp::ErrorKind::Invalid}},
+        {3, {interp::ErrorKind::Invalid}},
+        {4, {interp::ErrorKind::Invalid}},
         {6, {interp::ErrorKind::Invalid}},
-        {9, {interp::ErrorKind::Invalid}},     {12, {interp::ErrorKind::Invalid}},
+        {9, {interp::ErrorKind::Invalid}},
+        {12, {interp::ErrorKind::Invalid}},
         {11, {interp::ErrorKind::OutOfBounds}},
         {13, {interp::ErrorKind::ZeroDivisor, interp::ErrorKind::ZeroStep}}};
     if (const auto want = kInterpErrors.find(b->code);
         want != kInterpErrors.end() && (b->code != 9 || b->interp_invalid) && !b->interp_runs) {
       const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker);
       const uint32_t line =
-          at == std::string::npos ? 0 : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+          at == std::string::npos
+              ? 0
+              : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
       const interp::Result r = run_interp(parsed.program(), 1);
       const auto expected = [&](interp::ErrorKind k) {
         return std::find(want->second.begin(), want->second.end(), k) != want->second.end();
@@ -399,26 +451,27 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
         const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
                                        [&](const verify::Diagnostic& x) { return x.location.line == line; });
         if (!cg.ok && !there)
-          props::report(oracles::Verdict::fail("codegen-line",
-                                               fmt::format("broke {}: codegen, run without the verifier, refused it with "
-                                                           "{} where the broken statement is on line {}",
-                                                           what, cg.diagnostics.front().render(""), line)),
+          props::report(oracles::Verdict::fail(
+                            "codegen-line", fmt::format("broke {}: codegen, run without the verifier, refused it with "
+                                                        "{} where the broken statement is on line {}",
+                                                        what, cg.diagnostics.front().render(""), line)),
                         cx());
       }
     }
   }
   const oracles::PipelineRun run = oracles::run_pipeline(b->program);
   if (run.verdict.reason != oracles::Inconclusive::kInputRejected)
-    props::report(oracles::Verdict::fail("well-formed-code",
-                                         fmt::format("broke {}: the pipeline did not refuse its input ({})", what,
-                                                     run.verdict.to_string())),
-                  cx());
+    props::report(
+        oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: the pipeline did not refuse its input ({})",
+                                                               what, run.verdict.to_string())),
+        cx());
   // Codegen run without the verifier (COMPILER.md §6): a rule its lowering rests on
   // (BrokenProgram::lowering_precondition) is a refusal (300, or the plan check's), never a plan.
   if (b->lowering_precondition && generate(b->program).ok)
-    props::report(oracles::Verdict::fail("codegen-precondition",
-                                         fmt::format("broke {}: codegen, run without the verifier, emitted a plan", what)),
-                  cx());
+    props::report(
+        oracles::Verdict::fail("codegen-precondition",
+                               fmt::format("broke {}: codegen, run without the verifier, emitted a plan", what)),
+        cx());
 }
 // The positive control: a WellFormed blind to literal zero divisors and steps (13).
 verify::Diagnostics well_formed_blind_to_13(const ir::Program& p) {
@@ -520,17 +573,17 @@ void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)
                                              k.params[bound[bi]].name, shape_text(changed), shape_text(d));
         const auto cx = [&] { return props::counterexample("well-formed", ir::print_program(p), {{"code", "10"}}); };
         if (binds != (ten == diags.end()))
-          props::report(oracles::Verdict::fail("well-formed-code",
-                                               fmt::format("{}: §2's rule says it {}, WellFormed {}", what,
-                                                           binds ? "binds" : "does not bind",
-                                                           ten == diags.end() ? "reported no 10 for it"
-                                                                              : "reported " + ten->render(""))),
-                        cx());
+          props::report(
+              oracles::Verdict::fail(
+                  "well-formed-code",
+                  fmt::format("{}: §2's rule says it {}, WellFormed {}", what, binds ? "binds" : "does not bind",
+                              ten == diags.end() ? "reported no 10 for it" : "reported " + ten->render(""))),
+              cx());
         if (const std::string found = found_clause(k.builtin, shapes);
             ten != diags.end() && ten->message.find(found) == std::string::npos)
           props::report(oracles::Verdict::fail("well-formed-message",
-                                               fmt::format("{}: WellFormed reported {}, which does not say \"{}\"", what,
-                                                           ten->render(""), found)),
+                                               fmt::format("{}: WellFormed reported {}, which does not say \"{}\"",
+                                                           what, ten->render(""), found)),
                         cx());
       }
     }
@@ -617,11 +670,12 @@ TEST(CompilerPropsControl, a_codegen_refusing_a_line_late_fails) {
 // Invalid errors turned into a completed run).
 void lenient_interpreter_case() {
   ++props::tally().cases;
-  well_formed_rule_case(verify::check_well_formed, codegen::generate_orchestration, [](const ir::Program& p, uint64_t seed) {
-    interp::Result r = interp::run(p, seed);
-    if (!r.ok() && r.error().kind == interp::ErrorKind::Invalid) r.value = interp::Outputs{};
-    return r;
-  });
+  well_formed_rule_case(verify::check_well_formed, codegen::generate_orchestration,
+                        [](const ir::Program& p, uint64_t seed) {
+                          interp::Result r = interp::run(p, seed);
+                          if (!r.ok() && r.error().kind == interp::ErrorKind::Invalid) r.value = interp::Outputs{};
+                          return r;
+                        });
 }
 TEST(CompilerPropsControl, an_interpreter_running_unresolved_names_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lenient_interpreter_case), "the interpreter ran it to the end");
@@ -691,9 +745,8 @@ bool refusal_has_cause(const ir::Program& p, int code) {
       if (code == 211 && s.kind == ir::Stmt::Kind::Assign)
         if (const auto* v = std::get_if<ir::SliceRhs>(&s.rhs))
           for (const ir::Expr& o : v->offsets)
-            ir::for_each_subexpr(o, [&](const ir::Expr& x) {
-              found |= x.kind == ir::Expr::Kind::Var && locals.count(x.name) != 0;
-            });
+            ir::for_each_subexpr(
+                o, [&](const ir::Expr& x) { found |= x.kind == ir::Expr::Kind::Var && locals.count(x.name) != 0; });
     });
   }
   return found;
@@ -712,23 +765,23 @@ void isolation_case(const LegalizeFn& legalize_graph_boundary) {
     static const std::set<int> kFoldable = {207, 211, 214, 216};
     for (const verify::Diagnostic& d : r.diagnostics)
       if (!kFoldable.count(d.code) || !refusal_has_cause(n.program, d.code))
-        props::report(oracles::Verdict::fail("isolation", "without Simplify, LegalizeGraphBoundary refused it with " +
-                                                              d.render("")),
+        props::report(oracles::Verdict::fail("isolation",
+                                             "without Simplify, LegalizeGraphBoundary refused it with " + d.render("")),
                       cx());
     gen::tag(fmt::format("refused-{}", r.diagnostics.front().code));
     props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, "needs Simplify's folding"));
   }
   gen::tag("accepted");
   if (const verify::Diagnostics d = verify::check_graph_boundary_legalized(r.program); !d.empty())
-    props::report(oracles::Verdict::fail("isolation", "its output fails GraphBoundaryLegalized: " + d.front().render("")),
-                  cx());
-  props::report(oracles::check_same_semantics(g.program, r.program, 7, "LegalizeGraphBoundary without Simplify"),
-                cx());
+    props::report(
+        oracles::Verdict::fail("isolation", "its output fails GraphBoundaryLegalized: " + d.front().render("")), cx());
+  props::report(oracles::check_same_semantics(g.program, r.program, 7, "LegalizeGraphBoundary without Simplify"), cx());
   const codegen::CodegenResult cg = codegen::generate_orchestration(r.program);
   if (!cg.ok)
-    props::report(oracles::Verdict::fail("isolation", "codegen refused its output: " +
-                                                          (cg.diagnostics.empty() ? "" : cg.diagnostics.front().render(""))),
-                  cx());
+    props::report(
+        oracles::Verdict::fail("isolation", "codegen refused its output: " +
+                                                (cg.diagnostics.empty() ? "" : cg.diagnostics.front().render(""))),
+        cx());
   // ... and codegen straight after that legalization (unfolded `dim`, spelled literals, 1-trip
   // loops, returns as written) must still mean the original program: its plan, bound on the
   // runtime (a small task window, a seeded random schedule), equals the interpreter on it.
@@ -836,7 +889,8 @@ void return_order_case(const PassFn& normalize) {
   const verify::Diagnostics before = verify::check_return_params_explicit(g.program);
   const passes::PassResult n = normalize(g.program);
   const auto cx = [&] { return props::counterexample("return-order", ir::print_program(g.program)); };
-  if (!n.ok) props::report(oracles::Verdict::fail("return-order", "NormalizeReturnOrder refused a legal program"), cx());
+  if (!n.ok)
+    props::report(oracles::Verdict::fail("return-order", "NormalizeReturnOrder refused a legal program"), cx());
   const bool changed = ir::print_program(n.program) != ir::print_program(g.program);
   gen::tag(changed ? "normalized" : "already-explicit");
   if (before.empty() == changed)
@@ -846,7 +900,8 @@ void return_order_case(const PassFn& normalize) {
                                                        " but NormalizeReturnOrder changes nothing"),
                   cx());
   if (const verify::Diagnostics after = verify::check_return_params_explicit(n.program); !after.empty())
-    props::report(oracles::Verdict::fail("return-order", "after NormalizeReturnOrder: " + after.front().render("")), cx());
+    props::report(oracles::Verdict::fail("return-order", "after NormalizeReturnOrder: " + after.front().render("")),
+                  cx());
 }
 // The positive control: a "NormalizeReturnOrder" that changes nothing.
 passes::PassResult identity_pass(const ir::Program& p) { return passes::PassResult::accepted(p); }

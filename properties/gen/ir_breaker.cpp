@@ -18,7 +18,6 @@ namespace {
 // COMPILER.md §1: a tensor type holds at most 65,536 elements.
 constexpr int64_t kMaxTensorElements = 65536;
 
-
 Expr int_expr(int64_t v) {
   Expr e;
   e.kind = Expr::Kind::Int;
@@ -151,14 +150,29 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
       if (have > limit) return std::nullopt;  // already past it (an input broken before)
       const size_t add = limit + 1 - have + static_cast<size_t>(c.integer(0, 2));
       const size_t model = tensor ? tensors.front() : 0;
-      for (size_t k = 0; k < add; ++k) {
-        Param p;
-        p.name = fmt::format("zz_p{}", k);
-        p.dir = Dir::In;
-        p.type = tensor ? g.params[model].type : Type::i64();
-        g.params.push_back(p);
-        for (Invoke* site : sites) site->args.push_back(tensor ? site->args.at(model) : int_expr(0));
+      // `count` params of the kind added to graph `fn` of `prog`, each call site passing the
+      // model param's argument again (tensors) or 0 (scalars).
+      const auto add_params = [&](Program& prog, Function& fn, size_t count) {
+        const Type type = tensor ? fn.params[model].type : Type::i64();
+        const std::vector<Invoke*> at_sites = call_sites(prog, fn.name);
+        for (size_t k = 0; k < count; ++k) {
+          Param p;
+          p.name = fmt::format("zz_p{}", k);
+          p.dir = Dir::In;
+          p.type = type;
+          fn.params.push_back(p);
+          for (Invoke* site : at_sites) site->args.push_back(tensor ? site->args.at(model) : int_expr(0));
+        }
+      };
+      // The same edit with exactly the limit's params, which every stage must take.
+      if (have < limit) {
+        Program at = legal;
+        for (Function& fn : at.functions)
+          if (fn.name == g.name) add_params(at, fn, limit - have);
+        b.at_limit = std::move(at);
+        b.limit = fmt::format("{} {} params", limit, tensor ? "tensor" : "scalar");
       }
+      add_params(b.program, g, add);
       b.what = fmt::format("{} {} params added ({} in all)", add, tensor ? "tensor" : "scalar", have + add);
       break;
     }
@@ -576,8 +590,8 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
               break;
             case verify::ShapeRule::Matmul:
               if (dims.size() == 3)
-                b.message_has = {fmt::format("found {}, {} -> {}", dims_text(dims[0]), dims_text(dims[1]),
-                                             dims_text(dims[2]))};
+                b.message_has = {
+                    fmt::format("found {}, {} -> {}", dims_text(dims[0]), dims_text(dims[1]), dims_text(dims[2]))};
               break;
             case verify::ShapeRule::Rowsum:
               b.message_has = {fmt::format("found {} -> {}", dims_text(dims[0]), dims_text(dims[1]))};

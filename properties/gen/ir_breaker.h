@@ -56,6 +56,10 @@ struct BrokenProgram {
   // The reference interpreter can run the edit all the same (a tuple aliased by a bare name, a
   // call's empty result bound and never read): the interpreter's error is not expected.
   bool interp_runs = false;
+  // break_graph_rule, a limit's rule (204, 205): the same edit with exactly the limit's count,
+  // legal at every stage (the verifier, the pass, codegen, the runtime's graph arguments).
+  std::optional<ir::Program> at_limit;
+  std::string limit;  // what at_limit holds, one line
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
