@@ -65,6 +65,15 @@ struct BrokenProgram {
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
 std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program& legal);
 
+// A rule broken only at one call site of a graph (COMPILER.md §5.3 Step D): a WellFormed
+// program's graph gets a scalar param `zz_s` and, at the top of its body, a definition Step A
+// hoists to every call site: `zz_d = K / zz_s` (13: one site passes 0, a static zero divisor
+// there) or `zz_v = slice(p, [zz_s, 0..], [1, ..])` of a tensor param p (11: one site passes
+// p's first extent, a view one past its end; the others pass 0). LegalizeGraphBoundary must
+// reject exactly that site with the code; `at_limit` passes the last legal offset (extent - 1)
+// instead, which every stage must take. nullopt when no graph is called.
+std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Program& wf);
+
 // One WellFormed rule (COMPILER.md §4, 1-99) broken in a well-formed program, through the
 // entry's body or a declaration:
 //   1 a second orchestration, a kernel defined twice
