@@ -471,20 +471,18 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
     // kind or tuple it cannot resolve (3, 4, 6, 12) makes the program not runnable (interp.h:
     // Invalid); each at the broken statement's line where the breaker knows it. (Not 5: "a kernel
     // runs its builtin on its first n arguments", so an extra argument is no error of its.) A
-    // create of an extent below 1 or an entry param of a shape it cannot allocate (9) is Invalid
-    // too (BrokenProgram::interp_invalid; a kernel param's type and a dtype it never reads). A trap
+    // create of an extent below 1 or an entry param of a shape it cannot allocate (9), or a
+    // program without an entry (1), is Invalid too (BrokenProgram::interp_invalid; not a kernel
+    // param's type or a dtype it never reads, nor a second entry or kernel it ignores). A trap
     // the generator planted may stop the run first: on a line before it, or anywhere where the
     // breaker does not know the line.
     static const std::map<int, std::vector<interp::ErrorKind>> kInterpErrors = {
-        {3, {interp::ErrorKind::Invalid}},
-        {4, {interp::ErrorKind::Invalid}},
-        {6, {interp::ErrorKind::Invalid}},
-        {9, {interp::ErrorKind::Invalid}},
-        {12, {interp::ErrorKind::Invalid}},
-        {11, {interp::ErrorKind::OutOfBounds}},
-        {13, {interp::ErrorKind::ZeroDivisor, interp::ErrorKind::ZeroStep}}};
+        {1, {interp::ErrorKind::Invalid}},      {3, {interp::ErrorKind::Invalid}},
+        {4, {interp::ErrorKind::Invalid}},      {6, {interp::ErrorKind::Invalid}},
+        {9, {interp::ErrorKind::Invalid}},      {12, {interp::ErrorKind::Invalid}},
+        {11, {interp::ErrorKind::OutOfBounds}}, {13, {interp::ErrorKind::ZeroDivisor, interp::ErrorKind::ZeroStep}}};
     if (const auto want = kInterpErrors.find(b->code);
-        want != kInterpErrors.end() && (b->code != 9 || b->interp_invalid) && !b->interp_runs) {
+        want != kInterpErrors.end() && ((b->code != 1 && b->code != 9) || b->interp_invalid) && !b->interp_runs) {
       const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker);
       const uint32_t line =
           at == std::string::npos

@@ -727,6 +727,31 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         b.marker = "zz_bad =";
         return b;  // static view bounds are WellFormed's; codegen lowers the window as given (COMPILER.md §6)
       }
+      // An assemble into an InOut entry tensor at a static offset past its end on one axis (a
+      // 1-element source made just before it): WellFormed's 11, the interpreter's OutOfBounds.
+      std::vector<size_t> inouts;
+      for (size_t i : tensor_params)
+        if (entry->params[i].dir == Dir::InOut) inouts.push_back(i);
+      if (!inouts.empty() && c.chance(35)) {
+        const Param& t = entry->params[inouts[c.one_of(inouts.size())]];
+        const size_t axis = c.one_of(t.type.dims.size());
+        const int64_t off = t.type.dims[axis] + c.integer(0, 1);  // 1 element at d or d + 1: past 0..d-1
+        CreateRhs src;
+        AssembleRhs as;
+        as.target = t.name;
+        as.source = "zz_src";
+        for (size_t k = 0; k < t.type.dims.size(); ++k) {
+          src.shape.push_back(int_expr(1));
+          as.offsets.push_back(int_expr(k == axis ? off : 0));
+        }
+        front(assign("zz_bad", std::move(as)));
+        front(assign("zz_src", std::move(src)));
+        b.what = "an assemble at a static offset past its target's end";
+        b.marker = "zz_bad =";
+        b.message_has = {fmt::format("assemble into '{}': offset {} + size 1 on axis {} is outside 0..{}", t.name, off,
+                                     axis, t.type.dims[axis])};
+        return b;  // static assemble bounds are WellFormed's; codegen lowers the window as given (COMPILER.md §6)
+      }
       Expr e;
       if (c.boolean()) {
         e.kind = Expr::Kind::Dim;
@@ -871,6 +896,13 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         b.what = "a kernel named as the entry";
         b.message_has = {"orchestration '" + entry->name + "': a function of that name is already defined"};
         b.program.functions.insert(b.program.functions.begin(), std::move(copy));
+        return b;  // `entry` and `body` dangle now
+      }
+      if (c.chance(20)) {  // no entry at all: the interpreter has nothing to run either
+        std::erase_if(b.program.functions, [](const Function& f) { return f.kind == Function::Kind::Orchestration; });
+        b.what = "no orchestration function";
+        b.message_has = {"the program has no orchestration (entry) function"};
+        b.interp_invalid = true;
         return b;  // `entry` and `body` dangle now
       }
       if (!kernels.empty() && c.boolean()) {

@@ -76,7 +76,7 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 
 // One WellFormed rule (COMPILER.md §4, 1-99) broken in a well-formed program, through the
 // entry's body or a declaration:
-//   1 a second orchestration, a kernel defined twice
+//   1 a second orchestration, a kernel defined twice, no orchestration at all
 //   2 an assignment repeated          3 an undefined name, or a scalar used before its definition
 //   4 an unknown callee               5 a kernel call with one argument fewer or more
 //   6 a tensor argument given as a literal
@@ -84,7 +84,8 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 //                                       param type with a zero dim
 //  10 a kernel with one param fewer than its builtin, a param direction other than the
 //     builtin's, a return naming an In param
-//  11 dim() past the rank, read() with the wrong index rank
+//  11 dim() past the rank, read() with the wrong index rank, a view or an assemble at a static
+//     offset past its buffer's end
 //  12 `.k` of a name that is not a tuple
 //  13 a literal zero divisor, a literal zero loop step
 //   (3's undefined name, 11 and 13's divisor sit in an assignment, either side of an if's
