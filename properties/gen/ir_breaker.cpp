@@ -516,6 +516,29 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
           v.args.push_back(int_expr(0));
           b.what = "a kernel call with one argument more";
         }
+      } else if (c.chance(30)) {
+        // A scalar name where a tensor goes: the source of a view, or its dim() or read().
+        front(assign("zz_n", ExprRhs{int_expr(c.integer(1, 4))}));
+        const size_t way = c.one_of(3);
+        if (way == 0) {
+          SliceRhs sl;
+          sl.source = "zz_n";
+          sl.offsets.push_back(int_expr(0));
+          sl.sizes.push_back(1);
+          body.insert(body.begin() + 1, assign("zz_v", std::move(sl)));
+          b.marker = "zz_v =";
+          b.message_has = {"scalar 'zz_n' used as a tensor (slice source)"};
+        } else {
+          Expr e;
+          e.kind = way == 1 ? Expr::Kind::Dim : Expr::Kind::Read;
+          e.name = "zz_n";
+          e.value = 0;
+          if (way == 2) e.args.push_back(int_expr(0));
+          body.insert(body.begin() + 1, assign("zz_v", ExprRhs{std::move(e)}));
+          b.marker = "zz_v =";
+          b.message_has = {fmt::format("scalar 'zz_n' used as a tensor ({})", way == 1 ? "dim" : "read")};
+        }
+        b.what = "a scalar name where a tensor goes";
       } else {
         std::vector<size_t> tensor_args;
         for (size_t i = 0; i < v.args.size(); ++i)
