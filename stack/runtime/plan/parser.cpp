@@ -244,10 +244,6 @@ class Parser {
     if (!is_punct(p)) fail(tok_, fmt::format("expected '{}', found {}", p, describe(tok_)));
     next();
   }
-  void expect_word(std::string_view w) {
-    if (!is_word(w)) fail(tok_, fmt::format("expected '{}', found {}", w, describe(tok_)));
-    next();
-  }
   Token expect_id(const char* what) {
     if (tok_.kind != Token::Kind::Id) fail(tok_, fmt::format("expected {}, found {}", what, describe(tok_)));
     Token t = tok_;
