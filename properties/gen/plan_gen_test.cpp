@@ -66,9 +66,11 @@ TEST(PlanGenBytes, min_submissions_gives_each_graph_that_many) {
       knobs.min_submissions = want;
       const GeneratedPlan g = generate_plan(c, knobs);
       ASSERT_FALSE(g.plan.graphs.empty());
-      for (const runtime::PlanGraph& graph : g.plan.graphs)
-        if (graph.name != "unused_g")  // the one definition a plan may leave unsubmitted on purpose
+      for (const runtime::PlanGraph& graph : g.plan.graphs) {
+        if (graph.name != "unused_g") {  // the one definition a plan may leave unsubmitted on purpose
           EXPECT_GE(submissions_of(g.plan.body, graph.name), want) << runtime::print_plan(g.plan);
+        }
+      }
       if (round == 0) {  // choice 0: just those
         EXPECT_EQ(submissions_of(g.plan.body, g.plan.graphs[0].name), want);
       }

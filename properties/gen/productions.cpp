@@ -169,13 +169,13 @@ std::set<std::string> plan_productions(const OrchProgram& p) {
 
 std::vector<Production> plan_production_universe() {
   std::vector<Production> u;
-  auto add = [&](std::string n, std::string why = "") { u.push_back({std::move(n), std::move(why)}); };
+  auto add = [&](std::string n, std::string why = "") { u.push_back({std::move(n), std::move(why), {}}); };
   for (const char* s : kStmtNames)
     for (const char* c : kContexts) {
       const std::string n = fmt::format("stmt:{}@{}", s, c), st = s, ctx = c;
       std::string why;
       if (ctx == "graph" && st == "read") why = "a graph body sees only its params; read names an entry tensor (§17)";
-      u.push_back({n, why});
+      u.push_back({n, why, {}});
     }
   for (const char* k : kCalls)
     for (PlanTag t : kTags) add(fmt::format("arg:{}@{}", tag_name(t), k));

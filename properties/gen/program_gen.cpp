@@ -377,7 +377,7 @@ Tensor Builder::fresh_buffer(Stmts& out, Scope& s, const Dims& w) {
     if (!in_graph_ && c_.chance(10)) {
       const std::string n = fresh("n");
       out.push_back(let(n, literal(d, &s)));
-      s.scalars.push_back({n, ScalarClass::Any, 0});
+      s.scalars.push_back({n, ScalarClass::Any, 0, nullptr});
       shape.push_back(var(n));
       features_.add(Feature::kShapeThroughScalar);
       continue;

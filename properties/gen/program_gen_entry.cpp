@@ -101,7 +101,7 @@ void Builder::entry_stmt(Stmts& out, Scope& s) {
         break;
       }
       out.push_back(let(v, scalar_expr(pool(s, ScalarClass::Any), 0, &sources)));
-      s.scalars.push_back({v, ScalarClass::Any, sources});
+      s.scalars.push_back({v, ScalarClass::Any, sources, nullptr});
       break;
     }
     case 2: {
@@ -181,7 +181,7 @@ void Builder::trap_stmt(Stmts& out, Scope& s) {
   sources |= u.sources;
   ir::Expr divisor = c_.boolean() ? mod(var(u.name), lit(c_.integer(2, 3))) : sub(var(u.name), lit(c_.integer(0, 2)));
   out.push_back(let(v, bin(op, std::move(num), std::move(divisor))));
-  s.scalars.push_back({v, ScalarClass::Any, sources});
+  s.scalars.push_back({v, ScalarClass::Any, sources, nullptr});
 }
 
 // A read of an In entry tensor whose index on one axis is at the axis's end, or just before
@@ -212,7 +212,7 @@ void Builder::trap_read(Stmts& out, Scope& s, const Tensor& t, const std::vector
   for (size_t k = 0; k < t.dims.size(); ++k)
     idx.push_back(k == axis ? std::move(at) : offset_expr(in_range, t.dims[k], &sources));
   out.push_back(let(v, read(t.name, std::move(idx))));
-  s.scalars.push_back({v, ScalarClass::Any, sources});
+  s.scalars.push_back({v, ScalarClass::Any, sources, nullptr});
 }
 
 // for i in range(lo, hi, step): literal trips mostly; sometimes trips computed from a scalar
@@ -231,7 +231,7 @@ void Builder::entry_loop(Stmts& out, Scope& s, bool with_site) {
     std::swap(lo, hi);
     step = lit(-1);
   }
-  inner.scalars.push_back({i, ScalarClass::Any, sources});
+  inner.scalars.push_back({i, ScalarClass::Any, sources, nullptr});
   Stmts body;
   if (with_site) {
     for (size_t g = 0; g < graphs_.size(); ++g)

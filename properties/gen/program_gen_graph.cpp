@@ -55,7 +55,7 @@ ir::Function Builder::graph_fn(GraphSig& sig) {
   const size_t n_scalars = std::max<size_t>(c_.chance(50) ? 1 + c_.length(1) : 0, k_.illegal_view ? 1 : 0);
   for (size_t i = 0; i < n_scalars; ++i) {
     const std::string n = fmt::format("n{}", i);
-    s.scalars.push_back({n, ScalarClass::Derivable, 0});
+    s.scalars.push_back({n, ScalarClass::Derivable, 0, nullptr});
     sig.params.push_back(param(n, ir::Dir::In, ir::Type::i64()));
   }
 
@@ -124,7 +124,7 @@ void Builder::graph_stmt(Stmts& out, Scope& s) {
         out.push_back(let(v, std::move(e)));
         features_.add(Feature::kStepAScalar);
       }
-      s.scalars.push_back({v, ScalarClass::Derivable, 0});
+      s.scalars.push_back({v, ScalarClass::Derivable, 0, nullptr});
       break;
     }
     case 3: {  // a view of anything in scope; half the time of a whole rebound name, when there is
@@ -155,7 +155,7 @@ void Builder::graph_stmt(Stmts& out, Scope& s) {
       const auto inv = pool(s, ScalarClass::Invariant);
       const std::string v = fresh("o");
       out.push_back(let(v, scalar_expr(inv, 0, nullptr)));
-      s.scalars.push_back({v, ScalarClass::Invariant, 0});
+      s.scalars.push_back({v, ScalarClass::Invariant, 0, nullptr});
     }
   }
 }
@@ -175,7 +175,7 @@ void Builder::graph_loop(Stmts& out, Scope& s) {
   }
   const auto trips = support::trip_count(lo, hi, step);
   if (!trips || *trips == 0) inner.conditional = true;
-  inner.scalars.push_back({j, ScalarClass::Invariant, 0});
+  inner.scalars.push_back({j, ScalarClass::Invariant, 0, nullptr});
   Stmts body;
   graph_block(body, inner, 1 + static_cast<int>(c_.length(3)));
   launch(body, inner);
