@@ -240,7 +240,28 @@ std::vector<Call> generate_provoke(ChoiceSource& c, const OrchestratorModel& m) 
   const uint32_t b = static_cast<uint32_t>(c.one_of(bufs.size()));
   const Dims& d = bufs[b].dims;
   auto whole_of = [&](uint32_t tag) { return tensor_item(TensorOperand{tag, b, std::nullopt, {}}); };
-  switch (c.one_of(14)) {
+  switch (c.one_of(16)) {
+    case 14: {  // a null tensor handle, in a kernel's arguments or at a graph's boundary
+      const auto good = graph_choices(m.setup(), false);
+      if (!good.empty() && c.boolean()) {
+        auto calls = generate_graph(c, m, c.pick(good), false);
+        SubmitGraph& g = std::get<SubmitGraph>(calls.back());
+        for (ArgItem& it : g.items)
+          if (!it.is_scalar) {
+            it.tensor.buffer = oracles::orch::kNullBuffer;
+            it.tensor.win.reset();
+            break;
+          }
+        return calls;
+      }
+      return {Submit{
+          1,
+          {tensor_item(TensorOperand{rt::kTagInput, oracles::orch::kNullBuffer, std::nullopt, {}}), output_item(d)}}};
+    }
+    case 15: {  // an output of a shape no tensor has: a zero extent, or rank 5
+      const Dims bad = c.boolean() ? Dims{0} : Dims{1, 1, 1, 1, 1};
+      return {Submit{1, {whole_of(rt::kTagInput), output_item(bad)}}};
+    }
     case 0: return {Fatal{}};
     case 1: return {WaitTensor{b}};
     case 2: return {SyncStart{m.setup().config.clusters + 1 + static_cast<uint64_t>(c.integer(0, 3))}};
@@ -307,14 +328,12 @@ BodyScalar body_scalar(ChoiceSource& c, uint32_t n_scalars) {
 // tensors against 32W (RUNTIME.md §8 step 2; a graph's own limits are 64 and 128).
 GraphFnSpec generate_fn(ChoiceSource& c, bool pools = false) {
   GraphFnSpec fn;
-  const int64_t n_params =
-      pools && c.chance(30) ? c.pick(std::vector<int64_t>{32, 64, 128, 31}) : c.integer(1, 3);
+  const int64_t n_params = pools && c.chance(30) ? c.pick(std::vector<int64_t>{32, 64, 128, 31}) : c.integer(1, 3);
   for (int64_t i = 0; i < n_params; ++i) {
     fn.params.push_back(c.chance(25) ? Dims{c.integer(1, 3), c.integer(1, 4)} : Dims{c.integer(1, 6)});
     fn.tags.push_back(c.chance(60) ? rt::kTagInout : rt::kTagInput);
   }
-  fn.n_scalars = static_cast<uint32_t>(pools ? c.pick(std::vector<int64_t>{16, 64, 8, 32, 9, 57})
-                                             : c.integer(0, 2));
+  fn.n_scalars = static_cast<uint32_t>(pools ? c.pick(std::vector<int64_t>{16, 64, 8, 32, 9, 57}) : c.integer(0, 2));
   struct Tensor {
     BodyTensor::Source source;
     uint32_t index;
@@ -490,7 +509,9 @@ bool calls_fit(const std::vector<Call>& calls, const OrchestratorModel& m0) {
   OrchestratorModel m = m0;
   for (const Call& call : calls) {
     const size_t nb = m.buffers().size();
-    auto named = [&](const TensorOperand& t) { return t.tag == rt::kTagOutput || t.buffer < nb; };
+    auto named = [&](const TensorOperand& t) {
+      return t.tag == rt::kTagOutput || t.buffer < nb || t.buffer == oracles::orch::kNullBuffer;
+    };
     bool ok = true;
     if (const auto* s = std::get_if<Submit>(&call))
       for (const ArgItem& it : s->items) ok = ok && (it.is_scalar || named(it.tensor));

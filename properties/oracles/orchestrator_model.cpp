@@ -304,13 +304,16 @@ std::optional<OrchestratorModel::Built> OrchestratorModel::build_args(const std:
       continue;
     }
     const TensorOperand& t = it.tensor;
+    // A null handle is refused when it is added (after the checks every tensor meets first).
+    const bool null = t.tag != runtime::kTagOutput && t.buffer == kNullBuffer;
     // A window is made on the host first (TensorRef::window, latch 5 when outside).
-    if (t.tag != runtime::kTagOutput && t.win && !window_ok(buffers_[t.buffer].dims, *t.win))
+    if (!null && t.tag != runtime::kTagOutput && t.win && !window_ok(buffers_[t.buffer].dims, *t.win))
       return refuse(kInvalidArgs);
     if (graph_boundary && t.tag != runtime::kTagInput && t.tag != runtime::kTagInout) return refuse(kInvalidArgs);
     if (!b.scalars.empty()) return refuse(kInvalidArgs);
     if (b.tensors.size() >= (graph_boundary ? kMaxBoundaryTensors : kMaxTensors)) return refuse(kInvalidArgs);
     if (t.tag == runtime::kTagOutput && !dims_ok(t.out_dims)) return refuse(kInvalidArgs);
+    if (null) return refuse(kInvalidArgs);
     b.tensors.push_back(t);
   }
   if (latched()) return std::nullopt;

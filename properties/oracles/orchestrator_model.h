@@ -97,9 +97,11 @@ struct ModelSetup {
 
 // A tensor argument: a window of model buffer `buffer` (whole buffer when win is empty), or
 // for tag output a runtime-allocated tensor of out_dims.
+// kNullBuffer names no buffer: the call passes a null TensorRef (latch 5, "null tensor argument").
+inline constexpr uint32_t kNullBuffer = UINT32_MAX;
 struct TensorOperand {
   uint32_t tag = runtime::kTagInput;
-  uint32_t buffer = 0;
+  uint32_t buffer = 0;  // or kNullBuffer
   std::optional<Window> win;
   Dims out_dims;
 };
