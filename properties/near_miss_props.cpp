@@ -216,6 +216,18 @@ void lax_broken_case() {
   ++props::tally().cases;
   broken_case(validate_allowing_root_slots);
 }
+// The positive control of the AST-only rules: a check that trusts the parser's shapes (it lets
+// malformed expression nodes and argument fields their tag does not use through).
+std::optional<runtime::PlanError> validate_trusting_ast_shapes(const runtime::OrchProgram& p) {
+  auto e = runtime::validate_plan(p);
+  if (e && (e->message == "malformed expression node" || e->message == "argument has fields its tag does not use"))
+    return std::nullopt;
+  return e;
+}
+void ast_trusting_broken_case() {
+  ++props::tally().cases;
+  broken_case(validate_trusting_ast_shapes);
+}
 
 // ---- deliberately lax front ends (positive controls) ----
 
@@ -263,6 +275,9 @@ STACKCHECK_PROP(NearMiss, corpus_plan_near_misses_are_rejected_where_stated, 0.0
 
 STACKCHECK_PROP(NearMiss, plan_rules_broken_one_at_a_time_are_rejected, 0.1) { broken_case(stack_validate); }
 
+TEST(NearMissControl, a_plan_check_trusting_ast_shapes_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&ast_trusting_broken_case), "got acceptance");
+}
 TEST(NearMissControl, a_plan_check_allowing_root_slots_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_broken_case), "slot-in-root in the root body");
 }
