@@ -355,6 +355,96 @@ TEST(CompilerPropsControl, a_pass_blind_to_divisors_hoisted_to_a_call_site_fails
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_call_site_case), "expected LegalizeGraphBoundary's 13");
 }
 
+// Expression nodes of a shape the parser never builds (a binary with one or three operands),
+// the first statement of a generated program's entry or of one of its graphs (`zz_m =
+// <malformed>`): the stack's own contract for code-built programs (codegen/lowering.h,
+// ir/invariance.h) is that nothing crashes on them: codegen run without the verifier refuses
+// the program naming the malformed node, the reference interpreter reports it Invalid (in the
+// entry, whose first statement always runs), the printer writes `<malformed>`, and the
+// pipeline, whatever it decides, returns (ASan and the libstdc++ assertions watch the passes).
+// WellFormed is silent on such a node (well_formed/expressions.cpp: "only reachable by
+// code-built nodes"), so the pipeline takes the program: tagged, not judged (COMPILER.md says
+// nothing of code-built nodes).
+namespace {
+void malformed_case(const Codegen& generate) {
+  gen::GeneratedProgram g = draw();
+  ir::Function* entry = nullptr;
+  std::vector<ir::Function*> graphs;
+  for (ir::Function& f : g.program.functions) {
+    if (f.kind == ir::Function::Kind::Orchestration) entry = &f;
+    if (f.kind == ir::Function::Kind::Graph) graphs.push_back(&f);
+  }
+  RC_ASSERT(entry != nullptr);
+  const bool in_graph = !graphs.empty() && gen::choices().boolean();
+  ir::Function* into = in_graph ? graphs[gen::choices().one_of(graphs.size())] : entry;
+  ir::Expr bad;
+  bad.kind = ir::Expr::Kind::Binary;
+  bad.op = gen::choices().boolean() ? ir::BinOp::Add : ir::BinOp::Div;
+  const size_t n = gen::choices().boolean() ? 1 : 3;
+  for (size_t i = 0; i < n; ++i) {
+    ir::Expr one;
+    one.kind = ir::Expr::Kind::Int;
+    one.value = static_cast<int64_t>(i) + 1;
+    bad.args.push_back(one);
+  }
+  gen::tag(fmt::format("binary-of-{}{}", n, in_graph ? "-in-graph" : ""));
+  ir::Stmt s;
+  s.kind = ir::Stmt::Kind::Assign;
+  s.name = "zz_m";
+  s.rhs = ir::ExprRhs{bad};
+  into->body.insert(into->body.begin(), s);
+  const ir::Program& p = g.program;
+  const std::string text = ir::print_program(p);
+  const auto cx = [&] { return props::counterexample("property", text); };
+  if (text.find("<malformed>") == std::string::npos)
+    props::report(oracles::Verdict::fail("malformed", "the printer wrote the malformed node as something else"), cx());
+  const codegen::CodegenResult cg = generate(p);
+  if (cg.ok || cg.diagnostics.empty() || cg.diagnostics.front().message.find("malformed") == std::string::npos)
+    props::report(oracles::Verdict::fail("malformed",
+                                         fmt::format("codegen, run without the verifier, {}",
+                                                     cg.ok ? std::string("emitted a plan")
+                                                           : "refused it with " + cg.diagnostics.front().render(""))),
+                  cx());
+  const interp::Result r = interp::run(p, 1);
+  if (in_graph) {
+    // a graph may not run (a call in an untaken if): only a run that ends otherwise is wrong
+    if (!r.ok() && r.error().kind == interp::ErrorKind::Invalid &&
+        r.error().message.find("malformed") == std::string::npos)
+      props::report(oracles::Verdict::fail("malformed", "the interpreter reported " + r.error().render()), cx());
+  } else if (r.ok() || r.error().kind != interp::ErrorKind::Invalid ||
+             r.error().message.find("malformed") == std::string::npos)
+    props::report(oracles::Verdict::fail("malformed",
+                                         fmt::format("the interpreter {}", r.ok() ? std::string("ran it to the end")
+                                                                                  : "reported " + r.error().render())),
+                  cx());
+  const verify::Diagnostics wf = verify::check_well_formed(p);
+  const oracles::PipelineRun run = oracles::run_pipeline(p);
+  gen::tag(wf.empty() ? "well-formed-silent" : "well-formed-reports");
+  gen::tag(run.verdict.passed() ? "pipeline-accepts" : run.verdict.failed() ? "pipeline-fails" : "pipeline-rejects");
+}
+// The positive control: a codegen that takes a malformed node without a word (its refusal
+// dropped).
+codegen::CodegenResult codegen_ignoring_malformed_nodes(const ir::Program& p) {
+  codegen::CodegenResult r = codegen::generate_orchestration(p);
+  std::erase_if(r.diagnostics,
+                [](const verify::Diagnostic& d) { return d.message.find("malformed") != std::string::npos; });
+  if (r.diagnostics.empty()) r.ok = true;
+  return r;
+}
+void lax_malformed_case() {
+  ++props::tally().cases;
+  malformed_case(codegen_ignoring_malformed_nodes);
+}
+}  // namespace
+
+STACKCHECK_PROP(CompilerProps, malformed_expression_nodes_refused_without_a_crash, 0.0) {
+  malformed_case(codegen::generate_orchestration);
+}
+TEST(CompilerPropsControl, a_codegen_taking_malformed_nodes_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_malformed_case),
+                       "codegen, run without the verifier, emitted a plan");
+}
+
 // Two graphs each with one rule broken (gen/ir_breaker.h, drawn twice): the verifier reports
 // both, and it and LegalizeGraphBoundary give their diagnostics in program order (COMPILER.md
 // §4: by function, then location; the breaker's edits are at 0:0, so the function decides).
