@@ -128,7 +128,8 @@ STACKCHECK_PROP(RuntimeProps, image_deltas_int32_or_unbound, 0.1) {
 STACKCHECK_PROP(RuntimeProps, image_position_independent, 0.1) {
   const auto [g, b, c] = bound_plan();
   const uint64_t size = c.image_bytes;
-  const uint64_t near31 = (uint64_t{1} << 31) - static_cast<uint64_t>(gen::choices().sized(0, static_cast<int64_t>(size)));
+  const uint64_t near31 =
+      (uint64_t{1} << 31) - static_cast<uint64_t>(gen::choices().sized(0, static_cast<int64_t>(size)));
   const uint64_t near32 = (uint64_t{1} << 32) - size - static_cast<uint64_t>(gen::choices().sized(1, 4095));
   const uint64_t any = static_cast<uint64_t>(gen::choices().sized(0, (int64_t{1} << 33) - 1)) & ~uint64_t{7};
   for (uint64_t off : {near31, near32, any})
@@ -148,7 +149,7 @@ STACKCHECK_PROP(RuntimeProps, compaction_reads_only_the_live_prefix, 0.1) {
 // §15.2: each violated precondition is its own clean error, checked before any read.
 STACKCHECK_PROP(RuntimeProps, compaction_rejects_violated_preconditions, 0.1) {
   const auto [g, b, c] = bound_plan();
-  const unsigned which = static_cast<unsigned>(gen::choices().sized(0, 4));
+  const unsigned which = static_cast<unsigned>(gen::choices().integer(0, 5));  // uniform at every size
   const uint64_t by = static_cast<uint64_t>(gen::choices().sized(1, (1 << 20) - 1));
   gen::tag(fmt::format("precondition {}", which));
   props::report(oracles::check_compaction_precondition(*b, c.image_bytes, which, by),
@@ -307,8 +308,9 @@ STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
   // half any integer (statuses and unlisted codes).
   const auto draw = [] {
     const std::span<const int32_t> codes = runtime::all_codes();
-    return gen::choices().boolean() ? codes[static_cast<size_t>(gen::choices().sized(0, static_cast<int64_t>(codes.size()) - 1))]
-                                       : static_cast<int32_t>(gen::choices().sized(-2000, 1999));
+    return gen::choices().boolean()
+               ? codes[static_cast<size_t>(gen::choices().sized(0, static_cast<int64_t>(codes.size()) - 1))]
+               : static_cast<int32_t>(gen::choices().sized(-2000, 1999));
   };
   const int32_t a = draw(), bcode = draw();
   const bool a_code = runtime::code_class(a).has_value();

@@ -108,6 +108,14 @@ Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned w
     case 3:
       L.payload_stride = sizeof(runtime::TaskPayload) + by, want = runtime::CompactErrorKind::kPayloadStride;
       break;
+    case 5:  // a layout other than the planner's for this mirror: another window's (the mirror
+             // then shorter than it), or a segment moved by a line
+      if (by % 2 == 1 && runtime::LayoutPlanner::valid_W(L.W() * 2))
+        L = runtime::LayoutPlanner::mirror(L.W() * 2);
+      else
+        L.seg.off[1 + by % (runtime::kSegCount - 1)] += 64;
+      want = runtime::CompactErrorKind::kMirrorLayout;
+      break;
     default: out.resize(out.size() + by), want = runtime::CompactErrorKind::kOutSize;
   }
   const auto r = runtime::compact_live_image(b.runtime().mirror(), L, cur,
@@ -137,7 +145,7 @@ Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsig
                                                     o.submitted(), c.image());
   if (!live.passed()) return live;
   // The payload stride first: the one violation a compaction that checks nothing survives.
-  for (unsigned k : which ? std::vector<unsigned>{*which} : std::vector<unsigned>{3, 0, 1, 2, 4}) {
+  for (unsigned k : which ? std::vector<unsigned>{*which} : std::vector<unsigned>{3, 0, 1, 2, 4, 5}) {
     const Verdict v = check_compaction_precondition(*b, c.image_bytes, k, by);
     if (!v.passed()) return v;
   }

@@ -42,8 +42,9 @@ Verdict check_latched(const Captured& c, int first_code);
 Verdict check_latched_plan(const runtime::OrchProgram& p, int first_code);
 
 // compaction: violates one precondition of compact_live_image on the mirror `b` just bound
-// (0: n > W, 1: tensor cursor, 2: fanin cursor, 3: payload stride, 4: out size, each by `by`)
-// and requires its own error. Reads only what `b` holds.
+// (0: n > W, 1: tensor cursor, 2: fanin cursor, 3: payload stride, 4: out size, each by `by`;
+// 5: a mirror layout that is not the planner's, another window's when `by` is odd, else one
+// segment moved by a line) and requires its own error. Reads only what `b` holds.
 Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned which, uint64_t by);
 // Binds `p` (a completed bind is required), checks the live prefix, then `which` (or every
 // precondition when nullopt, the payload stride first) with `by`.
