@@ -22,6 +22,7 @@
 
 #include "properties/gen/arbitrary.h"
 #include "properties/oracles/bind_checks.h"
+#include "properties/oracles/capacity.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/digest.h"
 #include "properties/oracles/end_to_end.h"
@@ -43,7 +44,8 @@ runtime::ScheduleOptions draw_schedule() {
     s = *oracles::parse_schedule("threaded");
     s.workers = static_cast<unsigned>(gen::choices().sized(1, 8));
   } else {
-    s = *oracles::parse_schedule(fmt::format("random:{}", static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1))));
+    s = *oracles::parse_schedule(
+        fmt::format("random:{}", static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1))));
   }
   return s;
 }
@@ -214,33 +216,6 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   return oracles::Verdict::pass();
 }
 
-// `p` with config `key` = v (the entry replaced, or added).
-runtime::OrchProgram with_config(runtime::OrchProgram p, const std::string& key, int64_t v) {
-  for (runtime::ConfigEntry& e : p.config)
-    if (e.key == key) {
-      e.value = v;
-      return p;
-    }
-  p.config.push_back(runtime::ConfigEntry{key, v, {}});
-  return p;
-}
-
-// The least value of capacity `key` in [lo, hi] at which `p` binds with status 0 on a fresh
-// Runtime (a capacity that binds binds at every larger value: binary search), measured by
-// binding; nullopt when it does not bind even at hi.
-std::optional<int64_t> least_binding(const runtime::OrchProgram& p, const std::string& key, int64_t lo, int64_t hi) {
-  const auto binds = [&](int64_t v) { return runtime::bind_plan(with_config(p, key, v)).status == 0; };
-  if (!binds(hi)) return std::nullopt;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (binds(mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
   gen::GeneratedPlan g = gen::draw_plan();
   // A third of the cases bind at a capacity's limit: the least tensormap capacity, task heap
@@ -253,8 +228,10 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
     static const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> kLimits = {
         {"tensormap_capacity", {1, 4096}}, {"task_heap", {1024, 1 << 20}}, {"graph_heap", {64, 1 << 20}}};
     const auto& [key, range] = gen::choices().pick(kLimits);
-    if (const std::optional<int64_t> least = least_binding(g.plan, key, range.first, range.second)) {
-      g.plan = with_config(g.plan, key, *least);
+    // (the least tensormap capacity, task heap or graph heap that binds, measured by binding)
+    const oracles::PlanBinder fresh = [](const runtime::OrchProgram& q) { return runtime::bind_plan(q); };
+    if (const std::optional<int64_t> least = oracles::least_binding(g.plan, key, range.first, range.second, fresh)) {
+      g.plan = oracles::with_config(g.plan, key, *least);
       gen::tag("at-limit-" + key);
       at_limit = true;
     }
@@ -269,7 +246,8 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
     if (!at_limit && gen::choices().chance(25)) {
       const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, 0);
       if (model.statements > 1) {
-        const auto budget = static_cast<uint64_t>(gen::choices().integer(1, static_cast<int64_t>(model.statements) - 1));
+        const auto budget =
+            static_cast<uint64_t>(gen::choices().integer(1, static_cast<int64_t>(model.statements) - 1));
         history.push_back(Earlier{g.plan, budget});
         text += fmt::format("# bound before it on the same runtime ({} of {}): this plan with max_statements={}\n",
                             history.size(), n, budget);
@@ -286,8 +264,9 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
                       history.back().plan);
   }
   gen::tag(fmt::format("history-{}", history.size()));
-  props::report(bind_after_history(g.plan, history, static_cast<uint64_t>(gen::choices().sized(0, 999)), draw_schedule()),
-                oracles::Counterexample{"property", runtime::print_plan(g.plan) + text, {}, "", ""});
+  props::report(
+      bind_after_history(g.plan, history, static_cast<uint64_t>(gen::choices().sized(0, 999)), draw_schedule()),
+      oracles::Counterexample{"property", runtime::print_plan(g.plan) + text, {}, "", ""});
 }
 
 // Bench::reset (what a process that judges many inputs does between them) leaves no trace:
@@ -295,8 +274,8 @@ STACKCHECK_PROP(Determinism, a_used_runtime_binds_like_a_fresh_one, 0.2) {
 // bound on it and on a fresh bench must give the same bind (status, stats, trace, entries, the
 // shipped bytes) and leave the same mirror and device memory (oracles::check_same_bench_state).
 // `how` (the positive control only) leaves a step of the reset out.
-oracles::Verdict reset_binds_as_fresh(const runtime::OrchProgram& first, const runtime::OrchProgram& plan,
-                                      uint8_t fill, bool strict, uint64_t seed, const runtime::ScheduleOptions& sched,
+oracles::Verdict reset_binds_as_fresh(const runtime::OrchProgram& first, const runtime::OrchProgram& plan, uint8_t fill,
+                                      bool strict, uint64_t seed, const runtime::ScheduleOptions& sched,
                                       oracles::BenchReset how = oracles::BenchReset::kFull) {
   std::string why;
   // The earlier bench has the other strictness, so the reset must change that too.
@@ -313,12 +292,13 @@ oracles::Verdict reset_binds_as_fresh(const runtime::OrchProgram& first, const r
   const oracles::Captured a = used->bind(plan, o), b = fresh->bind(plan, o);
   const uint64_t da = oracles::digest_bind(support::kFnvOffset, a.result, a.staged);
   const uint64_t db = oracles::digest_bind(support::kFnvOffset, b.result, b.staged);
-  const std::string where = fmt::format("after a bind ending {}, schedule {} seed {}", runtime::status_line(before.result),
-                                        oracles::schedule_text(sched), seed);
+  const std::string where = fmt::format("after a bind ending {}, schedule {} seed {}",
+                                        runtime::status_line(before.result), oracles::schedule_text(sched), seed);
   if (da != db)
-    return oracles::Verdict::fail("bench-reset", fmt::format("the bind on a reset bench differs ({}): {} [{}] vs fresh {} [{}]",
-                                                             where, runtime::status_line(a.result), a.result.stats.to_line(),
-                                                             runtime::status_line(b.result), b.result.stats.to_line()));
+    return oracles::Verdict::fail("bench-reset",
+                                  fmt::format("the bind on a reset bench differs ({}): {} [{}] vs fresh {} [{}]", where,
+                                              runtime::status_line(a.result), a.result.stats.to_line(),
+                                              runtime::status_line(b.result), b.result.stats.to_line()));
   oracles::Verdict v = oracles::check_same_bench_state(*used, *fresh);
   if (v.failed()) v.message = fmt::format("{}: {}", where, v.message);
   return v;
@@ -354,9 +334,11 @@ STACKCHECK_PROP(Determinism, reset_bench_binds_as_fresh, 0.2) {
   const bool strict = gen::choices().boolean();
   runtime::ScheduleOptions sched =
       *oracles::parse_schedule(fmt::format("random:{}", static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1))));
-  props::report(reset_binds_as_fresh(first.plan, g.plan, fill, strict, static_cast<uint64_t>(gen::choices().sized(0, 999)),
-                                     sched),
-                oracles::Counterexample{"property", runtime::print_plan(g.plan) + commented("bound before on the bench", first.plan), {}, "", ""});
+  props::report(
+      reset_binds_as_fresh(first.plan, g.plan, fill, strict, static_cast<uint64_t>(gen::choices().sized(0, 999)),
+                           sched),
+      oracles::Counterexample{
+          "property", runtime::print_plan(g.plan) + commented("bound before on the bench", first.plan), {}, "", ""});
 }
 
 // The reset oracle's positive control: a reset that leaves the device memory as the earlier

@@ -110,22 +110,39 @@ STACKCHECK_PROP(RuntimeExec, statement_budget_at_its_limit, 0.1) {
 // task and graph heaps), bound exactly at its need (the roomy bind's results) and one past it
 // (that capacity's own latch, nothing shipped). The need comes from the plan model (W) or from
 // binding (the others); the tags say which limits each case met.
+namespace {
+// What the limit properties judge: a clean plan, the seed of its entry inputs, its plan model,
+// and a binder of fresh Runtimes with that seed under the oldest-first policy.
+struct LimitCase {
+  gen::GeneratedPlan g = draw();
+  uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
+  oracles::PlanModelResult model = oracles::run_plan_model(g.plan, seed);
+  oracles::PlanBinder binder() const {
+    runtime::BindOptions o;
+    o.seed = seed;
+    o.schedule.mode = runtime::ScheduleOptions::Mode::kOldest;
+    return [o](const runtime::OrchProgram& q) { return runtime::bind_plan(q, o); };
+  }
+  // Reports the verdict with the limit's tag (`limit:<name>:<what the case reached>`).
+  void report(const Verdict& v, const char* limit, const oracles::CapacityFinding& f) const {
+    gen::tag(fmt::format("limit:{}:{}", limit, f.tag.empty() ? "failed" : f.tag));
+    props::report(v, props::counterexample("property", runtime::print_plan(g.plan),
+                                           {{"seed", std::to_string(seed)}, {"limit", limit}}));
+  }
+};
+LimitCase limit_case() {
+  LimitCase c;
+  if (!c.model.ok()) props::report(Verdict::inconclusive(Inconclusive::kUnsupported, "plan model: " + *c.model.error));
+  return c;
+}
+}  // namespace
+
 STACKCHECK_PROP(RuntimeExec, every_capacity_at_its_need_and_one_past, 0.2) {
-  const gen::GeneratedPlan g = draw();
+  const LimitCase c = limit_case();
   const auto keys = oracles::capacity_keys();
   const oracles::CapacityKey& k = keys[gen::choices().one_of(keys.size())];
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
-  const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, seed);
-  if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kUnsupported, "plan model: " + *model.error));
-  runtime::BindOptions o;
-  o.seed = seed;
-  o.schedule.mode = runtime::ScheduleOptions::Mode::kOldest;
   oracles::CapacityFinding f;
-  const Verdict v = oracles::check_capacity_at_need(
-      g.plan, k, model.tasks.size(), [&](const runtime::OrchProgram& q) { return runtime::bind_plan(q, o); }, &f);
-  gen::tag(fmt::format("limit:{}:{}", k.key, f.tag.empty() ? "failed" : f.tag));
-  props::report(v, props::counterexample("property", runtime::print_plan(g.plan),
-                                         {{"seed", std::to_string(seed)}, {"capacity", k.key}}));
+  c.report(oracles::check_capacity_at_need(c.g.plan, k, c.model.tasks.size(), c.binder(), &f), k.key, f);
 }
 
 // Every limit of a plan's own shape met exactly and one past it (oracles/capacity.h): open
@@ -134,21 +151,11 @@ STACKCHECK_PROP(RuntimeExec, every_capacity_at_its_need_and_one_past, 0.2) {
 // of one submit_graph; statements appended to a clean plan, which then binds with its own
 // entry tensors at the limit and latches the limit's code (1, 5, 4) one past it.
 STACKCHECK_PROP(RuntimeExec, every_plan_limit_at_and_one_past, 0.2) {
-  const gen::GeneratedPlan g = draw();
+  const LimitCase c = limit_case();
   const auto limits = oracles::structural_limits();
   const oracles::StructuralLimit& l = limits[gen::choices().one_of(limits.size())];
-  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
-  const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, seed);
-  if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kUnsupported, "plan model: " + *model.error));
-  runtime::BindOptions o;
-  o.seed = seed;
-  o.schedule.mode = runtime::ScheduleOptions::Mode::kOldest;
   oracles::CapacityFinding f;
-  const Verdict v = oracles::check_structural_limit(
-      g.plan, l, model.definitions, [&](const runtime::OrchProgram& q) { return runtime::bind_plan(q, o); }, &f);
-  gen::tag(fmt::format("limit:{}:{}", l.name, f.tag.empty() ? "failed" : f.tag));
-  props::report(v, props::counterexample("property", runtime::print_plan(g.plan),
-                                         {{"seed", std::to_string(seed)}, {"limit", l.name}}));
+  c.report(oracles::check_structural_limit(c.g.plan, l, c.model.definitions, c.binder(), &f), l.name, f);
 }
 
 // The threaded scheduler and the adversarial policies agree with each other, tensor by
@@ -313,8 +320,7 @@ STACKCHECK_PROP(RuntimeExec, every_field_at_its_limits_as_the_attach_model_predi
   // (op, value) as gen::MutationDraw takes them: +1, -1, zero, all ones, INT32_MAX, INT32_MIN,
   // another address (an 8-byte field; INT32_MIN for a narrower one), one bit flipped: every
   // field at each.
-  const std::pair<uint8_t, uint8_t> limits[] = {{0, 1}, {0, 0}, {1, 0},       {2, 0},
-                                                {3, 1}, {3, 2}, {3, address}, {4, bit}};
+  const std::pair<uint8_t, uint8_t> limits[] = {{0, 1}, {0, 0}, {1, 0}, {2, 0}, {3, 1}, {3, 2}, {3, address}, {4, bit}};
   int judged = 0;
   std::set<std::string> classes;
   for (size_t f = 0; f < gen::record_field_count(); ++f) {

@@ -84,6 +84,25 @@ OrchProgram with_config(OrchProgram p, const std::string& key, int64_t v) {
   return p;
 }
 
+std::optional<int64_t> least_binding(const OrchProgram& p, const std::string& key, int64_t lo, int64_t hi,
+                                     const PlanBinder& bind) {
+  const auto binds = [&](int64_t v) { return bind(with_config(p, key, v)).status == 0; };
+  int64_t top = lo;  // gallop: lo, 2 lo, 4 lo, ... up to hi
+  while (!binds(top)) {
+    if (top >= hi) return std::nullopt;
+    lo = top + 1;
+    top = std::min(std::max<int64_t>(top, 1) * 2, hi);
+  }
+  while (lo < top) {
+    const int64_t mid = lo + (top - lo) / 2;
+    if (binds(mid))
+      top = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 Verdict check_capacity_at_need(const OrchProgram& plan, const CapacityKey& k, uint64_t tasks, const PlanBinder& bind,
                                CapacityFinding* finding) {
   CapacityFinding local;
@@ -148,25 +167,12 @@ Verdict check_capacity_at_need(const OrchProgram& plan, const CapacityKey& k, ui
     return Verdict::pass();
   }
 
-  // The least value that binds: gallop up from the least legal value, then bisect.
-  const auto binds = [&](int64_t v) { return bind(with_config(p, key, v)).status == 0; };
-  int64_t lo = k.lo, hi = k.lo;
-  while (!binds(hi)) {
-    lo = hi + 1;
-    if (hi >= k.hi) {
-      f.tag = "too-large";
-      return Verdict::inconclusive(Inconclusive::kUnsupported, fmt::format("{} does not bind at {}", key, k.hi));
-    }
-    hi = std::min(hi * 2, k.hi);
+  const std::optional<int64_t> found = least_binding(p, key, k.lo, k.hi, bind);
+  if (!found) {
+    f.tag = "too-large";
+    return Verdict::inconclusive(Inconclusive::kUnsupported, fmt::format("{} does not bind at {}", key, k.hi));
   }
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (binds(mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  const int64_t least = lo;
+  const int64_t least = *found;
   f.repro = fmt::format("config {}={}", key, least);
   if (Verdict v = judge_at(with_config(p, key, least), least, fmt::format("{}={}, the least that binds", key, least));
       v.failed())
@@ -237,6 +243,14 @@ int64_t config_value(const OrchProgram& p, const std::string& key, int64_t dflt)
   return dflt;
 }
 
+// `p` with W raised to 1024 where limit `l`'s additions need that many tasks (fanin, nodes).
+OrchProgram with_room_for(OrchProgram p, const StructuralLimit& l) {
+  const std::string name = l.name;
+  if ((name == "fanin" || name == "graph-nodes") && config_value(p, "W", 16384) < 1024)
+    return with_config(std::move(p), "W", 1024);
+  return p;
+}
+
 }  // namespace
 
 std::span<const StructuralLimit> structural_limits() { return kStructural; }
@@ -301,9 +315,7 @@ OrchProgram append_at_limit(OrchProgram p, const StructuralLimit& l, int64_t n) 
     p.graphs.push_back(std::move(g));
     body.push_back(stmt(std::move(sg)));
   }
-  if ((name == "fanin" || name == "graph-nodes") && config_value(p, "W", 16384) < 1024)
-    p = with_config(std::move(p), "W", 1024);
-  return p;
+  return with_room_for(std::move(p), l);
 }
 
 Verdict check_structural_limit(const OrchProgram& plan, const StructuralLimit& l, size_t definitions,
@@ -316,9 +328,7 @@ Verdict check_structural_limit(const OrchProgram& plan, const StructuralLimit& l
     return Verdict::pass();
   }
   // The roomy bind, with W as the additions need it.
-  const OrchProgram base = (name == "fanin" || name == "graph-nodes") && config_value(plan, "W", 16384) < 1024
-                               ? with_config(plan, "W", 1024)
-                               : plan;
+  const OrchProgram base = with_room_for(plan, l);
   const BindResult roomy = bind(base);
   if (roomy.status != 0) return bind_status_verdict(roomy);
   f.repro = fmt::format("{} at {}", name, l.limit);

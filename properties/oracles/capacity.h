@@ -42,6 +42,12 @@ runtime::OrchProgram pad_with_tasks(runtime::OrchProgram p, uint64_t k);
 // `p` with config `key` = v (the entry replaced, or added).
 runtime::OrchProgram with_config(runtime::OrchProgram p, const std::string& key, int64_t v);
 
+// The least value of config `key` in [lo, hi] at which `bind` binds `p` with status 0 (a
+// capacity that binds binds at every larger value): a galloping search up from lo, then a
+// bisection; nullopt when it does not bind even at hi. Measured by binding.
+std::optional<int64_t> least_binding(const runtime::OrchProgram& p, const std::string& key, int64_t lo, int64_t hi,
+                                     const PlanBinder& bind);
+
 struct CapacityFinding {
   std::string tag;              // at+past, below-min, ...: what the case reached
   std::optional<int64_t> need;  // the value the plan was bound at, at the limit
