@@ -7,7 +7,7 @@
 // Counters, per input: allocs and alloc_bytes (bench/alloc_count.h: every operator new of the
 // process, worker threads included; counted in an untimed first pass), minflt (page faults, getrusage), and for every tier
 // `<tier>.us` (time charged to it) and `<tier>.reach` (the share of inputs on which it gave a
-// verdict). `(decode)` is the decoder, `(teardown)` what the judge frees after its last verdict.
+// verdict), `<tier>.allocs` (allocations charged to it in the counted pass). `(decode)` is the decoder, `(teardown)` what the judge frees after its last verdict.
 // An input that fails an oracle stops the benchmark with the finding: the corpus is clean.
 //
 // Build: any preset (dev, fuzz: the same code under ASan + UBSan + coverage); scripts/throughput
@@ -72,6 +72,7 @@ std::vector<Input> load(const std::string& target, std::string* error) {
 struct Tier {
   std::string name;
   Clock::duration time{};
+  uint64_t allocations = 0;  // operator new calls charged to it (counted passes only)
   uint64_t inputs = 0;  // inputs on which the tier gave at least one verdict
   uint64_t verdicts = 0;
   uint64_t seen_at = UINT64_MAX;  // the last input counted in `inputs`
@@ -92,15 +93,21 @@ class Tiers {
   void charge(std::string_view name, Clock::duration d, uint64_t input) {
     Tier& t = at(name);
     t.time += d;
+    const uint64_t now = alloc_counts().allocations;
+    t.allocations += now - allocations_seen_;
+    allocations_seen_ = now;
     if (t.seen_at != input) {
       t.seen_at = input;
       ++t.inputs;
     }
   }
   const std::vector<Tier>& all() const { return tiers_; }
+  // Allocations from here on are charged to the next tier charged.
+  void start_input() { allocations_seen_ = alloc_counts().allocations; }
 
  private:
   std::vector<Tier> tiers_;
+  uint64_t allocations_seen_ = 0;
 };
 
 // Charges the time since its previous mark to the tier of each verdict; a failure is a finding.
@@ -159,6 +166,7 @@ void run_target(benchmark::State& state, const char* target, Decode decode, Judg
   uint64_t judged = 0;
   auto judge_one = [&](const Input& in) {
     try {
+      tiers.start_input();
       Clock::time_point t0 = Clock::now();
       gen::ByteChoices c(std::span<const uint8_t>(in.bytes.data(), in.bytes.size()));
       auto decoded = decode(c);
@@ -184,6 +192,7 @@ void run_target(benchmark::State& state, const char* target, Decode decode, Judg
   set_counting(false);
   const AllocCounts a1 = alloc_counts();
   const uint64_t counted = judged;
+  const Tiers counted_tiers = tiers;
   tiers = Tiers();
   judged = 0;
   const uint64_t faults0 = page_faults();
@@ -200,6 +209,8 @@ void run_target(benchmark::State& state, const char* target, Decode decode, Judg
     state.counters[t.name + ".us"] = std::chrono::duration<double, std::micro>(t.time).count() / n;
     state.counters[t.name + ".reach"] = static_cast<double>(t.inputs) / n;
   }
+  for (const Tier& t : counted_tiers.all())
+    state.counters[t.name + ".allocs"] = static_cast<double>(t.allocations) / static_cast<double>(counted);
 }
 
 void fuzz_program(benchmark::State& s) {

@@ -104,6 +104,8 @@ def run_bench(preset: str, a: argparse.Namespace, run_dir: Path) -> dict[str, di
                 tiers.setdefault(k[:-3], {})["us"] = v
             elif k.endswith(".reach"):
                 tiers.setdefault(k[:-6], {})["reach"] = v
+            elif k.endswith(".allocs"):
+                tiers.setdefault(k[:-7], {})["allocs"] = v
         rows[name] = {"ms": per_input_ms, "allocs": b["allocs"], "alloc_bytes": b["alloc_bytes"],
                       "minflt": b["minflt"], "inputs": int(inputs), "iterations": b["iterations"], "tiers": tiers}
     log(f"{preset}: done in {wall:.0f}s")
@@ -178,12 +180,14 @@ def tables(data: dict) -> str:
         if not d or not z:
             continue
         lines += ["", f"### {t}: oracle tiers (µs per input; reach: share of inputs with a verdict of the tier)", "",
-                  "| tier | dev µs | fuzz µs | fuzz/dev | reach dev | reach fuzz |", "|---|---:|---:|---:|---:|---:|"]
+                  "| tier | dev µs | fuzz µs | fuzz/dev | allocs | reach dev | reach fuzz |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
         for name in dict.fromkeys([*d["tiers"], *z["tiers"]]):
             dt, zt = d["tiers"].get(name, {}), z["tiers"].get(name, {})
             du, zu = dt.get("us", 0.0), zt.get("us", 0.0)
             ratio = f"{zu / du:.1f}x" if du else "-"
-            lines.append(f"| {name} | {du:.1f} | {zu:.1f} | {ratio} | {dt.get('reach', 0):.2f} | {zt.get('reach', 0):.2f} |")
+            lines.append(f"| {name} | {du:.1f} | {zu:.1f} | {ratio} | {fmt_num(dt.get('allocs', 0))} | "
+                         f"{dt.get('reach', 0):.2f} | {zt.get('reach', 0):.2f} |")
     if props:
         cases = sum(r["cases"] for r in props)
         cpu = sum(r["cpu_s"] for r in props)
