@@ -54,7 +54,8 @@ const char* kind_text(Function::Kind k) {
   return "function";
 }
 
-ProgramInfo::ProgramInfo(const ir::Program& p) : program(p), rpi(p) {
+ProgramInfo::ProgramInfo(const ir::Program& p, std::pmr::memory_resource* scratch)
+    : program(p), first(scratch), rpi(p) {
   const size_t n = p.functions.size();
   for (size_t i = 0; i < n; ++i) first.emplace(p.functions[i].name, i);
   // A call f -> g lies on a cycle iff f and g share a component (g == f included).
@@ -111,14 +112,19 @@ using namespace well_formed;
 
 Diagnostics check_well_formed(const ir::Program& p) {
   Diagnostics out;
-  const ProgramInfo info(p);
+  // The check's own tables (names, scopes, bindings, expression stacks) come from one arena,
+  // its first 16 KiB on the stack: a clean program of the generators' size costs no heap
+  // allocation for them (docs/throughput.md). Nothing in the arena outlives the check.
+  alignas(std::max_align_t) std::byte first_block[16384];
+  std::pmr::monotonic_buffer_resource scratch(first_block, sizeof first_block);
+  const ProgramInfo info(p, &scratch);
   size_t entries = 0;
   for (const Function& f : p.functions) entries += f.kind == Function::Kind::Orchestration ? 1 : 0;
   if (entries == 0) {
     out.push_back(
         Diagnostic{"WellFormed", kFunctions, Location{}, "the program has no orchestration (entry) function"});
   }
-  std::unordered_set<std::string> names;
+  std::pmr::unordered_set<std::string_view> names(&scratch);
   const Function* entry = nullptr;
   for (size_t i = 0; i < p.functions.size(); ++i) {
     const Function& f = p.functions[i];
@@ -137,7 +143,7 @@ Diagnostics check_well_formed(const ir::Program& p) {
         entry = &f;
       }
     }
-    FunctionChecker(info, i, out).run();
+    FunctionChecker(info, i, out, &scratch).run();
   }
   return out;
 }

@@ -68,9 +68,9 @@ std::optional<TensorVal> FunctionChecker::argument(const ir::Invoke& inv, const 
     scalar(a);
     return std::nullopt;
   }
-  const std::string role = fmt::format("argument for tensor param '{}' of '{}'", p.name, g.name);
+  const Role role(p, g);
   if (a.kind != Expr::Kind::Var) {
-    if (scalar(a).ok) report(kKind, a.loc, fmt::format("a scalar expression is passed as the {}", role));
+    if (scalar(a).ok) report(kKind, a.loc, fmt::format("a scalar expression is passed as the {}", role.text()));
     return std::nullopt;
   }
   const TensorVal* t = tensor_use(a.name, a.loc, role);

@@ -30,25 +30,26 @@ ExprResult FunctionChecker::dim_expr(const Expr& e) {
   return {true, dims[static_cast<size_t>(e.value)], true};
 }
 
-ExprResult FunctionChecker::read_post(const Expr& e, const TensorVal* t, std::vector<ExprResult>& results) {
+ExprResult FunctionChecker::read_post(const Expr& e, const TensorVal* t, std::pmr::vector<ExprResult>& results) {
   const size_t n = e.args.size();
+  const ExprResult* idx = results.data() + (results.size() - n);  // the indices' results, in order
   ExprResult r{t != nullptr, std::nullopt, false};
-  std::vector<ExprResult> idx(results.end() - static_cast<ptrdiff_t>(n), results.end());
-  results.resize(results.size() - n);
-  for (const ExprResult& a : idx) r.ok = r.ok && a.ok;
-  if (t == nullptr || !t->type) return {false, std::nullopt, false};
-  const auto& dims = t->type->dims;
-  if (n != dims.size()) {
+  for (size_t k = 0; k < n; ++k) r.ok = r.ok && idx[k].ok;
+  if (t == nullptr || !t->type) {
+    r = {false, std::nullopt, false};
+  } else if (const auto& dims = t->type->dims; n != dims.size()) {
     report(kView, e.loc, fmt::format("read of '{}' has {} indices; its rank is {}", e.name, n, dims.size()));
-    return {false, std::nullopt, false};
-  }
-  for (size_t k = 0; k < n; ++k) {
-    if (idx[k].value && (*idx[k].value < 0 || *idx[k].value >= dims[k])) {
-      report(kView, e.args[k].loc,
-             fmt::format("read of '{}': index {} is {}, outside 0..{}", e.name, k, *idx[k].value, dims[k] - 1));
-      r.ok = false;
+    r = {false, std::nullopt, false};
+  } else {
+    for (size_t k = 0; k < n; ++k) {
+      if (idx[k].value && (*idx[k].value < 0 || *idx[k].value >= dims[k])) {
+        report(kView, e.args[k].loc,
+               fmt::format("read of '{}': index {} is {}, outside 0..{}", e.name, k, *idx[k].value, dims[k] - 1));
+        r.ok = false;
+      }
     }
   }
+  results.resize(results.size() - n);
   return r;
 }
 
@@ -59,8 +60,11 @@ ExprResult FunctionChecker::scalar(const Expr& root) {
     bool post;
     const TensorVal* tensor;  // read: its tensor
   };
-  std::vector<Frame> stack{{&root, false, nullptr}};
-  std::vector<ExprResult> results;
+  std::pmr::vector<Frame> stack(scratch_);
+  std::pmr::vector<ExprResult> results(scratch_);
+  stack.reserve(8);
+  results.reserve(8);
+  stack.push_back({&root, false, nullptr});
   while (!stack.empty()) {
     const Frame fr = stack.back();
     stack.pop_back();

@@ -13,8 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory_resource>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -54,13 +56,14 @@ const char* kind_text(Function::Kind k);
 // Facts about the whole program that every function's check needs.
 struct ProgramInfo {
   const ir::Program& program;
-  std::unordered_map<std::string, size_t> first;  // name -> index of its first function
+  std::pmr::unordered_map<std::string_view, size_t> first;  // name -> index of its first function
   ir::RpiTable rpi;
   std::vector<size_t> component;  // strongly connected component of each function
 
-  explicit ProgramInfo(const ir::Program& p);
+  // `scratch` holds the check's own tables (well_formed.cpp: an arena per check).
+  ProgramInfo(const ir::Program& p, std::pmr::memory_resource* scratch);
 
-  const Function* find(const std::string& name) const {
+  const Function* find(std::string_view name) const {
     auto it = first.find(name);
     return it == first.end() ? nullptr : &program.functions[it->second];
   }
@@ -93,6 +96,18 @@ struct Binding {
   }
 };
 
+// What a tensor use is for, in messages: a fixed role, or the argument for a callee's param
+// (formatted only when a message needs it).
+struct Role {
+  const char* what = "";
+  const ir::Param* param = nullptr;
+  const Function* callee = nullptr;
+
+  Role(const char* w) : what(w) {}  // NOLINT: a fixed role reads as its text
+  Role(const ir::Param& p, const Function& g) : param(&p), callee(&g) {}
+  std::string text() const;
+};
+
 struct ExprResult {
   bool ok = true;                // nothing in the expression was reported or poisoned
   std::optional<int64_t> value;  // static value (set only when ok)
@@ -101,8 +116,17 @@ struct ExprResult {
 
 class FunctionChecker {
  public:
-  FunctionChecker(const ProgramInfo& info, size_t index, Diagnostics& out)
-      : info_(info), index_(index), f_(info.program.functions[index]), out_(out) {}
+  // The checker's tables live in `scratch` (names are views of the program's strings).
+  FunctionChecker(const ProgramInfo& info, size_t index, Diagnostics& out, std::pmr::memory_resource* scratch)
+      : info_(info),
+        index_(index),
+        f_(info.program.functions[index]),
+        out_(out),
+        scratch_(scratch),
+        visible_(scratch),
+        scopes_(scratch),
+        defined_(scratch),
+        all_defs_(scratch) {}
 
   // Checks the function; diagnostics go to `out` (well_formed.cpp).
   void run();
@@ -119,15 +143,15 @@ class FunctionChecker {
   }
 
   // ---- names and scopes; params and kernels (names.cpp) -------------------------------
-  void define(const std::string& name, Binding b, Loc loc);
+  void define(std::string_view name, Binding b, Loc loc);
   void open_scope() { scopes_.emplace_back(); }
   void close_scope();
   // The binding `name` refers to here, or nullptr after reporting why there is none.
-  const Binding* use(const std::string& name, Loc loc);
+  const Binding* use(std::string_view name, Loc loc);
   // Reports a tuple or task id used as a value; true if `b` is one.
-  bool misused_tuple(const Binding& b, const std::string& name, Loc loc);
+  bool misused_tuple(const Binding& b, std::string_view name, Loc loc);
   // The tensor `name` names here, or nullptr (reported unless poisoned).
-  const TensorVal* tensor_use(const std::string& name, Loc loc, const std::string& role);
+  const TensorVal* tensor_use(std::string_view name, Loc loc, const Role& role);
   bool writable(const TensorVal& t) const;
   std::string root_text(const TensorVal& t) const;
   void check_params();
@@ -136,7 +160,8 @@ class FunctionChecker {
   // ---- expressions (expressions.cpp) --------------------------------------------------
   ExprResult scalar_var(const Expr& e);
   ExprResult dim_expr(const Expr& e);
-  ExprResult read_post(const Expr& e, const TensorVal* t, std::vector<ExprResult>& results);
+  // Pops the read's index results off `results`; returns the read's.
+  ExprResult read_post(const Expr& e, const TensorVal* t, std::pmr::vector<ExprResult>& results);
   // Checks a scalar expression; post-order with an explicit stack (see the banner).
   ExprResult scalar(const Expr& root);
 
@@ -168,10 +193,11 @@ class FunctionChecker {
   size_t index_;
   const Function& f_;
   Diagnostics& out_;
-  std::unordered_map<std::string, Binding> visible_;  // names visible at this point
-  std::vector<std::vector<std::string>> scopes_;      // names bound per open block
-  std::unordered_set<std::string> defined_;           // names defined so far (any block)
-  std::unordered_set<std::string> all_defs_;          // every statement-defined name
+  std::pmr::memory_resource* scratch_;
+  std::pmr::unordered_map<std::string_view, Binding> visible_;  // names visible at this point
+  std::pmr::vector<std::pmr::vector<std::string_view>> scopes_;  // names bound per open block
+  std::pmr::unordered_set<std::string_view> defined_;           // names defined so far (any block)
+  std::pmr::unordered_set<std::string_view> all_defs_;          // every statement-defined name
 };
 
 }  // namespace stackcheck::verify::well_formed

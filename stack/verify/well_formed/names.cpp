@@ -9,7 +9,7 @@
 
 namespace stackcheck::verify::well_formed {
 
-void FunctionChecker::define(const std::string& name, Binding b, Loc loc) {
+void FunctionChecker::define(std::string_view name, Binding b, Loc loc) {
   if (!defined_.insert(name).second) {
     report(kRedefined, loc,
            fmt::format("'{}' is defined twice in '{}' (names are defined once per function)", name, f_.name));
@@ -20,12 +20,12 @@ void FunctionChecker::define(const std::string& name, Binding b, Loc loc) {
 }
 
 void FunctionChecker::close_scope() {
-  for (const std::string& n : scopes_.back()) visible_.erase(n);
+  for (std::string_view n : scopes_.back()) visible_.erase(n);
   scopes_.pop_back();
 }
 
 // The binding `name` refers to here, or nullptr after reporting why there is none.
-const Binding* FunctionChecker::use(const std::string& name, Loc loc) {
+const Binding* FunctionChecker::use(std::string_view name, Loc loc) {
   auto it = visible_.find(name);
   if (it != visible_.end()) return &it->second;
   if (defined_.count(name) != 0) {
@@ -39,7 +39,7 @@ const Binding* FunctionChecker::use(const std::string& name, Loc loc) {
 }
 
 // Reports a tuple or task id used as a value; true if `b` is one.
-bool FunctionChecker::misused_tuple(const Binding& b, const std::string& name, Loc loc) {
+bool FunctionChecker::misused_tuple(const Binding& b, std::string_view name, Loc loc) {
   if (b.kind == NameKind::Tuple) {
     report(kTuple, loc, fmt::format("tuple '{}' can only be used as '{}.k'", name, name));
     return true;
@@ -52,11 +52,16 @@ bool FunctionChecker::misused_tuple(const Binding& b, const std::string& name, L
 }
 
 // The tensor `name` names here, or nullptr (reported unless poisoned).
-const TensorVal* FunctionChecker::tensor_use(const std::string& name, Loc loc, const std::string& role) {
+std::string Role::text() const {
+  if (param == nullptr) return what;
+  return fmt::format("argument for tensor param '{}' of '{}'", param->name, callee->name);
+}
+
+const TensorVal* FunctionChecker::tensor_use(std::string_view name, Loc loc, const Role& role) {
   const Binding* b = use(name, loc);
   if (b == nullptr || misused_tuple(*b, name, loc)) return nullptr;
   if (b->kind == NameKind::Scalar) {
-    report(kKind, loc, fmt::format("scalar '{}' used as a tensor ({})", name, role));
+    report(kKind, loc, fmt::format("scalar '{}' used as a tensor ({})", name, role.text()));
     return nullptr;
   }
   return b->kind == NameKind::Tensor ? &b->tensor : nullptr;
