@@ -137,7 +137,7 @@ class Machine {
         return w->shape[static_cast<size_t>(e.value)];
       }
       case Expr::Kind::Read: {
-        std::vector<int64_t> idx;
+        Extent idx;
         for (const Expr& a : e.args) {
           std::optional<int64_t> v = eval(a, fr);
           if (!v) return std::nullopt;
@@ -145,7 +145,7 @@ class Machine {
         }
         const Window* w = tensor(fr, e.name, e.loc);
         if (w == nullptr || !charge(1, fr, e.loc)) return std::nullopt;
-        std::optional<Window> cell = sub_window(*w, idx, std::vector<int64_t>(idx.size(), 1));
+        std::optional<Window> cell = sub_window(*w, view(idx), view(Extent(idx.size(), 1)));
         if (!cell) {
           fail(ErrorKind::OutOfBounds, fr, e.loc,
                fmt::format("read({}, [{}]) outside its shape [{}]", e.name, fmt::join(idx, ", "),
@@ -153,13 +153,13 @@ class Machine {
           return std::nullopt;
         }
         // An i32 element read as i64: sign-extended.
-        return static_cast<int64_t>(static_cast<int32_t>(cell->read_all()[0]));
+        return static_cast<int64_t>(static_cast<int32_t>(cell->origin()));
       }
     }
     return std::nullopt;
   }
 
-  bool eval_all(const std::vector<Expr>& es, Frame& fr, std::vector<int64_t>& out) {
+  bool eval_all(const std::vector<Expr>& es, Frame& fr, Extent& out) {
     out.clear();
     for (const Expr& e : es) {
       std::optional<int64_t> v = eval(e, fr);
@@ -171,9 +171,9 @@ class Machine {
 
   // A fresh buffer for create/full, charging one operation per element.
   std::optional<Window> allocate(const std::vector<Expr>& shape, uint32_t fill, Frame& fr, const ir::Loc& loc) {
-    std::vector<int64_t> dims;
+    Extent dims;
     if (!eval_all(shape, fr, dims)) return std::nullopt;
-    std::optional<size_t> n = checked_element_count(dims, kMaxElements);
+    std::optional<size_t> n = checked_element_count(view(dims), kMaxElements);
     if (!n || dims.size() > 3) {
       fail(ErrorKind::Invalid, fr, loc,
            fmt::format("bad tensor shape [{}] (rank 1..3, dims >= 1, <= {} elements)", fmt::join(dims, ", "),
@@ -181,7 +181,7 @@ class Machine {
       return std::nullopt;
     }
     if (!charge(*n, fr, loc)) return std::nullopt;
-    return fresh_window(dims, fill);
+    return fresh_window(view(dims), fill);
   }
 
   // Evaluates a call's arguments: plain names of tensors (and tuples, for the error) are
@@ -325,11 +325,11 @@ class Machine {
       if (!w) return false;
       out = Value::of_tensor(std::move(*w));
     } else if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) {
-      std::vector<int64_t> offs;
+      Extent offs;
       if (!eval_all(sl->offsets, fr, offs)) return false;
       const Window* src = tensor(fr, sl->source, s.loc);
       if (src == nullptr) return false;
-      std::optional<Window> w = sub_window(*src, offs, sl->sizes);
+      std::optional<Window> w = sub_window(*src, view(offs), sl->sizes);
       if (!w) {
         return fail(ErrorKind::OutOfBounds, fr, s.loc,
                     fmt::format("slice of '{}' at [{}] size [{}] outside its shape [{}]", sl->source,
@@ -337,12 +337,12 @@ class Machine {
       }
       out = Value::of_tensor(std::move(*w));
     } else if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs)) {
-      std::vector<int64_t> offs;
+      Extent offs;
       if (!eval_all(as->offsets, fr, offs)) return false;
       const Window* dst = tensor(fr, as->target, s.loc);
       const Window* src = dst == nullptr ? nullptr : tensor(fr, as->source, s.loc);
       if (src == nullptr) return false;
-      std::optional<Window> region = sub_window(*dst, offs, src->shape);
+      std::optional<Window> region = sub_window(*dst, view(offs), view(src->shape));
       if (!region) {
         return fail(
             ErrorKind::OutOfBounds, fr, s.loc,

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "stack/support/check.h"
 
 namespace stackcheck::interp {
@@ -19,16 +21,16 @@ std::optional<std::string> check_operands(const verify::Builtin& b, std::span<co
   if (ops.size() != b.arity()) {
     return fmt::format("builtin {} takes {} operands, got {}", b.name, b.arity(), ops.size());
   }
-  std::vector<std::vector<int64_t>> dims;
+  boost::container::small_vector<std::span<const int64_t>, 3> dims;
   for (size_t i = 0; i < ops.size(); ++i) {
     const bool tensor = ops[i].tensor != nullptr;
     if (tensor != b.params[i].tensor) {
       return fmt::format("builtin {} operand {} ('{}') must be a {}", b.name, i, b.params[i].name,
                          b.params[i].tensor ? "tensor" : "scalar");
     }
-    if (tensor) dims.push_back(ops[i].tensor->shape);
+    if (tensor) dims.push_back(view(ops[i].tensor->shape));
   }
-  return verify::shape_rule_violation(b, dims);
+  return verify::shape_rule_violation(b, std::span<const std::span<const int64_t>>(dims.data(), dims.size()));
 }
 
 uint64_t builtin_cost(const verify::Builtin& b, std::span<const Operand> ops) {

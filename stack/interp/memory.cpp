@@ -14,9 +14,9 @@ std::vector<size_t> Window::element_indices() const {
   const size_t r = rank();
   std::vector<size_t> out;
   out.reserve(element_count());
-  std::vector<size_t> stride(r, 1);
+  boost::container::small_vector<size_t, 4> stride(r, 1);
   for (size_t k = r; k-- > 1;) stride[k - 1] = stride[k] * static_cast<size_t>(buffer->dims[k]);
-  std::vector<int64_t> idx(r, 0);  // odometer over the window
+  Extent idx(r, 0);  // odometer over the window
   const size_t n = element_count();
   for (size_t e = 0; e < n; ++e) {
     size_t lin = 0;
@@ -38,13 +38,23 @@ std::vector<uint32_t> Window::read_all() const {
   return out;
 }
 
+uint32_t Window::origin() const {
+  size_t lin = 0;
+  size_t stride = 1;
+  for (size_t k = rank(); k-- > 0;) {
+    lin += static_cast<size_t>(offsets[k]) * stride;
+    stride *= static_cast<size_t>(buffer->dims[k]);
+  }
+  return buffer->data[lin];
+}
+
 void Window::write_all(const std::vector<uint32_t>& values) const {
   const std::vector<size_t> idx = element_indices();
   STACK_CHECK(values.size() == idx.size(), "window write of the wrong element count");
   for (size_t e = 0; e < idx.size(); ++e) buffer->data[idx[e]] = values[e];
 }
 
-std::optional<size_t> checked_element_count(const std::vector<int64_t>& dims, size_t limit) {
+std::optional<size_t> checked_element_count(std::span<const int64_t> dims, size_t limit) {
   if (dims.empty()) return std::nullopt;
   size_t n = 1;
   for (int64_t d : dims) {
@@ -55,19 +65,19 @@ std::optional<size_t> checked_element_count(const std::vector<int64_t>& dims, si
   return n;
 }
 
-Window fresh_window(const std::vector<int64_t>& dims, uint32_t fill) {
+Window fresh_window(std::span<const int64_t> dims, uint32_t fill) {
   auto buf = std::make_shared<Buffer>();
-  buf->dims = dims;
+  buf->dims.assign(dims.begin(), dims.end());
   size_t n = 1;
   for (int64_t d : dims) n *= static_cast<size_t>(d);
   buf->data.assign(n, fill);
-  return Window{std::move(buf), std::vector<int64_t>(dims.size(), 0), dims};
+  Extent shape(dims.begin(), dims.end());
+  return Window{std::move(buf), Extent(dims.size(), 0), std::move(shape)};
 }
 
-std::optional<Window> sub_window(const Window& w, const std::vector<int64_t>& offsets,
-                                 const std::vector<int64_t>& sizes) {
+std::optional<Window> sub_window(const Window& w, std::span<const int64_t> offsets, std::span<const int64_t> sizes) {
   if (offsets.size() != w.rank() || sizes.size() != w.rank()) return std::nullopt;
-  Window out{w.buffer, w.offsets, sizes};
+  Window out{w.buffer, w.offsets, Extent(sizes.begin(), sizes.end())};
   for (size_t k = 0; k < w.rank(); ++k) {
     // offsets[k] + sizes[k] <= shape[k], written so that nothing can overflow.
     if (offsets[k] < 0 || sizes[k] < 1 || offsets[k] > w.shape[k] || sizes[k] > w.shape[k] - offsets[k]) {

@@ -1,10 +1,13 @@
 #include "stack/verify/builtins.h"
 
+#include <algorithm>
 #include <array>
 #include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <boost/container/small_vector.hpp>
 
 namespace stackcheck::verify {
 namespace {
@@ -29,7 +32,7 @@ constexpr std::array<Builtin, 7> kBuiltins = {{
     {BuiltinKind::Rowsum, "rowsum", kRowsum, ShapeRule::Rowsum},
 }};
 
-std::string dims_text(const std::vector<int64_t>& d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
+std::string dims_text(std::span<const int64_t> d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
 
 bool shape_like(const ir::Type& t) {
   if (t.dims.empty() || t.dims.size() > 3) return false;
@@ -53,6 +56,11 @@ const Builtin* find_builtin(std::string_view name) {
 const Builtin& builtin(BuiltinKind kind) { return kBuiltins[static_cast<size_t>(kind)]; }
 
 std::optional<std::string> shape_rule_violation(const Builtin& b, std::span<const std::vector<int64_t>> dims) {
+  const std::vector<std::span<const int64_t>> views(dims.begin(), dims.end());
+  return shape_rule_violation(b, std::span<const std::span<const int64_t>>(views));
+}
+
+std::optional<std::string> shape_rule_violation(const Builtin& b, std::span<const std::span<const int64_t>> dims) {
   size_t tensors = 0;
   for (const BuiltinParam& p : b.params) tensors += p.tensor ? 1 : 0;
   if (dims.size() != tensors) {
@@ -61,7 +69,7 @@ std::optional<std::string> shape_rule_violation(const Builtin& b, std::span<cons
   switch (b.shape_rule) {
     case ShapeRule::Equal:
       for (size_t i = 1; i < dims.size(); ++i) {
-        if (dims[i] != dims[0]) {
+        if (!std::ranges::equal(dims[i], dims[0])) {
           return fmt::format("builtin '{}' needs equal shapes, found {} and {}", b.name, dims_text(dims[0]),
                              dims_text(dims[i]));
         }
@@ -98,7 +106,7 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
                                              k.params.size(), b.name, b.arity())});
   }
   bool shapes_known = k.params.size() >= b.arity();
-  std::vector<std::vector<int64_t>> dims;
+  boost::container::small_vector<std::span<const int64_t>, 3> dims;
   for (size_t i = 0; i < b.arity() && i < k.params.size(); ++i) {
     const BuiltinParam& bp = b.params[i];
     const ir::Param& p = k.params[i];
@@ -117,7 +125,7 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
     dims.push_back(p.type.dims);
   }
   if (shapes_known) {
-    if (auto why = shape_rule_violation(b, dims)) {
+    if (auto why = shape_rule_violation(b, std::span<const std::span<const int64_t>>(dims.data(), dims.size()))) {
       out.push_back({std::nullopt, fmt::format("kernel '{}': {}", k.name, *why)});
     }
   }

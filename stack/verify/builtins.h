@@ -53,6 +53,8 @@ const Builtin& builtin(BuiltinKind kind);
 // Checks `b`'s shape rule on the dims of its tensor params, given in param order (scalars
 // skipped; exactly as many entries as b has tensor params). nullopt when the rule holds,
 // else a sentence saying why not (for a diagnostic).
+std::optional<std::string> shape_rule_violation(const Builtin& b,
+                                                std::span<const std::span<const int64_t>> tensor_dims);
 std::optional<std::string> shape_rule_violation(const Builtin& b, std::span<const std::vector<int64_t>> tensor_dims);
 
 // One way a kernel declaration does not fit its builtin or its return rule (WellFormed 10).

@@ -47,7 +47,7 @@ struct Win {
     return a;
   }
   interp::Window ref() const {
-    interp::Window whole{buf->ref, std::vector<int64_t>(buf->dims.size(), 0), buf->dims};
+    interp::Window whole{buf->ref, interp::Extent(buf->dims.size(), 0), interp::Extent(buf->dims.begin(), buf->dims.end())};
     auto w = interp::sub_window(whole, off, size);
     EXPECT_TRUE(w.has_value());
     return *w;
@@ -62,7 +62,7 @@ class KernelBench {
     auto b = std::make_unique<Buf>();
     b->dims = std::move(dims);
     b->ref = std::make_shared<interp::Buffer>();
-    b->ref->dims = b->dims;
+    b->ref->dims.assign(b->dims.begin(), b->dims.end());
     size_t n = 1;
     for (int64_t d : b->dims) n *= static_cast<size_t>(d);
     b->ref->data.resize(n);
