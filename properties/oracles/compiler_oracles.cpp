@@ -61,9 +61,9 @@ Verdict check_pass_contracts(const passes::PassManager& pm) {
 PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options) {
   PipelineRun out;
   passes::PassManager pm = passes::default_pipeline(options);  // verify on
-  const passes::SnapshotInstrument& snapshots = pm.emplace_instrument<passes::SnapshotInstrument>();
+  passes::SnapshotInstrument& snapshots = pm.emplace_instrument<passes::SnapshotInstrument>();
   const passes::PipelineResult r = pm.run(p);
-  for (const auto& s : snapshots.snapshots()) out.stages.push_back({s.pass, s.program});
+  for (auto& s : snapshots.take()) out.stages.push_back({std::move(s.pass), std::move(s.program)});
   const auto* legalize = passes::find_pass<passes::LegalizeGraphBoundary>(pm);
   if (legalize != nullptr && r.ran(legalize->name())) {
     out.boundary_report = legalize->report();

@@ -17,6 +17,8 @@
 #include <variant>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace stackcheck::ir {
 
 // Which statement list a walk is in: the one it started from, a for body or an if's
@@ -119,7 +121,9 @@ void walk(List<S>& root, V& v) {
     size_t next;
     BasicPlace<S> place;
   };
-  std::vector<Frame> stack;
+  // Explicit, so nesting depth costs no native stack; its first frames inline, so a walk of
+  // a program of ordinary depth allocates nothing.
+  boost::container::small_vector<Frame, 8> stack;
   auto open = [&](List<S>& list, BasicPlace<S> place) {
     place.size = list.size();
     if constexpr (requires { v.enter_block(list, place); }) v.enter_block(list, place);
@@ -159,7 +163,7 @@ void walk(List<S>& root, V& v) {
 
 template <typename E, typename F>
 void subexprs(E& root, F& f) {
-  std::vector<E*> stack{&root};
+  boost::container::small_vector<E*, 16> stack{&root};
   while (!stack.empty()) {
     E& e = *stack.back();
     stack.pop_back();

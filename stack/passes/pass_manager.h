@@ -224,6 +224,8 @@ class SnapshotInstrument final : public PassInstrument {
   HookResult after_pass(const Pass& pass, const ir::Program& input, const ir::Program& output,
                         PropertyLedger& ledger) override;
   const std::vector<Snapshot>& snapshots() const { return snapshots_; }
+  // Hands the record over (it is empty afterwards), for a caller done with the manager.
+  std::vector<Snapshot> take() { return std::exchange(snapshots_, {}); }
 
  private:
   std::vector<Snapshot> snapshots_;
