@@ -241,14 +241,15 @@ std::vector<Call> generate_provoke(ChoiceSource& c, const OrchestratorModel& m) 
   const Dims& d = bufs[b].dims;
   auto whole_of = [&](uint32_t tag) { return tensor_item(TensorOperand{tag, b, std::nullopt, {}}); };
   switch (c.one_of(16)) {
-    case 14: {  // a null tensor handle, in a kernel's arguments or at a graph's boundary
+    case 14: {  // a null tensor handle or another orchestrator's, in a kernel's arguments or at a graph's boundary
+      const uint32_t bad = c.boolean() ? oracles::orch::kForeignBuffer : oracles::orch::kNullBuffer;
       const auto good = graph_choices(m.setup(), false);
       if (!good.empty() && c.boolean()) {
         auto calls = generate_graph(c, m, c.pick(good), false);
         SubmitGraph& g = std::get<SubmitGraph>(calls.back());
         for (ArgItem& it : g.items)
           if (!it.is_scalar) {
-            it.tensor.buffer = oracles::orch::kNullBuffer;
+            it.tensor.buffer = bad;
             it.tensor.win.reset();
             break;
           }
@@ -256,7 +257,7 @@ std::vector<Call> generate_provoke(ChoiceSource& c, const OrchestratorModel& m) 
       }
       return {Submit{
           1,
-          {tensor_item(TensorOperand{rt::kTagInput, oracles::orch::kNullBuffer, std::nullopt, {}}), output_item(d)}}};
+          {tensor_item(TensorOperand{rt::kTagInput, bad, std::nullopt, {}}), output_item(d)}}};
     }
     case 15: {  // an output of a shape no tensor has: a zero extent, or rank 5
       const Dims bad = c.boolean() ? Dims{0} : Dims{1, 1, 1, 1, 1};
@@ -510,7 +511,7 @@ bool calls_fit(const std::vector<Call>& calls, const OrchestratorModel& m0) {
   for (const Call& call : calls) {
     const size_t nb = m.buffers().size();
     auto named = [&](const TensorOperand& t) {
-      return t.tag == rt::kTagOutput || t.buffer < nb || t.buffer == oracles::orch::kNullBuffer;
+      return t.tag == rt::kTagOutput || t.buffer < nb || oracles::orch::refused_handle(t.buffer);
     };
     bool ok = true;
     if (const auto* s = std::get_if<Submit>(&call))

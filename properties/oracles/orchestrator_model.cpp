@@ -304,8 +304,8 @@ std::optional<OrchestratorModel::Built> OrchestratorModel::build_args(const std:
       continue;
     }
     const TensorOperand& t = it.tensor;
-    // A null handle is refused when it is added (after the checks every tensor meets first).
-    const bool null = t.tag != runtime::kTagOutput && t.buffer == kNullBuffer;
+    // A null or foreign handle is refused when it is added (after the checks every tensor meets first).
+    const bool null = t.tag != runtime::kTagOutput && refused_handle(t.buffer);
     // A window is made on the host first (TensorRef::window, latch 5 when outside).
     if (!null && t.tag != runtime::kTagOutput && t.win && !window_ok(buffers_[t.buffer].dims, *t.win))
       return refuse(kInvalidArgs);

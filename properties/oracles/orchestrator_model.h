@@ -99,6 +99,10 @@ struct ModelSetup {
 // for tag output a runtime-allocated tensor of out_dims.
 // kNullBuffer names no buffer: the call passes a null TensorRef (latch 5, "null tensor argument").
 inline constexpr uint32_t kNullBuffer = UINT32_MAX;
+// kForeignBuffer names a buffer of another orchestrator (entry 0's whole buffer there, at the
+// same address): refused like a null handle (latch 5, "tensor of another orchestrator").
+inline constexpr uint32_t kForeignBuffer = UINT32_MAX - 1;
+inline bool refused_handle(uint32_t buffer) { return buffer == kNullBuffer || buffer == kForeignBuffer; }
 struct TensorOperand {
   uint32_t tag = runtime::kTagInput;
   uint32_t buffer = 0;  // or kNullBuffer

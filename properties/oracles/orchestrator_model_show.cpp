@@ -30,8 +30,13 @@ std::string show_items(const std::vector<ArgItem>& items) {
       parts.push_back(fmt::format("scalar {}", it.scalar));
     else if (it.tensor.tag == runtime::kTagOutput)
       parts.push_back(fmt::format("output [{}]", fmt::join(it.tensor.out_dims, ", ")));
-    else
-      parts.push_back(fmt::format("{} b{}{}", tag_name(it.tensor.tag), it.tensor.buffer, show_win(it.tensor.win)));
+    else {
+      const uint32_t b = it.tensor.buffer;
+      const std::string buffer = b == kNullBuffer      ? "null"
+                                 : b == kForeignBuffer ? "foreign"
+                                                       : fmt::format("b{}", b);
+      parts.push_back(fmt::format("{} {}{}", tag_name(it.tensor.tag), buffer, show_win(it.tensor.win)));
+    }
   }
   return fmt::format("({})", fmt::join(parts, ", "));
 }

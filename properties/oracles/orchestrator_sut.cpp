@@ -37,16 +37,10 @@ void add_by_tag(A& a, uint32_t tag, const TensorRef& t) {
 
 std::string dims_text(const Dims& d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
 
-}  // namespace
-
-OrchestratorSut::OrchestratorSut(std::shared_ptr<const ModelSetup> setup)
-    : setup_(std::move(setup)),
-      layout_(LayoutPlanner::mirror(setup_->config.W)),
-      mirror_(layout_.seg.total_bytes, std::byte{0xAA}) {
-  const ModelConfig& c = setup_->config;
+OrchestratorSetup orchestrator_setup(const ModelConfig& c, std::span<std::byte> mirror, const MirrorLayout& layout) {
   OrchestratorSetup s;
-  s.mirror = mirror_;
-  s.layout = layout_;
+  s.mirror = mirror;
+  s.layout = layout;
   s.task_heap = DevAddr(kTaskHeapBase);
   s.task_heap_bytes = c.task_heap;
   s.graph_heap = DevAddr(kGraphHeapBase);
@@ -54,7 +48,16 @@ OrchestratorSut::OrchestratorSut(std::shared_ptr<const ModelSetup> setup)
   s.tensormap_capacity = c.tensormap_capacity;
   s.scope_tasks_capacity = c.scope_tasks_capacity;
   s.clusters = c.clusters;
-  orch_ = std::make_unique<Orchestrator>(s);
+  return s;
+}
+
+}  // namespace
+
+OrchestratorSut::OrchestratorSut(std::shared_ptr<const ModelSetup> setup)
+    : setup_(std::move(setup)),
+      layout_(LayoutPlanner::mirror(setup_->config.W)),
+      mirror_(layout_.seg.total_bytes, std::byte{0xAA}) {
+  orch_ = std::make_unique<Orchestrator>(orchestrator_setup(setup_->config, mirror_, layout_));
   orch_->reset();
   for (size_t i = 0; i < setup_->entries.size(); ++i)
     buffers_.push_back(
@@ -62,7 +65,18 @@ OrchestratorSut::OrchestratorSut(std::shared_ptr<const ModelSetup> setup)
   orch_->scope_begin();  // the root scope, as bind step 2 opens it
 }
 
-TensorRef OrchestratorSut::operand_ref(const TensorOperand& t) const {
+TensorRef OrchestratorSut::foreign_ref() {
+  if (!foreign_) {
+    foreign_mirror_.assign(layout_.seg.total_bytes, std::byte{0xAA});
+    foreign_ = std::make_unique<Orchestrator>(orchestrator_setup(setup_->config, foreign_mirror_, layout_));
+    foreign_->reset();
+  }
+  // The same address and shape as this orchestrator's entry 0: only the owner tells them apart.
+  return foreign_->external(DevAddr(kEntryBase), shape_of(setup_->entries.at(0).dims));
+}
+
+TensorRef OrchestratorSut::operand_ref(const TensorOperand& t) {
+  if (t.buffer == kForeignBuffer) return foreign_ref();
   return t.buffer < buffers_.size() ? window_of(buffers_[t.buffer], t.win) : TensorRef{};
 }
 

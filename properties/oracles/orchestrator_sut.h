@@ -44,13 +44,18 @@ class OrchestratorSut {
  private:
   void run_body(runtime::GraphRecorder& r, const GraphFnSpec& fn);
   std::optional<int32_t> run_read(const Read& r);
-  runtime::TensorRef operand_ref(const TensorOperand& t) const;
+  runtime::TensorRef operand_ref(const TensorOperand& t);
+  // Another orchestrator over the same setup, made when a call first names kForeignBuffer: its
+  // entry 0's whole buffer is the handle a call of this one must refuse.
+  runtime::TensorRef foreign_ref();
 
   std::shared_ptr<const ModelSetup> setup_;
   runtime::MirrorLayout layout_;
   std::vector<std::byte> mirror_;
   std::unique_ptr<runtime::Orchestrator> orch_;
   std::vector<runtime::TensorRef> buffers_;
+  std::vector<std::byte> foreign_mirror_;
+  std::unique_ptr<runtime::Orchestrator> foreign_;
 };
 
 // The call just run: `returned` is what the SUT handed back, the model has applied the call.
