@@ -2,6 +2,7 @@
 
 #include "stack/ir/walk.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -44,16 +45,37 @@ static ReturnParams compute_rpi(const Function& f, const std::unordered_map<std:
 
 Lineage::Lineage(const Function& f, const RpiTable& rpi) : Lineage(f, &rpi.by_name()) {}
 
+namespace {
+
+// Sorts by name, keeping only the first entry of each name (stable: the first is the earliest).
+template <typename V>
+void first_of_each(std::vector<std::pair<std::string_view, V>>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  v.erase(std::unique(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first == b.first; }), v.end());
+}
+
+}  // namespace
+
+template <typename V>
+const V* Lineage::lookup(const Index<V>& index, std::string_view name) {
+  auto it = std::lower_bound(index.begin(), index.end(), name,
+                             [](const std::pair<std::string_view, V>& e, std::string_view n) { return e.first < n; });
+  return it != index.end() && it->first == name ? &it->second : nullptr;
+}
+
 Lineage::Lineage(const Function& f, const std::unordered_map<std::string, ReturnParams>* rpi_by_name)
     : rpi_(rpi_by_name) {
-  for (size_t i = 0; i < f.params.size(); ++i) params_.emplace(f.params[i].name, i);
+  params_.reserve(f.params.size());
+  for (size_t i = 0; i < f.params.size(); ++i) params_.emplace_back(f.params[i].name, i);
+  first_of_each(params_);
   walk_statements(f.body, [&](const Stmt& s) {
-    if (s.kind == Stmt::Kind::Assign) defs_.emplace(s.name, &s);
+    if (s.kind == Stmt::Kind::Assign) defs_.emplace_back(s.name, &s);
   });
+  first_of_each(defs_);
 }
 
 std::optional<size_t> Lineage::param_of(std::string_view name) const {
-  std::string cur(name);
+  std::string_view cur = name;
   auto rpi_of = [&](const std::string& callee) -> const ReturnParams* {
     auto it = rpi_->find(callee);
     return it == rpi_->end() ? nullptr : &it->second;
@@ -67,10 +89,10 @@ std::optional<size_t> Lineage::param_of(std::string_view name) const {
   // Each step moves to a different definition; more steps than definitions is a cycle
   // (only possible in ill-formed programs).
   for (size_t steps = 0; steps <= defs_.size(); ++steps) {
-    if (auto p = params_.find(cur); p != params_.end()) return p->second;
-    auto d = defs_.find(cur);
-    if (d == defs_.end()) return std::nullopt;
-    const Rhs& rhs = d->second->rhs;
+    if (const size_t* p = lookup(params_, cur)) return *p;
+    const Stmt* const* d = lookup(defs_, cur);
+    if (d == nullptr) return std::nullopt;
+    const Rhs& rhs = (*d)->rhs;
     const std::string* next = nullptr;
     if (const auto* e = std::get_if<ExprRhs>(&rhs)) {
       if (e->expr.kind == Expr::Kind::Var) next = &e->expr.name;
@@ -80,9 +102,9 @@ std::optional<size_t> Lineage::param_of(std::string_view name) const {
       const ReturnParams* r = rpi_of(c->invoke.callee);
       if (!c->invoke.submit && r != nullptr && r->size() == 1) next = arg_name(c->invoke, (*r)[0]);
     } else if (const auto* t = std::get_if<TupleGetRhs>(&rhs)) {
-      auto td = defs_.find(t->tuple);
-      if (td != defs_.end() && params_.find(t->tuple) == params_.end()) {
-        if (const auto* tc = std::get_if<InvokeRhs>(&td->second->rhs)) {
+      const Stmt* const* td = lookup(defs_, t->tuple);
+      if (td != nullptr && lookup(params_, t->tuple) == nullptr) {
+        if (const auto* tc = std::get_if<InvokeRhs>(&(*td)->rhs)) {
           const ReturnParams* r = rpi_of(tc->invoke.callee);
           const bool is_tuple = r != nullptr && (tc->invoke.submit || r->size() >= 2);
           // Index r->size() of a submit is the task id: never a param.
@@ -103,46 +125,55 @@ std::optional<size_t> Lineage::param_of(std::string_view name) const {
 // ---- RpiTable -----------------------------------------------------------------------
 
 RpiTable::RpiTable(const Program& p) {
-  std::unordered_map<std::string, const Function*> fn;
-  for (const Function& f : p.functions) fn.emplace(f.name, &f);
+  // The first function of each name (callers reach it), by name; a name's state is kept at
+  // the index of that first function.
+  std::vector<std::pair<std::string_view, size_t>> fn;
+  fn.reserve(p.functions.size());
+  for (size_t i = 0; i < p.functions.size(); ++i) fn.emplace_back(p.functions[i].name, i);
+  first_of_each(fn);
+  auto first_of = [&](std::string_view name) -> std::optional<size_t> {
+    auto it = std::lower_bound(fn.begin(), fn.end(), name,
+                               [](const std::pair<std::string_view, size_t>& e, std::string_view n) { return e.first < n; });
+    return it != fn.end() && it->first == name ? std::optional<size_t>(it->second) : std::nullopt;
+  };
 
   auto compute = [&](const Function& f) { by_name_.emplace(f.name, compute_rpi(f, &by_name_)); };
 
   // Callees first, by an explicit-stack DFS over graph bodies. A callee still on the stack
   // (a call cycle) has no entry yet, so lineage through it is untraceable.
-  enum class State : uint8_t { OnStack, Done };
-  std::unordered_map<std::string, State> state;
+  enum class State : uint8_t { Unseen, OnStack, Done };
+  std::vector<State> state(p.functions.size(), State::Unseen);
   struct Frame {
-    const Function* f;
-    std::vector<const Function*> callees;
+    size_t f;  // the first function of its name
+    std::vector<size_t> callees;
     size_t next = 0;
   };
-  auto make_frame = [&](const Function* f) {
+  auto make_frame = [&](size_t f) {
     Frame fr{f, {}, 0};
-    if (f->kind == Function::Kind::Graph) {
-      walk_statements(f->body, [&](const Stmt& s) {
+    if (p.functions[f].kind == Function::Kind::Graph) {
+      walk_statements(p.functions[f].body, [&](const Stmt& s) {
         if (const Invoke* inv = invoke_of(s)) {
-          auto it = fn.find(inv->callee);
-          if (it != fn.end()) fr.callees.push_back(it->second);
+          if (auto c = first_of(inv->callee)) fr.callees.push_back(*c);
         }
       });
     }
-    state[f->name] = State::OnStack;
+    state[f] = State::OnStack;
     return fr;
   };
+  std::vector<Frame> stack;
   for (const auto& root : p.functions) {
-    if (state.count(root.name) != 0) continue;
-    std::vector<Frame> stack;
-    stack.push_back(make_frame(&root));
+    const size_t r = *first_of(root.name);  // every function's name has a first function
+    if (state[r] != State::Unseen) continue;
+    stack.push_back(make_frame(r));
     while (!stack.empty()) {
       Frame& top = stack.back();
       if (top.next < top.callees.size()) {
-        const Function* c = top.callees[top.next++];
-        if (state.count(c->name) == 0) stack.push_back(make_frame(c));
+        const size_t c = top.callees[top.next++];
+        if (state[c] == State::Unseen) stack.push_back(make_frame(c));
         continue;
       }
-      compute(*top.f);
-      state[top.f->name] = State::Done;
+      compute(p.functions[top.f]);
+      state[top.f] = State::Done;
       stack.pop_back();
     }
   }

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace stackcheck::ir {
@@ -59,9 +60,16 @@ class Lineage {
   std::optional<size_t> param_of(std::string_view name) const;
 
  private:
+  // Sorted by name, the first of each name only (params in order; Assigns in walk order):
+  // two allocations per function, however many names it has.
+  template <typename V>
+  using Index = std::vector<std::pair<std::string_view, V>>;
+  template <typename V>
+  static const V* lookup(const Index<V>& index, std::string_view name);
+
   const std::unordered_map<std::string, ReturnParams>* rpi_;
-  std::unordered_map<std::string, size_t> params_;     // name -> param index
-  std::unordered_map<std::string, const Stmt*> defs_;  // name -> first defining Assign
+  Index<size_t> params_;     // name -> param index
+  Index<const Stmt*> defs_;  // name -> first defining Assign
 };
 
 // Convenience: lineage of one name of f (builds an RpiTable; prefer Lineage for many names).
