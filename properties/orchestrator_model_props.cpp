@@ -29,6 +29,11 @@
 using namespace stackcheck;
 using namespace stackcheck::oracles::orch;
 
+// A drawn setup in a counterexample (found by argument-dependent lookup).
+namespace stackcheck::oracles::orch {
+static void showValue(const ModelSetup& s, std::ostream& os) { os << show_setup(s); }
+}  // namespace stackcheck::oracles::orch
+
 namespace {
 
 // What one case exercised (shrink runs included, as props::tally counts them).
@@ -209,6 +214,39 @@ void latest_code_case() {
   model_case(ModelFlaw::kLatestCodeWins);
 }
 
+// Every kind of latch-provoking call in one case, each on a fresh model and orchestrator of the
+// case's setup (in predicts_every_step a case meets at most the first provoking call it draws,
+// and one kind in seventeen, so a kind's rarer variants went whole runs unseen): the calls of
+// kind k run step by step on both, scopes closed, finish() compared. Class: a refusal of the
+// orchestrator API (a kernel signature, a foreign or null handle, a boundary tag, an output
+// shape, ...) that latches another code, latches late, or lets the call through.
+void every_provoke_case(ModelFlaw flaw) {
+  const ModelSetup drawn =
+      gen::draw_value<ModelSetup>([](gen::ChoiceSource& c) { return gen::generate_model_setup(c, true); });
+  const auto setup = std::make_shared<const ModelSetup>(drawn);
+  for (size_t k = 0; k < gen::kProvokeKinds; ++k) {
+    OrchestratorModel m(setup, flaw);
+    OrchestratorSut sut(setup);
+    const std::vector<Call> calls = gen::generate_provoke(gen::choices(), m, k);
+    for (size_t i = 0; i < calls.size(); ++i) {
+      m.apply(calls[i]);
+      props::report(compare_step(m, sut, sut.run(calls[i])),
+                    fmt::format("provoking kind {}, call {} of {}: {}", k, i + 1, calls.size(), show_call(calls[i])));
+    }
+    while (!m.latched() && m.scope_depth() > 0) {
+      m.apply(ScopeEnd{});
+      props::report(compare_step(m, sut, sut.run(ScopeEnd{})), fmt::format("provoking kind {}: closing scope_end", k));
+    }
+    props::report(compare_finish(m, sut), fmt::format("provoking kind {}: finish", k));
+    gen::tag(fmt::format("kind-{}-{}", k, m.error() == 0 ? std::string("no latch") : fmt::format("latch {}", m.error())));
+  }
+}
+
+void foreign_handle_case() {
+  ++props::tally().cases;
+  every_provoke_case(ModelFlaw::kTakesForeignHandles);
+}
+
 void showValue(const CaseSetup& s, std::ostream& os) {
   os << (s.provoking ? "provoking case\n" : "") << show_setup(s.setup);
 }
@@ -217,12 +255,19 @@ void showValue(const CaseSetup& s, std::ostream& os) {
 
 STACKCHECK_PROP(OrchestratorModel, predicts_every_step, 0.0) { model_case(ModelFlaw::kNone); }
 
+STACKCHECK_PROP(OrchestratorModel, every_provoking_call_on_a_fresh_orchestrator, 0.0) {
+  every_provoke_case(ModelFlaw::kNone);
+}
+
 // Positive controls: each wrong model is caught, naming the prediction that differed.
 TEST(OrchestratorModelControl, a_model_without_war_edges_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&forget_war_case), "orch-model/");
 }
 TEST(OrchestratorModelControl, a_model_without_the_scope_rewind_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&no_rewind_case), "orch-model/task-heap");
+}
+TEST(OrchestratorModelControl, a_model_taking_a_foreign_handle_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&foreign_handle_case), "orch-model/");
 }
 TEST(OrchestratorModelControl, a_model_whose_last_latch_wins_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&latest_code_case), "orch-model/error-word");

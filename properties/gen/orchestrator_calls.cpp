@@ -235,12 +235,12 @@ std::vector<Call> generate_fan(ChoiceSource& c, const OrchestratorModel& m) {
   return calls;
 }
 
-std::vector<Call> generate_provoke(ChoiceSource& c, const OrchestratorModel& m) {
+std::vector<Call> provoke_kind(ChoiceSource& c, const OrchestratorModel& m, size_t kind) {
   const auto& bufs = m.buffers();
   const uint32_t b = static_cast<uint32_t>(c.one_of(bufs.size()));
   const Dims& d = bufs[b].dims;
   auto whole_of = [&](uint32_t tag) { return tensor_item(TensorOperand{tag, b, std::nullopt, {}}); };
-  switch (c.one_of(16)) {
+  switch (kind) {
     case 14: {  // a null tensor handle or another orchestrator's, in a kernel's arguments or at a graph's boundary
       const uint32_t bad = c.boolean() ? oracles::orch::kForeignBuffer : oracles::orch::kNullBuffer;
       const auto good = graph_choices(m.setup(), false);
@@ -300,6 +300,37 @@ std::vector<Call> generate_provoke(ChoiceSource& c, const OrchestratorModel& m) 
       else
         g.items.insert(g.items.begin(), scalar_item(7));
       return calls;
+    }
+    case 16: {  // a kernel submission its builtin's signature refuses (RUNTIME.md §12): latch 5
+      // matmul and rowsum take a rank-2 buffer where there is one, so that only the output's
+      // extent is wrong (every other condition of their shape rule holds).
+      uint32_t b2 = b;
+      for (uint32_t i = 0; i < bufs.size(); ++i)
+        if (bufs[i].dims.size() == 2) b2 = i;
+      const Dims& m2 = bufs[b2].dims;
+      auto whole2 = [&] { return tensor_item(TensorOperand{rt::kTagInput, b2, std::nullopt, {}}); };
+      switch (c.one_of(5)) {
+        case 0:  // a kernel id no submit may name
+          return {Submit{static_cast<int32_t>(c.pick(std::vector<int64_t>{-1, 7, 8, 1000})),
+                         {whole_of(rt::kTagInput), output_item(d)}}};
+        case 1:  // one tensor fewer, one more, or a scalar too many
+          switch (c.one_of(3)) {
+            case 0: return {Submit{2, {whole_of(rt::kTagInput), output_item(d)}}};
+            case 1: return {Submit{1, {whole_of(rt::kTagInput), whole_of(rt::kTagInput), output_item(d)}}};
+            default: return {Submit{1, {whole_of(rt::kTagInput), output_item(d), scalar_item(3)}}};
+          }
+        case 2:  // matmul x x -> [M, N + 1]: the output one column wider than [M,K] x [K,N] gives
+          return {Submit{5, {whole2(), whole2(), output_item(Dims{m2.front(), m2.back() + 1})}}};
+        case 3:  // rowsum x -> [M, 2], not [M, 1]
+          return {Submit{6, {whole2(), output_item(Dims{m2.front(), 2})}}};
+        default:  // an argument whose tag its parameter's direction does not take
+          switch (c.one_of(4)) {
+            case 0: return {Submit{3, {whole_of(rt::kTagInput), whole_of(rt::kTagInput)}}};  // acc's InOut
+            case 1: return {Submit{1, {whole_of(rt::kTagOutputExisting), output_item(d)}}};
+            case 2: return {Submit{1, {whole_of(rt::kTagInout), output_item(d)}}};
+            default: return {Submit{1, {output_item(d), output_item(d)}}};
+          }
+      }
     }
     default: {  // a body that latches, or an `input` boundary the body writes
       const auto bad = graph_choices(m.setup(), true);
@@ -501,7 +532,7 @@ std::vector<Call> generate_calls(ChoiceSource& c, const OrchestratorModel& m, Ca
       return {SyncStart{static_cast<uint64_t>(c.integer(0, static_cast<int64_t>(m.setup().config.clusters)))}};
     case CallKind::kProvoke:
       if (!provoking) return {};
-      return generate_provoke(c, m);
+      return provoke_kind(c, m, c.one_of(kProvokeKinds));
   }
   return {};
 }
@@ -527,6 +558,10 @@ bool calls_fit(const std::vector<Call>& calls, const OrchestratorModel& m0) {
     m.apply(call);
   }
   return true;
+}
+
+std::vector<Call> generate_provoke(ChoiceSource& c, const OrchestratorModel& m, size_t kind) {
+  return provoke_kind(c, m, kind);
 }
 
 }  // namespace stackcheck::gen

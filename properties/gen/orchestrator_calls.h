@@ -40,6 +40,14 @@ const char* call_kind_name(CallKind k);
 std::vector<oracles::orch::Call> generate_calls(ChoiceSource& c, const oracles::orch::OrchestratorModel& m, CallKind k,
                                                 bool provoking);
 
+// The latch-provoking calls of one kind (0 .. kProvokeKinds - 1: fatal, wait_tensor, sync_start
+// past the clusters, scope depth and underflow, windows outside their buffer, argument order and
+// counts, tags, alloc_tensors counts, reads out of range, graph boundary tags, latching graph
+// bodies, null or foreign handles, output shapes, kernel signatures), drawn against `m`'s state.
+inline constexpr size_t kProvokeKinds = 17;
+std::vector<oracles::orch::Call> generate_provoke(ChoiceSource& c, const oracles::orch::OrchestratorModel& m,
+                                                  size_t kind);
+
 // Every buffer and entry the calls name exists when they run (the model applied in order):
 // the precondition that keeps a shrunk command sequence meaningful.
 bool calls_fit(const std::vector<oracles::orch::Call>& calls, const oracles::orch::OrchestratorModel& m);

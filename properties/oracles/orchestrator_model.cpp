@@ -303,7 +303,8 @@ std::optional<OrchestratorModel::Built> OrchestratorModel::build_args(const std:
       b.scalars.push_back(it.scalar);
       continue;
     }
-    const TensorOperand& t = it.tensor;
+    TensorOperand t = it.tensor;
+    if (flaw_ == ModelFlaw::kTakesForeignHandles && t.buffer == kForeignBuffer) t.buffer = 0;  // same address, shape
     // A null or foreign handle is refused when it is added (after the checks every tensor meets first).
     const bool null = t.tag != runtime::kTagOutput && refused_handle(t.buffer);
     // A window is made on the host first (TensorRef::window, latch 5 when outside).

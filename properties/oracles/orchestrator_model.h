@@ -216,6 +216,7 @@ enum class ModelFlaw : uint8_t {
   kForgetWar,       // no edges from readers to a later writer
   kNoHeapRewind,    // scope_end keeps the heap top
   kLatestCodeWins,  // a later latch overwrites the error word
+  kTakesForeignHandles,  // another orchestrator's handle taken as this one's entry 0
 };
 
 // ---------------------------------------------------------------- the model
