@@ -476,13 +476,31 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
     GraphFnSpec bad = generate_fn(c);
     const auto at = bad.nodes.begin() + static_cast<std::ptrdiff_t>(c.one_of(bad.nodes.size() + 1));
     BodyNode node;
-    switch (c.one_of(4)) {
-      case 0: bad.nodes.clear(); break;
+    bool insert = true;
+    switch (c.one_of(6)) {
+      case 0: bad.nodes.clear(), insert = false; break;
       case 1: node.kind = BodyNode::Kind::kScopeBegin; break;
       case 2: node.kind = BodyNode::Kind::kNestedGraph; break;
-      default: node.kind = BodyNode::Kind::kWaitTensor; break;
+      case 3: node.kind = BodyNode::Kind::kWaitTensor; break;
+      case 4:  // a kernel node its builtin's signature refuses: a kernel id no node may name, or fill without its tensor
+        node.kind = BodyNode::Kind::kSubmit;
+        if (c.boolean()) {
+          node.kernel = 0;
+          node.scalars.push_back(BodyScalar{});
+        } else {
+          node.kernel = static_cast<int32_t>(c.pick(std::vector<int64_t>{-1, 7, 9}));
+        }
+        break;
+      default:  // an alloc node of no shape, of one more shape than the limit, or of a zero extent
+        node.kind = BodyNode::Kind::kAlloc;
+        switch (c.one_of(3)) {
+          case 0: break;
+          case 1: node.alloc.assign(17, Dims{4}); break;  // one past the 16 of one alloc
+          default: node.alloc.push_back(Dims{c.integer(1, 4), 0}); break;
+        }
+        break;
     }
-    if (!bad.nodes.empty() || node.kind != BodyNode::Kind::kSubmit) bad.nodes.insert(at, node);
+    if (insert) bad.nodes.insert(at, node);
     s.graphs.push_back(std::move(bad));
   }
   return s;
