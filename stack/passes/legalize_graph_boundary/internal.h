@@ -12,6 +12,7 @@
 #include "stack/verify/diagnostic.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -45,11 +46,11 @@ class Context {
 
 // The names of one function with what the pass needs of their types (a forward walk).
 struct FunctionTypes {
-  std::unordered_map<std::string, Dims> tensors;     // tensor names whose dims are known
-  std::unordered_set<std::string> tensor_names;      // every tensor name
+  // Every tensor name, with its dims where they are known (one table: one node per name).
+  std::unordered_map<std::string, std::optional<Dims>> tensors;
   std::unordered_map<std::string, int64_t> statics;  // scalars bound to static exprs
 
-  bool is_tensor(const std::string& n) const { return tensor_names.count(n) != 0; }
+  bool is_tensor(const std::string& n) const { return tensors.count(n) != 0; }
   const Dims* dims(std::string_view n) const;
   ir::DimsOf dims_of() const;
   ir::ValueOf static_value() const;

@@ -61,7 +61,7 @@ const ir::Type* result_type(const ir::Function& callee, size_t j) {
 
 const Dims* FunctionTypes::dims(std::string_view n) const {
   auto it = tensors.find(std::string(n));
-  return it == tensors.end() ? nullptr : &it->second;
+  return it == tensors.end() || !it->second ? nullptr : &*it->second;
 }
 
 ir::DimsOf FunctionTypes::dims_of() const {
@@ -85,8 +85,8 @@ struct TypeWalker {
   std::unordered_map<std::string, const ir::Function*> tuples;
 
   void tensor(const std::string& name, const Dims* dims) {
-    t.tensor_names.insert(name);
-    if (dims != nullptr) t.tensors.emplace(name, *dims);
+    auto [it, fresh] = t.tensors.try_emplace(name);
+    if (dims != nullptr && !it->second) it->second = *dims;  // the first dims known stay
   }
 
   // Evaluates a shape with the static scalars; nullopt when any extent is not constant.
@@ -148,8 +148,8 @@ FunctionTypes infer_types(const Context& ctx, const ir::Function& f) {
   FunctionTypes t;
   for (const ir::Param& p : f.params) {
     if (p.type.is_tensor()) {
-      t.tensor_names.insert(p.name);
-      t.tensors.emplace(p.name, p.type.dims);
+      auto [it, fresh] = t.tensors.try_emplace(p.name);
+      if (!it->second) it->second = p.type.dims;
     }
   }
   ir::walk_statements(f.body, TypeWalker{ctx, t, {}});
