@@ -47,6 +47,9 @@ class ScopedChoices {
 // the running input's text form (drawn_values()).
 // `Size::kFull` draws at RapidCheck's nominal size from the first case (sizes do not grow over
 // the run); the byte engine has no notion of size.
+// RapidCheck keeps `build` and runs it again while it shrinks, after the drawing scope has
+// ended: a lambda must capture by value what it reads (a reference to a loop variable or a
+// local dangles then).
 enum class Size : uint8_t { kGrowing, kFull };
 template <class T>
 T draw_value(const std::function<T(ChoiceSource&)>& build, Size size = Size::kGrowing);
