@@ -30,7 +30,10 @@
 #include "bench/alloc_count.h"
 #include "properties/gen/choice.h"
 #include "properties/judge/judgement.h"
+#include "properties/judge/cases.h"
 #include "properties/judge/judges.h"
+#include "stack/ir/walk.h"
+#include "stack/support/splitmix.h"
 
 namespace stackcheck::bench {
 namespace {
@@ -226,7 +229,50 @@ void fuzz_attach(benchmark::State& s) {
              [](judge::Judgement& j, const judge::AttachCase& c) { return judge::judge_attach(j, c); });
 }
 
+// Nothing on the per-input path may be quadratic in the program's size (issue 22): the same
+// judge over programs drawn with ever larger bodies (statements per graph and entry body 4k,
+// call sites 2 + k/2), 24 programs from fixed pseudo-random bytes per size. Reported per
+// statement: a tier whose `<tier>.us_per_stmt` grows with k is superlinear. Not in the corpus
+// runs' regex (scripts/throughput): it has no corpus.
+void scaling_fuzz_program(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  gen::ProgramKnobs knobs;
+  knobs.max_sites = 2 + k / 2;
+  knobs.max_graph_stmts = 4 * k;
+  knobs.max_entry_stmts = 4 * k;
+  std::vector<judge::ProgramCase> cases;
+  uint64_t statements = 0;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    support::SplitMix64 r(seed);
+    std::vector<uint8_t> bytes(1 << 16);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(r.next());
+    gen::ByteChoices c(std::span<const uint8_t>(bytes.data(), bytes.size()));
+    cases.push_back(judge::decode_program_case(c, knobs, 0));
+    for (const ir::Function& f : cases.back().program.functions)
+      ir::walk_statements(f.body, [&](const ir::Stmt&) { ++statements; });
+  }
+  Tiers tiers;
+  uint64_t judged = 0;
+  try {
+    for (auto _ : state)
+      for (const judge::ProgramCase& pc : cases) {
+        TierClock j(tiers, judged, "scaling");
+        judge::judge_program(j, pc);
+        ++judged;
+      }
+  } catch (const Finding& f) {
+    state.SkipWithError(f.what());
+    return;
+  }
+  const double per_input = static_cast<double>(statements) / static_cast<double>(cases.size());
+  const double n = judged ? static_cast<double>(judged) : 1.0;
+  state.counters["stmts"] = per_input;
+  for (const Tier& t : tiers.all())
+    state.counters[t.name + ".us_per_stmt"] = std::chrono::duration<double, std::micro>(t.time).count() / n / per_input;
+}
+
 BENCHMARK(fuzz_program)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(scaling_fuzz_program)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(fuzz_bind_plan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(fuzz_attach)->Unit(benchmark::kMillisecond)->UseRealTime();
 
