@@ -54,6 +54,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--no-properties", action="store_true", help="skip the property suites")
     p.add_argument("--no-libfuzzer", action="store_true", help="skip the libFuzzer runs")
     p.add_argument("--no-build", action="store_true", help="use the binaries as built")
+    p.add_argument("--no-scaling", action="store_true",
+                   help="skip the scaling benchmark (fuzz_program's cost per statement as programs grow)")
     p.add_argument("--targets", default=",".join(TARGETS), help="comma-separated subset of " + ",".join(TARGETS))
     p.add_argument("--out", type=Path, default=ROOT / "build" / "throughput", help="output folder (build/throughput)")
     a = p.parse_args(argv)
@@ -110,6 +112,30 @@ def run_bench(preset: str, a: argparse.Namespace, run_dir: Path) -> dict[str, di
                       "minflt": b["minflt"], "inputs": int(inputs), "iterations": b["iterations"], "tiers": tiers}
     log(f"{preset}: done in {wall:.0f}s")
     return rows
+
+
+# A tier whose cost per statement at the largest size is more than this many times its cost at
+# the smallest is reported superlinear (HARNESS.md §7: nothing on the per-input path quadratic).
+SCALING_BAR = 2.0
+
+
+def run_scaling(a: argparse.Namespace, run_dir: Path) -> list[dict]:
+    """The dev build's scaling benchmark: fuzz_program's tiers per statement as bodies grow."""
+    binary = ROOT / "build" / "dev" / "bin" / "throughput_bench"
+    js = run_dir / "bench-scaling.json"
+    cmd = [str(binary), "--benchmark_filter=^scaling_fuzz_program", f"--benchmark_min_time={a.min_time}",
+           "--benchmark_format=console", f"--benchmark_out={js}", "--benchmark_out_format=json"]
+    log(f"scaling: {' '.join(cmd)}")
+    code, _, _ = cpu_run(cmd, fuzzlib.sanitizer_env(), run_dir / "bench-scaling.log")
+    if code != 0 or not js.exists():
+        raise UsageError(f"the scaling benchmark failed (exit {code}): see {run_dir / 'bench-scaling.log'}")
+    rows = []
+    for b in json.loads(js.read_text())["benchmarks"]:
+        if b.get("error_occurred"):
+            raise UsageError(f"scaling benchmark {b['name']}: {b.get('error_message')}")
+        tiers = {k[: -len(".us_per_stmt")]: v for k, v in b.items() if k.endswith(".us_per_stmt")}
+        rows.append({"k": int(b["name"].split("/")[1]), "stmts": b["stmts"], "tiers": tiers})
+    return sorted(rows, key=lambda r: r["k"])
 
 
 def run_libfuzzer(target: str, a: argparse.Namespace, run_dir: Path) -> dict:
@@ -188,6 +214,14 @@ def tables(data: dict) -> str:
             ratio = f"{zu / du:.1f}x" if du else "-"
             lines.append(f"| {name} | {du:.1f} | {zu:.1f} | {ratio} | {fmt_num(dt.get('allocs', 0))} | "
                          f"{dt.get('reach', 0):.2f} | {zt.get('reach', 0):.2f} |")
+    scaling = data.get("scaling")
+    if scaling:
+        names = list(dict.fromkeys(n for r in scaling for n in r["tiers"]))
+        lines += ["", "## fuzz_program: cost per statement as programs grow (dev build, µs per statement)", "",
+                  "| k | statements | " + " | ".join(names) + " |", "|---:|---:|" + "---:|" * len(names)]
+        for r in scaling:
+            lines.append(f"| {r['k']} | {r['stmts']:.1f} | " +
+                         " | ".join(f"{r['tiers'].get(n, 0):.1f}" for n in names) + " |")
     if props:
         cases = sum(r["cases"] for r in props)
         cpu = sum(r["cpu_s"] for r in props)
@@ -210,6 +244,15 @@ def tables(data: dict) -> str:
         if t in ALLOC_BAR and d:
             lines.append(f"| {t} allocations per input | {fmt_num(d['allocs'])} | {ALLOC_BAR[t]:,} | "
                          f"{'yes' if d['allocs'] <= ALLOC_BAR[t] else 'no'} |")
+    if scaling and len(scaling) >= 2:
+        first, last = scaling[0], scaling[-1]
+        for n in last["tiers"]:
+            lo, hi = first["tiers"].get(n, 0), last["tiers"][n]
+            if lo <= 0:
+                continue
+            r = hi / lo
+            lines.append(f"| {n}: µs per statement at {last['stmts']:.0f} vs {first['stmts']:.0f} statements | "
+                         f"{r:.1f}x | {SCALING_BAR:.0f}x | {'yes' if r <= SCALING_BAR else 'no'} |")
     if props:
         cpu = sum(r["cpu_s"] for r in props)
         rate = sum(r["cases"] for r in props) / cpu if cpu else 0
@@ -235,6 +278,8 @@ def main(argv: list[str]) -> int:
     data: dict = {"targets": a.targets, "seed": a.seed, "runs": a.runs, "bench": {}}
     for preset in ("dev", "fuzz"):
         data["bench"][preset] = run_bench(preset, a, run_dir)
+    if not a.no_scaling and "fuzz_program" in a.targets:
+        data["scaling"] = run_scaling(a, run_dir)
     if not a.no_libfuzzer:
         data["libfuzzer"] = {t: run_libfuzzer(t, a, run_dir) for t in a.targets}
     if not a.no_properties:
