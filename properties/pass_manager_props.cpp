@@ -59,40 +59,32 @@ using oracles::Verdict;
 constexpr passes::PropertySet kCodegenNeeds =
     passes::kWellFormed | passes::kReturnParamsExplicit | passes::kGraphBoundaryLegalized;
 
-// A planted pass bug: requires WellFormed, claims nothing, and hands back a program fixed in
-// advance (its input with one rule broken).
-class Saboteur final : public passes::Pass {
+// A pass of this property's making: claims nothing, requires `required`, and hands back `out`
+// when it has one (the Saboteur: its input with one rule broken), else its input unchanged
+// (the Consumer, standing where codegen follows the pipeline).
+class StubPass final : public passes::Pass {
  public:
-  explicit Saboteur(ir::Program out) : out_(std::move(out)) {}
-  std::string_view name() const override { return "Saboteur"; }
-  passes::PropertySet required() const override { return passes::kWellFormed; }
-  passes::PropertySet produced() const override { return 0; }
-  passes::PropertySet invalidated() const override { return 0; }
-  passes::PassResult run(const ir::Program&) override {
-    passes::PassResult r;
-    r.ok = true;
-    r.program = out_;
-    return r;
-  }
-
- private:
-  ir::Program out_;
-};
-
-// Stands where codegen follows the pipeline: requires what codegen requires, changes nothing.
-class Consumer final : public passes::Pass {
- public:
-  std::string_view name() const override { return "Consumer"; }
-  passes::PropertySet required() const override { return kCodegenNeeds; }
+  StubPass(std::string_view name, passes::PropertySet required, std::optional<ir::Program> out)
+      : name_(name), required_(required), out_(std::move(out)) {}
+  std::string_view name() const override { return name_; }
+  passes::PropertySet required() const override { return required_; }
   passes::PropertySet produced() const override { return 0; }
   passes::PropertySet invalidated() const override { return 0; }
   passes::PassResult run(const ir::Program& in) override {
     passes::PassResult r;
     r.ok = true;
-    r.program = in;
+    r.program = out_ ? *out_ : in;
     return r;
   }
+
+ private:
+  std::string_view name_;
+  passes::PropertySet required_;
+  std::optional<ir::Program> out_;
 };
+std::unique_ptr<passes::Pass> saboteur(ir::Program out) {
+  return std::make_unique<StubPass>("Saboteur", passes::kWellFormed, std::move(out));
+}
 
 // The failure notifications an instrument gets (after the verify instrument, as any other).
 class FailureLog final : public passes::PassInstrument {
@@ -121,7 +113,7 @@ Built build(const Registry& registry, std::unique_ptr<passes::Pass> extra, size_
     if (k == at && extra) b.pm.add(std::move(extra));
     if (k < stages.size()) b.pm.add(stages[k].make({}));
   }
-  if (consumer) b.pm.add(std::make_unique<Consumer>());
+  if (consumer) b.pm.add(std::make_unique<StubPass>("Consumer", kCodegenNeeds, std::nullopt));
   b.log = &b.pm.emplace_instrument<FailureLog>();
   return b;
 }
@@ -196,7 +188,7 @@ void pass_bug_case(const Registry& registry, bool last_only = false) {
       if (!broken) gen::tag("no-place-wf");
       if (!broken) props::report(Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
       gen::tag(fmt::format("saboteur-wf-at-{}", at));
-      Built b = build(registry, std::make_unique<Saboteur>(broken->program), at, /*consumer=*/false);
+      Built b = build(registry, saboteur(broken->program), at, /*consumer=*/false);
       const passes::PipelineResult r = b.pm.run(g.program);
       const std::string what = fmt::format("Saboteur after [{}] broke WellFormed {} ({})",
                                            fmt::join(names_before(at), ", "), broken->code, broken->what);
@@ -247,7 +239,7 @@ void pass_bug_case(const Registry& registry, bool last_only = false) {
         branch = 0;
         continue;
       }
-      Built b = build(registry, std::make_unique<Saboteur>(*out), n, /*consumer=*/true);
+      Built b = build(registry, saboteur(*out), n, /*consumer=*/true);
       const passes::PipelineResult r = b.pm.run(g.program);
       const std::string what = fmt::format("Saboteur after every stage: {} (code {})", edit, code);
       // Some rules of GraphBoundaryLegalized cannot be broken without breaking WellFormed too
