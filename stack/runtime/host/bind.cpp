@@ -45,7 +45,6 @@ const char* bind_failure_name(BindFailure f) {
     case BindFailure::kInvalidPlan: return "invalid-plan";
     case BindFailure::kConfig: return "config";
     case BindFailure::kBudget: return "budget";
-    case BindFailure::kUnsupported: return "unsupported";
     case BindFailure::kLatched: return "latched";
     case BindFailure::kCompaction: return "compaction";
     case BindFailure::kHook: return "hook";

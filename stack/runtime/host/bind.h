@@ -78,7 +78,6 @@ enum class BindFailure : uint8_t {
   kInvalidPlan,  // validate_plan rejected the program (-1)
   kConfig,       // the RuntimeConfig was rejected (-2)
   kBudget,       // the orchestration budget ran out (-1)
-  kUnsupported,  // a statement this runtime does not implement (-2)
   kLatched,      // the orchestrator latched a code before upload (-(1000+code))
   kCompaction,   // compact_live_image refused (-1)
   kHook,         // the before-upload hook stopped the bind (-1)

@@ -164,12 +164,6 @@ void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult
     st.task_heap_high_water = orch_->task_heap().high_water();
     st.graph_heap_high_water = orch_->graph_heap().high_water();
     graph_stats();
-    if (ir.outcome == InterpretResult::Outcome::kUnsupported) {
-      r.status = kStatusUnsupported;
-      r.failure = BindFailure::kUnsupported;
-      r.detail = ir.detail;
-      return;
-    }
     if (ir.outcome == InterpretResult::Outcome::kBudgetExhausted) {
       r.status = kStatusGeneric;
       r.failure = BindFailure::kBudget;

@@ -38,7 +38,7 @@ class Interpreter {
   void run(const PlanBlock& body) { block(body); }
 
  private:
-  // False once the run must stop: a latch, an unsupported statement, the budget.
+  // False once the run must stop: a latch or the budget.
   bool going() const { return !o_.latched() && result_.outcome == InterpretResult::Outcome::kCompleted; }
 
   bool count_statement(PlanLoc loc) {

@@ -3,8 +3,8 @@
 // orchestration arithmetic (orch_arith.h: a zero divisor or zero step latches 5); `read`
 // reads the host copy of an entry In tensor (§12 "Host reads"; an index outside the window
 // latches 5); `alloc`, `view`, `submit` map to alloc_tensors, TensorRef::window and submit.
-// It stops at the first latch (every later call would be a no-op anyway), at an unsupported
-// statement, or when the statement budget runs out (so no plan can hang the host).
+// It stops at the first latch (every later call would be a no-op anyway) or when the
+// statement budget runs out (so no plan can hang the host).
 // The program must have passed validate_plan; a violated assumption is a STACK_CHECK.
 // submit_graph (§9) runs the graph's body against the GraphRecorder (host/graph/recorder.h): when
 // recording, `scalar $k` passes SLOT k and every other scalar, `$k` arithmetic included, is
@@ -32,7 +32,6 @@ struct EntryView {
 struct InterpretResult {
   enum class Outcome : uint8_t {
     kCompleted,        // ran to the end, or stopped at a latch (see Orchestrator::error)
-    kUnsupported,      // a statement this runtime does not implement (none at present)
     kBudgetExhausted,  // more than max_statements statements (loop iterations included)
   };
   Outcome outcome = Outcome::kCompleted;

@@ -1,5 +1,5 @@
 // The plan interpreter (host orchestrator): statements mapped onto the orchestrator API,
-// orchestration arithmetic, host reads, the budget and unsupported statements.
+// orchestration arithmetic, host reads, and the budget.
 #include "stack/runtime/plan/interpreter.h"
 
 #include <gtest/gtest.h>
