@@ -682,6 +682,55 @@ Attempt truncated(ChoiceSource& c, Dialect d, Text t) {
   return made(t, Corruption::kTruncated, fmt::format("the input cut off after line {}, with no newline", i + 1), *e);
 }
 
+// A stray token or character where a statement begins (before the first word of a statement
+// line, inside a body or, in a plan, at top level): a punctuation token of the dialect (the
+// parser's "expected a statement, found X"), a printable character no token starts with, or a
+// byte outside printable ASCII (the lexer's refusal), all at the stray's own column. `}` is left
+// out (it closes the block: extra_brace's case).
+Attempt stray_token(ChoiceSource& c, Dialect d, Text t) {
+  const auto cand = lines_where(t, [&](size_t i, const std::vector<Tok>& k) {
+    if (k.front().kind != Tok::kWord) return false;
+    if (d == Dialect::kGir) return !indent_of(t.lines[i]).empty();
+    return !(is_word(k, 0, "config") || is_word(k, 0, "tensor") || is_word(k, 0, "mutate") || is_word(k, 0, "graph"));
+  });
+  if (cand.empty()) return std::nullopt;
+  const size_t i = c.pick(cand);
+  const uint32_t col = t.toks(i).front().col;
+  static const std::vector<std::string> kGirPunct = {"(", ")", "[", "]", "{", ",", ":", ".", "+", "-",  "->",
+                                                     "*", "/", "%", "=", "==", "!=", "<", "<=", ">", ">="};
+  static const std::vector<std::string> kPlanPunct = {"(", ")", "[", "]", "{", ",",  ":", "$", "+",
+                                                      "-", "*", "/", "%", "=", "==", "!=", "<", "<=", ">", ">="};
+  static const std::vector<char> kChars = {'@', '?', ';', '`', '~', '^', '&', '|', '"', '\\', '\''};
+  static const std::vector<unsigned char> kBytes = {0x01, 0x1b, 0x7f, 0x80, 0xc3, 0xe2, 0xff};
+  std::string stray, msg;
+  switch (c.one_of(3)) {
+    case 0:
+      stray = c.pick(d == Dialect::kGir ? kGirPunct : kPlanPunct);
+      msg = "expected a statement, found '" + stray + "'";
+      break;
+    case 1: {
+      // '!' alone, '$' in a .gir and '.' in a .plan start no token of that dialect either.
+      std::vector<char> chars = kChars;
+      chars.push_back('!');
+      chars.push_back(d == Dialect::kGir ? '$' : '.');
+      const char ch = c.pick(chars);
+      stray = std::string(1, ch);
+      msg = d == Dialect::kGir && ch == '!' ? "unexpected '!' (did you mean '!='?)"
+                                            : fmt::format("unexpected character '{}'", ch);
+      break;
+    }
+    default: {
+      const unsigned char b = c.pick(kBytes);
+      stray = std::string(1, static_cast<char>(b));
+      msg = fmt::format("unexpected byte 0x{:02x}", b);
+      break;
+    }
+  }
+  t.lines[i].insert(col - 1, stray + " ");
+  return made(t, Corruption::kStrayToken, fmt::format("'{}' put before the statement of line {}", stray, i + 1),
+              parse_error(d, i, col, msg));
+}
+
 Attempt graph_after_use(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::graph_after_use(c, t.str()); }
 Attempt config_value(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::config_value(c, t.str()); }
 
@@ -693,6 +742,7 @@ NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
   if (d == Dialect::kGir) kinds.push_back(use_before_definition);
   if (d == Dialect::kPlan)
     kinds.insert(kinds.end(), {config_key, mutate_range, tensor_after_statement, graph_after_use, config_value});
+  kinds.push_back(stray_token);
   // One choice in kinds + 1 cuts the input off (the others' fallback order stays as it was).
   const size_t pick = c.one_of(kinds.size() + 1);
   if (pick == kinds.size())
@@ -724,6 +774,7 @@ const char* corruption_name(Corruption c) {
     case Corruption::kGraphAfterUse: return "graph defined below its use";
     case Corruption::kConfigValue: return "config value out of range";
     case Corruption::kTruncated: return "input cut off";
+    case Corruption::kStrayToken: return "stray token";
     case Corruption::kCount: break;
   }
   return "?";

@@ -7,7 +7,8 @@
 // an unknown callee, graph or builtin; a missing argument; CRLF line endings; and for plans an
 // unknown or repeated config key, a `mutate` value past 255, an entry tensor after the
 // statements, a graph defined below its first use, and a config value outside its range; and
-// the input cut off right after a name or an integer literal inside a block, with no newline. The expectation is derived
+// the input cut off right after a name or an integer literal inside a block, with no newline;
+// and a stray token, character or byte where a statement begins. The expectation is derived
 // from the valid text's own lines (a small tokenizer and a brace-structure walk written from the grammars), never from
 // running the stack. Choice 0 is the simplest corruption (joined lines). No RapidCheck here.
 #pragma once
@@ -39,6 +40,7 @@ enum class Corruption : uint8_t {
   kGraphAfterUse,         // .plan: a graph definition moved below its first submit_graph
   kConfigValue,           // .plan: a config value outside its field's range
   kTruncated,             // the input ends right after a name or a literal, no newline, a block open
+  kStrayToken,            // a stray token, character or byte where a statement begins
   kCount
 };
 const char* corruption_name(Corruption c);

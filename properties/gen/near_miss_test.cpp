@@ -2,7 +2,7 @@
 // picks the corruption (the first byte indexes the list: joined lines 0, split 1, dropped
 // brace 2, extra brace 3, name twice 4, literal 5, callee 6, builtin 7, missing argument 8,
 // CRLF 9, then `.gir` swap 10 / `.plan` config 10, mutate 11, tensor after statements 12,
-// graph below its use 13, config value 14).
+// graph below its use 13, config value 14; then a stray token: `.gir` 11, `.plan` 15).
 #include "properties/gen/near_miss.h"
 
 #include <gtest/gtest.h>
@@ -143,6 +143,26 @@ TEST(NearMiss, plan_config_value_out_of_range) {
   for (const NearMiss* m : {&w, &k, &z, &p})
     EXPECT_TRUE(oracles::check_rejected(m->text, m->expected).passed())
         << m->text << oracles::check_rejected(m->text, m->expected).to_string();
+}
+
+TEST(NearMiss, a_stray_paren_before_a_statement_is_no_statement) {
+  // The second candidate line (`t = create [8]`), a punctuation token, the first: '('.
+  const NearMiss m = gir({11, 1, 0, 0});
+  expect(m, Corruption::kStrayToken, FrontEnd::kGirParser, 4, 5, "expected a statement, found '('");
+  EXPECT_NE(m.text.find("    ( t = create [8]\n"), std::string::npos) << m.text;
+}
+
+TEST(NearMiss, a_stray_byte_in_a_graph_body_is_the_lexers) {
+  // The first candidate line (the graph's `submit`), a byte, the first: 0x01.
+  const NearMiss m = plan({15, 0, 2, 0});
+  expect(m, Corruption::kStrayToken, FrontEnd::kPlanParser, 4, 3, "unexpected byte 0x01");
+}
+
+TEST(NearMiss, a_stray_bang_is_named_by_each_lexer) {
+  // A character, the 12th of the list: '!' (a .gir lexer suggests '!=').
+  expect(gir({11, 0, 1, 11}), Corruption::kStrayToken, FrontEnd::kGirParser, 3, 3,
+         "unexpected '!' (did you mean '!='?)");
+  expect(plan({15, 1, 1, 11}), Corruption::kStrayToken, FrontEnd::kPlanParser, 6, 1, "unexpected character '!'");
 }
 
 }  // namespace
