@@ -3,6 +3,7 @@
 // fatal latches, graph storage spans and the status mapping. Every figure is read from what
 // the device got (the captured copy, device memory, the copy ledger behind BindStats).
 #include <gtest/gtest.h>
+#include <gtest/gtest-spi.h>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
@@ -149,12 +150,31 @@ STACKCHECK_PROP(RuntimeProps, compaction_reads_only_the_live_prefix, 0.1) {
 // §15.2: each violated precondition is its own clean error, checked before any read.
 STACKCHECK_PROP(RuntimeProps, compaction_rejects_violated_preconditions, 0.1) {
   const auto [g, b, c] = bound_plan();
-  const unsigned which = static_cast<unsigned>(gen::choices().integer(0, 5));  // uniform at every size
+  const unsigned which = static_cast<unsigned>(gen::choices().integer(0, 6));  // uniform at every size
   const uint64_t by = static_cast<uint64_t>(gen::choices().sized(1, (1 << 20) - 1));
   gen::tag(fmt::format("precondition {}", which));
   props::report(oracles::check_compaction_precondition(*b, c.image_bytes, which, by),
                 props::counterexample("compaction", runtime::print_plan(g.plan),
                                       {{"precondition", std::to_string(which)}, {"by", std::to_string(by)}}));
+}
+
+// Control of precondition 6: a compaction that trusts the mirror's pool deltas (it lets through
+// what the stack's compact_live_image refuses as kBadPoolRef) must be caught.
+std::optional<runtime::CompactError> trusting_compact(std::span<const std::byte> m, const runtime::MirrorLayout& L,
+                                                      runtime::PoolCounts cur, uint64_t n, std::span<std::byte> out) {
+  std::optional<runtime::CompactError> e = oracles::stack_compact()(m, L, cur, n, out);
+  if (e && e->kind == runtime::CompactErrorKind::kBadPoolRef) return std::nullopt;
+  return e;
+}
+void trusting_pool_ref_case() {
+  const auto [g, b, c] = bound_plan();
+  const auto by = static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1));
+  if (auto v = oracles::check_compaction_pool_ref(b->runtime().orchestrator(), b->runtime().mirror(), c.image_bytes,
+                                                  by, trusting_compact))
+    props::report(*v, context(g));
+}
+TEST(RuntimePropsControl, a_compaction_trusting_pool_deltas_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&trusting_pool_ref_case), "compaction-precondition");
 }
 
 // §15.4: a successful bind makes exactly one image copy, plus one definition copy per new

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <vector>
 
 #include "properties/oracles/attach_model.h"
@@ -94,8 +95,76 @@ Verdict check_latched_plan(const runtime::OrchProgram& p, int first_code) {
   return check_latched(b->bind(p), first_code);
 }
 
+CompactRun stack_compact() {
+  return [](std::span<const std::byte> mirror, const runtime::MirrorLayout& L, runtime::PoolCounts cur, uint64_t n,
+            std::span<std::byte> out) -> std::optional<runtime::CompactError> {
+    auto r = runtime::compact_live_image(mirror, L, cur, n, out);
+    if (r) return std::nullopt;
+    return r.error();
+  };
+}
+
+// Precondition 6: one bound pool delta of a copy of the mirror re-aimed (RUNTIME.md §15.2: a
+// delta must name an element of its own pool, a scalar region starts on an 8-entry line, a
+// region ends at or below its pool's cursor). `by` picks the (task, field) among the bound ones
+// and the way: 0 half an element off, 1 one element before the pool, 2 at the cursor, 3 one
+// element past a line start (the scalars) or at the start of the next segment (the others).
+// The refusal must be kBadPoolRef naming that task and field. nullopt: no delta is bound.
+std::optional<Verdict> check_compaction_pool_ref(const runtime::Orchestrator& o, std::span<const std::byte> mirror,
+                                                 uint64_t image_bytes, uint64_t by, const CompactRun& compact) {
+  struct Field {
+    const char* name;
+    uint64_t field;
+    runtime::Segment seg;
+    uint64_t elem, cursor;
+  };
+  const runtime::MirrorLayout& L = o.layout();
+  const runtime::PoolCounts cur = o.cursors();
+  const Field fields[3] = {
+      {"tensors", runtime::kPayloadTensorsField, runtime::kSegTensor, sizeof(runtime::TensorArg), cur.tensors},
+      {"scalars", runtime::kPayloadScalarsField, runtime::kSegScalar, 8, cur.scalars},
+      {"fanin", runtime::kPayloadFaninField, runtime::kSegFanin, 4, cur.fanin}};
+  std::vector<std::pair<uint32_t, const Field*>> bound;
+  for (uint32_t i = 0; i < o.submitted(); ++i)
+    for (const Field& f : fields) {
+      int32_t d;
+      std::memcpy(&d, mirror.data() + L.seg.payload_at(i) + f.field, sizeof d);
+      if (d != 0) bound.emplace_back(i, &f);
+    }
+  if (bound.empty()) return std::nullopt;
+  const auto [task, f] = bound[by % bound.size()];
+  const unsigned way = static_cast<unsigned>(by / bound.size() % 4);
+  const uint64_t pool = L.seg.off[f->seg];
+  uint64_t target = 0;
+  switch (way) {
+    case 0: target = pool + f->elem / 2; break;
+    case 1: target = pool - f->elem; break;
+    case 2: target = pool + f->cursor * f->elem; break;
+    default:
+      target = f->seg == runtime::kSegScalar ? pool + 8 : L.seg.next_start(f->seg);
+      break;
+  }
+  std::vector<std::byte> m(mirror.begin(), mirror.end());
+  const uint64_t at = L.seg.payload_at(task) + f->field;
+  const auto delta = static_cast<int32_t>(static_cast<int64_t>(target) - static_cast<int64_t>(at));
+  std::memcpy(m.data() + at, &delta, sizeof delta);
+  std::vector<std::byte> out(image_bytes);
+  const std::optional<runtime::CompactError> e = compact(m, L, cur, o.submitted(), out);
+  const std::string what = fmt::format("task {} {} delta aimed at mirror offset {} (way {})", task, f->name, target, way);
+  if (!e) return Verdict::fail("compaction-precondition", what + ": accepted");
+  const std::string names = fmt::format("task {} {}", task, f->name);
+  if (e->kind != runtime::CompactErrorKind::kBadPoolRef || e->message.find(names) == std::string::npos)
+    return Verdict::fail("compaction-precondition",
+                         fmt::format("{}: error {} ({}), expected {} naming '{}'", what,
+                                     runtime::compact_error_name(e->kind), e->message,
+                                     runtime::compact_error_name(runtime::CompactErrorKind::kBadPoolRef), names));
+  return Verdict::pass();
+}
+
 Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned which, uint64_t by) {
   const runtime::Orchestrator& o = b.runtime().orchestrator();
+  if (which == 6)
+    return check_compaction_pool_ref(o, b.runtime().mirror(), image_bytes, by, stack_compact()).value_or(Verdict::pass());
   runtime::MirrorLayout L = o.layout();
   uint64_t n = o.submitted();
   runtime::PoolCounts cur = o.cursors();
@@ -145,7 +214,7 @@ Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsig
                                                     o.submitted(), c.image());
   if (!live.passed()) return live;
   // The payload stride first: the one violation a compaction that checks nothing survives.
-  for (unsigned k : which ? std::vector<unsigned>{*which} : std::vector<unsigned>{3, 0, 1, 2, 4, 5}) {
+  for (unsigned k : which ? std::vector<unsigned>{*which} : std::vector<unsigned>{3, 0, 1, 2, 4, 5, 6}) {
     const Verdict v = check_compaction_precondition(*b, c.image_bytes, k, by);
     if (!v.passed()) return v;
   }

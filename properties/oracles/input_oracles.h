@@ -12,13 +12,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/oracle.h"
 #include "stack/ir/ast.h"
 #include "stack/runtime/host/bind.h"
+#include "stack/runtime/host/orchestrator.h"
+#include "stack/runtime/image/compact.h"
 #include "stack/runtime/plan/program.h"
 
 namespace stackcheck::oracles {
@@ -44,8 +48,21 @@ Verdict check_latched_plan(const runtime::OrchProgram& p, int first_code);
 // compaction: violates one precondition of compact_live_image on the mirror `b` just bound
 // (0: n > W, 1: tensor cursor, 2: fanin cursor, 3: payload stride, 4: out size, each by `by`;
 // 5: a mirror layout that is not the planner's, another window's when `by` is odd, else one
-// segment moved by a line) and requires its own error. Reads only what `b` holds.
+// segment moved by a line; 6: one bound pool delta of a copy of the mirror re-aimed off its
+// pool's elements, before the pool, at the cursor or past a scalar line start, `by` picking the
+// task, field and way) and requires its own error. Reads only what `b` holds.
 Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned which, uint64_t by);
+// Precondition 6 on its own, through `compact` (stack_compact(): compact_live_image): one bound
+// pool delta of a copy of `mirror` (o's, just bound) re-aimed; `by` picks the task, the field
+// and the way (0 half an element off, 1 one element before the pool, 2 at the cursor, 3 one
+// element past a scalar line start or at the next segment). It must be refused as kBadPoolRef
+// naming "task I FIELD". nullopt when no task has a bound pool delta.
+using CompactRun = std::function<std::optional<runtime::CompactError>(
+    std::span<const std::byte> mirror, const runtime::MirrorLayout&, runtime::PoolCounts, uint64_t n,
+    std::span<std::byte> out)>;
+CompactRun stack_compact();
+std::optional<Verdict> check_compaction_pool_ref(const runtime::Orchestrator& o, std::span<const std::byte> mirror,
+                                                 uint64_t image_bytes, uint64_t by, const CompactRun& compact);
 // Binds `p` (a completed bind is required), checks the live prefix, then `which` (or every
 // precondition when nullopt, the payload stride first) with `by`.
 Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsigned> which, uint64_t by);
