@@ -1,11 +1,14 @@
 // IR properties: the `.gir` text form round-trips for every generated program, and the
 // generator only produces well-formed programs (a generator test is a property too).
 #include "properties/gen/arbitrary.h"
+#include "properties/gen/ir_edits.h"
+#include "properties/gen/tags.h"
 #include "properties/oracles/ref_arith.h"
 #include "properties/oracles/roundtrip.h"
 #include "properties/property.h"
 #include "stack/ir/arith.h"
 #include "stack/ir/builder.h"
+#include "stack/ir/equal.h"
 #include "stack/support/splitmix.h"
 #include "stack/ir/printer.h"
 #include "stack/verify/well_formed.h"
@@ -107,4 +110,57 @@ STACKCHECK_PROP(IrProps, scalar_arithmetic_equals_the_reference, 0.0) { arith_pr
 
 TEST(IrPropsControl, a_compare_taking_ge_for_gt_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&ge_as_gt_case), ">=");
+}
+
+// The comparator every structural oracle trusts (ir::equal: the round trip, determinism,
+// pass idempotence, the pass manager's "accepted program") judged against the printer, a
+// second implementation of "every field but locations": one edit of one field anywhere
+// (gen/ir_edits.h) leaves the programs equal exactly when it leaves the printed texts equal,
+// both ways round; a copy with every location moved stays equal. The class: a comparator
+// blind to a field (a param, a block, an operand), under which those oracles accept anything.
+namespace {
+using ProgramEq = bool (*)(const ir::Program&, const ir::Program&);
+bool stack_equal(const ir::Program& a, const ir::Program& b) { return ir::equal(a, b); }
+
+void comparator_case(ProgramEq eq) {
+  const gen::GeneratedProgram g = gen::any_program();
+  const ir::Program& p = g.program;
+  const std::vector<gen::IrEdit> sites = gen::ir_edit_sites(p);
+  RC_ASSERT(!sites.empty());
+  gen::ChoiceSource& c = gen::choices();
+  const gen::IrEdit& edit = sites[static_cast<size_t>(c.integer(0, static_cast<int64_t>(sites.size()) - 1))];
+  ir::Program q = p;
+  edit.apply(q);
+  const std::string before = ir::print_program(p), after = ir::print_program(q);
+  const bool same_text = before == after;
+  gen::tag(same_text ? "edit not in the text" : "edit in the text");
+  ir::Program moved = p;
+  gen::relocate(moved, static_cast<uint32_t>(c.integer(1, 1000)));
+  if (!eq(p, moved) || !eq(moved, p))
+    props::report(oracles::Verdict::fail("comparator", "a copy with its locations moved compares unequal:\n" + before));
+  if (eq(p, q) != same_text || eq(q, p) != same_text)
+    props::report(oracles::Verdict::fail("comparator",
+                                         fmt::format("after the edit '{}' the comparator says {} / {} but the "
+                                                     "printed texts are {}:\n{}",
+                                                     edit.what, eq(p, q) ? "equal" : "unequal",
+                                                     eq(q, p) ? "equal" : "unequal", same_text ? "equal" : "different",
+                                                     after)));
+}
+
+// The control: a comparator that never looks into bodies.
+bool blind_to_bodies(const ir::Program& a, const ir::Program& b) {
+  ir::Program c = b;
+  for (size_t k = 0; k < c.functions.size() && k < a.functions.size(); ++k) c.functions[k].body = a.functions[k].body;
+  return ir::equal(a, c);
+}
+void blind_to_bodies_case() {
+  ++props::tally().cases;
+  comparator_case(blind_to_bodies);
+}
+}  // namespace
+
+STACKCHECK_PROP(IrProps, structural_equality_agrees_with_the_printer, 0.0) { comparator_case(stack_equal); }
+
+TEST(IrPropsControl, a_comparator_blind_to_bodies_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_to_bodies_case), "comparator");
 }
