@@ -282,9 +282,11 @@ STACKCHECK_PROP(RuntimeExec, corrupt_images_rejected_or_run_safely, 0.1) {
     case runtime::BindFailure::kKernelFault: gen::tag("builtin fault on corrupt args (contained)"); break;
     case runtime::BindFailure::kScheduler:
     case runtime::BindFailure::kLatched:
-      gen::tag("scheduler/device code " + runtime::code_name(runtime::status_to_code(r.status).value_or(0)));
+      if (const std::optional<int> code = runtime::status_to_code(r.status))
+        gen::tag(fmt::format("{} code {} ({})", runtime::bind_failure_name(r.failure), runtime::code_name(*code),
+                             runtime::code_class_name(runtime::code_class(*code).value())));
       break;
-    default: break;
+    default: gen::tag(runtime::bind_failure_name(r.failure)); break;
   }
   const oracles::Counterexample cx{"corrupt-image", runtime::print_plan(shown), {}, "", ""};
   // One judgement (attach_model.h): the outcome contained, attach's class the model's, the

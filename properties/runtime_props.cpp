@@ -68,7 +68,7 @@ void require_completed(const oracles::Captured& c, const gen::GeneratedPlan& g) 
         Verdict::fail("latch", fmt::format("a plan with planted fatal code {} bound with status 0", g.planted)),
         context(g));
   if (r.status == 0) return;
-  gen::tag(runtime::status_line(r).substr(0, 24));
+  gen::tag(fmt::format("{}: {}", runtime::bind_failure_name(r.failure), runtime::status_line(r).substr(0, 24)));
   // Whatever latched it, a latched bind uploads nothing (RUNTIME.md §15.7): judged on every
   // latched bind of every property here, not only on the plans that plant a fatal code.
   if (r.failure == runtime::BindFailure::kLatched)
