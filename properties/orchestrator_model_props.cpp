@@ -4,13 +4,15 @@
 // (same and different keys), read, bursts that build a wide fanin, and in provoking cases the
 // latch-provoking calls, run step by step on the model (oracles/orchestrator_model.h) and on
 // the real orchestrator over a 0xAA-poisoned mirror (oracles/orchestrator_sut.h). Every step
-// compares the returned id, the latched word, the records each new task left in the mirror
+// compares the returned id (and, for submit_graph, how many of its body's submit and
+// alloc_tensors calls handed back a node or task), the latched word, the records each new task left in the mirror
 // (fanin read through the payload delta), the tensors handed back and the heap marks; the
 // sequence ends with finish() and a comparison of the header and every slot.
 // After each property: the share of cases ending in each latch code, of cases with a RAW,
 // WAW and WAR edge, and graph cache hits / recordings / inline runs.
-// Positive controls: a model without WAR edges, without the scope_end rewind, or whose last
-// latch wins must make the property fail.
+// Positive controls: a model without WAR edges, without the scope_end rewind, whose last
+// latch wins, that takes a foreign handle or that counts a latching body call as a node must
+// make the property fail.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/state.h>
@@ -247,6 +249,11 @@ void foreign_handle_case() {
   every_provoke_case(ModelFlaw::kTakesForeignHandles);
 }
 
+void latching_node_case() {
+  ++props::tally().cases;
+  every_provoke_case(ModelFlaw::kCountsLatchingNode);
+}
+
 void showValue(const CaseSetup& s, std::ostream& os) {
   os << (s.provoking ? "provoking case\n" : "") << show_setup(s.setup);
 }
@@ -271,4 +278,8 @@ TEST(OrchestratorModelControl, a_model_taking_a_foreign_handle_fails) {
 }
 TEST(OrchestratorModelControl, a_model_whose_last_latch_wins_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&latest_code_case), "orch-model/error-word");
+}
+
+TEST(OrchestratorModelControl, a_model_counting_the_latching_body_call_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&latching_node_case), "body-returns");
 }

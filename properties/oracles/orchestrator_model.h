@@ -208,6 +208,9 @@ struct StepOutcome {
   std::vector<uint32_t> new_buffers;  // model buffer indices created by this call
   std::optional<uint32_t> new_def;    // definition recorded by this call
   bool graph_hit = false, graph_inline = false;
+  // submit_graph: how many of its body's submit / alloc_tensors calls hand back a node or task
+  // (the rest, from the first latch on, kNoTask); -1 for other calls.
+  int32_t body_accepted = -1;
   uint32_t edges[static_cast<int>(EdgeKind::kCount)] = {};
 };
 
@@ -217,6 +220,7 @@ enum class ModelFlaw : uint8_t {
   kNoHeapRewind,    // scope_end keeps the heap top
   kLatestCodeWins,  // a later latch overwrites the error word
   kTakesForeignHandles,  // another orchestrator's handle taken as this one's entry 0
+  kCountsLatchingNode,   // a recording's latching body call counted as handing back a node
 };
 
 // ---------------------------------------------------------------- the model

@@ -12,6 +12,7 @@ using namespace rules;
 
 // §9: key, cache (16), record or inline on a miss, then the outer GRAPH task.
 void OrchestratorModel::submit_graph(const SubmitGraph& s) {
+  last_.body_accepted = 0;  // a refused submit_graph runs no body
   const auto b = task_args(s.items, true);
   if (!b) return;
   std::vector<TensorArg> boundary;
@@ -39,7 +40,9 @@ void OrchestratorModel::submit_graph(const SubmitGraph& s) {
     d.fn_id = s.fn;
     d.n_bt = static_cast<uint32_t>(boundary.size());
     d.n_bs = static_cast<uint32_t>(b->scalars.size());
-    if (!record_graph(fn, boundary, b->scalars, d)) return;
+    const bool recorded = record_graph(fn, boundary, b->scalars, d);
+    last_.body_accepted = static_cast<int32_t>(d.nodes.size()) + (!recorded && flaw_ == ModelFlaw::kCountsLatchingNode);
+    if (!recorded) return;
     defs_.push_back(std::move(d));
     def = defs_.size() - 1;
     last_.new_def = static_cast<uint32_t>(*def);
@@ -202,6 +205,7 @@ bool OrchestratorModel::run_inline(const GraphFnSpec& fn, const Built& b) {
       ++nodes;
       std::vector<uint32_t> made;
       if (alloc_tensors(node.alloc, &made) == kNoTask) return false;
+      ++last_.body_accepted;
       internal.insert(internal.end(), made.begin(), made.end());
       continue;
     }
@@ -234,6 +238,7 @@ bool OrchestratorModel::run_inline(const GraphFnSpec& fn, const Built& b) {
     ++nodes;
     std::vector<uint32_t> outs;
     if (submit_built(node.kernel, nb, &outs) == kNoTask) return false;
+    ++last_.body_accepted;
     internal.insert(internal.end(), outs.begin(), outs.end());
   }
   if (nodes == 0) return latch(kInvalidArgs);

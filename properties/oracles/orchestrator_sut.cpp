@@ -127,6 +127,7 @@ std::optional<int32_t> OrchestratorSut::run(const Call& call) {
               add_by_tag(g, it.tensor.tag, operand_ref(it.tensor));
           }
           const GraphFnSpec& fn = setup_->graphs.at(c.fn);
+          body_accepted_ = 0;
           return o.submit_graph(
               c.fn, [&](GraphRecorder& r) { run_body(r, fn); }, g);
         } else if constexpr (std::is_same_v<T, Read>) {
@@ -162,8 +163,10 @@ void OrchestratorSut::run_body(GraphRecorder& r, const GraphFnSpec& fn) {
         std::vector<Shape> shapes;
         for (const Dims& d : node.alloc) shapes.push_back(shape_of(d));
         std::vector<TensorRef> out(shapes.size());
-        if (r.alloc_tensors(shapes, out) != kNoTask)
+        if (r.alloc_tensors(shapes, out) != kNoTask) {
+          ++body_accepted_;
           for (const TensorRef& t : out) keep(t);
+        }
         continue;
       }
       case BodyNode::Kind::kSubmit: break;
@@ -189,9 +192,11 @@ void OrchestratorSut::run_body(GraphRecorder& r, const GraphFnSpec& fn) {
       else
         a.add_scalar(3 * r.scalar(sc.slot).value() + 1);  // computed now: frozen when recording
     }
-    if (r.submit(node.kernel, a) != kNoTask)
+    if (r.submit(node.kernel, a) != kNoTask) {
+      ++body_accepted_;
       for (size_t k = 0; k < node.tensors.size(); ++k)
         if (node.tensors[k].source == BodyTensor::Source::kOutput) keep(outs[k]);
+    }
   }
 }
 
@@ -391,6 +396,10 @@ Verdict compare_step(const OrchestratorModel& m, const OrchestratorSut& s, std::
   const Orchestrator& orch = s.orch();
   if (returned && o.returns_task && *returned != o.returned)
     return fail("task-id", fmt::format("returned {}, model {}", *returned, o.returned));
+  if (o.body_accepted >= 0 && s.body_accepted() != o.body_accepted)
+    return fail("body-returns", fmt::format("{} of the graph body's submit / alloc_tensors calls handed back a node or "
+                                            "task, model {} (the rest must get kNoTask)",
+                                            s.body_accepted(), o.body_accepted));
   if (orch.error() != m.error())
     return fail("error-word",
                 fmt::format("error word {} ({}), model {}", orch.error(), orch.error_detail(), m.error()));

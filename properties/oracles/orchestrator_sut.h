@@ -40,6 +40,8 @@ class OrchestratorSut {
   std::span<const std::byte> mirror() const { return mirror_; }
   const runtime::MirrorLayout& layout() const { return layout_; }
   const std::vector<runtime::TensorRef>& buffers() const { return buffers_; }
+  // The last submit_graph's body: its submit / alloc_tensors calls that handed back a node or task.
+  int32_t body_accepted() const { return body_accepted_; }
 
  private:
   void run_body(runtime::GraphRecorder& r, const GraphFnSpec& fn);
@@ -54,6 +56,7 @@ class OrchestratorSut {
   std::vector<std::byte> mirror_;
   std::unique_ptr<runtime::Orchestrator> orch_;
   std::vector<runtime::TensorRef> buffers_;
+  int32_t body_accepted_ = 0;
   std::vector<std::byte> foreign_mirror_;
   std::unique_ptr<runtime::Orchestrator> foreign_;
 };
