@@ -30,6 +30,13 @@ Expr var(std::string n) {
   e.name = std::move(n);
   return e;
 }
+Expr binary(BinOp op, Expr a, Expr b) {
+  Expr e;
+  e.kind = Expr::Kind::Binary;
+  e.op = op;
+  e.args = {std::move(a), std::move(b)};
+  return e;
+}
 Stmt assign(std::string name, Rhs rhs) {
   Stmt s;
   s.kind = Stmt::Kind::Assign;
@@ -78,7 +85,8 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
   std::vector<size_t> graphs;
   for (size_t i = 0; i < b.program.functions.size(); ++i)
     if (b.program.functions[i].kind == Function::Kind::Graph) graphs.push_back(i);
-  static const std::vector<int> kCodes = {206, 201, 202, 203, 204, 205, 207, 208, 210, 214, 215, 216, 217};
+  static const std::vector<int> kCodes = {206, 201, 202, 203, 204, 205, 207, 208, 210,
+                                          214, 215, 216, 217, 209, 211, 212, 213};
   b.code = c.pick(kCodes);
   if (graphs.empty()) return std::nullopt;
   Function& g = b.program.functions[graphs[c.one_of(graphs.size())]];
@@ -280,6 +288,92 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
         b.what = "a launch in an if";
       }
       front(std::move(s));
+      break;
+    }
+    case 209: {  // a return made a whole view of the param it returns: a slice ends every lineage
+      if (g.body.empty() || g.body.back().kind != Stmt::Kind::Return) return std::nullopt;
+      Stmt& ret = g.body.back();
+      std::vector<size_t> at;
+      for (size_t j = 0; j < ret.returns.size(); ++j)
+        for (size_t i : tensors)
+          if (g.params[i].name == ret.returns[j]) at.push_back(j);
+      if (at.empty()) return std::nullopt;
+      const size_t j = at[c.one_of(at.size())];
+      const Param* p = nullptr;
+      for (size_t i : tensors)
+        if (g.params[i].name == ret.returns[j]) p = &g.params[i];
+      SliceRhs sl;
+      sl.source = p->name;
+      for (int64_t d : p->type.dims) {
+        sl.offsets.push_back(int_expr(0));
+        sl.sizes.push_back(d);
+      }
+      b.what = fmt::format("return {} of {} made a whole view of it", j, p->name);
+      ret.returns[j] = "zz_w";
+      g.body.insert(g.body.end() - 1, assign("zz_w", sl));
+      // Step B makes a whole view of a param a root again: the pass repairs it, so only the
+      // verifier, run directly, owns 209 here.
+      b.pass_owns = false;
+      break;
+    }
+    case 211:
+    case 212: {  // a view, or an assemble into an InOut param, at offsets a replay would freeze
+      if (scalars.empty() || tensors.empty()) return std::nullopt;
+      const std::string n = g.params[scalars[c.one_of(scalars.size())]].name;
+      std::vector<size_t> inout;
+      for (size_t i : tensors)
+        if (g.params[i].dir == Dir::InOut) inout.push_back(i);
+      if (b.code == 212 && inout.empty()) return std::nullopt;
+      const Param& p = g.params[b.code == 211 ? tensors[c.one_of(tensors.size())] : inout[c.one_of(inout.size())]];
+      // 211: inside a loop of no node whose trips are a scalar param, at the loop variable;
+      // 212: at the top level, at the scalar param itself (derivable, never invariant).
+      const Expr moving = b.code == 211 ? var("zz_j") : var(n);
+      std::vector<Expr> offsets;
+      std::vector<int64_t> ones;
+      for (size_t d = 0; d < p.type.dims.size(); ++d) {
+        offsets.push_back(d == 0 ? binary(BinOp::Mod, moving, int_expr(p.type.dims[0])) : int_expr(0));
+        ones.push_back(1);
+      }
+      if (b.code == 211) {
+        SliceRhs sl{p.name, std::move(offsets), ones};
+        Stmt loop;
+        loop.kind = Stmt::Kind::For;
+        loop.name = "zz_j";
+        loop.lo = int_expr(0);
+        loop.hi = var(n);
+        loop.step = int_expr(1);
+        loop.body.push_back(assign("zz_v", sl));
+        front(std::move(loop));
+        b.what = fmt::format("a view of {} at the variable of a node-free loop of {} trips", p.name, n);
+        b.marker = "zz_v = slice";
+        b.message_has = {"zz_v"};
+      } else {
+        std::vector<Expr> zeros(p.type.dims.size(), int_expr(0));
+        const std::string t = "zz_t", a = "zz_a";
+        std::vector<Expr> shape;
+        for (size_t d = 0; d < ones.size(); ++d) shape.push_back(int_expr(1));
+        front(assign(a, AssembleRhs{p.name, t, std::move(offsets)}));
+        front(assign(t, CreateRhs{std::move(shape)}));
+        b.what = fmt::format("an assemble into {} at scalar param {}", p.name, n);
+        b.marker = "zz_a = assemble";
+      }
+      break;
+    }
+    case 213: {  // a launch's scalar argument made a sum of a scalar param: neither a name nor invariant
+      if (scalars.empty()) return std::nullopt;
+      const std::string n = g.params[scalars[c.one_of(scalars.size())]].name;
+      std::vector<std::pair<Invoke*, size_t>> at;
+      for (Stmt& st : g.body)
+        if (Invoke* i = invoke_of(st); i != nullptr && is_kernel(b.program, i->callee))
+          for (const Function& k : b.program.functions)
+            if (k.name == i->callee)
+              for (size_t a = 0; a < i->args.size() && a < k.params.size(); ++a)
+                if (!k.params[a].type.is_tensor()) at.emplace_back(i, a);
+      if (at.empty()) return std::nullopt;
+      const auto [i, a] = at[c.one_of(at.size())];
+      i->args[a] = binary(BinOp::Add, var(n), int_expr(7919));
+      b.what = fmt::format("scalar argument {} of a launch of {} made {} + 7919", a, i->callee, n);
+      b.marker = n + " + 7919";
       break;
     }
     case 216: {

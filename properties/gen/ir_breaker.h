@@ -11,9 +11,13 @@
 //   214 a launch wrapped in a loop whose trips are a scalar param
 //   215 a launch wrapped in an if              216 a launch repeated past 1024 nodes
 //   217 a `read` in the body
-// with the code the verifier (and the pass) must give. 203 (no tensor param), 209 (a return
-// not traceable to a param) and 211-213 (frozen values) are not built: the edits that make
-// them also break other rules of the same body (the closing note of issue 20 has the table).
+//   209 a returned param made a whole view of itself (only the verifier: Step B repairs it)
+//   211 a view of a tensor param at the variable of a node-free loop whose trips are a scalar
+//       param                                  212 an assemble of a fresh create into an
+//       InOut param at offset (scalar param % extent)
+//   213 a launch's scalar argument made `n + 7919` of a scalar param n
+// with the code the verifier (and the pass) must give. 203: every tensor param made a create
+// in the body (only the verifier: Step A hoists them back).
 // Choice 0 (the simplest) is 206. No RapidCheck here.
 #pragma once
 
