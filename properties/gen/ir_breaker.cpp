@@ -1020,14 +1020,22 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         b.what = "no orchestration function";
         b.message_has = {"the program has no orchestration (entry) function"};
         b.interp_invalid = true;
+        b.lowering_precondition = true;  // codegen needs exactly one entry (COMPILER.md §6)
         return b;  // `entry` and `body` dangle now
       }
-      if (!kernels.empty() && c.boolean()) {
-        const Function copy = *kernels[c.one_of(kernels.size())];
+      std::vector<const Function*> graphs;
+      for (const Function& f : wf.functions)
+        if (f.kind == Function::Kind::Graph) graphs.push_back(&f);
+      if ((!kernels.empty() || !graphs.empty()) && c.boolean()) {
+        // A kernel or a graph defined twice; codegen lowers graphs, so a twin graph is its to refuse too.
+        const bool graph = !graphs.empty() && (kernels.empty() || c.boolean());
+        const Function copy = graph ? *graphs[c.one_of(graphs.size())] : *kernels[c.one_of(kernels.size())];
+        const char* kind = graph ? "graph" : "kernel";
         b.graph = copy.name;
-        b.what = "a kernel defined twice";
-        b.marker = "kernel " + copy.name + "(";
-        b.message_has = {"kernel '" + copy.name + "': a function of that name is already defined"};
+        b.what = fmt::format("a {} defined twice", kind);
+        b.marker = fmt::format("{} {}(", kind, copy.name);
+        b.message_has = {fmt::format("{} '{}': a function of that name is already defined", kind, copy.name)};
+        b.lowering_precondition = graph;
         b.program.functions.push_back(copy);
       } else {
         Function second = *entry;
@@ -1035,6 +1043,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         b.what = "a second orchestration";
         b.marker = "zz_main2(";
         b.message_has = {"second orchestration 'zz_main2': the program's entry is already '" + entry->name + "'"};
+        b.lowering_precondition = true;  // codegen needs exactly one entry (COMPILER.md §6)
         b.program.functions.push_back(std::move(second));
       }
       return b;  // `entry` and `body` may dangle now

@@ -24,14 +24,18 @@ CodegenResult generate_orchestration(const ir::Program& p) {
   const detail::ProgramInfo info(p);
 
   const ir::Function* entry = nullptr;
+  const ir::Function* second = nullptr;  // reported where it is declared, as WellFormed 1 is
   size_t entries = 0;
   for (const ir::Function& f : p.functions)
     if (f.kind == ir::Function::Kind::Orchestration) {
       ++entries;
-      if (entry == nullptr) entry = &f;
+      if (entry == nullptr)
+        entry = &f;
+      else if (second == nullptr)
+        second = &f;
     }
   if (entries != 1) {
-    diag(kPrecondition, nullptr, {},
+    diag(kPrecondition, second, second ? second->loc : ir::Loc{},
          fmt::format("codegen precondition broken (run the pipeline first): {} orchestration functions, not 1",
                      entries));
     return r;
