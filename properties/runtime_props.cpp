@@ -20,6 +20,7 @@
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/image/layout.h"
 #include "stack/runtime/image/records.h"
+#include "stack/runtime/host/runtime_config.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/runtime/status/codes.h"
@@ -371,4 +372,110 @@ STACKCHECK_PROP(RuntimeProps, offset_deltas_never_truncated, 0.0) {
   props::report(oracles::check_offset_pair(field, target),
                 props::counterexample("relative-ptr", "",
                                       {{"field", std::to_string(field)}, {"target", std::to_string(target)}}));
+}
+
+// RUNTIME.md §4's config table as the harness reads it: the field each key sets, its valid
+// values (W also a power of two) and the refusal's wording. apply_config, given entries at and
+// one past every bound (and far outside), must refuse the first invalid entry in order with
+// exactly that wording, or set every field to the last value given for it; validate_config,
+// given a RuntimeConfig built in code with one field at a u64 near a bound or past INT64_MAX,
+// must refuse exactly the invalid ones (a u64 printed as the u64 it is).
+namespace {
+struct ConfigSpec {
+  const char* key;
+  uint64_t runtime::RuntimeConfig::*field;
+  int64_t lo, hi;
+  const char* text;
+};
+constexpr ConfigSpec kConfigSpec[] = {
+    {"W", &runtime::RuntimeConfig::W, 4, 1 << 19, "a power of two in [4, 2^19]"},
+    {"task_heap", &runtime::RuntimeConfig::task_heap, 1024, int64_t{1} << 40, "in [1024, 2^40]"},
+    {"graph_heap", &runtime::RuntimeConfig::graph_heap, 64, int64_t{1} << 40, "in [64, 2^40]"},
+    {"ready_capacity", &runtime::RuntimeConfig::ready_capacity, 0, int64_t{1} << 32, "in [0, 2^32]"},
+    {"tensormap_capacity", &runtime::RuntimeConfig::tensormap_capacity, 1, int64_t{1} << 32, "in [1, 2^32]"},
+    {"scope_tasks_capacity", &runtime::RuntimeConfig::scope_tasks_capacity, 0, int64_t{1} << 32, "in [0, 2^32]"},
+    {"workers", &runtime::RuntimeConfig::workers, 1, 256, "in [1, 256]"},
+    {"progress_timeout_ms", &runtime::RuntimeConfig::progress_timeout_ms, 1, int64_t{1} << 32, "in [1, 2^32]"},
+    {"clusters", &runtime::RuntimeConfig::clusters, 1, 65536, "in [1, 65536]"},
+    {"fill_byte", &runtime::RuntimeConfig::fill_byte, 0, 255, "in [0, 255]"},
+};
+bool spec_allows(const ConfigSpec& s, uint64_t v) {
+  const bool pow2 = std::string_view(s.key) != "W" || (v & (v - 1)) == 0;
+  return v <= static_cast<uint64_t>(INT64_MAX) && static_cast<int64_t>(v) >= s.lo &&
+         static_cast<int64_t>(v) <= s.hi && pow2;
+}
+
+using ApplyConfig = std::optional<std::string> (*)(std::span<const runtime::ConfigEntry>, runtime::RuntimeConfig&);
+void config_case(ApplyConfig apply_config) {
+  gen::feature_tally().begin_case();  // no program or plan is drawn: the tags count cases here
+  gen::ChoiceSource& c = gen::choices();
+  std::vector<runtime::ConfigEntry> entries;
+  std::optional<std::string> want;
+  runtime::RuntimeConfig expect;
+  for (int64_t n = c.integer(1, 4); n > 0; --n) {
+    const ConfigSpec& s = kConfigSpec[c.one_of(std::size(kConfigSpec))];
+    int64_t v = 0;
+    const char* where = "";
+    switch (c.one_of(6)) {
+      case 0: v = s.lo, where = "at-lo"; break;
+      case 1: v = s.hi, where = "at-hi"; break;
+      case 2: v = s.lo - 1, where = "below-lo"; break;
+      case 3: v = s.hi + 1, where = "past-hi"; break;
+      case 4: v = c.integer(s.lo, s.hi), where = "inside"; break;
+      default: v = c.near_edges(INT64_MIN, INT64_MAX), where = "far"; break;
+    }
+    gen::tag(fmt::format("config {} {}", s.key, where));
+    entries.push_back(runtime::ConfigEntry{s.key, v, {}});
+    if (want) continue;
+    if (v >= 0 && spec_allows(s, static_cast<uint64_t>(v)))
+      expect.*s.field = static_cast<uint64_t>(v);
+    else
+      want = fmt::format("config {}={} is not {}", s.key, v, s.text);
+  }
+  runtime::RuntimeConfig got;
+  const std::optional<std::string> why = apply_config(entries, got);
+  std::string shown;
+  for (const runtime::ConfigEntry& e : entries) shown += fmt::format(" {}={}", e.key, e.value);
+  if (why != want)
+    props::report(Verdict::fail("config", fmt::format("config{}: apply_config said '{}', the table '{}'", shown,
+                                                      why.value_or("ok"), want.value_or("ok"))));
+  if (!want)
+    for (const ConfigSpec& s : kConfigSpec)
+      if (got.*s.field != expect.*s.field)
+        props::report(Verdict::fail("config", fmt::format("config{}: {} is {}, the last value given {}", shown, s.key,
+                                                          got.*s.field, expect.*s.field)));
+
+  const ConfigSpec& s = kConfigSpec[c.one_of(std::size(kConfigSpec))];
+  const uint64_t lo = static_cast<uint64_t>(s.lo), hi = static_cast<uint64_t>(s.hi);
+  const uint64_t u = c.pick(std::vector<uint64_t>{lo, hi, hi + 1, lo - 1, uint64_t{INT64_MAX},
+                                                  uint64_t{INT64_MAX} + 1, UINT64_MAX});
+  runtime::RuntimeConfig built;
+  built.*s.field = u;
+  const std::optional<std::string> built_want =
+      spec_allows(s, u) ? std::nullopt : std::optional<std::string>(fmt::format("config {}={} is not {}", s.key, u, s.text));
+  gen::tag(u > static_cast<uint64_t>(INT64_MAX) ? "built past INT64_MAX" : "built within INT64_MAX");
+  if (const std::optional<std::string> v = runtime::validate_config(built); v != built_want)
+    props::report(Verdict::fail("config", fmt::format("a RuntimeConfig with {}={}: validate_config said '{}', the "
+                                                      "table '{}'",
+                                                      s.key, u, v.value_or("ok"), built_want.value_or("ok"))));
+}
+
+// The control: an apply_config that skips an invalid entry instead of refusing it.
+std::optional<std::string> apply_skipping_invalid(std::span<const runtime::ConfigEntry> es,
+                                                  runtime::RuntimeConfig& cfg) {
+  std::vector<runtime::ConfigEntry> valid;
+  for (const runtime::ConfigEntry& e : es)
+    if (!runtime::check_config_value(e.key, e.value)) valid.push_back(e);
+  return runtime::apply_config(valid, cfg);
+}
+void skipping_config_case() {
+  ++props::tally().cases;
+  config_case(apply_skipping_invalid);
+}
+}  // namespace
+
+STACKCHECK_PROP(RuntimeProps, config_values_at_and_past_every_bound, 0.0) { config_case(runtime::apply_config); }
+
+TEST(RuntimePropsControl, an_apply_config_skipping_invalid_entries_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&skipping_config_case), "config");
 }
