@@ -2,6 +2,9 @@
 #include "properties/oracles/attach_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
 
 #include <cstring>
 #include <vector>
@@ -146,7 +149,9 @@ class Model {
   static uint64_t target(uint64_t field, int32_t d) { return follow(field, d).value_or(0); }
   uint64_t pool_region(int k, uint64_t count) const { return k == 1 ? (count + 7) / 8 * 8 : count; }
 
-  static AttachPrediction reject(const char* cls, std::string why) { return {cls, std::move(why)}; }
+  static AttachPrediction reject(const char* cls, std::string why, std::vector<int64_t> figures = {}) {
+    return {cls, std::move(why), std::move(figures)};
+  }
 
   AttachPrediction judge() {
     // BadMagic: the RuntimeHeader.
@@ -234,32 +239,40 @@ class Model {
       const auto n_nodes = at<uint16_t>(img_ + pay + 6);
       uint16_t count[3];
       for (int k = 0; k < 3; ++k) count[k] = at<uint16_t>(img_ + pay + kPoolCountField[k]);
-      if (task_id != static_cast<int64_t>(i)) return reject("CountMismatch", fmt::format("task {} id", i));
-      if (kind < 1 || kind > 3) return reject("CountMismatch", fmt::format("task {} kind {}", i, kind));
+      if (task_id != static_cast<int64_t>(i)) return reject("CountMismatch", fmt::format("task {} id", i), {int64_t(i), task_id});
+      if (kind < 1 || kind > 3) return reject("CountMismatch", fmt::format("task {} kind {}", i, kind), {int64_t(i), kind});
       const bool kernel_ok = kind == 1 ? kernel >= 0 && kernel <= 7 : kind == 2 ? kernel == 7 : kernel == -1;
-      if (!kernel_ok) return reject("CountMismatch", fmt::format("task {} kernel id for its kind", i));
-      if (heap_begin > heap_end) return reject("CountMismatch", fmt::format("task {} heap block reversed", i));
+      if (!kernel_ok)
+        return reject("CountMismatch", fmt::format("task {} kernel id for its kind", i), {int64_t(i), kernel, kind});
+      if (heap_begin > heap_end) return reject("CountMismatch", fmt::format("task {} heap block reversed", i), {int64_t(i)});
       const bool nodes_ok =
           kind == 3 ? n_nodes >= 1 && n_nodes <= 1024 && count[0] == 0 && count[1] == 0 : n_nodes == 0;
-      if (!nodes_ok) return reject("CountMismatch", fmt::format("task {} n_nodes for its kind", i));
+      if (!nodes_ok)
+        return reject("CountMismatch", fmt::format("task {} n_nodes for its kind", i), {int64_t(i), n_nodes, kind});
       for (int k = 0; k < 3; ++k) {
         const int32_t d = at<int32_t>(img_ + pay + kPoolDeltaField[k]);
         if ((d != 0) != (count[k] > 0))
-          return reject("CountMismatch", fmt::format("task {} {} bound <=> count", i, kPoolName[k]));
+          return reject("CountMismatch", fmt::format("task {} {} bound <=> count", i, kPoolName[k]),
+                        {int64_t(i), count[k]});
         if (d == 0) continue;
         const uint64_t idx = (target(pay + kPoolDeltaField[k], d) - L.off[kTensors + k]) / kSegElem[kTensors + k];
         if (idx != next[k])
-          return reject("CountMismatch", fmt::format("task {} {} region out of order", i, kPoolName[k]));
+          return reject("CountMismatch", fmt::format("task {} {} region out of order", i, kPoolName[k]),
+                        {int64_t(i), int64_t(idx), int64_t(next[k])});
         next[k] += pool_region(k, count[k]);
       }
       const auto state = at<uint32_t>(slot);
-      if (state != 1 && state != 2) return reject("CountMismatch", fmt::format("slot {} state {}", i, state));
+      if (state != 1 && state != 2)
+        return reject("CountMismatch", fmt::format("slot {} state {}", i, state), {int64_t(i), state});
       if (at<int32_t>(slot + 28) != static_cast<int32_t>(count[2]))
-        return reject("CountMismatch", fmt::format("slot {} fanin_cursor", i));
+        return reject("CountMismatch", fmt::format("slot {} fanin_cursor", i),
+                      {int64_t(i), at<int32_t>(slot + 28), count[2]});
     }
     for (int k = 0; k < 3; ++k)
       if (lost_.empty() && next[k] != h_.count[k])
-        return reject("CountMismatch", fmt::format("{} pool count not the sum of the regions", kPoolName[k]));
+        return reject("CountMismatch", fmt::format("{} pool count not the sum of the regions", kPoolName[k]),
+                      {int64_t(h_.count[0]), int64_t(h_.count[1]), int64_t(h_.count[2]), int64_t(next[0]),
+                       int64_t(next[1]), int64_t(next[2])});
     // DirtyPadding.
     if (h_.reserved != 0 || rt_.reserved != 0) return reject("DirtyPadding", "a header's reserved field");
     if (std::optional<std::string> z = zone_padding(L)) return reject("DirtyPadding", *z);
@@ -413,9 +426,39 @@ std::optional<AttachPrediction> predict_attach(std::span<const std::byte> staged
   return Model(staged, destination.raw(), mem).run(unknown);
 }
 
+namespace {
+// Whether `want` occurs, in order, among the decimal integers (a '-' before digits is a sign)
+// of `text`.
+bool states_in_order(const std::string& text, const std::vector<int64_t>& want) {
+  size_t k = 0;
+  for (size_t i = 0; i < text.size() && k < want.size();) {
+    const bool neg = text[i] == '-' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (!neg && !std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i + (neg ? 1 : 0);
+    uint64_t v = 0;
+    bool big = false;
+    for (; j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])); ++j) {
+      big |= v > (UINT64_MAX - 9) / 10;
+      v = v * 10 + static_cast<uint64_t>(text[j] - '0');
+    }
+    if (!big && v <= static_cast<uint64_t>(INT64_MAX) && (neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v)) == want[k])
+      ++k;
+    i = j;
+  }
+  return k == want.size();
+}
+}  // namespace
+
 Verdict check_attach_prediction(const AttachPrediction& p, const runtime::BindResult& r) {
   const bool attach = r.failure == runtime::BindFailure::kAttach && r.attach_class.has_value();
   const std::string got = attach ? runtime::attach_error_name(*r.attach_class) : "";
+  if (!p.accepts() && got == p.rejected && !states_in_order(r.detail, p.figures))
+    return Verdict::fail("attach-model", fmt::format("the model of RUNTIME.md §11 expects {} ({}) stating [{}] in that "
+                                                     "order; attach said: {}",
+                                                     p.rejected, p.why, fmt::join(p.figures, ", "), r.detail));
   if (p.accepts() ? !attach : got == p.rejected) return Verdict::pass();
   return Verdict::fail("attach-model",
                        fmt::format("the model of RUNTIME.md §11 {} ({}); attach {}",

@@ -43,6 +43,9 @@ struct AttachPrediction {
   // image must be accepted.
   std::string rejected;
   std::string why;  // the first rule the model found broken (or "accepted")
+  // The figures attach's refusal must state, in this order among the integers of its detail
+  // (the task, the values found, the values expected); empty: not predicted for the rule.
+  std::vector<int64_t> figures;
   bool accepts() const { return rejected.empty(); }
 };
 
@@ -54,7 +57,8 @@ struct AttachPrediction {
 std::optional<AttachPrediction> predict_attach(std::span<const std::byte> staged, runtime::DevAddr destination,
                                                const runtime::DeviceMemory& mem, std::string* unknown = nullptr);
 
-// The bind's outcome against the prediction: a predicted class must be attach's class exactly;
+// The bind's outcome against the prediction: a predicted class must be attach's class exactly,
+// its detail stating the predicted figures;
 // a predicted acceptance must not end in attach (what runs after is judged by
 // check_corrupt_image_run). Fails "attach-model".
 Verdict check_attach_prediction(const AttachPrediction& p, const runtime::BindResult& r);

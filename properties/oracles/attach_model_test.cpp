@@ -188,6 +188,22 @@ TEST(AttachModelControl, a_rejection_of_an_image_the_model_accepts_fails) {
   EXPECT_TRUE(check_attach_prediction(*bad.predicted, ran).failed());
 }
 
+TEST(AttachModelControl, a_refusal_misstating_its_figures_fails) {
+  AttachPrediction p{"CountMismatch", "slot 1 fanin_cursor", {1, 0, 1}};
+  runtime::BindResult r;
+  r.status = -1;
+  r.failure = runtime::BindFailure::kAttach;
+  r.attach_class = runtime::AttachErrorClass::kCountMismatch;
+  r.detail = "attach: CountMismatch: slot 1 fanin_cursor 0 != n_fanin 1";
+  EXPECT_TRUE(check_attach_prediction(p, r).passed()) << check_attach_prediction(p, r).to_string();
+  r.detail = "attach: CountMismatch: slot 1 fanin_cursor 1 != n_fanin 0";  // the two values swapped
+  const Verdict v = check_attach_prediction(p, r);
+  EXPECT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("stating [1, 0, 1]"), std::string::npos) << v.message;
+  r.detail = "attach: CountMismatch: slot -1 fanin_cursor 0 != n_fanin 1";  // a sign is part of the figure
+  EXPECT_TRUE(check_attach_prediction(p, r).failed());
+}
+
 TEST(AttachModel, reads_past_the_shipped_bytes_are_unknown_not_guessed) {
   const Bound r = bind({});
   // The image alone, without its submissions: the BadGraphContext rules read past it.
