@@ -426,31 +426,6 @@ std::optional<AttachPrediction> predict_attach(std::span<const std::byte> staged
   return Model(staged, destination.raw(), mem).run(unknown);
 }
 
-namespace {
-// Whether `want` occurs, in order, among the decimal integers (a '-' before digits is a sign)
-// of `text`.
-bool states_in_order(const std::string& text, const std::vector<int64_t>& want) {
-  size_t k = 0;
-  for (size_t i = 0; i < text.size() && k < want.size();) {
-    const bool neg = text[i] == '-' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]));
-    if (!neg && !std::isdigit(static_cast<unsigned char>(text[i]))) {
-      ++i;
-      continue;
-    }
-    size_t j = i + (neg ? 1 : 0);
-    uint64_t v = 0;
-    bool big = false;
-    for (; j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])); ++j) {
-      big |= v > (UINT64_MAX - 9) / 10;
-      v = v * 10 + static_cast<uint64_t>(text[j] - '0');
-    }
-    if (!big && v <= static_cast<uint64_t>(INT64_MAX) && (neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v)) == want[k])
-      ++k;
-    i = j;
-  }
-  return k == want.size();
-}
-}  // namespace
 
 Verdict check_attach_prediction(const AttachPrediction& p, const runtime::BindResult& r) {
   const bool attach = r.failure == runtime::BindFailure::kAttach && r.attach_class.has_value();

@@ -1,6 +1,7 @@
 #include "properties/oracles/input_oracles.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
@@ -170,12 +171,24 @@ Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned w
   runtime::PoolCounts cur = o.cursors();
   std::vector<std::byte> out(image_bytes);
   runtime::CompactErrorKind want{};
+  std::vector<int64_t> figures;  // what the refusal must state, in order
+  auto as_i64 = [](uint64_t v) { return static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX)); };
+  const runtime::PoolCounts cap = L.seg.counts;
   switch (which) {
-    case 0: n = L.W() + by, want = runtime::CompactErrorKind::kNGreaterThanW; break;
-    case 1: cur.tensors = L.seg.counts.tensors + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
-    case 2: cur.fanin = L.seg.counts.fanin + by, want = runtime::CompactErrorKind::kCursorOverCapacity; break;
+    case 0:
+      n = L.W() + by, want = runtime::CompactErrorKind::kNGreaterThanW;
+      figures = {as_i64(std::min<uint64_t>(n, UINT32_MAX)), as_i64(L.W())};
+      break;
+    case 1:
+    case 2:
+      (which == 1 ? cur.tensors : cur.fanin) = (which == 1 ? cap.tensors : cap.fanin) + by;
+      want = runtime::CompactErrorKind::kCursorOverCapacity;
+      figures = {as_i64(cur.tensors), as_i64(cur.scalars), as_i64(cur.fanin),
+                 as_i64(cap.tensors), as_i64(cap.scalars), as_i64(cap.fanin)};
+      break;
     case 3:
       L.payload_stride = sizeof(runtime::TaskPayload) + by, want = runtime::CompactErrorKind::kPayloadStride;
+      figures = {as_i64(L.payload_stride), as_i64(sizeof(runtime::TaskPayload))};
       break;
     case 5:  // a layout other than the planner's for this mirror: another window's (the mirror
              // then shorter than it), or a segment moved by a line
@@ -195,6 +208,10 @@ Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned w
     return Verdict::fail("compaction-precondition",
                          fmt::format("precondition {}: error {}, expected {}", which,
                                      runtime::compact_error_name(r.error().kind), runtime::compact_error_name(want)));
+  if (!states_in_order(r.error().message, figures))
+    return Verdict::fail("compaction-precondition",
+                         fmt::format("precondition {} violated by {}: the refusal '{}' does not state [{}] in that order",
+                                     which, by, r.error().message, fmt::join(figures, ", ")));
   return Verdict::pass();
 }
 

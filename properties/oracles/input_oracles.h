@@ -50,7 +50,8 @@ Verdict check_latched_plan(const runtime::OrchProgram& p, int first_code);
 // 5: a mirror layout that is not the planner's, another window's when `by` is odd, else one
 // segment moved by a line; 6: one bound pool delta of a copy of the mirror re-aimed off its
 // pool's elements, before the pool, at the cursor or past a scalar line start, `by` picking the
-// task, field and way) and requires its own error. Reads only what `b` holds.
+// task, field and way) and requires its own error, stating the figures at fault (n and W, the
+// cursors and capacities, the stride and the record size). Reads only what `b` holds.
 Verdict check_compaction_precondition(Bench& b, uint64_t image_bytes, unsigned which, uint64_t by);
 // Precondition 6 on its own, through `compact` (stack_compact(): compact_live_image): one bound
 // pool delta of a copy of `mirror` (o's, just bound) re-aimed; `by` picks the task, the field

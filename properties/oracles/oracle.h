@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace stackcheck::oracles {
 
@@ -47,5 +48,9 @@ struct Verdict {
   std::string reason_key() const;
   std::string to_string() const;
 };
+
+// Whether `figures` occur, in this order, among the decimal integers of `text` (a '-' right
+// before digits is their sign): a refusal stating the values an oracle predicted.
+bool states_in_order(const std::string& text, const std::vector<int64_t>& figures);
 
 }  // namespace stackcheck::oracles
