@@ -831,9 +831,14 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
           v.sizes.push_back(d);
           v.offsets.push_back(int_expr(0));
           if (k != axis) continue;
-          if (c.boolean()) {
+          const int64_t how = c.integer(0, 2);
+          if (how == 0) {
             v.sizes.back() = d + c.integer(1, 2);
             b.what = "a view larger than its source on one axis";
+          } else if (how == 1) {  // the lower limit of a size: 1, met one below (or two)
+            v.sizes.back() = c.integer(-1, 0);
+            b.what = fmt::format("a view of size {} on one axis", v.sizes.back());
+            b.has_text = v.sizes.back() == 0;  // a size is a non-negative INT in the grammar
           } else {
             v.sizes.back() = c.integer(1, d);
             v.offsets.back() = int_expr(d - v.sizes.back() + c.integer(1, 2));

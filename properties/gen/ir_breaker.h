@@ -45,8 +45,8 @@ struct BrokenProgram {
   // also breaks WellFormed (a kernel launch's arity, WellFormed 5), the pass's precondition:
   // only the verifier, run directly, owns it then.
   bool pass_owns = true;
-  // The printed text is syntax (it parses); false only for a negative dim in a param type,
-  // which the grammar cannot write.
+  // The printed text is syntax (it parses); false only for a negative dim in a param type or
+  // a negative view size, which the grammar cannot write.
   bool has_text = true;
   // A text on the line of the printed program where the rule's owner must report (its last
   // occurrence: a kernel defined twice is reported at the copy); empty: the line is not checked.
@@ -88,7 +88,8 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 //                                       param type with a zero dim
 //  10 a kernel with one param fewer than its builtin, a param direction other than the
 //     builtin's, a return naming an In param
-//  11 dim() past the rank, read() with the wrong index rank, a view or an assemble at a static
+//  11 dim() past the rank, read() with the wrong index rank, a view of size 0 or -1 or larger
+//     than its source on an axis, a view or an assemble at a static
 //     offset past its buffer's end
 //  12 `.k` of a name that is not a tuple
 //  13 a literal zero divisor, a literal zero loop step
