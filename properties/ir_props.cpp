@@ -50,6 +50,16 @@ TEST(IrProps, roundtrip_oracle_positive_control) {
   ir::Program q;
   q.functions.push_back(orchestration("main", {}, {let("a", sub(lit(1), sub(lit(2), lit(3))))}));
   EXPECT_TRUE(oracles::check_print_roundtrip(q).passed());
+  // The layout half: the canonical text passes; one space of indent per block, a blank line
+  // or a doubled space does not.
+  const std::string text = ir::print_program(q);
+  EXPECT_EQ(oracles::canonical_layout_problem(text), std::nullopt) << text;
+  std::string narrow = text, blank = text, doubled = text;
+  narrow.replace(narrow.find("\n  ") + 1, 2, " ");
+  blank.insert(blank.find('\n') + 1, "\n");
+  doubled.replace(doubled.find(" = "), 3, " =  ");
+  for (const std::string& bad : {narrow, blank, doubled})
+    EXPECT_NE(oracles::canonical_layout_problem(bad), std::nullopt) << bad;
 }
 
 // The scalar arithmetic every interpreter, folder and kernel of the stack shares

@@ -1,5 +1,10 @@
 #include "properties/oracles/roundtrip.h"
 
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+
 #include "stack/ir/equal.h"
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
@@ -8,8 +13,37 @@
 
 namespace stackcheck::oracles {
 
+// A line ending in `{` opens a block after it, a line starting with `}` closes one before it.
+std::optional<std::string> canonical_layout_problem(const std::string& text) {
+  if (text.empty() || text.back() != '\n') return "the text does not end in a newline";
+  size_t line_no = 0, depth = 0;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    ++line_no;
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos) return fmt::format("line {} is blank", line_no);
+    if (line.find('\t') != std::string::npos || line.find('#') != std::string::npos)
+      return fmt::format("line {} holds a tab or a comment", line_no);
+    if (line.back() == ' ' || line.find("  ", indent) != std::string::npos)
+      return fmt::format("line {} has a trailing or doubled space", line_no);
+    if (line[indent] == '}') {
+      if (depth == 0) return fmt::format("line {} closes a block none opened", line_no);
+      --depth;
+    }
+    if (indent != 2 * depth)
+      return fmt::format("line {} is indented {} spaces at block depth {} (two per block)", line_no, indent, depth);
+    if (line.back() == '{') ++depth;
+  }
+  if (depth != 0) return fmt::format("{} block(s) left open", depth);
+  return std::nullopt;
+}
+
 Verdict check_print_roundtrip(const ir::Program& p) {
   const std::string printed = ir::print_program(p);
+  if (std::optional<std::string> why = canonical_layout_problem(printed))
+    return Verdict::fail("roundtrip", "the printed program is not in the canonical layout: " + *why);
   ir::ParseResult again = ir::parse_program(printed);
   if (!again.ok()) return Verdict::fail("roundtrip", "printed program does not parse: " + again.error().to_string());
   if (!ir::equal(again.program(), p)) return Verdict::fail("roundtrip", "parse(print(p)) differs structurally from p");
