@@ -206,6 +206,15 @@ STACKCHECK_PROP(RuntimeProps, one_image_copy_per_bind, 0.1) {
                   context(g));
   if (!(again.result.entries == first.result.entries))
     props::report(Verdict::fail("reused-runtime", "a second bind on the same Runtime gives other results"), context(g));
+  // And the same figures of the plan itself: nothing the first bind counted carries over.
+  const runtime::BindStats &a = first.result.stats, &z = again.result.stats;
+  if (a.tasks != z.tasks || a.nodes != z.nodes || a.inlined != z.inlined || a.image != z.image ||
+      a.shipped != z.shipped || a.graph_internal_heap != z.graph_internal_heap ||
+      a.task_heap_high_water != z.task_heap_high_water || a.graph_heap_high_water != z.graph_heap_high_water)
+    props::report(Verdict::fail("reused-runtime", fmt::format("the rebind's figures differ from the first bind's:\n  "
+                                                              "{}\n  {}",
+                                                              a.to_line(), z.to_line())),
+                  context(g));
 }
 
 // §15.5: a completed run reads every shipped byte: the runtime header, the image, and the
