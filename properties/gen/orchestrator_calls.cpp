@@ -493,10 +493,15 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
         break;
       default:  // an alloc node of no shape, of one more shape than the limit, or of a zero extent
         node.kind = BodyNode::Kind::kAlloc;
-        switch (c.one_of(3)) {
+        switch (c.one_of(4)) {
           case 0: break;
           case 1: node.alloc.assign(17, Dims{4}); break;  // one past the 16 of one alloc
-          default: node.alloc.push_back(Dims{c.integer(1, 4), 0}); break;
+          default: {  // 1-3 shapes, one of them (any) of a zero extent
+            const size_t n = static_cast<size_t>(c.integer(1, 3));
+            for (size_t k = 0; k < n; ++k) node.alloc.push_back(Dims{c.integer(1, 4)});
+            node.alloc[c.one_of(n)] = Dims{c.integer(1, 4), 0};
+            break;
+          }
         }
         break;
     }
