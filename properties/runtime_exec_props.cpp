@@ -4,8 +4,10 @@
 // fault nowhere, and a corrupted image is either rejected by attach with a class or runs
 // safely.
 #include <gtest/gtest.h>
+#include <gtest/gtest-spi.h>
 
 #include <rapidcheck/gtest.h>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <set>
@@ -23,6 +25,7 @@
 #include "properties/property.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/image/records.h"
+#include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/runtime/status/codes.h"
 
@@ -398,4 +401,72 @@ STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
   Verdict v = oracles::check_rejected_as(corrupt_bind(g, muts).captured.result, "BadGraphContext");
   if (v.failed()) v.message = fmt::format("{}: {}", rule.what, v.message);
   props::report(v, props::counterexample("corrupt-image", runtime::print_plan(shown), {{"expect", "BadGraphContext"}}));
+}
+
+// The ready ring at its capacity (RUNTIME.md §5: a ring of Q entries, Q = ready_capacity when
+// set): k tasks over disjoint windows are all ready when an adversarial schedule classifies
+// them, before any runs, so the ring holds exactly k. With ready_capacity = k the plan binds
+// and every task wrote its element; with k - 1 the scheduler latches 104
+// (READY_QUEUE_OVERFLOW), never a lost task. Counted from the plan, not from the runtime.
+namespace {
+using ReadyBind = runtime::BindResult (*)(const runtime::OrchProgram&, const runtime::BindOptions&);
+runtime::BindResult stack_ready_bind(const runtime::OrchProgram& p, const runtime::BindOptions& o) {
+  return runtime::bind_plan(p, o);
+}
+void ready_ring_case(ReadyBind bind) {
+  gen::ChoiceSource& c = gen::choices();
+  const int64_t k = c.chance(30) ? c.near_edges(2, 64) : c.integer(2, 64);
+  const uint64_t w = std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(k, 4)));
+  static const runtime::ScheduleOptions::Mode kModes[] = {runtime::ScheduleOptions::Mode::kNewest,
+                                                          runtime::ScheduleOptions::Mode::kOldest,
+                                                          runtime::ScheduleOptions::Mode::kRandom};
+  runtime::BindOptions o;
+  o.schedule.mode = kModes[c.one_of(3)];
+  o.schedule.seed = static_cast<uint64_t>(c.integer(0, 1000));
+  const auto plan_with = [&](int64_t q) {
+    std::string text = fmt::format("config W={} ready_capacity={}\ntensor x: InOut [{}]\n", w, q, k);
+    for (int64_t i = 0; i < k; ++i) text += fmt::format("submit fill(output_existing x[{}:1], scalar {})\n", i, i + 1);
+    runtime::PlanParseResult r = runtime::parse_plan(text);
+    RC_ASSERT(r.ok());
+    return std::move(r).program();
+  };
+  gen::tag(fmt::format("ready ring k={}", k <= 3 ? std::to_string(k) : k >= 64 ? "64" : "4-63"));
+  const runtime::BindResult at = bind(plan_with(k), o);
+  std::vector<uint8_t> want;
+  for (int64_t i = 0; i < k; ++i) {
+    const int32_t v = static_cast<int32_t>(i + 1);
+    const auto* b = reinterpret_cast<const uint8_t*>(&v);
+    want.insert(want.end(), b, b + 4);
+  }
+  if (at.status != 0 || at.entries.size() != 1 || at.entries[0].bytes != want)
+    props::report(Verdict::fail("ready-ring", fmt::format("{} independent tasks with ready_capacity={} ({}): {} ({})",
+                                                          k, k, runtime::schedule_mode_name(o.schedule.mode),
+                                                          runtime::status_line(at), at.detail)));
+  const runtime::BindResult past = bind(plan_with(k - 1), o);
+  if (past.failure != runtime::BindFailure::kScheduler || past.status != runtime::to_status(104))
+    props::report(Verdict::fail("ready-ring", fmt::format("{} independent tasks with ready_capacity={} ({}): {} ({}), "
+                                                          "expected the scheduler's latch of 104",
+                                                          k, k - 1, runtime::schedule_mode_name(o.schedule.mode),
+                                                          runtime::status_line(past), past.detail)));
+}
+// The control: a ring that holds one entry more than it was given.
+runtime::BindResult roomier_ready_bind(const runtime::OrchProgram& p, const runtime::BindOptions& o) {
+  runtime::OrchProgram q = p;
+  for (runtime::ConfigEntry& e : q.config)
+    if (e.key == "ready_capacity") ++e.value;
+  return runtime::bind_plan(q, o);
+}
+void roomier_ready_case() {
+  ++props::tally().cases;
+  ready_ring_case(roomier_ready_bind);
+}
+}  // namespace
+
+STACKCHECK_PROP(RuntimeExec, ready_ring_at_and_one_past_its_capacity, 0.0) {
+  gen::feature_tally().begin_case();  // no program or plan is drawn: the tags count cases here
+  ready_ring_case(stack_ready_bind);
+}
+
+TEST(RuntimeExecControl, a_ready_ring_one_entry_roomier_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&roomier_ready_case), "ready-ring");
 }
