@@ -21,6 +21,7 @@ the file contract). Exit 0 written, 1 a tool failed, 2 bad flags. Python standar
 from __future__ import annotations
 
 import json
+import re
 import os
 import shlex
 import subprocess
@@ -153,6 +154,41 @@ def read_branches(data: dict, files: dict[str, FileCov]) -> None:
                 for outcome, count in ((0, b[4]), (1, b[5])):
                     key = (*loc, outcome)
                     cur.branches[key] = max(cur.branches.get(key, 0), int(count))
+
+
+def read_folded(show_text: str) -> dict[str, set[tuple[int, int]]]:
+    """The folded branches of each measured stack/ source, from `llvm-cov show -show-branches`:
+    a condition the compiler decided (an `if constexpr`, a call of a constexpr function such as
+    the zoo's `defects::active` outside the zoo build) has a branch region whose two counters are
+    the constant zero; llvm-cov prints it "[Folded - Ignored]" and leaves it out of its own
+    branch summaries (llvm-cov report), and so does this script. A location is folded only when
+    no instantiation shows it with counts. The JSON export has no such flag, hence the text."""
+    folded: dict[str, set[tuple[int, int]]] = {}
+    counted: dict[str, set[tuple[int, int]]] = {}
+    cur: str | None = None
+    for line in show_text.splitlines():
+        if line and not line[0].isspace() and line.endswith(":"):
+            cur = stack_path(line[:-1])
+            continue
+        if cur is None or "Branch (" not in line:
+            continue
+        m = re.search(r"Branch \((\d+):(\d+)\): \[(.*)\]", line)
+        if m:
+            (folded if m[3].startswith("Folded") else counted).setdefault(cur, set()).add((int(m[1]), int(m[2])))
+    return {f: locs - counted.get(f, set()) for f, locs in folded.items()}
+
+
+def drop_folded(files: dict[str, FileCov], folded: dict[str, set[tuple[int, int]]]) -> int:
+    """Leaves the folded branches out of `files`; returns how many branch outcomes went."""
+    gone = 0
+    for f, cov in files.items():
+        locs = folded.get(f)
+        if not locs:
+            continue
+        for key in [k for k in cov.branches if (k[0], k[1]) in locs]:
+            del cov.branches[key]
+            gone += 1
+    return gone
 
 
 @dataclass
@@ -396,6 +432,16 @@ def main(argv: list[str]) -> int:
             log(f"llvm-cov export failed: {js.stderr.strip()[:300]}")
             return 1
         read_branches(json.loads(js.stdout), exports[side])
+    show = subprocess.run([LLVM["cov"], "show", "-show-branches=count", "-show-instantiations=false",
+                           f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
+    if show.returncode != 0:
+        log(f"llvm-cov show failed: {show.stderr.strip()[:300]}")
+        return 1
+    folded = read_folded(show.stdout)
+    gone = drop_folded(exports["harness"], folded)
+    drop_folded(exports["unit"], folded)
+    log(f"folded branches left out (llvm-cov's rule): {sum(len(v) for v in folded.values())} conditions, "
+        f"{gone} outcomes")
     js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-expansions",
                          f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
     if js.returncode != 0:

@@ -3,7 +3,7 @@
 The classification on synthetic exports: which paths are measured (ccache-relative paths,
 another clone's, test-only files left out), lcov lines, branches from the JSON export once per
 source location (a never-evaluated branch is not reached; two template instantiations that
-each take one outcome reach both), lines given to the innermost function (a lambda inside a function), and the
+each take one outcome reach both), folded branches (a condition the compiler decided) left out as llvm-cov leaves them out, lines given to the innermost function (a lambda inside a function), and the
 positive control: a line only the unit side reaches must come out as a blind spot of the
 harness, a line neither reaches as unreached, and a harness-reached line as neither. Bad flags
 and a broken reasons file are one-line errors. Needs no build.
@@ -102,6 +102,37 @@ class ClassifyTest(unittest.TestCase):
         # unit tests reach (a blind spot), 13 neither. g() is reached by the harness alone.
         self.assertEqual(funcs_out, [("stack/ir/a.cpp", "f()::$_0::operator()() const", 12, 13, 2, 0, 1, "12", "13",
                                       "defensive: a reviewed reason")])
+
+
+# llvm-cov show -show-branches=count: 30:7 is folded in every view (an `if constexpr`), 31:9 is
+# folded in one instantiation and counted in another (kept), 11:5 is an ordinary branch.
+SHOW = """/w/repo/build/coverage/../../stack/ir/a.cpp:
+   11|      3|  if (x) {
+  ------------------
+  |  Branch (11:5): [True: 2, False: 1]
+  ------------------
+   30|      1|  if constexpr (k) {
+  ------------------
+  |  Branch (30:7): [Folded - Ignored]
+  ------------------
+   31|      1|  if (kFlag) {
+  ------------------
+  |  Branch (31:9): [Folded - Ignored]
+  |  Branch (31:9): [True: 0, False: 1]
+  ------------------
+/w/repo/stack/ir/a_test.cpp:
+  |  Branch (5:1): [Folded - Ignored]
+"""
+
+
+class FoldedTest(unittest.TestCase):
+    def test_folded_branches_are_left_out(self):
+        folded = coverage.read_folded(SHOW)
+        self.assertEqual(folded, {"stack/ir/a.cpp": {(30, 7)}})
+        files = {"stack/ir/a.cpp": coverage.FileCov(branches={(30, 7, 30, 9, 0): 0, (30, 7, 30, 9, 1): 0,
+                                                              (11, 5, 11, 9, 0): 2, (11, 5, 11, 9, 1): 0})}
+        self.assertEqual(coverage.drop_folded(files, folded), 2)
+        self.assertEqual(set(files["stack/ir/a.cpp"].branches), {(11, 5, 11, 9, 0), (11, 5, 11, 9, 1)})
 
 
 class ErrorsTest(unittest.TestCase):
