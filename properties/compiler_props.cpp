@@ -525,14 +525,13 @@ namespace {
 using WellFormedFn = std::function<verify::Diagnostics(const ir::Program&)>;
 using Interpreter = std::function<interp::Result(const ir::Program&, uint64_t)>;
 interp::Result reference_interpreter(const ir::Program& p, uint64_t seed) { return interp::run(p, seed); }
-void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& generate = codegen::generate_orchestration,
-                           const Interpreter& run_interp = reference_interpreter) {
-  const gen::GeneratedProgram g = draw();
-  const ir::Program source = g.program;
-  const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
-      [source](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, source); });
-  if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
+void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormedFn& well_formed,
+                              const Codegen& generate = codegen::generate_orchestration,
+                              const Interpreter& run_interp = reference_interpreter) {
+  const gen::BrokenProgram* b = &broken;
   gen::tag(fmt::format("code-{}", b->code));
+  if (const size_t in = b->what.rfind(", in "); in != std::string::npos)
+    gen::tag(fmt::format("code-{}{}", b->code, b->what.substr(in)));  // the place: "code-3, in a view's offset"
   const std::string text = ir::print_program(b->program);
   const auto cx = [&] { return props::counterexample("well-formed", text, {{"code", std::to_string(b->code)}}); };
   const std::string what = fmt::format("{} ({} in {})", b->code, b->what, b->graph);
@@ -645,6 +644,49 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
                                fmt::format("broke {}: codegen, run without the verifier, emitted a plan", what)),
         cx());
 }
+void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& generate = codegen::generate_orchestration,
+                           const Interpreter& run_interp = reference_interpreter) {
+  const gen::GeneratedProgram g = draw();
+  const ir::Program source = g.program;
+  const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
+      [source](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, source); });
+  if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
+  judge_broken_well_formed(*b, well_formed, generate, run_interp);
+}
+// Rules 3, 11 and 13 broken by one expression (an undefined name; dim() past the rank or read()
+// with the wrong index rank; a literal zero divisor) in every place the language takes a scalar
+// expression, one program each (gen::break_expression_at): each owner meets the broken
+// expression inside another statement's context (a loop's step, a view's or an assemble's
+// offset, a create's extent, a call's argument), where a check can skip an operand list.
+void expression_places_case(const WellFormedFn& well_formed) {
+  const gen::GeneratedProgram g = draw();
+  const int code = *rc::gen::element(3, 11, 13);
+  for (size_t place = 0; place < gen::kExprPlaces; ++place) {
+    const ir::Program& source = g.program;
+    const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
+        [&source, code, place](gen::ChoiceSource& c) { return gen::break_expression_at(c, source, code, place); });
+    if (b) judge_broken_well_formed(*b, well_formed);
+  }
+}
+// Its positive control: a WellFormed that never looks into a view's or an assemble's offsets.
+ir::Program offsets_zeroed(ir::Program p) {
+  std::function<void(std::vector<ir::Stmt>&)> walk = [&](std::vector<ir::Stmt>& body) {
+    for (ir::Stmt& s : body) {
+      if (auto* v = std::get_if<ir::SliceRhs>(&s.rhs))
+        for (ir::Expr& e : v->offsets) e = ir::Expr{.kind = ir::Expr::Kind::Int, .value = 0};
+      if (auto* a = std::get_if<ir::AssembleRhs>(&s.rhs))
+        for (ir::Expr& e : a->offsets) e = ir::Expr{.kind = ir::Expr::Kind::Int, .value = 0};
+      walk(s.body);
+      walk(s.else_body);
+    }
+  };
+  for (ir::Function& f : p.functions) walk(f.body);
+  return p;
+}
+void offsets_blind_case() {
+  ++props::tally().cases;
+  expression_places_case([](const ir::Program& p) { return verify::check_well_formed(offsets_zeroed(p)); });
+}
 // The positive control: a WellFormed blind to literal zero divisors and steps (13).
 verify::Diagnostics well_formed_blind_to_13(const ir::Program& p) {
   verify::Diagnostics d = verify::check_well_formed(p);
@@ -668,6 +710,13 @@ void late_well_formed_case() {
 
 STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
   well_formed_rule_case(verify::check_well_formed);
+}
+
+STACKCHECK_PROP(CompilerProps, broken_expressions_in_every_place, 0.3) {
+  expression_places_case(verify::check_well_formed);
+}
+TEST(CompilerPropsControl, a_well_formed_blind_to_view_offsets_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&offsets_blind_case), "WellFormed reported");
 }
 
 // COMPILER.md §4 rule 10, condition by condition: each kernel of a generated program, with one

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "stack/ir/printer.h"
 #include "stack/verify/builtins.h"
 
 #include <algorithm>
@@ -467,7 +468,12 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const Program& 
   return b;
 }
 
-std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Program& wf) {
+namespace {
+struct ForcedPlace {
+  int code = 0;
+  size_t place = 0;
+};
+std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& wf, const ForcedPlace* forced) {
   BrokenProgram b;
   b.program = wf;
   Function* entry = nullptr;
@@ -483,7 +489,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
   // The edit leaves codegen something it can lower (a call's empty result bound to a name that
   // nothing reads): not one of its preconditions.
   bool lowers_anyway = false;
-  b.code = c.pick(kCodes);
+  b.code = forced != nullptr ? forced->code : c.pick(kCodes);
   std::vector<Stmt>& body = entry->body;
   auto front = [&](Stmt s) { body.insert(body.begin(), std::move(s)); };
   std::vector<size_t> tensor_params;
@@ -518,7 +524,81 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       s.body = std::move(inner);
       return s;
     };
-    switch (c.one_of(6)) {
+    // Where the expression goes. 0-5: a scalar statement's places; 6-11: the operand places of
+    // tensor statements and calls, where each owner meets the broken expression inside another
+    // rule's context (a loop's lower bound or step, a create's or a full's extent, a full's
+    // value, a view's offset, an assemble's offset, a call's scalar argument). The marker of
+    // those is the broken expression's own text, which nothing else in the program prints.
+    const std::string bad_text = ir::print_expr(bad);
+    std::vector<size_t> scalar_args;  // (top-level statement << 8) | argument: calls passing a scalar param
+    for (size_t i = 0; i < body.size(); ++i)
+      if (const Invoke* v = invoke_of(body[i])) {
+        const Function* callee = nullptr;
+        for (const Function& f : b.program.functions)
+          if (f.name == v->callee) callee = &f;
+        if (callee == nullptr) continue;
+        for (size_t a = 0; a < v->args.size() && a < callee->params.size() && a < 256; ++a)
+          if (!callee->params[a].type.is_tensor()) scalar_args.push_back(i << 8 | a);
+      }
+    size_t site = forced != nullptr ? forced->place : c.one_of(kExprPlaces);
+    if ((site == 8 && tensor_params.empty()) || (site == 11 && scalar_args.empty())) site = 0;
+    if (site >= 6 || site == 3) b.marker = bad_text;
+    switch (site) {
+      case 6: {  // zz_t = create [bad]  /  zz_t = full [bad], 1  /  zz_t = full [2], bad
+        const size_t way = c.one_of(3);
+        if (way == 0) {
+          front(assign("zz_t", CreateRhs{{std::move(bad)}}));
+          b.what += ", in a create's extent";
+        } else {
+          FullRhs f;
+          f.shape.push_back(way == 1 ? std::move(bad) : int_expr(2));
+          f.value = way == 1 ? int_expr(1) : std::move(bad);
+          front(assign("zz_t", std::move(f)));
+          b.what += way == 1 ? ", in a full's extent" : ", in a full's value";
+        }
+        return;
+      }
+      case 7:
+      case 9: {  // for zz_i in range(bad, 2, 1) / range(0, 2, bad)
+        Stmt s = block(Stmt::Kind::For, {assign("zz_u", ExprRhs{int_expr(1)})});
+        (site == 7 ? s.lo : s.step) = std::move(bad);
+        front(std::move(s));
+        b.what += site == 7 ? ", in a loop's lower bound" : ", in a loop's step";
+        return;
+      }
+      case 8: {  // zz_v = slice(p, [bad, 0, ..], [1, ..])
+        const Param& t = entry->params[tensor_params[c.one_of(tensor_params.size())]];
+        SliceRhs v;
+        v.source = t.name;
+        for (size_t k = 0; k < t.type.dims.size(); ++k) {
+          v.offsets.push_back(k == 0 ? std::move(bad) : int_expr(0));
+          v.sizes.push_back(1);
+        }
+        front(assign("zz_v", std::move(v)));
+        b.what += ", in a view's offset";
+        return;
+      }
+      case 10: {  // zz_a = create [2]; zz_b = create [1]; zz_c = assemble(zz_a, zz_b, [bad])
+        AssembleRhs as;
+        as.target = "zz_a";
+        as.source = "zz_b";
+        as.offsets.push_back(std::move(bad));
+        front(assign("zz_c", std::move(as)));
+        front(assign("zz_b", CreateRhs{{int_expr(1)}}));
+        front(assign("zz_a", CreateRhs{{int_expr(2)}}));
+        b.what += ", in an assemble's offset";
+        return;
+      }
+      case 11: {  // a call's scalar argument
+        const size_t at = scalar_args[c.one_of(scalar_args.size())];
+        invoke_of(body[at >> 8])->args[at & 0xff] = std::move(bad);
+        b.what += ", in a call's scalar argument";
+        return;
+      }
+      default:
+        break;
+    }
+    switch (site) {
       case 0:
         front(assign("zz_s", ExprRhs{std::move(bad)}));
         b.marker = "zz_s =";
@@ -540,8 +620,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
         Stmt s = block(Stmt::Kind::For, {assign("zz_u", ExprRhs{int_expr(1)})});
         s.hi = std::move(bad);
         front(std::move(s));
-        b.marker = "for zz_i in";
-        b.what += ", in a loop bound";
+        b.what += ", in a loop's upper bound";
         break;
       }
       default: {  // zz_s = bad inside a loop or an if
@@ -572,7 +651,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       break;
     }
     case 3: {
-      if (c.boolean()) {
+      if (forced != nullptr || c.boolean()) {
         b.what = "an undefined name";
         scalar_site(binary(BinOp::Add, var("zz_undefined"), int_expr(1)));
         b.message_has = {"'zz_undefined'"};
@@ -822,7 +901,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
     case 11: {
       if (tensor_params.empty()) return std::nullopt;
       const Param& p = entry->params[tensor_params[c.one_of(tensor_params.size())]];
-      if (c.chance(50)) {  // a view out of its source: a size or a static offset past an axis
+      if (forced == nullptr && c.chance(50)) {  // a view out of its source: a size or a static offset past an axis
         SliceRhs v;
         v.source = p.name;
         const size_t axis = c.one_of(p.type.dims.size());
@@ -854,7 +933,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       std::vector<size_t> inouts;
       for (size_t i : tensor_params)
         if (entry->params[i].dir == Dir::InOut) inouts.push_back(i);
-      if (!inouts.empty() && c.chance(35)) {
+      if (forced == nullptr && !inouts.empty() && c.chance(35)) {
         const Param& t = entry->params[inouts[c.one_of(inouts.size())]];
         const size_t axis = c.one_of(t.type.dims.size());
         const int64_t off = t.type.dims[axis] + c.integer(0, 1);  // 1 element at d or d + 1: past 0..d-1
@@ -950,7 +1029,7 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
       break;
     }
     case 13: {
-      if (c.boolean()) {
+      if (forced != nullptr || c.boolean()) {
         b.what = "a literal zero divisor";
         scalar_site(binary(c.boolean() ? BinOp::Div : BinOp::Mod, int_expr(c.integer(-9, 9)), int_expr(0)));
       } else {
@@ -1156,6 +1235,18 @@ std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Progr
   if (b.code != 2 && b.code != 9 && b.code != 10 && b.code != 13 && b.code != 14 && !lowers_anyway)
     b.lowering_precondition = true;
   return b;
+}
+
+}  // namespace
+
+std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Program& well_formed) {
+  return break_well_formed(c, well_formed, nullptr);
+}
+
+std::optional<BrokenProgram> break_expression_at(ChoiceSource& c, const Program& well_formed, int code, size_t place) {
+  if ((code != 3 && code != 11 && code != 13) || place >= kExprPlaces) return std::nullopt;
+  const ForcedPlace forced{code, place};
+  return break_well_formed(c, well_formed, &forced);
 }
 
 }  // namespace stackcheck::gen

@@ -93,8 +93,9 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 //     offset past its buffer's end
 //  12 `.k` of a name that is not a tuple
 //  13 a literal zero divisor, a literal zero loop step
-//   (3's undefined name, 11 and 13's divisor sit in an assignment, either side of an if's
-//   condition, a loop bound, or an assignment in a loop or if body; the marker is its line)
+//   (3's undefined name, 11's dim()/read() and 13's divisor sit in any of kExprPlaces places
+//   below: scalar statements, loop bounds and steps, the operands of creates, fulls, views,
+//   assembles and calls; the marker is its line)
 //   7 an In param written: passed for an Out param (call or submit) or made an assemble
 //     target, directly or through a chain of 1-3 aliases and views (a view of a view), at the
 //     top level, in a loop or in an if
@@ -102,5 +103,18 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 //     name fewer or more than it declares
 // The expected code is the first diagnostic's.
 std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const ir::Program& well_formed);
+
+// A broken expression's places (rules 3, 11 and 13 above): 0 an assignment, 1 and 2 an if
+// condition's sides, 3 a loop's upper bound, 4 and 5 an assignment in a loop or an if body,
+// 6 a create's or a full's extent or a full's value, 7 a loop's lower bound, 8 a view's
+// offset, 9 a loop's step, 10 an assemble's offset, 11 a call's scalar argument (kernel or
+// graph). Where the program has no place of the kind (no tensor param, no scalar argument) the
+// expression goes into an assignment.
+inline constexpr size_t kExprPlaces = 12;
+// break_well_formed_rule with the rule and the place given: `code` 3 (an undefined name),
+// 11 (dim() past the rank or read() with the wrong index rank) or 13 (a literal zero
+// divisor) in place `place`. nullopt for another code or place, or no place for the rule.
+std::optional<BrokenProgram> break_expression_at(ChoiceSource& c, const ir::Program& well_formed, int code,
+                                                 size_t place);
 
 }  // namespace stackcheck::gen
