@@ -259,8 +259,21 @@ std::vector<Call> provoke_kind(ChoiceSource& c, const OrchestratorModel& m, size
           1,
           {tensor_item(TensorOperand{rt::kTagInput, bad, std::nullopt, {}}), output_item(d)}}};
     }
-    case 15: {  // an output of a shape no tensor has: a zero extent, or rank 5
-      const Dims bad = c.boolean() ? Dims{0} : Dims{1, 1, 1, 1, 1};
+    case 15: {  // an output's or an alloc_tensors buffer's shape at each limit of RUNTIME.md §3's TensorArg
+      // (rank 1..4; extents and row-major strides i32; at most 2^40 elements): on the limit (a
+      // shape, and so a buffer the heap then cannot hold: latch 3) or one past it (latch 5).
+      constexpr int64_t kI32 = 2147483647, k20 = int64_t{1} << 20;
+      static const std::vector<Dims> kAtLimits = {
+          {},                       // rank 0
+          {1, 1, 1, 1, 1},          // rank 5
+          {0},       {4, -1},       // an extent below 1
+          {kI32},    {kI32 + 1},    // an extent at and past i32
+          {2, kI32}, {2, 2, k20 * 1024},  // a row-major stride at i32 (2^31 - 1), one past (2^31)
+          {k20, k20}, {k20, k20, 2},      // 2^40 elements, 2^41
+          {1024, 1024, 1024, 1024},       // 2^40 at rank 4
+      };
+      const Dims bad = c.pick(kAtLimits);
+      if (c.boolean()) return {AllocTensors{{Dims{4}, bad}}};
       return {Submit{1, {whole_of(rt::kTagInput), output_item(bad)}}};
     }
     case 0: return {Fatal{}};

@@ -18,9 +18,17 @@ Dims row_major(const Dims& d) {
 }
 
 bool dims_ok(const Dims& d) {
+  // RUNTIME.md §3: a TensorArg holds rank 1..4 and its shape and strides (in elements) as i32, so
+  // every extent and every row-major stride of a buffer must be one; and its element count at
+  // most 2^40 (the host API's bound, orchestrator.h, that keeps a buffer's byte size exact).
+  constexpr uint64_t kI32Max = 2147483647, kMaxElements = uint64_t{1} << 40;
   if (d.empty() || d.size() > 4) return false;
-  for (int64_t x : d)
-    if (x < 1 || x > (int64_t{1} << 20)) return false;
+  uint64_t stride = 1;  // the row-major stride of the extent being checked
+  for (size_t i = d.size(); i-- > 0;) {
+    if (d[i] < 1 || static_cast<uint64_t>(d[i]) > kI32Max || stride > kI32Max) return false;
+    stride *= static_cast<uint64_t>(d[i]);  // < 2^31 * 2^31: no wrap
+    if (stride > kMaxElements) return false;
+  }
   return true;
 }
 

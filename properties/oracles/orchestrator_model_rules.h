@@ -43,7 +43,7 @@ inline uint64_t up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 uint64_t elements(const Dims& d);
 Dims row_major(const Dims& d);
-bool dims_ok(const Dims& d);  // rank 1..4, dims in [1, 2^20]
+bool dims_ok(const Dims& d);  // rank 1..4; extents and row-major strides i32; at most 2^40 elements
 // A window's bounding byte range (§7: an access covers it).
 std::pair<uint64_t, uint64_t> range_of(const TensorArg& a);
 OrchestratorModel::Mode mode_of(uint32_t tag);
