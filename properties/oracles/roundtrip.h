@@ -18,6 +18,7 @@ Verdict check_print_roundtrip(const ir::Program& p);
 
 // What breaks the canonical layout in a `.gir` text (no blank lines or comments, no tabs or
 // trailing or doubled spaces, a final newline, two spaces of indent per open block), or nullopt.
+// The empty text (a program of no functions) is canonical.
 std::optional<std::string> canonical_layout_problem(const std::string& text);
 
 // Rule "plan-roundtrip": the printed plan parses, to an equal program, and prints the same.
