@@ -662,9 +662,8 @@ void expression_places_case(const WellFormedFn& well_formed) {
   const gen::GeneratedProgram g = draw();
   const int code = *rc::gen::element(3, 11, 13);
   for (size_t place = 0; place < gen::kExprPlaces; ++place) {
-    const ir::Program& source = g.program;
     const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
-        [&source, code, place](gen::ChoiceSource& c) { return gen::break_expression_at(c, source, code, place); });
+        [source = g.program, code, place](gen::ChoiceSource& c) { return gen::break_expression_at(c, source, code, place); });
     if (b) judge_broken_well_formed(*b, well_formed);
   }
 }

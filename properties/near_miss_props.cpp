@@ -133,6 +133,7 @@ BrokenTally& broken_tally() { return props::TestTally<BrokenTally>::get(); }
 
 // The check must reject the broken AST with exactly the rule's message; its text, printed,
 // must not parse (the parser runs the same check, or rejects the text earlier).
+void judge_broken_plan(const gen::BrokenPlan& broken, const PlanValidator& validate);
 void broken_case(const PlanValidator& validate) {
   const gen::GeneratedPlan g = gen::draw_plan();
   if (auto e = validate(g.plan))
@@ -141,6 +142,11 @@ void broken_case(const PlanValidator& validate) {
   const std::optional<gen::BrokenPlan> b = gen::draw_value<std::optional<gen::BrokenPlan>>(
       [plan = g.plan](gen::ChoiceSource& c) { return gen::break_plan_rule(c, plan); });
   if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
+  judge_broken_plan(*b, validate);
+}
+
+void judge_broken_plan(const gen::BrokenPlan& broken, const PlanValidator& validate) {
+  const gen::BrokenPlan* b = &broken;
   ++broken_tally().cases;
   ++broken_tally().rule[gen::plan_rule_name(b->rule)];
   ++broken_tally().where[b->where.substr(0, b->where.find(' ')) == "for" ? "for body" :
@@ -274,6 +280,29 @@ STACKCHECK_PROP(NearMiss, corpus_plan_near_misses_are_rejected_where_stated, 0.0
 }
 
 STACKCHECK_PROP(NearMiss, plan_rules_broken_one_at_a_time_are_rejected, 0.1) { broken_case(stack_validate); }
+
+// Every rule of the check broken in one drawn plan, one edit each (its place and its variant
+// drawn per rule): each rule's reach no longer rests on a one-in-25 draw, so at 100 cases every
+// variant and place of every rule is met, and each is judged as above.
+namespace {
+void every_rule_case(const PlanValidator& validate) {
+  const gen::GeneratedPlan g = gen::draw_plan();
+  for (size_t r = 0; r < static_cast<size_t>(gen::PlanRule::kCount); ++r) {
+    const auto rule = static_cast<gen::PlanRule>(r);
+    const std::optional<gen::BrokenPlan> b = gen::draw_value<std::optional<gen::BrokenPlan>>(
+        [plan = g.plan, rule](gen::ChoiceSource& c) { return gen::break_plan_rule(c, plan, rule); });
+    if (b) judge_broken_plan(*b, validate);
+  }
+}
+void every_rule_lax_case() {
+  ++props::tally().cases;
+  every_rule_case(validate_allowing_root_slots);
+}
+}  // namespace
+STACKCHECK_PROP(NearMiss, every_plan_rule_broken_in_each_plan, 0.0) { every_rule_case(stack_validate); }
+TEST(NearMissControl, a_check_allowing_root_slots_fails_every_rule) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&every_rule_lax_case), "slot-in-root in the root body");
+}
 
 TEST(NearMissControl, a_plan_check_trusting_ast_shapes_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&ast_trusting_broken_case), "got acceptance");

@@ -68,10 +68,11 @@ std::vector<Place> places(OrchProgram& p) {
 
 }  // namespace
 
-std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& valid) {
+std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const OrchProgram& valid, std::optional<PlanRule> rule) {
   BrokenPlan b;
   b.plan = valid;
-  b.rule = static_cast<PlanRule>(c.one_of(static_cast<size_t>(PlanRule::kCount)));
+  if (rule && *rule >= PlanRule::kCount) return std::nullopt;
+  b.rule = rule ? *rule : static_cast<PlanRule>(c.one_of(static_cast<size_t>(PlanRule::kCount)));
   std::vector<Place> ps = places(b.plan);
   // Rules that need a graph body, or the root, choose among those places.
   std::vector<Place*> fit;

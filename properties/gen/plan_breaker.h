@@ -73,6 +73,8 @@ struct BrokenPlan {
 
 // `valid` must pass runtime::validate_plan. nullopt when the drawn rule has no place in this
 // plan (e.g. a slot range without a graph): the caller draws again or discards.
-std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const runtime::OrchProgram& valid);
+// `rule`: that rule (its place and its variant still drawn), else one drawn.
+std::optional<BrokenPlan> break_plan_rule(ChoiceSource& c, const runtime::OrchProgram& valid,
+                                          std::optional<PlanRule> rule = std::nullopt);
 
 }  // namespace stackcheck::gen
