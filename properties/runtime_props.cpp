@@ -327,6 +327,23 @@ STACKCHECK_PROP(RuntimeProps, invalid_arguments_latch_5, 0.0) {
                 props::counterexample("latch", runtime::print_plan(g.plan), {{"code", "5"}}));
 }
 
+// Code 5's zero divisor in each place a plan evaluates an expression (gen/plan_gen_fatal.cpp):
+// a set, an operand of an operand, a loop's start, stop and step, either side of an if, a fill's
+// scalar, a view's offset, a read's index. Wherever it is, the bind latches 5 and uploads nothing.
+STACKCHECK_PROP(RuntimeProps, zero_divisor_in_every_place_latches_5, 0.0) {
+  gen::PlanKnobs k;
+  k.planted_percent = 100;
+  k.planted_code = 5;
+  k.planted_cause = 0;
+  k.max_stmts = 4;             // a short clean prefix: it cannot exhaust even a small W first
+  k.small_w_percent = 100;     // (the default W's 45 MB mirror is what makes code 5's property slow)
+  const gen::GeneratedPlan g = draw(k);
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  props::report(oracles::check_latched(c, 5),
+                props::counterexample("latch", runtime::print_plan(g.plan), {{"code", "5"}}));
+}
+
 // §15.8: each graph submission's block is [required_heap][args][storage] exactly, the
 // storage span ends at the last entry's full object: it is readable, one byte past faults.
 STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {

@@ -56,11 +56,39 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
     case 9: body.push_back(stmt(FatalStmt{})); break;
     case 8: body.push_back(stmt(WaitTensorStmt{"c"})); break;
     case 5:
-      switch (c_.one_of(10)) {
-        case 0: {  // a zero divisor in orchestration arithmetic
+      switch (k_.planted_cause >= 0 ? static_cast<size_t>(k_.planted_cause) : c_.one_of(10)) {
+        case 0: {  // a zero divisor in orchestration arithmetic, in any place a plan evaluates one
           const std::string z = fresh("z"), q = fresh("q");
           body.push_back(stmt(SetStmt{z, lit(0)}));
-          body.push_back(stmt(SetStmt{q, PlanExpr::binary(PlanBinOp::Div, lit(1), name_of(z))}));
+          PlanExpr bad = PlanExpr::binary(c_.boolean() ? PlanBinOp::Div : PlanBinOp::Mod, lit(1), name_of(z));
+          auto nested = [&](bool left) {
+            return left ? PlanExpr::binary(PlanBinOp::Add, std::move(bad), lit(1))
+                        : PlanExpr::binary(PlanBinOp::Sub, lit(1), std::move(bad));
+          };
+          switch (const size_t where = c_.one_of(11)) {
+            case 1:
+            case 2: body.push_back(stmt(SetStmt{q, nested(where == 1)})); break;  // an operand of an operand
+            case 3:
+            case 4:
+            case 5: {  // a loop's start, stop or step
+              ForStmt f = counting_loop(fresh("i"), 4);
+              (where == 3 ? f.start : where == 4 ? f.stop : f.step) = std::move(bad);
+              body.push_back(stmt(std::move(f)));
+              break;
+            }
+            case 6:
+            case 7: {  // either operand of an if
+              IfStmt i;
+              (where == 6 ? i.lhs : i.rhs) = std::move(bad);
+              i.then_body.push_back(stmt(SetStmt{q, lit(1)}));
+              body.push_back(stmt(std::move(i)));
+              break;
+            }
+            case 8: body.push_back(fill(win("c", {{lit(0), 4}}), std::move(bad))); break;    // a scalar argument
+            case 9: body.push_back(stmt(ViewStmt{fresh("v"), win("c", {{std::move(bad), 4}})})); break;  // an offset
+            case 10: body.push_back(stmt(ReadStmt{q, "x", {std::move(bad)}})); break;        // a read's index
+            default: body.push_back(stmt(SetStmt{q, std::move(bad)}));
+          }
           break;
         }
         case 1: {  // a zero loop step
