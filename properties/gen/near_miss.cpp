@@ -687,7 +687,15 @@ Attempt truncated(ChoiceSource& c, Dialect d, Text t) {
 // parser's "expected a statement, found X"), a printable character no token starts with, or a
 // byte outside printable ASCII (the lexer's refusal), all at the stray's own column. `}` is left
 // out (it closes the block: extra_brace's case).
-Attempt stray_token(ChoiceSource& c, Dialect d, Text t) {
+const std::vector<std::string>& stray_punct(Dialect d) {
+  static const std::vector<std::string> kGirPunct = {"(", ")", "[", "]", "{", ",", ":", ".", "+", "-",  "->",
+                                                     "*", "/", "%", "=", "==", "!=", "<", "<=", ">", ">="};
+  static const std::vector<std::string> kPlanPunct = {"(", ")", "[", "]", "{", ",",  ":", "$", "+",
+                                                      "-", "*", "/", "%", "=", "==", "!=", "<", "<=", ">", ">="};
+  return d == Dialect::kGir ? kGirPunct : kPlanPunct;
+}
+// `punct`: that punctuation token (an index into stray_punct), else one of the three kinds drawn.
+Attempt stray_token_of(ChoiceSource& c, Dialect d, Text t, std::optional<size_t> punct) {
   const auto cand = lines_where(t, [&](size_t i, const std::vector<Tok>& k) {
     if (k.front().kind != Tok::kWord) return false;
     if (d == Dialect::kGir) return !indent_of(t.lines[i]).empty();
@@ -696,16 +704,12 @@ Attempt stray_token(ChoiceSource& c, Dialect d, Text t) {
   if (cand.empty()) return std::nullopt;
   const size_t i = c.pick(cand);
   const uint32_t col = t.toks(i).front().col;
-  static const std::vector<std::string> kGirPunct = {"(", ")", "[", "]", "{", ",", ":", ".", "+", "-",  "->",
-                                                     "*", "/", "%", "=", "==", "!=", "<", "<=", ">", ">="};
-  static const std::vector<std::string> kPlanPunct = {"(", ")", "[", "]", "{", ",",  ":", "$", "+",
-                                                      "-", "*", "/", "%", "=", "==", "!=", "<", "<=", ">", ">="};
   static const std::vector<char> kChars = {'@', '?', ';', '`', '~', '^', '&', '|', '"', '\\', '\''};
   static const std::vector<unsigned char> kBytes = {0x01, 0x1b, 0x7f, 0x80, 0xc3, 0xe2, 0xff};
   std::string stray, msg;
-  switch (c.one_of(3)) {
+  switch (punct ? 0 : c.one_of(3)) {
     case 0:
-      stray = c.pick(d == Dialect::kGir ? kGirPunct : kPlanPunct);
+      stray = punct ? stray_punct(d).at(*punct) : c.pick(stray_punct(d));
       msg = "expected a statement, found '" + stray + "'";
       break;
     case 1: {
@@ -730,6 +734,7 @@ Attempt stray_token(ChoiceSource& c, Dialect d, Text t) {
   return made(t, Corruption::kStrayToken, fmt::format("'{}' put before the statement of line {}", stray, i + 1),
               parse_error(d, i, col, msg));
 }
+Attempt stray_token(ChoiceSource& c, Dialect d, Text t) { return stray_token_of(c, d, std::move(t), std::nullopt); }
 
 Attempt graph_after_use(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::graph_after_use(c, t.str()); }
 Attempt config_value(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::config_value(c, t.str()); }
@@ -782,5 +787,12 @@ const char* corruption_name(Corruption c) {
 
 NearMiss near_miss_gir(ChoiceSource& c, std::string_view valid) { return near_miss(c, Dialect::kGir, valid); }
 NearMiss near_miss_plan(ChoiceSource& c, std::string_view valid) { return near_miss(c, Dialect::kPlan, valid); }
+
+size_t stray_punct_count(bool gir) { return stray_punct(gir ? Dialect::kGir : Dialect::kPlan).size(); }
+std::optional<NearMiss> stray_punct_near_miss(ChoiceSource& c, bool gir, std::string_view valid, size_t punct) {
+  const Dialect d = gir ? Dialect::kGir : Dialect::kPlan;
+  if (punct >= stray_punct(d).size()) return std::nullopt;
+  return stray_token_of(c, d, Text::of(valid), punct);
+}
 
 }  // namespace stackcheck::gen

@@ -56,6 +56,12 @@ struct NearMiss {
 NearMiss near_miss_gir(ChoiceSource& c, std::string_view valid);
 NearMiss near_miss_plan(ChoiceSource& c, std::string_view valid);
 
+// The stray-token corruption with its stray given: punctuation token `punct` (0 ..
+// stray_punct_count - 1) of the dialect put before a drawn statement, where the parser must
+// say "expected a statement, found '<token>'" at its column. nullopt where no statement fits.
+size_t stray_punct_count(bool gir);
+std::optional<NearMiss> stray_punct_near_miss(ChoiceSource& c, bool gir, std::string_view valid, size_t punct);
+
 // The plan-only corruptions of near_miss_plan.cpp (nullopt where one does not apply).
 namespace near_miss_detail {
 std::optional<NearMiss> graph_after_use(ChoiceSource& c, std::string_view valid);
