@@ -131,7 +131,8 @@ Section reach_section(const RunData& data) {
       {text(fmt::format("The harness: the property-based tests and the corpus replay, positive controls left out. "
                         "A branch is one outcome of a condition the compiler left to run time: folded conditions "
                         "(an if constexpr, a constexpr call) are left out, as llvm-cov's own summaries leave them "
-                        "out. Its targets: {}% of the lines and {}% of the branches (a share below one is "
+                        "out, and so is the zoo's code in stack/ (the statement of an if on defects::active(), "
+                        "run only when a defect of stack/defects is switched on). Its targets: {}% of the lines and {}% of the branches (a share below one is "
                         "highlighted in index.html).",
                         kLineTarget, kBranchTarget))},
       ""});

@@ -191,6 +191,91 @@ def drop_folded(files: dict[str, FileCov], folded: dict[str, set[tuple[int, int]
     return gone
 
 
+ZOO_CALL = "defects::active("
+
+
+def zoo_hooks(text: str) -> tuple[set[int], dict[int, int]]:
+    """The zoo's hooks in one source of stack/: (body lines, condition lines). A hook is code that
+    re-creates a historical defect of the zoo (stack/defects, which the measurement leaves out)
+    and runs only when that defect is switched on: `if (... defects::active(Defect::X) ...)` and
+    its statement (outside the zoo build active() is a constexpr false). The lines of its
+    statement below the condition are not measured (unless the condition is negated: `if
+    (!(defects::active(X) && ..))` guards the ordinary path); neither are the branches from
+    active() on (the operands after it are never evaluated outside the zoo; the conditions
+    before it are ordinary). A one-line use of active() (a ternary, a flag, an if and its
+    statement on one line) keeps its lines; only those branches go. The second result maps a
+    line to the first column whose branches go."""
+    lines = text.split("\n")
+    body: set[int] = set()
+    cond: dict[int, int] = {}
+    for i, line in enumerate(lines):
+        if ZOO_CALL not in line:
+            continue
+        call = line.find(ZOO_CALL)
+        cond[i + 1] = min(cond.get(i + 1, call + 1), call + 1)  # llvm-cov columns count from 1
+        at = line.find("if (")
+        if at < 0 or call < at:
+            continue
+        # The condition: from `if (` to its balancing `)`, over as many lines as it takes.
+        depth, j, col = 0, i, at + 3
+        while j < len(lines):
+            seg = lines[j][col:]
+            for n, ch in enumerate(seg):
+                depth += (ch == "(") - (ch == ")")
+                if depth == 0:
+                    col += n + 1
+                    break
+            if depth == 0:
+                break
+            j, col = j + 1, 0
+        if j >= len(lines):
+            continue
+        for k in range(i + 2, j + 2):
+            cond[k] = 1
+        if "!" + ZOO_CALL in line or "!(" + ZOO_CALL in line:
+            continue  # a negated hook: its statement is the ordinary path
+        rest = lines[j][col:].strip()
+        if rest.startswith("{"):  # a block: its lines up to the one that closes it (`}` or `} else {`)
+            depth = rest.count("{") - rest.count("}")
+            k = j + 1
+            while k < len(lines) and depth > 0:
+                for ch in lines[k]:
+                    depth += (ch == "{") - (ch == "}")
+                    if depth == 0:
+                        break
+                if depth > 0:
+                    body.add(k + 1)
+                k += 1
+        elif not rest:  # one statement on the lines below, up to its `;`
+            k = j + 1
+            while k < len(lines):
+                body.add(k + 1)
+                if lines[k].rstrip().endswith(";"):
+                    break
+                k += 1
+    return body, cond
+
+
+def drop_zoo_hooks(files: dict[str, FileCov], root: Path) -> tuple[int, int]:
+    """Leaves the zoo's hooks (zoo_hooks) out of `files`; returns (lines, branch outcomes) gone."""
+    lines_gone = branches_gone = 0
+    for rel, cov in files.items():
+        src = root / rel
+        if not src.is_file():
+            continue
+        text = src.read_text(errors="replace")
+        if ZOO_CALL not in text:
+            continue
+        body, cond = zoo_hooks(text)
+        for ln in [ln for ln in cov.lines if ln in body]:
+            del cov.lines[ln]
+            lines_gone += 1
+        for key in [k for k in cov.branches if k[0] in body or (k[0] in cond and k[1] >= cond[k[0]])]:
+            del cov.branches[key]
+            branches_gone += 1
+    return lines_gone, branches_gone
+
+
 @dataclass
 class Function:
     file: str
@@ -442,6 +527,10 @@ def main(argv: list[str]) -> int:
     drop_folded(exports["unit"], folded)
     log(f"folded branches left out (llvm-cov's rule): {sum(len(v) for v in folded.values())} conditions, "
         f"{gone} outcomes")
+    zoo_lines, zoo_branches = drop_zoo_hooks(exports["harness"], ROOT)
+    drop_zoo_hooks(exports["unit"], ROOT)
+    log(f"the zoo's hooks left out (code only a switched-on defect runs): {zoo_lines} lines, "
+        f"{zoo_branches} branch outcomes")
     js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-expansions",
                          f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
     if js.returncode != 0:

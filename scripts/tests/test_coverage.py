@@ -3,7 +3,7 @@
 The classification on synthetic exports: which paths are measured (ccache-relative paths,
 another clone's, test-only files left out), lcov lines, branches from the JSON export once per
 source location (a never-evaluated branch is not reached; two template instantiations that
-each take one outcome reach both), folded branches (a condition the compiler decided) left out as llvm-cov leaves them out, lines given to the innermost function (a lambda inside a function), and the
+each take one outcome reach both), folded branches (a condition the compiler decided) left out as llvm-cov leaves them out, the zoo's hooks (code only a switched-on defect runs) left out, lines given to the innermost function (a lambda inside a function), and the
 positive control: a line only the unit side reaches must come out as a blind spot of the
 harness, a line neither reaches as unreached, and a harness-reached line as neither. Bad flags
 and a broken reasons file are one-line errors. Needs no build.
@@ -133,6 +133,46 @@ class FoldedTest(unittest.TestCase):
                                                               (11, 5, 11, 9, 0): 2, (11, 5, 11, 9, 1): 0})}
         self.assertEqual(coverage.drop_folded(files, folded), 2)
         self.assertEqual(set(files["stack/ir/a.cpp"].branches), {(11, 5, 11, 9, 0), (11, 5, 11, 9, 1)})
+
+
+ZOO_SRC = """int f(int a, bool b) {
+  if (defects::active(defects::Defect::kA)) {
+    a += 1;
+    a *= 2;
+  } else {
+    a -= 1;
+  }
+  if (b && defects::active(defects::Defect::kB) &&
+      a > 3)
+    a = 0;
+  if (!(defects::active(defects::Defect::kC) && b))
+    a += 5;
+  const int k = defects::active(defects::Defect::kD) ? 1 : 2;
+  return a + k;
+}
+"""
+
+
+class ZooHooksTest(unittest.TestCase):
+    def test_hooks_are_found(self):
+        body, cond = coverage.zoo_hooks(ZOO_SRC)
+        # kA's block (not its else), kB's statement below its two-line condition; not kC's
+        # negated guard (the ordinary path) nor kD's one-line ternary.
+        self.assertEqual(body, {3, 4, 10})
+        self.assertEqual(cond, {2: 7, 8: 12, 9: 1, 11: 9, 13: 17})
+
+    def test_hooks_are_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "stack").mkdir()
+            (Path(d) / "stack" / "z.cpp").write_text(ZOO_SRC)
+            cov = coverage.FileCov(lines={2: 1, 3: 0, 4: 0, 6: 1, 10: 0, 12: 1},
+                                   branches={(8, 7, 8, 8, 0): 1, (8, 12, 8, 40, 0): 0, (9, 7, 9, 12, 1): 0,
+                                             (11, 9, 11, 40, 0): 0, (6, 3, 6, 4, 0): 1})
+            files = {"stack/z.cpp": cov}
+            self.assertEqual(coverage.drop_zoo_hooks(files, Path(d)), (3, 3))
+            self.assertEqual(set(cov.lines), {2, 6, 12})
+            # `b` before active() on line 8 is an ordinary branch and stays
+            self.assertEqual(set(cov.branches), {(8, 7, 8, 8, 0), (6, 3, 6, 4, 0)})
 
 
 class ErrorsTest(unittest.TestCase):
