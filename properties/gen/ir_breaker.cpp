@@ -735,11 +735,21 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
     }
     case 9: {
       // A bad type (COMPILER.md §1: i32, rank 1..3, dims >= 1, at most 65,536 elements) on a
-      // kernel param or an entry tensor param, one way each: a dim below 1, a dim past 65,536,
-      // more than 65,536 elements over dims each within it, rank 4, another dtype; or a create
-      // of an extent below 1. The message names the problem as WellFormed words it.
-      const size_t where = c.one_of(3);  // 0: a create, 1: a kernel param, 2: an entry param
-      if (where == 0 || (where == 1 && kernels.empty()) || (where == 2 && tensor_params.empty())) {
+      // kernel param, an entry tensor param, a graph's tensor param or a graph's result, one way
+      // each: a dim below 1, a dim past 65,536, more than 65,536 elements over dims each within
+      // it, rank 4, another dtype (a result also: i64, no tensor at all); or a create of an
+      // extent below 1. The message names the problem as WellFormed words it.
+      std::vector<std::pair<Function*, size_t>> graph_tensor_params, graph_results;
+      for (Function* g : graphs) {
+        for (size_t i = 0; i < g->params.size(); ++i)
+          if (g->params[i].type.is_tensor()) graph_tensor_params.emplace_back(g, i);
+        for (size_t j = 0; j < g->results.size(); ++j)
+          if (g->results[j].is_tensor()) graph_results.emplace_back(g, j);
+      }
+      // 0: a create, 1: a kernel param, 2: an entry param, 3: a graph's param, 4: a graph's result
+      const size_t where = c.one_of(5);
+      if (where == 0 || (where == 1 && kernels.empty()) || (where == 2 && tensor_params.empty()) ||
+          (where == 3 && graph_tensor_params.empty()) || (where == 4 && graph_results.empty())) {
         CreateRhs cr;
         cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
         front(assign("zz_t", cr));
@@ -748,7 +758,24 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         break;
       }
       Param* q = nullptr;
-      if (where == 1) {
+      Type* result = nullptr;
+      size_t result_index = 0;
+      if (where == 4) {
+        const auto [g, j] = graph_results[c.one_of(graph_results.size())];
+        result = &g->results[j];
+        result_index = j;
+        b.graph = g->name;
+        if (c.chance(20)) {  // a result that is no tensor
+          *result = Type::i64();
+          b.what = "a graph result of type i64";
+          b.message_has = {fmt::format("graph '{}': result {} is i64; graph results are tensors", g->name, j)};
+          break;
+        }
+      } else if (where == 3) {
+        const auto [g, i] = graph_tensor_params[c.one_of(graph_tensor_params.size())];
+        q = &g->params[i];
+        b.graph = g->name;
+      } else if (where == 1) {
         Function& k = *kernels[c.one_of(kernels.size())];
         std::vector<size_t> tp;
         for (size_t i = 0; i < k.params.size(); ++i)
@@ -759,7 +786,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       } else {
         q = &entry->params[tensor_params[c.one_of(tensor_params.size())]];
       }
-      Type& t = q->type;
+      Type& t = result != nullptr ? *result : q->type;
       const size_t d = c.one_of(t.dims.size());
       std::string why;
       switch (c.one_of(5)) {
@@ -800,7 +827,13 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           b.has_text = t.dims[d] == 0;
           b.what = "a param type with a dim below 1";
       }
+      if (result != nullptr) {
+        b.message_has = {fmt::format("graph '{}': result {} has a bad type: {}", b.graph, result_index, why)};
+        b.what = "a graph result" + b.what.substr(std::string("a param").size());
+        break;
+      }
       b.message_has = {fmt::format("param '{}' of '{}' has a bad type: {}", q->name, b.graph, why)};
+      if (where == 3) b.what = "a graph's " + b.what.substr(2);
       // The interpreter draws the entry's inputs from its param types (§7): a shape it cannot
       // allocate is its Invalid error; it never reads a dtype, nor a kernel's param types.
       b.interp_invalid = where == 2 && t.dtype == "i32";

@@ -3,7 +3,7 @@
 The classification on synthetic exports: which paths are measured (ccache-relative paths,
 another clone's, test-only files left out), lcov lines, branches from the JSON export once per
 source location (a never-evaluated branch is not reached; two template instantiations that
-each take one outcome reach both), folded branches (a condition the compiler decided) left out as llvm-cov leaves them out, the zoo's hooks (code only a switched-on defect runs) left out, lines given to the innermost function (a lambda inside a function), and the
+each take one outcome reach both), folded branches (a condition the compiler decided) left out as llvm-cov leaves them out, the zoo's hooks (code only a switched-on defect runs) left out, a closing brace after a jump that ran left out, lines given to the innermost function (a lambda inside a function), and the
 positive control: a line only the unit side reaches must come out as a blind spot of the
 harness, a line neither reaches as unreached, and a harness-reached line as neither. Bad flags
 and a broken reasons file are one-line errors. Needs no build.
@@ -173,6 +173,35 @@ class ZooHooksTest(unittest.TestCase):
             self.assertEqual(set(cov.lines), {2, 6, 12})
             # `b` before active() on line 8 is an ordinary branch and stays
             self.assertEqual(set(cov.branches), {(8, 7, 8, 8, 0), (6, 3, 6, 4, 0)})
+
+
+BRACES_SRC = """int g(int k) {
+  switch (k) {
+    case 0: {
+      k += 1;
+      return k;  // a jump that ran
+    }
+    case 1: {
+      return 7;
+    }
+  }
+  return 0;
+}
+"""
+
+
+class DeadBracesTest(unittest.TestCase):
+    def test_a_brace_after_a_jump_that_ran_goes(self):
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "stack").mkdir()
+            (Path(d) / "stack" / "b.cpp").write_text(BRACES_SRC)
+            h = {"stack/b.cpp": coverage.FileCov(lines={4: 2, 5: 2, 6: 0, 8: 0, 9: 0, 11: 1, 12: 0})}
+            u = {"stack/b.cpp": coverage.FileCov(lines={4: 0, 5: 0, 6: 0, 8: 0, 9: 0, 11: 1, 12: 1})}
+            # 6 goes (its jump ran); 9 stays (case 1 never ran: its lines are unreached code);
+            # 12 stays (a side ran it)
+            self.assertEqual(coverage.drop_dead_braces(h, u, Path(d)), 1)
+            self.assertEqual(set(h["stack/b.cpp"].lines), {4, 5, 8, 9, 11, 12})
+            self.assertEqual(set(u["stack/b.cpp"].lines), {4, 5, 8, 9, 11, 12})
 
 
 class ErrorsTest(unittest.TestCase):
