@@ -276,6 +276,38 @@ def drop_zoo_hooks(files: dict[str, FileCov], root: Path) -> tuple[int, int]:
     return lines_gone, branches_gone
 
 
+JUMP = re.compile(r"^(?:return\b.*|break|continue|throw\b.*);$")
+
+
+def drop_dead_braces(harness: dict[str, FileCov], unit: dict[str, FileCov], root: Path) -> int:
+    """Leaves out the closing brace that follows a jump (`return ...;`, `break;`, `continue;`,
+    `throw ...;`) that ran: llvm-cov 14 gives the brace its own region after the jump, which no
+    input can reach (a `case X: { ...; return; }` block's `}`). A brace is left out only when a
+    side ran the jump before it and neither side ran the brace, so a block no input reached keeps
+    its lines. Returns how many lines went."""
+    gone = 0
+    for rel in set(harness) | set(unit):
+        src = root / rel
+        if not src.is_file():
+            continue
+        h, u = harness.get(rel, FileCov()), unit.get(rel, FileCov())
+        text = src.read_text(errors="replace").split("\n")
+        prev = 0  # the last line with code before this one (1-based; 0: none)
+        for n, line in enumerate(text, start=1):
+            code = line.split("//", 1)[0].strip()
+            if not code:
+                continue
+            if code in ("}", "};") and prev and JUMP.match(text[prev - 1].split("//", 1)[0].strip()):
+                ran_jump = h.lines.get(prev, 0) > 0 or u.lines.get(prev, 0) > 0
+                ran_brace = h.lines.get(n, 0) > 0 or u.lines.get(n, 0) > 0
+                if ran_jump and not ran_brace and (n in h.lines or n in u.lines):
+                    h.lines.pop(n, None)
+                    u.lines.pop(n, None)
+                    gone += 1
+            prev = n
+    return gone
+
+
 @dataclass
 class Function:
     file: str
@@ -531,6 +563,8 @@ def main(argv: list[str]) -> int:
     drop_zoo_hooks(exports["unit"], ROOT)
     log(f"the zoo's hooks left out (code only a switched-on defect runs): {zoo_lines} lines, "
         f"{zoo_branches} branch outcomes")
+    braces = drop_dead_braces(exports["harness"], exports["unit"], ROOT)
+    log(f"closing braces after a jump that ran left out (no input can reach them): {braces} lines")
     js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-expansions",
                          f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
     if js.returncode != 0:
