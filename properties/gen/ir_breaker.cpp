@@ -961,6 +961,44 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         b.marker = "zz_bad =";
         return b;  // static view bounds are WellFormed's; codegen lowers the window as given (COMPILER.md §6)
       }
+      // A view or an assemble whose offsets (and a view's sizes) are one fewer or one more than
+      // its tensor's rank: WellFormed's 11 naming the counts, codegen's refusal, the
+      // interpreter's OutOfBounds (no window of that rank).
+      if (forced == nullptr && c.chance(25)) {
+        const size_t rank = p.type.dims.size();
+        const bool more = rank == 1 || c.boolean();
+        const size_t n = more ? rank + 1 : rank - 1;
+        if (c.boolean()) {
+          SliceRhs v;
+          v.source = p.name;
+          for (size_t k = 0; k < n; ++k) {
+            v.offsets.push_back(int_expr(0));
+            v.sizes.push_back(1);
+          }
+          front(assign("zz_bad", std::move(v)));
+          b.what = fmt::format("a view with {} offsets of a rank-{} tensor", n, rank);
+          b.message_has = {fmt::format("slice of '{}' (rank {}) has {} offsets and {} sizes", p.name, rank, n, n)};
+        } else {
+          // into a fresh create of p's shape, from a 1-element create of p's rank
+          CreateRhs tgt, src;
+          AssembleRhs as;
+          as.target = "zz_tgt";
+          as.source = "zz_src";
+          for (size_t k = 0; k < rank; ++k) {
+            tgt.shape.push_back(int_expr(p.type.dims[k]));
+            src.shape.push_back(int_expr(1));
+          }
+          for (size_t k = 0; k < n; ++k) as.offsets.push_back(int_expr(0));
+          front(assign("zz_bad", std::move(as)));
+          front(assign("zz_src", std::move(src)));
+          front(assign("zz_tgt", std::move(tgt)));
+          b.what = fmt::format("an assemble with {} offsets into a rank-{} tensor", n, rank);
+          b.message_has = {fmt::format("assemble into 'zz_tgt' (rank {}) has {} offsets", rank, n)};
+        }
+        b.marker = "zz_bad =";
+        b.lowering_precondition = true;  // a window's rank is what codegen lowers it by
+        return b;
+      }
       // An assemble into an InOut entry tensor at a static offset past its end on one axis (a
       // 1-element source made just before it): WellFormed's 11, the interpreter's OutOfBounds.
       std::vector<size_t> inouts;
