@@ -51,10 +51,6 @@ class Program {
     const ir::Function* f = find(n);
     return f != nullptr && f->kind == ir::Function::Kind::Kernel;
   }
-  bool graph(std::string_view n) const {
-    const ir::Function* f = find(n);
-    return f != nullptr && f->kind == ir::Function::Kind::Graph;
-  }
   const ir::Program& ir() const { return p_; }
   const ir::RpiTable& rpi() const { return rpi_; }
 

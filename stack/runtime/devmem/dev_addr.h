@@ -20,10 +20,6 @@ class DevAddr {
 
   constexpr DevAddr operator+(uint64_t off) const { return DevAddr(raw_ + off); }
   constexpr DevAddr operator-(uint64_t off) const { return DevAddr(raw_ - off); }
-  constexpr DevAddr& operator+=(uint64_t off) {
-    raw_ += off;
-    return *this;
-  }
   // Byte distance this - base (u64 wrap; callers check order first).
   constexpr uint64_t operator-(DevAddr base) const { return raw_ - base.raw_; }
 

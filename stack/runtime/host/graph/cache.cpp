@@ -79,17 +79,6 @@ void GraphCache::mark_uploaded(uint32_t i, DevAddr at) {
   defs_.at(i).device = at;
 }
 
-uint64_t GraphCache::resident() const {
-  return static_cast<uint64_t>(
-      std::count_if(defs_.begin(), defs_.end(), [](const GraphDefinition& d) { return !d.device.is_null(); }));
-}
-
-uint64_t GraphCache::resident_bytes() const {
-  uint64_t b = 0;
-  for (const GraphDefinition& d : defs_)
-    if (!d.device.is_null()) b += d.bytes.size();
-  return b;
-}
 
 uint64_t graph_block_bytes(const GraphDefHeader& h) {
   // Zoo: execution storage reserved as stride x n (past the last entry's object).

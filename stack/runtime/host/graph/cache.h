@@ -57,8 +57,6 @@ class GraphCache {
   size_t size() const { return defs_.size(); }
   const GraphDefinition& at(uint32_t i) const { return defs_.at(i); }
   void mark_uploaded(uint32_t i, DevAddr at);
-  uint64_t resident() const;        // uploaded definitions
-  uint64_t resident_bytes() const;  // their reservation bytes (total_bytes each)
 
  private:
   std::vector<GraphDefinition> defs_;
