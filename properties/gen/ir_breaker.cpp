@@ -651,7 +651,49 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       break;
     }
     case 3: {
-      if (forced != nullptr || c.boolean()) {
+      const size_t way = forced != nullptr ? 0 : c.one_of(4);  // 0: a scalar, 1: a tensor, 2-3: late
+      if (way == 1) {
+        // an undefined name where a tensor goes: a view's source, an assemble's target or
+        // source, a kernel call's tensor argument (rewritten in place)
+        std::vector<std::pair<size_t, size_t>> tensor_args;  // (top-level statement, argument)
+        for (size_t i = 0; i < body.size(); ++i)
+          if (const Invoke* v = invoke_of(body[i]); v != nullptr && is_kernel(b.program, v->callee))
+            for (const Function& k : b.program.functions)
+              if (k.name == v->callee)
+                for (size_t a = 0; a < v->args.size() && a < k.params.size(); ++a)
+                  if (v->args[a].kind == Expr::Kind::Var && k.params[a].type.is_tensor()) tensor_args.emplace_back(i, a);
+        b.message_has = {"'zz_undefined'"};
+        b.marker = "zz_undefined";
+        switch (tensor_args.empty() ? c.one_of(3) : c.one_of(4)) {
+          case 0: {
+            SliceRhs v;
+            v.source = "zz_undefined";
+            v.offsets.push_back(int_expr(0));
+            v.sizes.push_back(1);
+            front(assign("zz_v", std::move(v)));
+            b.what = "an undefined name as a view's source";
+            break;
+          }
+          case 1:
+          case 2: {
+            const bool target = c.boolean();
+            AssembleRhs as;
+            as.target = target ? "zz_undefined" : "zz_a";
+            as.source = target ? "zz_b" : "zz_undefined";
+            as.offsets.push_back(int_expr(0));
+            front(assign("zz_c", std::move(as)));
+            front(assign("zz_b", CreateRhs{{int_expr(1)}}));
+            front(assign("zz_a", CreateRhs{{int_expr(2)}}));
+            b.what = target ? "an undefined name as an assemble's target" : "an undefined name as an assemble's source";
+            break;
+          }
+          default: {
+            const auto [i, a] = tensor_args[c.one_of(tensor_args.size())];
+            invoke_of(body[i])->args[a] = var("zz_undefined");
+            b.what = "an undefined name as a kernel call's tensor argument";
+          }
+        }
+      } else if (way == 0) {
         b.what = "an undefined name";
         scalar_site(binary(BinOp::Add, var("zz_undefined"), int_expr(1)));
         b.message_has = {"'zz_undefined'"};

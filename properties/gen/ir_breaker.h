@@ -81,7 +81,9 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 // One WellFormed rule (COMPILER.md §4, 1-99) broken in a well-formed program, through the
 // entry's body or a declaration:
 //   1 a second orchestration, a kernel or a graph defined twice, no orchestration at all
-//   2 an assignment repeated          3 an undefined name, or a scalar used before its definition
+//   2 an assignment repeated          3 an undefined name (a scalar; a tensor: a view's source, an
+//                                       assemble's target or source, a kernel call's tensor argument),
+//                                       or a scalar used before its definition
 //   4 an unknown callee               5 a kernel call with one argument fewer or more
 //   6 a tensor argument given as a literal
 //   8 an entry param made Out         9 a create of a zero or negative extent, or a kernel
