@@ -325,6 +325,74 @@ TEST(NearMissControl, a_gir_parser_misnaming_a_token_fails) {
                        "near-miss/gir-parser");
 }
 
+// Each parser's input size limit at and one past the text's own size: a generated program's
+// text and its compiled plan parse under a limit of exactly their size, and are refused under
+// one byte less, before anything is read (line 1, column 1, the parser's message naming both
+// sizes). The default limit (8 MiB) is one no generated text comes near.
+namespace {
+using GirParse = std::function<ir::ParseResult(std::string_view, const ir::ParseLimits&)>;
+ir::ParseResult stack_gir_parse(std::string_view t, const ir::ParseLimits& l) { return ir::parse_program(t, l); }
+void size_limit_case(const GirParse& parse_gir = stack_gir_parse) {
+  const gen::GeneratedProgram g = gen::any_program();
+  const std::string gir = ir::print_program(g.program);
+  if (gir.empty()) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "empty text"));
+  const auto cx = [&](const std::string& t) { return props::counterexample("near-miss", t); };
+  ir::ParseLimits at;
+  at.max_bytes = gir.size();
+  if (const ir::ParseResult r = parse_gir(gir, at); !r.ok())
+    props::report(oracles::Verdict::fail("near-miss/gir-parser",
+                                         fmt::format("a {}-byte text under a limit of {} bytes: {}", gir.size(),
+                                                     at.max_bytes, r.error().to_string())),
+                  cx(gir));
+  ir::ParseLimits under = at;
+  --under.max_bytes;
+  const std::string want =
+      fmt::format("1:1: input of {} bytes exceeds the limit of {} bytes", gir.size(), under.max_bytes);
+  if (const ir::ParseResult r = parse_gir(gir, under); r.ok() || r.error().to_string() != want)
+    props::report(oracles::Verdict::fail("near-miss/gir-parser",
+                                         fmt::format("a {}-byte text under a limit one byte less: {}, not \"{}\"",
+                                                     gir.size(), r.ok() ? "accepted" : r.error().to_string(), want)),
+                  cx(gir));
+  passes::PassManager pm = passes::default_pipeline();
+  const passes::PipelineResult legal = pm.run(g.program);
+  if (!legal.ok()) return;
+  const codegen::CodegenResult cg = codegen::generate_orchestration(legal.program);
+  if (!cg.ok) return;
+  const std::string plan = runtime::print_plan(cg.program);
+  runtime::PlanLimits pat;
+  pat.max_bytes = plan.size();
+  if (const runtime::PlanParseResult r = runtime::parse_plan(plan, pat); !r.ok())
+    props::report(oracles::Verdict::fail("near-miss/plan-parser",
+                                         fmt::format("a {}-byte plan under a limit of {} bytes: {}", plan.size(),
+                                                     pat.max_bytes, r.error().to_string())),
+                  cx(plan));
+  runtime::PlanLimits punder = pat;
+  --punder.max_bytes;
+  const std::string pwant =
+      fmt::format("1:1: input of {} bytes exceeds the {}-byte limit", plan.size(), punder.max_bytes);
+  if (const runtime::PlanParseResult r = runtime::parse_plan(plan, punder); r.ok() || r.error().to_string() != pwant)
+    props::report(oracles::Verdict::fail("near-miss/plan-parser",
+                                         fmt::format("a {}-byte plan under a limit one byte less: {}, not \"{}\"",
+                                                     plan.size(), r.ok() ? "accepted" : r.error().to_string(), pwant)),
+                  cx(plan));
+}
+}  // namespace
+STACKCHECK_PROP(NearMiss, input_size_limits_at_and_one_past, 0.0) { size_limit_case(); }
+namespace {
+// The positive control: a .gir parser that refuses an input of exactly its limit (`>=` for `>`).
+void limit_off_by_one_case() {
+  ++props::tally().cases;
+  size_limit_case([](std::string_view t, const ir::ParseLimits& l) {
+    ir::ParseLimits tighter = l;
+    if (t.size() >= l.max_bytes) tighter.max_bytes = t.size() - 1;
+    return ir::parse_program(t, tighter);
+  });
+}
+}  // namespace
+TEST(NearMissControl, a_gir_parser_refusing_a_text_at_its_limit_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&limit_off_by_one_case), "under a limit of");
+}
+
 STACKCHECK_PROP(NearMiss, plan_rules_broken_one_at_a_time_are_rejected, 0.1) { broken_case(stack_validate); }
 
 // Every rule of the check broken in one drawn plan, one edit each (its place and its variant

@@ -736,6 +736,70 @@ Attempt stray_token_of(ChoiceSource& c, Dialect d, Text t, std::optional<size_t>
 }
 Attempt stray_token(ChoiceSource& c, Dialect d, Text t) { return stray_token_of(c, d, std::move(t), std::nullopt); }
 
+// A word or operator the grammar takes from a fixed set, replaced by one outside it, where the
+// parser must name what it found: a param's direction (In, Out, InOut) and its type (i64 or
+// tensor, element type i32) in a .gir header, an entry tensor's direction (In, InOut) in a
+// .plan, and the comparison of an if in either.
+Attempt wrong_word(ChoiceSource& c, Dialect d, Text t) {
+  struct Site {
+    size_t line, tok;
+    int what;  // 0 direction, 1 type, 2 element type, 3 comparison
+  };
+  static const std::vector<std::string> kCmp = {"==", "!=", "<", "<=", ">", ">="};
+  std::vector<Site> at;
+  for (size_t i = 0; i < t.lines.size(); ++i) {
+    const auto k = t.toks(i);
+    if (d == Dialect::kGir && !k.empty() &&
+        (is_word(k, 0, "kernel") || is_word(k, 0, "graph") || is_word(k, 0, "orchestration"))) {
+      for (size_t j = 1; j + 1 < k.size(); ++j) {
+        if (!is_punct(k, j - 1, ":")) continue;
+        if (is_word(k, j, "In") || is_word(k, j, "Out") || is_word(k, j, "InOut")) {
+          at.push_back({i, j, 0});
+          at.push_back({i, j + 1, 1});
+          if (is_word(k, j + 1, "tensor") && is_punct(k, j + 2, "<") && k.size() > j + 3) at.push_back({i, j + 3, 2});
+        }
+      }
+    }
+    if (d == Dialect::kPlan && is_word(k, 0, "tensor") && k.size() > 3 && is_punct(k, 2, ":")) at.push_back({i, 3, 0});
+    if (is_word(k, 0, "if"))
+      for (size_t j = 1; j < k.size(); ++j)
+        if (k[j].kind == Tok::kPunct && std::find(kCmp.begin(), kCmp.end(), k[j].text) != kCmp.end()) {
+          at.push_back({i, j, 3});
+          break;
+        }
+  }
+  if (at.empty()) return std::nullopt;
+  const Site s = c.pick(at);
+  const Tok x = t.toks(s.line)[s.tok];
+  static const std::vector<std::string> kDirs = {"in", "Inn", "OUT", "Output", "Inout", "inout"};
+  static const std::vector<std::string> kTypes = {"tensr", "Tensor", "int", "i63", "f32"};
+  static const std::vector<std::string> kElems = {"i64", "f32", "u32", "int"};
+  static const std::vector<std::string> kNotCmp = {"=", ",", ":", "->"};
+  std::string bad, msg;
+  switch (s.what) {
+    case 0:
+      bad = c.pick(kDirs);
+      msg = d == Dialect::kGir ? fmt::format("expected In, Out or InOut, found '{}'", bad)
+                               : fmt::format("expected 'In' or 'InOut', found '{}'", bad);
+      break;
+    case 1:
+      bad = c.pick(kTypes);
+      msg = fmt::format("expected a type (i64 or tensor<i32>[...]), found '{}'", bad);
+      break;
+    case 2:
+      bad = c.pick(kElems);
+      msg = fmt::format("expected element type i32, found '{}'", bad);
+      break;
+    default:
+      bad = d == Dialect::kGir ? c.pick(kNotCmp) : c.pick(std::vector<std::string>{"=", ",", ":"});
+      msg = d == Dialect::kGir ? fmt::format("expected a comparison (== != < <= > >=), found '{}'", bad)
+                               : fmt::format("expected a comparison, found '{}'", bad);
+  }
+  t.lines[s.line].replace(x.col - 1, x.text.size(), bad);
+  return made(t, Corruption::kWrongWord, fmt::format("'{}' of line {} made '{}'", x.text, s.line + 1, bad),
+              parse_error(d, s.line, x.col, msg));
+}
+
 Attempt graph_after_use(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::graph_after_use(c, t.str()); }
 Attempt config_value(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::config_value(c, t.str()); }
 
@@ -748,6 +812,7 @@ NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
   if (d == Dialect::kPlan)
     kinds.insert(kinds.end(), {config_key, mutate_range, tensor_after_statement, graph_after_use, config_value});
   kinds.push_back(stray_token);
+  kinds.push_back(wrong_word);
   // One choice in kinds + 1 cuts the input off (the others' fallback order stays as it was).
   const size_t pick = c.one_of(kinds.size() + 1);
   if (pick == kinds.size())
@@ -780,6 +845,7 @@ const char* corruption_name(Corruption c) {
     case Corruption::kConfigValue: return "config value out of range";
     case Corruption::kTruncated: return "input cut off";
     case Corruption::kStrayToken: return "stray token";
+    case Corruption::kWrongWord: return "wrong word";
     case Corruption::kCount: break;
   }
   return "?";

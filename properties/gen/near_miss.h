@@ -41,6 +41,7 @@ enum class Corruption : uint8_t {
   kConfigValue,           // .plan: a config value outside its field's range
   kTruncated,             // the input ends right after a name or a literal, no newline, a block open
   kStrayToken,            // a stray token, character or byte where a statement begins
+  kWrongWord,             // a keyword or operator of a fixed set replaced by one outside it
   kCount
 };
 const char* corruption_name(Corruption c);
