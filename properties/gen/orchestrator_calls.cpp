@@ -490,8 +490,33 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
     const auto at = bad.nodes.begin() + static_cast<std::ptrdiff_t>(c.one_of(bad.nodes.size() + 1));
     BodyNode node;
     bool insert = true;
-    switch (c.one_of(6)) {
+    switch (c.one_of(8)) {
       case 0: bad.nodes.clear(), insert = false; break;
+      case 6: {  // a copy from boundary tensor n of a graph of n boundary tensors (one past the last)
+        node.kind = BodyNode::Kind::kSubmit;
+        node.kernel = 1;
+        BodyTensor src;
+        src.source = BodyTensor::Source::kBoundary;
+        src.index = static_cast<uint32_t>(bad.params.size());
+        src.win = Window{Dims{0}, Dims{1}};
+        BodyTensor dst;
+        dst.source = BodyTensor::Source::kOutput;
+        dst.tag = rt::kTagOutput;
+        dst.out_dims = Dims{1};
+        node.tensors = {src, dst};
+        break;
+      }
+      case 7: {  // a fill whose scalar is slot $n of a graph of n boundary scalars (one past the last)
+        node.kind = BodyNode::Kind::kSubmit;
+        node.kernel = 0;
+        BodyTensor out;
+        out.source = BodyTensor::Source::kOutput;
+        out.tag = rt::kTagOutput;
+        out.out_dims = Dims{c.integer(1, 4)};
+        node.tensors = {out};
+        node.scalars = {BodyScalar{BodyScalar::Kind::kSlot, bad.n_scalars, 0}};
+        break;
+      }
       case 1: node.kind = BodyNode::Kind::kScopeBegin; break;
       case 2: node.kind = BodyNode::Kind::kNestedGraph; break;
       case 3: node.kind = BodyNode::Kind::kWaitTensor; break;
