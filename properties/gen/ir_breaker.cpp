@@ -896,7 +896,17 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         for (size_t i = 0; i < d.size(); ++i) t += (i ? ", " : "") + std::to_string(d[i]);
         return t + "]";
       };
-      switch (c.one_of(5)) {
+      const size_t variant = c.one_of(5);
+      // The interpreter runs a kernel's builtin on its arguments (COMPILER.md §7): a launch of
+      // a kernel with a param fewer than its builtin or a param of the other kind is its Invalid
+      // error (not a param of another shape: it runs the builtin on the arguments' own shapes,
+      // which still fit). Expected only where a launch of the kernel surely runs: a call at the
+      // top of the entry's body (a graph's or a loop's may not).
+      const bool launched = std::any_of(calls.begin(), calls.end(), [&](size_t i) {
+        return invoke_of(body[i])->callee == k.name;
+      });
+      b.interp_runs = !(launched && (variant == 0 || variant == 3));
+      switch (variant) {
         case 3: {  // a builtin-bound param of the other kind (tensor <-> i64)
           const size_t i = c.one_of(builtin->arity());
           Param& q = k.params[i];
