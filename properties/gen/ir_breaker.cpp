@@ -1082,12 +1082,22 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         e.name = p.name;
         e.value = static_cast<int64_t>(p.type.dims.size()) + c.integer(0, 3);
         b.what = "dim() past the rank";
-      } else {
+      } else if (forced != nullptr || c.boolean()) {
         e.kind = Expr::Kind::Read;
         e.name = p.name;
         const size_t rank = p.type.dims.size() + 1 + c.one_of(2);
         for (size_t d = 0; d < rank; ++d) e.args.push_back(int_expr(0));
         b.what = "read() with an index of the wrong rank";
+      } else {  // read() at a static index one past an axis's end, or at -1
+        e.kind = Expr::Kind::Read;
+        e.name = p.name;
+        const size_t axis = c.one_of(p.type.dims.size());
+        const int64_t at = c.boolean() ? p.type.dims[axis] : -1;
+        for (size_t d = 0; d < p.type.dims.size(); ++d) e.args.push_back(int_expr(d == axis ? at : 0));
+        b.what = "read() at a static index outside its tensor";
+        lowers_anyway = true;  // static read bounds are WellFormed's; codegen lowers the read as given
+        b.message_has = {fmt::format("read of '{}': index {} is {}, outside 0..{}", p.name, axis, at,
+                                     p.type.dims[axis] - 1)};
       }
       scalar_site(std::move(e));
       break;

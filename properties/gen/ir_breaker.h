@@ -90,7 +90,8 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 //                                       param type with a zero dim
 //  10 a kernel with one param fewer than its builtin, a param direction other than the
 //     builtin's, a return naming an In param
-//  11 dim() past the rank, read() with the wrong index rank, a view of size 0 or -1 or larger
+//  11 dim() past the rank, read() with the wrong index rank or at a static index past an axis
+//     (at its extent or -1), a view of size 0 or -1 or larger
 //     than its source on an axis, a view or an assemble at a static
 //     offset past its buffer's end
 //  12 `.k` of a name that is not a tuple
