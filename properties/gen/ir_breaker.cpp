@@ -1209,7 +1209,17 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           if (with_results.empty()) return std::nullopt;
           Function& g = *with_results[c.one_of(with_results.size())];
           std::vector<std::string>& rs = g.body.back().returns;
-          if (c.boolean() && !rs.empty()) {
+          std::vector<std::string> scalar_params;
+          for (const Param& q : g.params)
+            if (!q.type.is_tensor()) scalar_params.push_back(q.name);
+          if (!rs.empty() && !scalar_params.empty() && c.chance(30)) {  // a scalar returned as a tensor result
+            const size_t j = c.one_of(rs.size());
+            rs[j] = c.pick(scalar_params);
+            b.what = "a graph returning a scalar param as a tensor result";
+            b.message_has = {fmt::format("graph '{}' returns scalar '{}' as result {} of type {}", g.name, rs[j], j,
+                                         ir::print_type(g.results[j]))};
+            b.marker = fmt::format("return {}", fmt::join(rs, ", "));  // no other return names a scalar
+          } else if (c.boolean() && !rs.empty()) {
             rs.pop_back();
             b.what = "a graph returning one name fewer than it declares";
           } else {

@@ -102,7 +102,8 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 //   7 an In param written: passed for an Out param (call or submit) or made an assemble
 //     target, directly or through a chain of 1-3 aliases and views (a view of a view), at the
 //     top level, in a loop or in an if
-//  14 a statement after a graph's return, the entry returning a name, a graph returning one
+//  14 a statement after a graph's return, the entry returning a name, a graph returning a scalar
+//     param as a tensor result, a graph returning one
 //     name fewer or more than it declares
 // The expected code is the first diagnostic's.
 std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const ir::Program& well_formed);
