@@ -713,6 +713,31 @@ STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
   well_formed_rule_case(verify::check_well_formed);
 }
 
+// Every WellFormed rule (1-14) broken in one drawn program, one edit each (its place and its
+// variant drawn), each judged as the one-at-a-time property judges its one: a rule's rarer
+// variants (a kernel no longer fitting its builtin, launched where the interpreter surely runs
+// it; a graph result of a bad type) are met in every run instead of once in a few hundred cases.
+namespace {
+void every_rule_case(const WellFormedFn& well_formed) {
+  const gen::GeneratedProgram g = draw();
+  for (int code = 1; code <= 14; ++code) {
+    const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
+        [source = g.program, code](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, source, code); });
+    if (b) judge_broken_well_formed(*b, well_formed);
+  }
+}
+void every_rule_blind_case() {
+  ++props::tally().cases;
+  every_rule_case(well_formed_blind_to_13);
+}
+}  // namespace
+STACKCHECK_PROP(CompilerProps, every_well_formed_rule_in_each_program, 0.3) {
+  every_rule_case(verify::check_well_formed);
+}
+TEST(CompilerPropsControl, a_well_formed_blind_to_13_fails_every_rule) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&every_rule_blind_case), "broke 13");
+}
+
 STACKCHECK_PROP(CompilerProps, broken_expressions_in_every_place, 0.3) {
   expression_places_case(verify::check_well_formed);
 }

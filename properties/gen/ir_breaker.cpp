@@ -471,7 +471,7 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const Program& 
 namespace {
 struct ForcedPlace {
   int code = 0;
-  size_t place = 0;
+  std::optional<size_t> place;  // none: the rule given, its place and variant drawn
 };
 std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& wf, const ForcedPlace* forced) {
   BrokenProgram b;
@@ -490,6 +490,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
   // nothing reads): not one of its preconditions.
   bool lowers_anyway = false;
   b.code = forced != nullptr ? forced->code : c.pick(kCodes);
+  const bool placed = forced != nullptr && forced->place.has_value();  // break_expression_at
   std::vector<Stmt>& body = entry->body;
   auto front = [&](Stmt s) { body.insert(body.begin(), std::move(s)); };
   std::vector<size_t> tensor_params;
@@ -540,7 +541,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         for (size_t a = 0; a < v->args.size() && a < callee->params.size() && a < 256; ++a)
           if (!callee->params[a].type.is_tensor()) scalar_args.push_back(i << 8 | a);
       }
-    size_t site = forced != nullptr ? forced->place : c.one_of(kExprPlaces);
+    size_t site = forced != nullptr && forced->place ? *forced->place : c.one_of(kExprPlaces);
     if ((site == 8 && tensor_params.empty()) || (site == 11 && scalar_args.empty())) site = 0;
     if (site >= 6 || site == 3) b.marker = bad_text;
     switch (site) {
@@ -651,7 +652,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       break;
     }
     case 3: {
-      const size_t way = forced != nullptr ? 0 : c.one_of(4);  // 0: a scalar, 1: a tensor, 2-3: late
+      const size_t way = placed ? 0 : c.one_of(4);  // 0: a scalar, 1: a tensor, 2-3: late
       if (way == 1) {
         // an undefined name where a tensor goes: a view's source, an assemble's target or
         // source, a kernel call's tensor argument (rewritten in place)
@@ -986,7 +987,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
     case 11: {
       if (tensor_params.empty()) return std::nullopt;
       const Param& p = entry->params[tensor_params[c.one_of(tensor_params.size())]];
-      if (forced == nullptr && c.chance(50)) {  // a view out of its source: a size or a static offset past an axis
+      if (!placed && c.chance(50)) {  // a view out of its source: a size or a static offset past an axis
         SliceRhs v;
         v.source = p.name;
         const size_t axis = c.one_of(p.type.dims.size());
@@ -1016,7 +1017,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       // A view or an assemble whose offsets (and a view's sizes) are one fewer or one more than
       // its tensor's rank: WellFormed's 11 naming the counts, codegen's refusal, the
       // interpreter's OutOfBounds (no window of that rank).
-      if (forced == nullptr && c.chance(25)) {
+      if (!placed && c.chance(25)) {
         const size_t rank = p.type.dims.size();
         const bool more = rank == 1 || c.boolean();
         const size_t n = more ? rank + 1 : rank - 1;
@@ -1056,7 +1057,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       std::vector<size_t> inouts;
       for (size_t i : tensor_params)
         if (entry->params[i].dir == Dir::InOut) inouts.push_back(i);
-      if (forced == nullptr && !inouts.empty() && c.chance(35)) {
+      if (!placed && !inouts.empty() && c.chance(35)) {
         const Param& t = entry->params[inouts[c.one_of(inouts.size())]];
         const size_t axis = c.one_of(t.type.dims.size());
         const int64_t off = t.type.dims[axis] + c.integer(0, 1);  // 1 element at d or d + 1: past 0..d-1
@@ -1082,7 +1083,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         e.name = p.name;
         e.value = static_cast<int64_t>(p.type.dims.size()) + c.integer(0, 3);
         b.what = "dim() past the rank";
-      } else if (forced != nullptr || c.boolean()) {
+      } else if (placed || c.boolean()) {
         e.kind = Expr::Kind::Read;
         e.name = p.name;
         const size_t rank = p.type.dims.size() + 1 + c.one_of(2);
@@ -1162,7 +1163,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       break;
     }
     case 13: {
-      if (forced != nullptr || c.boolean()) {
+      if (placed || c.boolean()) {
         b.what = "a literal zero divisor";
         scalar_site(binary(c.boolean() ? BinOp::Div : BinOp::Mod, int_expr(c.integer(-9, 9)), int_expr(0)));
       } else {
@@ -1384,6 +1385,13 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
 
 std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Program& well_formed) {
   return break_well_formed(c, well_formed, nullptr);
+}
+
+std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Program& well_formed, int code) {
+  static const std::vector<int> kAll = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+  if (std::find(kAll.begin(), kAll.end(), code) == kAll.end()) return std::nullopt;
+  const ForcedPlace forced{code, std::nullopt};
+  return break_well_formed(c, well_formed, &forced);
 }
 
 std::optional<BrokenProgram> break_expression_at(ChoiceSource& c, const Program& well_formed, int code, size_t place) {

@@ -107,6 +107,8 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Progr
 //     name fewer or more than it declares
 // The expected code is the first diagnostic's.
 std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const ir::Program& well_formed);
+// The same with the rule given (1..14; its place and variant drawn); nullopt for another code.
+std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const ir::Program& well_formed, int code);
 
 // A broken expression's places (rules 3, 11 and 13 above): 0 an assignment, 1 and 2 an if
 // condition's sides, 3 a loop's upper bound, 4 and 5 an assignment in a loop or an if body,
