@@ -731,6 +731,127 @@ void every_rule_blind_case() {
   every_rule_case(well_formed_blind_to_13);
 }
 }  // namespace
+// Codegen's own refusals of WellFormed programs (codegen.h): an entry scalar param (306: a plan
+// has no scalar inputs) and a read whose root is not an entry In param (303: an InOut entry
+// tensor, a fresh create or a view of either, read in the entry's body). The program passes
+// WellFormed; codegen must refuse it with that code at the param's or the read's line (on the
+// printed and reparsed text) and emit no plan. No generator wrote either, so 306 and 303 outside
+// a graph were reached by codegen's unit tests alone.
+namespace {
+void codegen_own_case(const Codegen& generate) {
+  const gen::GeneratedProgram g = draw();
+  ir::Program p = g.program;
+  ir::Function* entry = nullptr;
+  for (ir::Function& f : p.functions)
+    if (f.kind == ir::Function::Kind::Orchestration) entry = &f;
+  RC_ASSERT(entry != nullptr);
+  std::vector<size_t> inouts;
+  for (size_t i = 0; i < entry->params.size(); ++i)
+    if (entry->params[i].type.is_tensor() && entry->params[i].dir == ir::Dir::InOut) inouts.push_back(i);
+  const size_t way = gen::choices().one_of(4);
+  int code = 306;
+  std::string marker;
+  auto read_of = [](const std::string& name, size_t rank) {
+    ir::Expr e;
+    e.kind = ir::Expr::Kind::Read;
+    e.name = name;
+    for (size_t d = 0; d < rank; ++d) e.args.push_back(ir::Expr{});
+    ir::Stmt s;
+    s.kind = ir::Stmt::Kind::Assign;
+    s.name = "zz_r";
+    s.rhs = ir::ExprRhs{std::move(e)};
+    return s;
+  };
+  if (way == 0 || (way == 1 && inouts.empty())) {
+    ir::Param q;
+    q.name = "zz_n";
+    q.dir = ir::Dir::In;
+    q.type = ir::Type::i64();
+    entry->params.push_back(q);
+    marker = "zz_n: In i64";
+    gen::tag("codegen-306-entry-scalar");
+  } else {
+    code = 303;
+    std::vector<ir::Stmt> front;
+    std::string name;
+    size_t rank = 1;
+    if (way == 1) {
+      const ir::Param& t = entry->params[inouts[gen::choices().one_of(inouts.size())]];
+      name = t.name;
+      rank = t.type.dims.size();
+      gen::tag("codegen-303-inout-entry");
+    } else {
+      ir::Stmt c;
+      c.kind = ir::Stmt::Kind::Assign;
+      c.name = "zz_t";
+      ir::CreateRhs cr;
+      ir::Expr four;
+      four.value = 4;
+      cr.shape = {four, four};
+      c.rhs = cr;
+      front.push_back(c);
+      name = "zz_t";
+      rank = 2;
+      if (way == 3) {  // a view of the create
+        ir::Stmt v;
+        v.kind = ir::Stmt::Kind::Assign;
+        v.name = "zz_v";
+        ir::SliceRhs sl;
+        sl.source = "zz_t";
+        sl.offsets = {ir::Expr{}, ir::Expr{}};
+        sl.sizes = {2, 2};
+        v.rhs = sl;
+        front.push_back(v);
+        name = "zz_v";
+        gen::tag("codegen-303-view-of-create");
+      } else {
+        gen::tag("codegen-303-create");
+      }
+    }
+    front.push_back(read_of(name, rank));
+    entry->body.insert(entry->body.begin(), front.begin(), front.end());
+    marker = "zz_r = read(";
+  }
+  const std::string text = ir::print_program(p);
+  const auto cx = [&] { return props::counterexample("codegen", text, {{"code", std::to_string(code)}}); };
+  if (const verify::Diagnostics wf = verify::check_well_formed(p); !wf.empty())
+    props::report(oracles::Verdict::fail("breaker", "the edit broke WellFormed: " + wf.front().render("")), cx());
+  const ir::ParseResult parsed = ir::parse_program(text);
+  if (!parsed.ok()) props::report(oracles::Verdict::fail("breaker", "the text does not parse"), cx());
+  const size_t at = text.rfind(marker);
+  RC_ASSERT(at != std::string::npos);
+  const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  const codegen::CodegenResult cg = generate(parsed.program());
+  const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(), [&](const verify::Diagnostic& d) {
+    return d.code == code && d.location.line == line;
+  });
+  if (cg.ok || !there)
+    props::report(oracles::Verdict::fail(
+                      "codegen-code", fmt::format("codegen {} where it must refuse {} on line {}",
+                                                  cg.ok ? std::string("emitted a plan")
+                                                        : "refused with " + cg.diagnostics.front().render(""),
+                                                  code, line)),
+                  cx());
+}
+// Its positive control: a codegen that takes an entry scalar param as a constant 0.
+codegen::CodegenResult codegen_taking_entry_scalars(const ir::Program& p) {
+  codegen::CodegenResult r = codegen::generate_orchestration(p);
+  std::erase_if(r.diagnostics, [](const verify::Diagnostic& d) { return d.code == 306; });
+  if (r.diagnostics.empty()) r.ok = true;
+  return r;
+}
+void lax_codegen_own_case() {
+  ++props::tally().cases;
+  codegen_own_case(codegen_taking_entry_scalars);
+}
+}  // namespace
+STACKCHECK_PROP(CompilerProps, codegen_refuses_what_a_plan_cannot_hold, 0.0) {
+  codegen_own_case(codegen::generate_orchestration);
+}
+TEST(CompilerPropsControl, a_codegen_taking_entry_scalars_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_codegen_own_case), "where it must refuse 306");
+}
+
 STACKCHECK_PROP(CompilerProps, every_well_formed_rule_in_each_program, 0.3) {
   every_rule_case(verify::check_well_formed);
 }
