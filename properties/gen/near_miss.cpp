@@ -743,8 +743,9 @@ Attempt stray_token(ChoiceSource& c, Dialect d, Text t) { return stray_token_of(
 Attempt wrong_word(ChoiceSource& c, Dialect d, Text t) {
   struct Site {
     size_t line, tok;
-    int what;  // 0 direction, 1 type, 2 element type, 3 comparison
+    int what;  // 0 direction, 1 type, 2 element type, 3 comparison, 4 a plan argument's tag
   };
+  static const std::vector<std::string> kTags = {"input", "inout", "output", "output_existing", "no_dep", "scalar"};
   static const std::vector<std::string> kCmp = {"==", "!=", "<", "<=", ">", ">="};
   std::vector<Site> at;
   for (size_t i = 0; i < t.lines.size(); ++i) {
@@ -761,6 +762,11 @@ Attempt wrong_word(ChoiceSource& c, Dialect d, Text t) {
       }
     }
     if (d == Dialect::kPlan && is_word(k, 0, "tensor") && k.size() > 3 && is_punct(k, 2, ":")) at.push_back({i, 3, 0});
+    if (d == Dialect::kPlan && (is_word(k, 0, "submit") || is_word(k, 0, "submit_graph")))
+      for (size_t j = 2; j < k.size(); ++j)
+        if ((is_punct(k, j - 1, "(") || is_punct(k, j - 1, ",")) && k[j].kind == Tok::kWord &&
+            std::find(kTags.begin(), kTags.end(), k[j].text) != kTags.end())
+          at.push_back({i, j, 4});
     if (is_word(k, 0, "if"))
       for (size_t j = 1; j < k.size(); ++j)
         if (k[j].kind == Tok::kPunct && std::find(kCmp.begin(), kCmp.end(), k[j].text) != kCmp.end()) {
@@ -789,6 +795,11 @@ Attempt wrong_word(ChoiceSource& c, Dialect d, Text t) {
     case 2:
       bad = c.pick(kElems);
       msg = fmt::format("expected element type i32, found '{}'", bad);
+      break;
+    case 4:
+      bad = c.pick(std::vector<std::string>{"inpt", "Input", "out", "nodep", "scalars"});
+      msg = fmt::format("expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found '{}'",
+                        bad);
       break;
     default:
       bad = d == Dialect::kGir ? c.pick(kNotCmp) : c.pick(std::vector<std::string>{"=", ",", ":"});
