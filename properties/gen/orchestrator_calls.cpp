@@ -517,7 +517,7 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
         node.scalars = {BodyScalar{BodyScalar::Kind::kSlot, bad.n_scalars, 0}};
         break;
       }
-      case 1: node.kind = BodyNode::Kind::kScopeBegin; break;
+      case 1: node.kind = c.boolean() ? BodyNode::Kind::kScopeBegin : BodyNode::Kind::kScopeEnd; break;
       case 2: node.kind = BodyNode::Kind::kNestedGraph; break;
       case 3: node.kind = BodyNode::Kind::kWaitTensor; break;
       case 4:  // a kernel node its builtin's signature refuses: a kernel id no node may name, or fill without its tensor

@@ -72,7 +72,7 @@ struct BodyScalar {
   uint64_t literal = 0;
 };
 struct BodyNode {
-  enum class Kind : uint8_t { kSubmit, kAlloc, kScopeBegin, kNestedGraph, kWaitTensor } kind = Kind::kSubmit;
+  enum class Kind : uint8_t { kSubmit, kAlloc, kScopeBegin, kNestedGraph, kWaitTensor, kScopeEnd } kind = Kind::kSubmit;
   int32_t kernel = 0;
   std::vector<BodyTensor> tensors;
   std::vector<BodyScalar> scalars;

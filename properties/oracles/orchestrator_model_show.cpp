@@ -60,6 +60,7 @@ std::string show_setup(const ModelSetup& s) {
     for (const BodyNode& n : fn.nodes) {
       switch (n.kind) {
         case BodyNode::Kind::kScopeBegin: out += " scope_begin;"; continue;
+        case BodyNode::Kind::kScopeEnd: out += " scope_end;"; continue;
         case BodyNode::Kind::kNestedGraph: out += " submit_graph;"; continue;
         case BodyNode::Kind::kWaitTensor: out += " wait_tensor;"; continue;
         case BodyNode::Kind::kAlloc: out += fmt::format(" alloc x{};", n.alloc.size()); continue;

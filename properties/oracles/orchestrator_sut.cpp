@@ -157,6 +157,7 @@ void OrchestratorSut::run_body(GraphRecorder& r, const GraphFnSpec& fn) {
   for (const BodyNode& node : fn.nodes) {
     switch (node.kind) {
       case BodyNode::Kind::kScopeBegin: r.scope_begin(); continue;
+      case BodyNode::Kind::kScopeEnd: r.scope_end(); continue;
       case BodyNode::Kind::kNestedGraph: r.submit_graph(0, {}, GraphArgs(r.orchestrator())); continue;
       case BodyNode::Kind::kWaitTensor: r.wait_tensor(r.boundary(0)); continue;
       case BodyNode::Kind::kAlloc: {
