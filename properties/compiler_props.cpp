@@ -558,10 +558,12 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
     // The reference interpreter on it (COMPILER.md §7): a static zero divisor or step (13) and a
     // static out-of-bounds window or index (11) are its errors of that kind, and a name, callee,
     // kind or tuple it cannot resolve (3, 4, 6, 12) makes the program not runnable (interp.h:
-    // Invalid); each at the broken statement's line where the breaker knows it. (Not 5: "a kernel
-    // runs its builtin on its first n arguments", so an extra argument is no error of its.) A kernel
-    // with a param fewer than its builtin or one of the other kind, launched at the top of the
-    // entry (10, BrokenProgram::interp_runs otherwise), is Invalid too. A
+    // Invalid); each at the broken statement's line where the breaker knows it. A call with an
+    // argument fewer or more than its callee's params (5: the breaker edits a call at the top of
+    // the entry, which runs) is Invalid too (a kernel runs its builtin on its first n arguments,
+    // but a call must still pass one per param). A kernel with a param fewer than its builtin or
+    // one of the other kind, launched at the top of the entry (10, BrokenProgram::interp_runs
+    // otherwise), is Invalid too. A
     // create of an extent below 1 or an entry param of a shape it cannot allocate (9), or a
     // program without an entry (1), is Invalid too (BrokenProgram::interp_invalid; not a kernel
     // param's type or a dtype it never reads, nor a second entry or kernel it ignores). A trap
@@ -569,6 +571,7 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
     // breaker does not know the line.
     static const std::map<int, std::vector<interp::ErrorKind>> kInterpErrors = {
         {1, {interp::ErrorKind::Invalid}},      {3, {interp::ErrorKind::Invalid}},      {10, {interp::ErrorKind::Invalid}},
+        {5, {interp::ErrorKind::Invalid}},
         {4, {interp::ErrorKind::Invalid}},      {6, {interp::ErrorKind::Invalid}},
         {9, {interp::ErrorKind::Invalid}},      {12, {interp::ErrorKind::Invalid}},
         {11, {interp::ErrorKind::OutOfBounds}}, {13, {interp::ErrorKind::ZeroDivisor, interp::ErrorKind::ZeroStep}}};
