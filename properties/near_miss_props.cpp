@@ -320,6 +320,38 @@ void every_stray_case(const FrontEnds& fe) {
 }
 }  // namespace
 STACKCHECK_PROP(NearMiss, every_stray_token_is_named, 0.0) { every_stray_case(FrontEnds::of_stack()); }
+
+// Every corruption kind once per program and once per its compiled plan (where it applies),
+// each judged as the random near miss is: a kind's rarer variants (a literal past 2^64, a mutate
+// line out of order) are met in every run rather than once in several hundred cases.
+namespace {
+void every_kind_case(const FrontEnds& fe) {
+  const gen::GeneratedProgram g = gen::any_program();
+  std::vector<std::pair<std::string, TextKind>> texts = {{ir::print_program(g.program), TextKind::kGir}};
+  passes::PassManager pm = passes::default_pipeline();
+  if (const passes::PipelineResult legal = pm.run(g.program); legal.ok())
+    if (const codegen::CodegenResult cg = codegen::generate_orchestration(legal.program); cg.ok)
+      texts.emplace_back(runtime::print_plan(cg.program), TextKind::kPlan);
+  for (const auto& [valid, kind] : texts) {
+    const bool gir = kind == TextKind::kGir;
+    props::report(oracles::check_accepted(valid, kind, fe), "the valid text");
+    for (size_t k = 0; k < static_cast<size_t>(gen::Corruption::kCount); ++k) {
+      const auto corruption = static_cast<gen::Corruption>(k);
+      const auto nm = gen::draw_value<std::optional<gen::NearMiss>>([valid = valid, gir, corruption](gen::ChoiceSource& c) {
+        return gen::near_miss_of_kind(c, gir, valid, corruption);
+      });
+      if (!nm) continue;
+      ++near_miss_tally().cases;
+      ++near_miss_tally().corruption[std::string(gir ? ".gir " : ".plan ") + gen::corruption_name(nm->corruption)];
+      props::report(oracles::check_rejected(nm->text, nm->expected, fe), nm->what);
+    }
+  }
+}
+}  // namespace
+STACKCHECK_PROP(NearMiss, every_corruption_in_each_text, 0.0) { every_kind_case(FrontEnds::of_stack()); }
+TEST(NearMissControl, a_gir_lexer_tolerating_cr_fails_every_kind) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<every_kind_case, gir_tolerating_cr>), "near-miss/gir-parser");
+}
 TEST(NearMissControl, a_gir_parser_misnaming_a_token_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<every_stray_case, gir_naming_ge_as_gt>),
                        "near-miss/gir-parser");

@@ -862,8 +862,41 @@ const char* corruption_name(Corruption c) {
   return "?";
 }
 
+std::optional<NearMiss> near_miss_of(ChoiceSource& c, Dialect d, std::string_view valid, Corruption kind) {
+  using Fn = Attempt (*)(ChoiceSource&, Dialect, Text);
+  Fn f = nullptr;
+  switch (kind) {
+    case Corruption::kJoinLines: f = join_lines; break;
+    case Corruption::kSplitStatement: f = split_statement; break;
+    case Corruption::kDropBrace: f = drop_brace; break;
+    case Corruption::kExtraBrace: f = extra_brace; break;
+    case Corruption::kNameTwice: f = name_twice; break;
+    case Corruption::kUseBeforeDefinition: f = d == Dialect::kGir ? use_before_definition : nullptr; break;
+    case Corruption::kLiteralRange: f = literal_range; break;
+    case Corruption::kUnknownCallee: f = unknown_callee; break;
+    case Corruption::kUnknownBuiltin: f = unknown_builtin; break;
+    case Corruption::kMissingArgument: f = missing_argument; break;
+    case Corruption::kCarriageReturn: f = carriage_return; break;
+    case Corruption::kConfigKey: f = d == Dialect::kPlan ? config_key : nullptr; break;
+    case Corruption::kMutateRange: f = d == Dialect::kPlan ? mutate_range : nullptr; break;
+    case Corruption::kTensorAfterStatement: f = d == Dialect::kPlan ? tensor_after_statement : nullptr; break;
+    case Corruption::kGraphAfterUse: f = d == Dialect::kPlan ? graph_after_use : nullptr; break;
+    case Corruption::kConfigValue: f = d == Dialect::kPlan ? config_value : nullptr; break;
+    case Corruption::kTruncated: f = truncated; break;
+    case Corruption::kStrayToken: f = stray_token; break;
+    case Corruption::kWrongWord: f = wrong_word; break;
+    case Corruption::kCount: break;
+  }
+  if (f == nullptr) return std::nullopt;
+  return f(c, d, Text::of(valid));
+}
+
 NearMiss near_miss_gir(ChoiceSource& c, std::string_view valid) { return near_miss(c, Dialect::kGir, valid); }
 NearMiss near_miss_plan(ChoiceSource& c, std::string_view valid) { return near_miss(c, Dialect::kPlan, valid); }
+
+std::optional<NearMiss> near_miss_of_kind(ChoiceSource& c, bool gir, std::string_view valid, Corruption kind) {
+  return near_miss_of(c, gir ? Dialect::kGir : Dialect::kPlan, valid, kind);
+}
 
 size_t stray_punct_count(bool gir) { return stray_punct(gir ? Dialect::kGir : Dialect::kPlan).size(); }
 std::optional<NearMiss> stray_punct_near_miss(ChoiceSource& c, bool gir, std::string_view valid, size_t punct) {

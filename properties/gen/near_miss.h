@@ -60,6 +60,9 @@ NearMiss near_miss_plan(ChoiceSource& c, std::string_view valid);
 // The stray-token corruption with its stray given: punctuation token `punct` (0 ..
 // stray_punct_count - 1) of the dialect put before a drawn statement, where the parser must
 // say "expected a statement, found '<token>'" at its column. nullopt where no statement fits.
+// One near miss of the corruption `kind` (nullopt where it does not apply to the text or the
+// dialect).
+std::optional<NearMiss> near_miss_of_kind(ChoiceSource& c, bool gir, std::string_view valid, Corruption kind);
 size_t stray_punct_count(bool gir);
 std::optional<NearMiss> stray_punct_near_miss(ChoiceSource& c, bool gir, std::string_view valid, size_t punct);
 
