@@ -828,6 +828,12 @@ void codegen_own_case(const Codegen& generate) {
   const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(), [&](const verify::Diagnostic& d) {
     return d.code == code && d.location.line == line;
   });
+  // The program is WellFormed: the reference interpreter runs it (an entry scalar param is an
+  // input it draws from the seed, COMPILER.md §7); a trap is its to report, Invalid is not.
+  if (const interp::Result r = interp::run(parsed.program(), 1); !r.ok() && r.error().kind == interp::ErrorKind::Invalid)
+    props::report(oracles::Verdict::fail("interp-error", "the interpreter refused a WellFormed program: " +
+                                                             r.error().render()),
+                  cx());
   if (cg.ok || !there)
     props::report(oracles::Verdict::fail(
                       "codegen-code", fmt::format("codegen {} where it must refuse {} on line {}",
@@ -853,6 +859,81 @@ STACKCHECK_PROP(CompilerProps, codegen_refuses_what_a_plan_cannot_hold, 0.0) {
 }
 TEST(CompilerPropsControl, a_codegen_taking_entry_scalars_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_codegen_own_case), "where it must refuse 306");
+}
+
+// The reference interpreter's own limits (interp.h's Options) at and one under what a run of a
+// generated program needs: at a budget of exactly the steps the run used, and at a call depth
+// of 1 (WellFormed programs nest graph calls one deep), the run is the same run (outputs and
+// steps, or the same error); one step under, it stops with Budget; at depth 0 it either never
+// called a graph (the same run) or stops with Invalid at the call, naming the depth.
+namespace {
+using InterpFn = std::function<interp::Result(const ir::Program&, uint64_t, const interp::Options&)>;
+interp::Result stack_interp(const ir::Program& p, uint64_t seed, const interp::Options& o) {
+  return interp::run(p, seed, o);
+}
+bool same_run(const interp::Result& a, const interp::Result& b) {
+  if (a.ok() != b.ok()) return false;
+  if (!a.ok()) return a.error().kind == b.error().kind && a.error().render() == b.error().render();
+  if (a.outputs().steps != b.outputs().steps || a.outputs().tensors.size() != b.outputs().tensors.size()) return false;
+  for (size_t i = 0; i < a.outputs().tensors.size(); ++i)
+    if (a.outputs().tensors[i].bytes != b.outputs().tensors[i].bytes) return false;
+  return true;
+}
+void interp_limits_case(const InterpFn& run) {
+  const gen::GeneratedProgram g = draw();
+  const uint64_t seed = static_cast<uint64_t>(*rc::gen::inRange<int>(0, 1000));
+  const interp::Result r = interp::run(g.program, seed);
+  const auto cx = [&] { return props::counterexample("interp", ir::print_program(g.program)); };
+  if (!r.ok()) {
+    gen::tag("interp-limits: the run traps");
+    return;
+  }
+  const uint64_t steps = r.outputs().steps;
+  interp::Options at;
+  at.budget = steps;
+  if (const interp::Result x = run(g.program, seed, at); !same_run(r, x))
+    props::report(oracles::Verdict::fail("interp-limit", fmt::format("at a budget of exactly its {} steps the run "
+                                                                     "differs: {}",
+                                                                     steps, x.ok() ? "other outputs" : x.error().render())),
+                  cx());
+  if (steps > 0) {
+    interp::Options under;
+    under.budget = steps - 1;
+    if (const interp::Result x = run(g.program, seed, under); x.ok() || x.error().kind != interp::ErrorKind::Budget)
+      props::report(oracles::Verdict::fail("interp-limit", fmt::format("at a budget one under its {} steps: {}", steps,
+                                                                       x.ok() ? "it ran to the end" : x.error().render())),
+                    cx());
+  }
+  interp::Options one;
+  one.max_call_depth = 1;
+  if (const interp::Result x = run(g.program, seed, one); !same_run(r, x))
+    props::report(oracles::Verdict::fail("interp-limit", "at a call depth of 1 the run differs"), cx());
+  interp::Options none;
+  none.max_call_depth = 0;
+  const interp::Result x = run(g.program, seed, none);
+  if (same_run(r, x)) {
+    gen::tag("interp-limits: no graph call ran");
+  } else if (x.ok() || x.error().kind != interp::ErrorKind::Invalid ||
+             x.error().message != "graph calls nest deeper than 0") {
+    props::report(oracles::Verdict::fail("interp-limit", "at a call depth of 0: " +
+                                                             (x.ok() ? std::string("other outputs") : x.error().render())),
+                  cx());
+  } else {
+    gen::tag("interp-limits: a graph call refused at depth 0");
+  }
+}
+void interp_budget_off_by_one_case() {
+  ++props::tally().cases;
+  interp_limits_case([](const ir::Program& p, uint64_t seed, const interp::Options& o) {
+    interp::Options tighter = o;
+    if (tighter.budget > 0) --tighter.budget;
+    return interp::run(p, seed, tighter);
+  });
+}
+}  // namespace
+STACKCHECK_PROP(CompilerProps, interpreter_limits_at_and_one_under, 0.0) { interp_limits_case(stack_interp); }
+TEST(CompilerPropsControl, an_interpreter_one_step_short_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&interp_budget_off_by_one_case), "at a budget of exactly");
 }
 
 STACKCHECK_PROP(CompilerProps, every_well_formed_rule_in_each_program, 0.3) {
