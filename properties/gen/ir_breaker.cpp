@@ -793,6 +793,24 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       const size_t where = c.one_of(5);
       if (where == 0 || (where == 1 && kernels.empty()) || (where == 2 && tensor_params.empty()) ||
           (where == 3 && graph_tensor_params.empty()) || (where == 4 && graph_results.empty())) {
+        if (c.chance(30)) {  // an extent that is no static value: a loop variable's
+          Stmt loop;
+          loop.kind = Stmt::Kind::For;
+          loop.name = "zz_i";
+          loop.lo = int_expr(0);
+          loop.hi = int_expr(c.integer(1, 3));
+          loop.step = int_expr(1);
+          Expr e;
+          e.kind = Expr::Kind::Binary;
+          e.op = BinOp::Add;
+          e.args = {var("zz_i"), int_expr(1)};
+          loop.body.push_back(assign("zz_t", CreateRhs{{std::move(e)}}));
+          front(std::move(loop));
+          b.what = "a create of an extent that is not static";
+          b.marker = "zz_t = create";
+          b.message_has = {"create shape: dim 0 is not static"};
+          break;
+        }
         CreateRhs cr;
         cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
         front(assign("zz_t", cr));
