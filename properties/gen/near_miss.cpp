@@ -638,7 +638,22 @@ Attempt mutate_range(ChoiceSource& c, Dialect, Text t) {
               parse_error(Dialect::kPlan, t.lines.size() - 1, static_cast<uint32_t>(head.size() + 1), msg));
 }
 
-Attempt tensor_after_statement(ChoiceSource&, Dialect, Text t) {
+Attempt tensor_after_statement(ChoiceSource& c, Dialect, Text t) {
+  if (c.chance(40)) {  // or a config line after the entry tensors, before the first graph or statement
+    std::optional<size_t> after_tensors;
+    for (size_t i = 0; i < t.lines.size(); ++i) {
+      const auto k = t.toks(i);
+      if (k.empty() || is_word(k, 0, "config") || is_word(k, 0, "tensor")) continue;
+      if (!is_word(k, 0, "mutate")) after_tensors = i;
+      break;
+    }
+    if (after_tensors) {
+      t.lines.insert(t.lines.begin() + static_cast<std::ptrdiff_t>(*after_tensors), "config W=64");
+      return made(t, Corruption::kTensorAfterStatement,
+                  fmt::format("a config line put before line {}", *after_tensors + 1),
+                  parse_error(Dialect::kPlan, *after_tensors, 1, "config must be the first line"));
+    }
+  }
   std::optional<size_t> tensor, last;  // the last entry tensor line, the last line before any mutate
   for (size_t i = 0; i < t.lines.size(); ++i) {
     const auto k = t.toks(i);

@@ -36,7 +36,7 @@ enum class Corruption : uint8_t {
   kCarriageReturn,
   kConfigKey,             // .plan: unknown or repeated key
   kMutateRange,           // .plan: a mutate value past 255
-  kTensorAfterStatement,  // .plan: an entry tensor after graphs and statements
+  kTensorAfterStatement,  // .plan: an entry tensor after graphs and statements, or a config line late
   kGraphAfterUse,         // .plan: a graph definition moved below its first submit_graph
   kConfigValue,           // .plan: a config value outside its field's range
   kTruncated,             // the input ends right after a name or a literal, no newline, a block open
