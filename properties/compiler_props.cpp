@@ -861,11 +861,11 @@ TEST(CompilerPropsControl, a_codegen_taking_entry_scalars_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_codegen_own_case), "where it must refuse 306");
 }
 
-// The reference interpreter's own limits (interp.h's Options) at and one under what a run of a
-// generated program needs: at a budget of exactly the steps the run used, and at a call depth
-// of 1 (WellFormed programs nest graph calls one deep), the run is the same run (outputs and
-// steps, or the same error); one step under, it stops with Budget; at depth 0 it either never
-// called a graph (the same run) or stops with Invalid at the call, naming the depth.
+// The reference interpreter's call-depth limit (interp.h's Options; its budget has its own
+// property, EndToEnd.interpreter_budget_at_its_limit) at and one under what WellFormed programs
+// need: at depth 1 (they nest graph calls one deep) a generated program's run is the same run
+// (outputs and steps, or the same error); at depth 0 it either never called a graph (the same
+// run) or stops with Invalid at the first graph call, naming the depth.
 namespace {
 using InterpFn = std::function<interp::Result(const ir::Program&, uint64_t, const interp::Options&)>;
 interp::Result stack_interp(const ir::Program& p, uint64_t seed, const interp::Options& o) {
@@ -879,61 +879,43 @@ bool same_run(const interp::Result& a, const interp::Result& b) {
     if (a.outputs().tensors[i].bytes != b.outputs().tensors[i].bytes) return false;
   return true;
 }
-void interp_limits_case(const InterpFn& run) {
+void call_depth_case(const InterpFn& run) {
   const gen::GeneratedProgram g = draw();
   const uint64_t seed = static_cast<uint64_t>(*rc::gen::inRange<int>(0, 1000));
   const interp::Result r = interp::run(g.program, seed);
   const auto cx = [&] { return props::counterexample("interp", ir::print_program(g.program)); };
-  if (!r.ok()) {
-    gen::tag("interp-limits: the run traps");
-    return;
-  }
-  const uint64_t steps = r.outputs().steps;
-  interp::Options at;
-  at.budget = steps;
-  if (const interp::Result x = run(g.program, seed, at); !same_run(r, x))
-    props::report(oracles::Verdict::fail("interp-limit", fmt::format("at a budget of exactly its {} steps the run "
-                                                                     "differs: {}",
-                                                                     steps, x.ok() ? "other outputs" : x.error().render())),
-                  cx());
-  if (steps > 0) {
-    interp::Options under;
-    under.budget = steps - 1;
-    if (const interp::Result x = run(g.program, seed, under); x.ok() || x.error().kind != interp::ErrorKind::Budget)
-      props::report(oracles::Verdict::fail("interp-limit", fmt::format("at a budget one under its {} steps: {}", steps,
-                                                                       x.ok() ? "it ran to the end" : x.error().render())),
-                    cx());
-  }
   interp::Options one;
   one.max_call_depth = 1;
   if (const interp::Result x = run(g.program, seed, one); !same_run(r, x))
-    props::report(oracles::Verdict::fail("interp-limit", "at a call depth of 1 the run differs"), cx());
+    props::report(oracles::Verdict::fail("interp-limit", "at a call depth of 1 the run differs: " +
+                                                             (x.ok() ? std::string("other outputs") : x.error().render())),
+                  cx());
   interp::Options none;
   none.max_call_depth = 0;
   const interp::Result x = run(g.program, seed, none);
   if (same_run(r, x)) {
-    gen::tag("interp-limits: no graph call ran");
+    gen::tag("call depth: no graph call ran");
   } else if (x.ok() || x.error().kind != interp::ErrorKind::Invalid ||
              x.error().message != "graph calls nest deeper than 0") {
     props::report(oracles::Verdict::fail("interp-limit", "at a call depth of 0: " +
                                                              (x.ok() ? std::string("other outputs") : x.error().render())),
                   cx());
   } else {
-    gen::tag("interp-limits: a graph call refused at depth 0");
+    gen::tag("call depth: a graph call refused at depth 0");
   }
 }
-void interp_budget_off_by_one_case() {
+void call_depth_off_by_one_case() {
   ++props::tally().cases;
-  interp_limits_case([](const ir::Program& p, uint64_t seed, const interp::Options& o) {
+  call_depth_case([](const ir::Program& p, uint64_t seed, const interp::Options& o) {
     interp::Options tighter = o;
-    if (tighter.budget > 0) --tighter.budget;
+    if (tighter.max_call_depth > 0) --tighter.max_call_depth;
     return interp::run(p, seed, tighter);
   });
 }
 }  // namespace
-STACKCHECK_PROP(CompilerProps, interpreter_limits_at_and_one_under, 0.0) { interp_limits_case(stack_interp); }
-TEST(CompilerPropsControl, an_interpreter_one_step_short_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&interp_budget_off_by_one_case), "at a budget of exactly");
+STACKCHECK_PROP(CompilerProps, interpreter_call_depth_at_its_limit, 0.0) { call_depth_case(stack_interp); }
+TEST(CompilerPropsControl, an_interpreter_one_call_shallower_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&call_depth_off_by_one_case), "at a call depth of 1");
 }
 
 STACKCHECK_PROP(CompilerProps, every_well_formed_rule_in_each_program, 0.3) {
