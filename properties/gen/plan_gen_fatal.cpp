@@ -56,27 +56,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
     case 9: body.push_back(stmt(FatalStmt{})); break;
     case 8: body.push_back(stmt(WaitTensorStmt{"c"})); break;
     case 5:
-      switch (k_.planted_cause >= 0 ? static_cast<size_t>(k_.planted_cause) : c_.one_of(12)) {
-        case 10: {  // a read of x (rank 1, 16 elements) with two indices, or at index 16 or -1
-          const size_t way = c_.one_of(3);
-          std::vector<PlanExpr> index = {lit(way == 1 ? 16 : way == 2 ? -1 : 0)};
-          if (way == 0) index.push_back(lit(0));
-          body.push_back(stmt(ReadStmt{fresh("q"), "x", std::move(index)}));
-          break;
-        }
-        case 11: {  // a submit_graph passing one tensor more or fewer than its graph's params
-          PlanGraph g;
-          g.name = fresh("zg");
-          g.params = {fresh("zp"), fresh("zp")};
-          g.body.push_back(fill(win(g.params.front(), {{lit(0), 4}}), lit(1)));
-          SubmitGraphStmt sub;
-          sub.graph = g.name;
-          const size_t n = c_.boolean() ? 1 : 3;
-          for (size_t k = 0; k < n; ++k) sub.args.push_back(PlanArg::tensor(PlanTag::Inout, win("c", {})));
-          p.graphs.push_back(std::move(g));
-          body.push_back(stmt(std::move(sub)));
-          break;
-        }
+      switch (k_.planted_cause >= 0 ? static_cast<size_t>(k_.planted_cause) : c_.one_of(10)) {
         case 0: {  // a zero divisor in orchestration arithmetic, in any place a plan evaluates one
           const std::string z = fresh("z"), q = fresh("q");
           body.push_back(stmt(SetStmt{z, lit(0)}));
@@ -116,8 +96,31 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
           body.push_back(stmt(std::move(f)));
           break;
         }
-        case 2:  // a window outside its buffer
-          body.push_back(stmt(ViewStmt{fresh("v"), win("c", {{lit(c_.integer(9, 15)), 8}})}));
+        case 2:  // a window outside its buffer; a read of x of the wrong rank or past it; a submit_graph
+                 // of the wrong arity
+          switch (c_.one_of(3)) {
+            case 1: {  // a read of x (rank 1, 16 elements) with two indices, or at index 16 or -1
+              const size_t way = c_.one_of(3);
+              std::vector<PlanExpr> index = {lit(way == 1 ? 16 : way == 2 ? -1 : 0)};
+              if (way == 0) index.push_back(lit(0));
+              body.push_back(stmt(ReadStmt{fresh("q"), "x", std::move(index)}));
+              break;
+            }
+            case 2: {  // a submit_graph passing one tensor more or fewer than its graph's params
+              PlanGraph g;
+              g.name = fresh("zg");
+              g.params = {fresh("zp"), fresh("zp")};
+              g.body.push_back(fill(win(g.params.front(), {{lit(0), 4}}), lit(1)));
+              SubmitGraphStmt sub;
+              sub.graph = g.name;
+              const size_t n = c_.boolean() ? 1 : 3;
+              for (size_t k = 0; k < n; ++k) sub.args.push_back(PlanArg::tensor(PlanTag::Inout, win("c", {})));
+              p.graphs.push_back(std::move(g));
+              body.push_back(stmt(std::move(sub)));
+              break;
+            }
+            default: body.push_back(stmt(ViewStmt{fresh("v"), win("c", {{lit(c_.integer(9, 15)), 8}})}));
+          }
           break;
         case 3: {  // a tensor after a scalar
           SubmitStmt s;
