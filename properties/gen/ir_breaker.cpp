@@ -934,6 +934,9 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           if (!q.type.is_tensor()) {
             q.dir = Dir::In;
             std::erase(k.kernel_returns, q.name);
+            if (c.boolean())  // its calls passing a scalar there too: only the builtin is left to refuse it
+              for (Invoke* site : call_sites(b.program, k.name))
+                if (i < site->args.size()) site->args[i] = int_expr(1);
           }
           b.what = fmt::format("kernel param {} made {}", q.name, q.type.is_tensor() ? "a tensor" : "an i64 scalar");
           b.message_has = {fmt::format("param '{}' of kernel '{}' must be {}", q.name, k.name,
@@ -975,6 +978,11 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           });
           b.what = "a kernel with one param fewer than its builtin";
           b.lowering_precondition = true;
+          if (c.boolean()) {  // its calls passing one argument fewer too: only the builtin no longer binds
+            for (Invoke* site : call_sites(b.program, k.name))
+              if (site->args.size() > k.params.size()) site->args.resize(k.params.size());
+            b.what += ", its calls passing as many arguments";
+          }
           break;
         case 1: {
           std::vector<size_t> bound;
