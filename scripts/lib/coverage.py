@@ -489,6 +489,8 @@ def main(argv: list[str]) -> int:
     out = (a.out or ROOT / "build" / "reach" / stamp).resolve()
     out.mkdir(parents=True, exist_ok=True)
     cmd = "scripts/coverage " + " ".join(shlex.quote(x) for x in argv)
+    # The commit measured: HEAD when the build starts (a commit made while it runs is not in it).
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     rc_params = f"seed={a.seed}"
     log(f"seed {a.seed} (RC_PARAMS=\"{rc_params}\"); run directory {out}")
     log(f"replay this measurement: scripts/coverage --seed {a.seed}" + (f" --corpus {a.corpus}" if a.corpus else ""))
@@ -579,7 +581,6 @@ def main(argv: list[str]) -> int:
                             "b_union"], rows)
     tsv(out / "functions.tsv", ["file", "function", "first_line", "last_line", "lines", "harness", "unit",
                                 "unit_only_lines", "neither_lines", "reason"], func_rows)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     failed = sum(len(f) for f in failures.values())
     run = [("kind", "coverage"), ("title", "stackcheck reach (harness-alone coverage)"),
            ("started", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))),
