@@ -677,9 +677,9 @@ ir::Program offsets_zeroed(ir::Program p) {
   std::function<void(std::vector<ir::Stmt>&)> walk = [&](std::vector<ir::Stmt>& body) {
     for (ir::Stmt& s : body) {
       if (auto* v = std::get_if<ir::SliceRhs>(&s.rhs))
-        for (ir::Expr& e : v->offsets) e = ir::Expr{.kind = ir::Expr::Kind::Int, .value = 0};
+        for (ir::Expr& e : v->offsets) e = ir::Expr{};  // the literal 0
       if (auto* a = std::get_if<ir::AssembleRhs>(&s.rhs))
-        for (ir::Expr& e : a->offsets) e = ir::Expr{.kind = ir::Expr::Kind::Int, .value = 0};
+        for (ir::Expr& e : a->offsets) e = ir::Expr{};  // the literal 0
       walk(s.body);
       walk(s.else_body);
     }

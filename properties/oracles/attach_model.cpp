@@ -306,7 +306,7 @@ class Model {
     if (h_.orch_error != 0 || h_.sched_error != 0 || h_.sched_thread != 0 || h_.sched_bitmap != 0)
       return reject("LatchedError", "a nonzero error word");
     if (h_.orch_done != 1) return reject("LatchedError", "orch_done not 1");
-    return AttachPrediction{"", "accepted"};
+    return AttachPrediction{"", "accepted", {}};
   }
 
   uint32_t kind_of(const Layout& L, uint64_t i) { return at<uint32_t>(img_ + L.record(kDesc, i) + 8); }
