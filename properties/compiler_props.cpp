@@ -535,6 +535,13 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
   const std::string text = ir::print_program(b->program);
   const auto cx = [&] { return props::counterexample("well-formed", text, {{"code", std::to_string(b->code)}}); };
   const std::string what = fmt::format("{} ({} in {})", b->code, b->what, b->graph);
+  // A limit's rule: the same edit at exactly the limit is WellFormed (BrokenProgram::at_limit).
+  if (b->at_limit)
+    if (const verify::Diagnostics ad = well_formed(*b->at_limit); !ad.empty())
+      props::report(oracles::Verdict::fail("well-formed-limit", fmt::format("broke {}: at the limit ({}) WellFormed "
+                                                                            "reported {}",
+                                                                            what, b->limit, ad.front().render(""))),
+                    props::counterexample("well-formed", ir::print_program(*b->at_limit)));
   const verify::Diagnostics d = well_formed(b->program);
   if (d.empty() || d.front().code != b->code)
     props::report(oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: WellFormed reported {}", what,

@@ -811,6 +811,27 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           b.message_has = {"create shape: dim 0 is not static"};
           break;
         }
+        if (c.chance(30)) {  // a create one element past 65,536 (one extent past it, or their product);
+                             // its twin at exactly 65,536 is legal
+          const bool product = c.boolean();
+          auto make = [&](ir::Program& prog, int64_t last) {
+            CreateRhs cr;
+            if (product) cr.shape.push_back(int_expr(256));
+            cr.shape.push_back(int_expr(last));
+            for (Function& f : prog.functions)
+              if (f.kind == Function::Kind::Orchestration) f.body.insert(f.body.begin(), assign("zz_t", cr));
+          };
+          ir::Program legal = wf;
+          make(legal, product ? 256 : kMaxTensorElements);
+          make(b.program, product ? 257 : kMaxTensorElements + 1);
+          b.at_limit = std::move(legal);
+          b.limit = product ? "create [256, 256]: 65,536 elements" : "create [65536]";
+          b.what = product ? "a create of 65,792 elements (256 x 257)" : "a create of extent 65,537";
+          b.marker = "zz_t = create";
+          b.message_has = {product ? "65792 elements (at most 65536)" : "dim 0 is 65537 (at most 65536 elements)"};
+          b.interp_invalid = true;
+          break;
+        }
         CreateRhs cr;
         cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
         front(assign("zz_t", cr));
