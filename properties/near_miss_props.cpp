@@ -298,16 +298,20 @@ STACKCHECK_PROP(NearMiss, corpus_plan_near_misses_are_rejected_where_stated, 0.0
 // own name ("expected a statement, found '->'"), at its column. The random near miss meets a
 // given token once in about 60 cases; this meets all of them in every case.
 namespace {
-void every_stray_case(const FrontEnds& fe) {
+// A generated program's text and, where it compiles, its plan's, each accepted by `fe` first.
+std::vector<std::pair<std::string, TextKind>> generated_texts(const FrontEnds& fe) {
   const gen::GeneratedProgram g = gen::any_program();
   std::vector<std::pair<std::string, TextKind>> texts = {{ir::print_program(g.program), TextKind::kGir}};
   passes::PassManager pm = passes::default_pipeline();
   if (const passes::PipelineResult legal = pm.run(g.program); legal.ok())
     if (const codegen::CodegenResult cg = codegen::generate_orchestration(legal.program); cg.ok)
       texts.emplace_back(runtime::print_plan(cg.program), TextKind::kPlan);
-  for (const auto& [valid, kind] : texts) {
+  for (const auto& [valid, kind] : texts) props::report(oracles::check_accepted(valid, kind, fe), "the valid text");
+  return texts;
+}
+void every_stray_case(const FrontEnds& fe) {
+  for (const auto& [valid, kind] : generated_texts(fe)) {
     const bool gir = kind == TextKind::kGir;
-    props::report(oracles::check_accepted(valid, kind, fe), "the valid text");
     for (size_t k = 0; k < gen::stray_punct_count(gir); ++k) {
       const auto nm = gen::draw_value<std::optional<gen::NearMiss>>(
           [valid = valid, gir, k](gen::ChoiceSource& c) { return gen::stray_punct_near_miss(c, gir, valid, k); });
@@ -326,15 +330,8 @@ STACKCHECK_PROP(NearMiss, every_stray_token_is_named, 0.0) { every_stray_case(Fr
 // line out of order) are met in every run rather than once in several hundred cases.
 namespace {
 void every_kind_case(const FrontEnds& fe) {
-  const gen::GeneratedProgram g = gen::any_program();
-  std::vector<std::pair<std::string, TextKind>> texts = {{ir::print_program(g.program), TextKind::kGir}};
-  passes::PassManager pm = passes::default_pipeline();
-  if (const passes::PipelineResult legal = pm.run(g.program); legal.ok())
-    if (const codegen::CodegenResult cg = codegen::generate_orchestration(legal.program); cg.ok)
-      texts.emplace_back(runtime::print_plan(cg.program), TextKind::kPlan);
-  for (const auto& [valid, kind] : texts) {
+  for (const auto& [valid, kind] : generated_texts(fe)) {
     const bool gir = kind == TextKind::kGir;
-    props::report(oracles::check_accepted(valid, kind, fe), "the valid text");
     for (size_t k = 0; k < static_cast<size_t>(gen::Corruption::kCount); ++k) {
       const auto corruption = static_cast<gen::Corruption>(k);
       const auto nm = gen::draw_value<std::optional<gen::NearMiss>>([valid = valid, gir, corruption](gen::ChoiceSource& c) {
