@@ -924,7 +924,15 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
     }
     case 10: {  // a kernel that no longer fits its builtin (kernels come first: its 10 is the first finding)
       if (kernels.empty()) return std::nullopt;
-      Function& k = *kernels[c.one_of(kernels.size())];
+      // Half the time a kernel launched at the top of the entry's body, where the reference
+      // interpreter surely runs it and must refuse it itself (most kernels of a program are
+      // launched only in loops, ifs or graphs, so a kernel drawn among all rarely is).
+      std::vector<Function*> at_top;
+      for (Function* f : kernels)
+        if (std::any_of(calls.begin(), calls.end(), [&](size_t i) { return invoke_of(body[i])->callee == f->name; }))
+          at_top.push_back(f);
+      const std::vector<Function*>& from = !at_top.empty() && c.boolean() ? at_top : kernels;
+      Function& k = *from[c.one_of(from.size())];
       const verify::Builtin* builtin = verify::find_builtin(k.builtin);
       if (builtin == nullptr || builtin->arity() == 0) return std::nullopt;
       b.graph = k.name;
