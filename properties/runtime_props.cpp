@@ -20,6 +20,7 @@
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/image/layout.h"
 #include "stack/runtime/image/records.h"
+#include "stack/runtime/host/bind.h"
 #include "stack/runtime/host/runtime_config.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
@@ -443,7 +444,8 @@ bool spec_allows(const ConfigSpec& s, uint64_t v) {
 }
 
 using ApplyConfig = std::optional<std::string> (*)(std::span<const runtime::ConfigEntry>, runtime::RuntimeConfig&);
-void config_case(ApplyConfig apply_config) {
+using BindFn = runtime::BindResult (*)(const runtime::OrchProgram&, const runtime::BindOptions&);
+void config_case(ApplyConfig apply_config, BindFn bind = runtime::bind_plan) {
   gen::feature_tally().begin_case();  // no program or plan is drawn: the tags count cases here
   gen::ChoiceSource& c = gen::choices();
   std::vector<runtime::ConfigEntry> entries;
@@ -481,6 +483,36 @@ void config_case(ApplyConfig apply_config) {
       if (got.*s.field != expect.*s.field)
         props::report(Verdict::fail("config", fmt::format("config{}: {} is {}, the last value given {}", shown, s.key,
                                                           got.*s.field, expect.*s.field)));
+  // The same entries in a plan built as an AST (the parser refuses such a line, so only a
+  // code-built plan hands bind_plan a value out of range): bind_plan must refuse it before
+  // anything is made, as an invalid plan (-1: the plan check owns a config line's range, and
+  // bind_plan's own apply_config, with -2, is only its defence) whose reason is the table's. A
+  // plan whose entries are all legal is not bound here (W = 2^19 alone is a mirror of many
+  // megabytes).
+  // A plan names each key once (the check refuses a repeated one): the first entry of each.
+  runtime::OrchProgram plan;
+  std::optional<std::string> plan_want;
+  std::string plan_shown;
+  for (const runtime::ConfigEntry& e : entries) {
+    if (std::any_of(plan.config.begin(), plan.config.end(), [&](const auto& x) { return x.key == e.key; })) continue;
+    plan.config.push_back(e);
+    plan_shown += fmt::format(" {}={}", e.key, e.value);
+    const ConfigSpec& s = *std::find_if(std::begin(kConfigSpec), std::end(kConfigSpec),
+                                        [&](const ConfigSpec& x) { return x.key == e.key; });
+    if (!plan_want && (e.value < 0 || !spec_allows(s, static_cast<uint64_t>(e.value))))
+      plan_want = fmt::format("config {}={} is not {}", s.key, e.value, s.text);
+  }
+  if (plan_want) {
+    const runtime::BindResult r = bind(plan, runtime::BindOptions{});
+    if (r.failure != runtime::BindFailure::kInvalidPlan || r.status != runtime::kStatusGeneric ||
+        r.detail.find(*plan_want) == std::string::npos)
+      props::report(Verdict::fail(
+          "config", fmt::format("a plan with config{}: bind_plan ended {} (status {}, '{}'), expected an invalid plan "
+                                "(status {}) for '{}'",
+                                plan_shown, runtime::bind_failure_name(r.failure), r.status, r.detail,
+                                runtime::kStatusGeneric, *plan_want)));
+    gen::tag("bound a plan of a refused config");
+  }
 
   const ConfigSpec& s = kConfigSpec[c.one_of(std::size(kConfigSpec))];
   const uint64_t lo = static_cast<uint64_t>(s.lo), hi = static_cast<uint64_t>(s.hi);
@@ -509,10 +541,24 @@ void skipping_config_case() {
   ++props::tally().cases;
   config_case(apply_skipping_invalid);
 }
+// The control of the bind: a bind_plan that drops the plan's config lines (binding with the
+// defaults) instead of refusing one out of range.
+runtime::BindResult bind_ignoring_config(const runtime::OrchProgram& p, const runtime::BindOptions& o) {
+  runtime::OrchProgram q = p;
+  q.config.clear();
+  return runtime::bind_plan(q, o);
+}
+void config_ignoring_bind_case() {
+  ++props::tally().cases;
+  config_case(runtime::apply_config, bind_ignoring_config);
+}
 }  // namespace
 
 STACKCHECK_PROP(RuntimeProps, config_values_at_and_past_every_bound, 0.0) { config_case(runtime::apply_config); }
 
 TEST(RuntimePropsControl, an_apply_config_skipping_invalid_entries_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&skipping_config_case), "config");
+}
+TEST(RuntimePropsControl, a_bind_ignoring_a_refused_config_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&config_ignoring_bind_case), "expected an invalid plan");
 }
