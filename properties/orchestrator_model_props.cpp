@@ -254,6 +254,11 @@ void latching_node_case() {
   every_provoke_case(ModelFlaw::kCountsLatchingNode);
 }
 
+void foreign_slot_case() {
+  ++props::tally().cases;
+  every_provoke_case(ModelFlaw::kTakesForeignSlots);
+}
+
 void showValue(const CaseSetup& s, std::ostream& os) {
   os << (s.provoking ? "provoking case\n" : "") << show_setup(s.setup);
 }
@@ -282,4 +287,10 @@ TEST(OrchestratorModelControl, a_model_whose_last_latch_wins_fails) {
 
 TEST(OrchestratorModelControl, a_model_counting_the_latching_body_call_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&latching_node_case), "body-returns");
+}
+
+// A graph body passing a ScalarSlot of no recording (made by hand, or kept from another one):
+// recorded, the orchestrator latches 5; a model taking its value as an inline run would must fail.
+TEST(OrchestratorModelControl, a_model_taking_a_foreign_slot_by_value_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&foreign_slot_case), "orch-model/");
 }

@@ -485,13 +485,48 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
   if (c.chance(40)) entry(true, {c.chance(50) ? 160 : c.integer(16, 64)});
   const int64_t n_fns = c.chance(12) ? c.integer(17, 20) : c.integer(1, 3);  // > 16: the cache fills
   for (int64_t i = 0; i < n_fns; ++i) s.graphs.push_back(generate_fn(c, is(kPools) && tight != kAll));
-  if (provoking) {
+  // A provoking setup holds three graphs whose bodies break a rule (each of the eleven ways
+  // drawn on its own), so a case's provoking submit_graph meets the rarer ways often.
+  for (int b = 0; provoking && b < 3; ++b) {
     GraphFnSpec bad = generate_fn(c);
     const auto at = bad.nodes.begin() + static_cast<std::ptrdiff_t>(c.one_of(bad.nodes.size() + 1));
     BodyNode node;
     bool insert = true;
-    switch (c.one_of(8)) {
+    switch (c.one_of(11)) {
       case 0: bad.nodes.clear(), insert = false; break;
+      case 8: {  // a copy from an entry buffer captured from outside the body (legal only inline)
+        const uint32_t e = static_cast<uint32_t>(c.one_of(2));  // entries 0 and 1 exist in every setup
+        node.kind = BodyNode::Kind::kSubmit;
+        node.kernel = 1;
+        BodyTensor src;
+        src.source = BodyTensor::Source::kOuter;
+        src.index = e;
+        const Dims& d = s.entries[e].dims;
+        const Dims size = sub_size(c, d);
+        src.win = place(c, d, size, nullptr);
+        BodyTensor dst;
+        dst.source = BodyTensor::Source::kOutput;
+        dst.tag = rt::kTagOutput;
+        dst.out_dims = size;
+        node.tensors = {src, dst};
+        break;
+      }
+      case 9:     // a fill whose scalar is a ScalarSlot made by hand: $k at, past or inside the boundary's count
+      case 10: {  // or one of no recording (another recording's)
+        node.kind = BodyNode::Kind::kSubmit;
+        node.kernel = 0;
+        BodyTensor out;
+        out.source = BodyTensor::Source::kOutput;
+        out.tag = rt::kTagOutput;
+        out.out_dims = Dims{c.integer(1, 4)};
+        node.tensors = {out};
+        BodyScalar sc;
+        sc.kind = c.boolean() ? BodyScalar::Kind::kHandSlot : BodyScalar::Kind::kForeignSlot;
+        sc.literal = static_cast<uint64_t>(c.integer(0, 99));
+        sc.slot = static_cast<uint32_t>(c.near_edges(0, bad.n_scalars + 1));
+        node.scalars = {sc};
+        break;
+      }
       case 6: {  // a copy from boundary tensor n of a graph of n boundary tensors (one past the last)
         node.kind = BodyNode::Kind::kSubmit;
         node.kernel = 1;

@@ -58,16 +58,22 @@ struct Window {
 // ---------------------------------------------------------------- graph functions
 
 // An operand of a graph body node: a window of boundary tensor i, of internal allocation k,
-// or a new internal allocation (`output` of out_dims).
+// a new internal allocation (`output` of out_dims), or (kOuter) a window of model buffer i
+// captured from outside the body: a tensor from outside the recording, latch 5, when the
+// body is recorded; an ordinary operand when it runs inline.
 struct BodyTensor {
-  enum class Source : uint8_t { kBoundary, kInternal, kOutput } source = Source::kBoundary;
+  enum class Source : uint8_t { kBoundary, kInternal, kOutput, kOuter } source = Source::kBoundary;
   uint32_t index = 0;
   uint32_t tag = runtime::kTagInput;
   Window win;     // relative to that tensor; unused for kOutput
   Dims out_dims;  // kOutput
 };
+// A scalar of a graph body node: a literal, boundary slot $k, 3 * $k + 1 computed from it, or a
+// ScalarSlot made by hand with `literal` as its value: kHandSlot carries the recording's own
+// domain (SLOT k when recorded, latch 5 past the boundary's scalars), kForeignSlot no domain
+// (another recording's: latch 5 when recorded). Run inline, both are their value.
 struct BodyScalar {
-  enum class Kind : uint8_t { kSlot, kLiteral, kFrozen } kind = Kind::kLiteral;  // frozen: 3 * $k + 1
+  enum class Kind : uint8_t { kSlot, kLiteral, kFrozen, kHandSlot, kForeignSlot } kind = Kind::kLiteral;  // frozen: 3 * $k + 1
   uint32_t slot = 0;
   uint64_t literal = 0;
 };
@@ -221,6 +227,7 @@ enum class ModelFlaw : uint8_t {
   kLatestCodeWins,  // a later latch overwrites the error word
   kTakesForeignHandles,  // another orchestrator's handle taken as this one's entry 0
   kCountsLatchingNode,   // a recording's latching body call counted as handing back a node
+  kTakesForeignSlots,    // a recording takes another recording's ScalarSlot by its value, as inline would
 };
 
 // ---------------------------------------------------------------- the model

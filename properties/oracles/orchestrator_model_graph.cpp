@@ -130,6 +130,7 @@ bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<Te
       std::vector<Dims> shapes;
       for (const BodyTensor& bt : node.tensors) {
         if (bt.source == BodyTensor::Source::kOutput) continue;
+        if (bt.source == BodyTensor::Source::kOuter) return latch(kInvalidArgs);  // from outside the recording
         if (bt.source == BodyTensor::Source::kBoundary) {
           if (bt.index >= boundary.size()) return latch(kInvalidArgs);
           const TensorArg& a = boundary[bt.index];
@@ -139,7 +140,10 @@ bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<Te
         }
       }
       for (const BodyScalar& sc : node.scalars)
-        if (sc.kind != BodyScalar::Kind::kLiteral && sc.slot >= scalars.size()) return latch(kInvalidArgs);
+        if ((sc.kind == BodyScalar::Kind::kForeignSlot && flaw_ != ModelFlaw::kTakesForeignSlots) ||
+            (sc.kind != BodyScalar::Kind::kLiteral && sc.kind != BodyScalar::Kind::kForeignSlot &&
+             sc.slot >= scalars.size()))
+          return latch(kInvalidArgs);
       for (const BodyTensor& bt : node.tensors) {
         tags.push_back(bt.tag);
         shapes.push_back(bt.source == BodyTensor::Source::kOutput ? bt.out_dims : bt.win.size);
@@ -162,10 +166,10 @@ bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<Te
         }
       }
       for (const BodyScalar& sc : node.scalars) {
-        if (sc.kind == BodyScalar::Kind::kSlot)
+        if (sc.kind == BodyScalar::Kind::kSlot || sc.kind == BodyScalar::Kind::kHandSlot)
           nd.scalars.push_back({runtime::kScalarSlot, sc.slot});
-        else if (sc.kind == BodyScalar::Kind::kLiteral)
-          nd.scalars.push_back({runtime::kScalarLiteral, sc.literal});
+        else if (sc.kind == BodyScalar::Kind::kLiteral || sc.kind == BodyScalar::Kind::kForeignSlot)
+          nd.scalars.push_back({runtime::kScalarLiteral, sc.literal});  // (a foreign slot only under the flaw)
         else
           nd.scalars.push_back({runtime::kScalarLiteral, 3 * scalars[sc.slot] + 1});  // frozen now
       }
@@ -219,7 +223,9 @@ bool OrchestratorModel::run_inline(const GraphFnSpec& fn, const Built& b) {
         if (bt.source == BodyTensor::Source::kBoundary && bt.index >= b.tensors.size()) return latch(kInvalidArgs);
         if (bt.source == BodyTensor::Source::kInternal && bt.index >= internal.size()) return latch(kInvalidArgs);
         const TensorOperand* outer = bt.source == BodyTensor::Source::kBoundary ? &b.tensors[bt.index] : nullptr;
-        op.buffer = outer ? outer->buffer : internal[bt.index];
+        op.buffer = outer                                     ? outer->buffer
+                    : bt.source == BodyTensor::Source::kOuter ? bt.index  // the captured buffer, whole
+                                                              : internal[bt.index];
         const Dims& bd = buffers_[op.buffer].dims;
         const Window base = outer && outer->win ? *outer->win : Window{Dims(bd.size(), 0), bd};
         if (!window_ok(base.size, bt.win)) return latch(kInvalidArgs);
@@ -230,8 +236,10 @@ bool OrchestratorModel::run_inline(const GraphFnSpec& fn, const Built& b) {
       nb.tensors.push_back(op);
     }
     for (const BodyScalar& sc : node.scalars) {
-      if (sc.kind != BodyScalar::Kind::kLiteral && sc.slot >= b.scalars.size()) return latch(kInvalidArgs);
-      nb.scalars.push_back(sc.kind == BodyScalar::Kind::kLiteral ? sc.literal
+      const bool by_value = sc.kind == BodyScalar::Kind::kLiteral || sc.kind == BodyScalar::Kind::kHandSlot ||
+                            sc.kind == BodyScalar::Kind::kForeignSlot;  // a hand-made slot inline: its value
+      if (!by_value && sc.slot >= b.scalars.size()) return latch(kInvalidArgs);
+      nb.scalars.push_back(by_value ? sc.literal
                            : sc.kind == BodyScalar::Kind::kSlot  ? b.scalars[sc.slot]
                                                                  : 3 * b.scalars[sc.slot] + 1);
     }

@@ -70,12 +70,18 @@ std::string show_setup(const ModelSetup& s) {
       for (const BodyTensor& t : n.tensors) {
         const char* src = t.source == BodyTensor::Source::kBoundary   ? "b"
                           : t.source == BodyTensor::Source::kInternal ? "i"
+                          : t.source == BodyTensor::Source::kOuter    ? "outer buffer "
                                                                       : "new";
         ts.push_back(t.source == BodyTensor::Source::kOutput
                          ? fmt::format("output [{}]", fmt::join(t.out_dims, ", "))
                          : fmt::format("{} {}{}{}", tag_name(t.tag), src, t.index, show_win(t.win)));
       }
-      out += fmt::format(" k{}({}{});", n.kernel, fmt::join(ts, ", "), n.scalars.empty() ? "" : ", scalar");
+      std::string sc;
+      for (const BodyScalar& s : n.scalars)
+        sc += s.kind == BodyScalar::Kind::kHandSlot      ? fmt::format(", hand-made slot ${} = {}", s.slot, s.literal)
+              : s.kind == BodyScalar::Kind::kForeignSlot ? fmt::format(", foreign slot ${} = {}", s.slot, s.literal)
+                                                         : std::string(", scalar");
+      out += fmt::format(" k{}({}{});", n.kernel, fmt::join(ts, ", "), sc);
     }
     out += "\n";
   }

@@ -181,6 +181,7 @@ void OrchestratorSut::run_body(GraphRecorder& r, const GraphFnSpec& fn) {
         continue;
       }
       const TensorRef src = bt.source == BodyTensor::Source::kBoundary ? r.boundary(bt.index)
+                            : bt.source == BodyTensor::Source::kOuter  ? buffers_.at(bt.index)  // captured
                             : bt.index < internal.size()               ? internal[bt.index]
                                                                        : TensorRef{};
       add_by_tag(a, bt.tag, src.window(bt.win.off, bt.win.size));
@@ -190,6 +191,10 @@ void OrchestratorSut::run_body(GraphRecorder& r, const GraphFnSpec& fn) {
         a.add_scalar(sc.literal);
       else if (sc.kind == BodyScalar::Kind::kSlot)
         a.add_scalar(r.scalar(sc.slot));
+      else if (sc.kind == BodyScalar::Kind::kHandSlot)  // made by hand, with the recording's domain
+        a.add_scalar(ScalarSlot{sc.slot, sc.literal, r.boundary(0).recording()});
+      else if (sc.kind == BodyScalar::Kind::kForeignSlot)  // made by hand, of no recording
+        a.add_scalar(ScalarSlot{sc.slot, sc.literal, 0});
       else
         a.add_scalar(3 * r.scalar(sc.slot).value() + 1);  // computed now: frozen when recording
     }
