@@ -549,7 +549,9 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
                   cx());
   // The edit is in the AST; its printed text is syntax all the same (names, literals and
   // shapes the printer writes, BrokenProgram::has_text), so it must parse: a refusal is a finding.
-  if (const ir::ParseResult parsed = ir::parse_program(text); !parsed.ok()) {
+  if (!b->has_text) {
+    // Not in the text (BrokenProgram::has_text): the AST's verdict above is the judgement.
+  } else if (const ir::ParseResult parsed = ir::parse_program(text); !parsed.ok()) {
     if (b->has_text)
       props::report(
           oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: its printed text does not parse: {}", what,

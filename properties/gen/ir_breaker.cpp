@@ -1235,7 +1235,16 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       break;
     }
     case 14: {
-      switch (c.one_of(3)) {
+      switch (c.one_of(4)) {
+        case 3: {  // the entry declares a result (AST only: the grammar gives an orchestration none)
+          Type t = Type::tensor({c.integer(1, 8)});
+          entry->results.push_back(std::move(t));
+          b.graph = entry->name;
+          b.what = "the entry declaring a result";
+          b.message_has = {fmt::format("the entry '{}' declares results; it returns nothing", entry->name)};
+          b.has_text = false;  // the printer writes no results for an orchestration
+          break;
+        }
         case 0: {
           if (graphs.empty()) return std::nullopt;
           Function& g = *graphs[c.one_of(graphs.size())];

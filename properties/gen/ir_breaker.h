@@ -45,8 +45,9 @@ struct BrokenProgram {
   // also breaks WellFormed (a kernel launch's arity, WellFormed 5), the pass's precondition:
   // only the verifier, run directly, owns it then.
   bool pass_owns = true;
-  // The printed text is syntax (it parses); false only for a negative dim in a param type or
-  // a negative view size, which the grammar cannot write.
+  // The printed text is syntax (it parses) and carries the edit; false for a negative dim in a
+  // param type or a negative view size, which the grammar cannot write, and for results
+  // declared by the entry, which the printer does not write: the text is not judged then.
   bool has_text = true;
   // A text on the line of the printed program where the rule's owner must report (its last
   // occurrence: a kernel defined twice is reported at the copy); empty: the line is not checked.
