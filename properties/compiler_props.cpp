@@ -304,21 +304,30 @@ void call_site_case(const PipelineFn& pipeline) {
       at = text.find('\n', at) == std::string::npos ? std::string::npos : text.find('\n', at) + 1;
     return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
   };
-  const bool one = run.rejected_by == "LegalizeGraphBoundary" && run.diagnostics.size() == 1 &&
-                   run.diagnostics.front().code == b->code &&
-                   line_of(run.diagnostics.front().location.line).find(b->graph + "(") != std::string::npos;
-  if (!one)
+  // One diagnostic per broken site, each on a line calling the graph, in program order.
+  bool each = run.rejected_by == "LegalizeGraphBoundary" && run.diagnostics.size() == b->broken_sites;
+  for (size_t i = 0; each && i < run.diagnostics.size(); ++i)
+    each = run.diagnostics[i].code == b->code &&
+           line_of(run.diagnostics[i].location.line).find(b->graph + "(") != std::string::npos &&
+           (i == 0 || run.diagnostics[i - 1].location.line < run.diagnostics[i].location.line);
+  if (b->broken_sites > 1) gen::tag("every call site broken");
+  if (!each)
     props::report(oracles::Verdict::fail(
                       "pass-code",
-                      fmt::format("{}: expected LegalizeGraphBoundary's {} on that call's line, got {} ({})", b->what,
-                                  b->code, run.rejected_by.empty() ? "acceptance" : run.rejected_by,
+                      fmt::format("{}: expected LegalizeGraphBoundary's {} on {} in program order, got {} "
+                                  "({} diagnostics, the first: {})",
+                                  b->what, b->code,
+                                  b->broken_sites == 1 ? "that call's line"
+                                                       : fmt::format("each of the {} calls' lines", b->broken_sites),
+                                  run.rejected_by.empty() ? "acceptance" : run.rejected_by, run.diagnostics.size(),
                                   run.diagnostics.empty() ? run.verdict.message : run.diagnostics.front().render(""))),
                   cx());
-  for (const std::string& want : b->message_has)
-    if (run.diagnostics.front().message.find(want) == std::string::npos)
-      props::report(oracles::Verdict::fail("pass-message", fmt::format("{}: the message \"{}\" does not say \"{}\"",
-                                                                       b->what, run.diagnostics.front().message, want)),
-                    cx());
+  for (const verify::Diagnostic& d : run.diagnostics)
+    for (const std::string& want : b->message_has)
+      if (d.message.find(want) == std::string::npos)
+        props::report(oracles::Verdict::fail("pass-message", fmt::format("{}: the message \"{}\" does not say \"{}\"",
+                                                                         b->what, d.message, want)),
+                      cx());
   if (b->at_limit) {
     gen::tag("at-limit-11");
     const oracles::EndToEndRun e2e =

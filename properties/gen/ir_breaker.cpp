@@ -417,6 +417,7 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const Program& 
   const int64_t extent = view ? wf.functions[gi].params[tp].type.dims.at(0) : 0;
   const size_t n_sites = call_sites(const_cast<Program&>(wf), wf.functions[gi].name).size();
   const size_t bad = c.one_of(n_sites);
+  const bool every = n_sites >= 2 && c.chance(30);  // every site breaks it: one rejection each
   const int64_t k = c.integer(1, 9);
   // The program with `zz_s` passed `at` at the chosen site and a legal value elsewhere.
   const auto build = [&](int64_t at) {
@@ -444,10 +445,12 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const Program& 
       g.body.insert(g.body.begin(), assign("zz_d", ExprRhs{std::move(e)}));
     }
     const std::vector<Invoke*> sites = call_sites(p, g.name);
-    for (size_t i = 0; i < sites.size(); ++i) sites[i]->args.push_back(int_expr(i == bad ? at : view ? 0 : k));
+    for (size_t i = 0; i < sites.size(); ++i)
+      sites[i]->args.push_back(int_expr(i == bad || every ? at : view ? 0 : k));
     return p;
   };
   b.graph = wf.functions[gi].name;
+  b.broken_sites = every ? n_sites : 1;
   if (view) {
     b.code = 11;
     b.program = build(extent);
@@ -464,6 +467,10 @@ std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const Program& 
     b.what = fmt::format("{} / zz_s hoisted to call site {} of {}, which passes 0", k, bad, b.graph);
     b.message_has = {fmt::format("hoisting 'zz_d' (line"),
                      fmt::format("of graph '{}' to this call gives a static zero divisor: {} / 0", b.graph, k)};
+  }
+  if (every) {
+    b.what += fmt::format(", and so does every other of its {} sites", n_sites);
+    if (view) b.limit += ", at every site";
   }
   return b;
 }

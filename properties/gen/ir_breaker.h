@@ -65,6 +65,9 @@ struct BrokenProgram {
   // legal at every stage (the verifier, the pass, codegen, the runtime's graph arguments).
   std::optional<ir::Program> at_limit;
   std::string limit;  // what at_limit holds, one line
+  // break_at_call_site: how many call sites pass the breaking value (one, or every site of the
+  // graph), so how many diagnostics the pass must give, one per site in program order.
+  size_t broken_sites = 1;
 };
 
 // nullopt when the drawn rule has no place in `legal` (no graph, no scalar param, ...).
@@ -76,7 +79,9 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program
 // there) or `zz_v = slice(p, [zz_s, 0..], [1, ..])` of a tensor param p (11: one site passes
 // p's first extent, a view one past its end; the others pass 0). LegalizeGraphBoundary must
 // reject exactly that site with the code; `at_limit` passes the last legal offset (extent - 1)
-// instead, which every stage must take. nullopt when no graph is called.
+// instead, which every stage must take. Where the graph has several call sites, sometimes
+// every site passes the breaking value (BrokenProgram::broken_sites): one rejection each, in
+// program order. nullopt when no graph is called.
 std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Program& wf);
 
 // One WellFormed rule (COMPILER.md §4, 1-99) broken in a well-formed program, through the
