@@ -345,6 +345,29 @@ STACKCHECK_PROP(RuntimeProps, zero_divisor_in_every_place_latches_5, 0.0) {
                 props::counterexample("latch", runtime::print_plan(g.plan), {{"code", "5"}}));
 }
 
+// Every cause of code 5 in each case (gen/plan_gen_fatal.cpp's ten: a zero divisor, a zero
+// loop step, a window outside its buffer or a read of the wrong rank or past its axis or a
+// submit_graph of the wrong arity, a tensor after a scalar, a tag its param refuses, an output
+// of a bad shape, a graph body breaking one of its twelve rules, ...), each planted in its own
+// short plan: a cause's rarer variants, one in thirty of invalid_arguments_latch_5's cases,
+// are met in every run. Each binds to latch 5 with nothing uploaded.
+STACKCHECK_PROP(RuntimeProps, every_cause_of_5_in_each_case, 0.0) {
+  for (int cause = 0; cause < gen::kPlantedCausesOf5; ++cause) {
+    gen::PlanKnobs k;
+    k.planted_percent = 100;
+    k.planted_code = 5;
+    k.planted_cause = cause;
+    k.max_stmts = 4;          // a short clean prefix: it cannot exhaust even a small W first
+    k.small_w_percent = 100;  // (a small mirror: ten binds a case)
+    const gen::GeneratedPlan g = gen::any_plan(k);
+    auto b = bench(g);
+    const oracles::Captured c = b->bind(g.plan);
+    props::report(oracles::check_latched(c, 5),
+                  props::counterexample("latch", runtime::print_plan(g.plan),
+                                        {{"code", "5"}, {"cause", std::to_string(cause)}}));
+  }
+}
+
 // §15.8: each graph submission's block is [required_heap][args][storage] exactly, the
 // storage span ends at the last entry's full object: it is readable, one byte past faults.
 STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {

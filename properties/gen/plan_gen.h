@@ -28,6 +28,8 @@
 
 namespace stackcheck::gen {
 
+inline constexpr int kPlantedCausesOf5 = 10;  // PlanKnobs::planted_cause's range
+
 struct PlanKnobs {
   int max_stmts = 10;        // root statements (loops and ifs hold more)
   int max_graphs = 2;        // graph definitions per plan
@@ -45,6 +47,7 @@ struct PlanKnobs {
   int planted_percent = 0;   // share of plans with one planted fatal code
   int planted_code = 0;      // 0: any of the codes; else always this one (its causes evenly)
   int planted_cause = -1;    // with planted_code 5: -1 any cause; 0 a zero divisor (in any of its places)
+                             // (0 .. kPlantedCausesOf5 - 1: one cause, its variants drawn)
   bool small_config = true;  // vary W (and workers) in clean plans too
   int small_w_percent = 90;  // small_config: a small W (256, 64, 1024) this often, else the default
                              // 16384 (a 45 MB mirror: the fuzz targets ask for it more rarely)

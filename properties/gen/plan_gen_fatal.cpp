@@ -56,7 +56,7 @@ int PlanBuilder::plant(OrchProgram& p, Body& root) {
     case 9: body.push_back(stmt(FatalStmt{})); break;
     case 8: body.push_back(stmt(WaitTensorStmt{"c"})); break;
     case 5:
-      switch (k_.planted_cause >= 0 ? static_cast<size_t>(k_.planted_cause) : c_.one_of(10)) {
+      switch (k_.planted_cause >= 0 ? static_cast<size_t>(k_.planted_cause) : c_.one_of(kPlantedCausesOf5)) {
         case 0: {  // a zero divisor in orchestration arithmetic, in any place a plan evaluates one
           const std::string z = fresh("z"), q = fresh("q");
           body.push_back(stmt(SetStmt{z, lit(0)}));
