@@ -1039,10 +1039,29 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
                                        dir_name(builtin->params[i].dir))};
           break;
         }
-        default:
-          if (in_tensors.empty()) return std::nullopt;
-          k.kernel_returns.push_back(k.params[in_tensors[c.one_of(in_tensors.size())]].name);
-          b.what = "a kernel returning an In param";
+        default:  // a return that names no Out or InOut param once: an In param, no param, a param twice
+          switch (c.one_of(3)) {
+            case 0:
+              if (in_tensors.empty()) return std::nullopt;
+              k.kernel_returns.push_back(k.params[in_tensors[c.one_of(in_tensors.size())]].name);
+              b.what = "a kernel returning an In param";
+              break;
+            case 1:
+              k.kernel_returns.push_back("zz_none");
+              b.what = "a kernel returning a name that is no param";
+              b.message_has = {fmt::format("kernel '{}' returns 'zz_none', which is not one of its params", k.name)};
+              // The interpreter looks the returned name up after the builtin ran: its Invalid error
+              // where a launch of the kernel surely runs.
+              b.interp_runs = !launched;
+              break;
+            default: {
+              if (k.kernel_returns.empty()) return std::nullopt;
+              const std::string twice = k.kernel_returns[c.one_of(k.kernel_returns.size())];
+              k.kernel_returns.push_back(twice);
+              b.what = "a kernel returning a param twice";
+              b.message_has = {fmt::format("kernel '{}' returns '{}' twice", k.name, twice)};
+            }
+          }
       }
       break;
     }
