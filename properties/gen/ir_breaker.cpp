@@ -1271,9 +1271,12 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           b.has_text = false;  // the printer writes no results for an orchestration
           break;
         }
-        case 0: {
-          if (graphs.empty()) return std::nullopt;
-          Function& g = *graphs[c.one_of(graphs.size())];
+        case 0: {  // (a graph that ends with its return: one of no results may have none)
+          std::vector<Function*> returning;
+          for (Function* g : graphs)
+            if (!g->body.empty() && g->body.back().kind == Stmt::Kind::Return) returning.push_back(g);
+          if (returning.empty()) return std::nullopt;
+          Function& g = *returning[c.one_of(returning.size())];
           g.body.push_back(assign("zz_s", ExprRhs{int_expr(1)}));
           b.graph = g.name;
           b.what = "a statement after a graph's return";

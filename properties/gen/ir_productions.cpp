@@ -76,6 +76,7 @@ class Walker {
       out.insert(f.results.empty()       ? "graph:no-results"
                  : f.results.size() == 1 ? "graph:one-result"
                                          : "graph:several-results");
+      if (f.body.empty() || f.body.back().kind != ir::Stmt::Kind::Return) out.insert("graph:no-return");
     }
     place_ = f.kind == Function::Kind::Graph ? "graph" : "entry";
     block(f.body, "top");
@@ -226,6 +227,7 @@ std::vector<Production> ir_production_universe() {
   add("graph:no-results");
   add("graph:one-result");
   add("graph:several-results");
+  add("graph:no-return");  // a graph of no results may end without `return` (COMPILER.md §1)
   for (const char* where : kExprPlaces)
     for (const char* kind : kExprKinds) {
       const std::string w = where, k = kind;
