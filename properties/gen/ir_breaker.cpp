@@ -705,6 +705,28 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         b.what = "an undefined name";
         scalar_site(binary(BinOp::Add, var("zz_undefined"), int_expr(1)));
         b.message_has = {"'zz_undefined'"};
+      } else if (way == 3 && c.boolean()) {
+        // a scalar defined in a loop's or an if's body, used after that block has ended
+        const bool loop = c.boolean();
+        Stmt inner;
+        inner.kind = loop ? Stmt::Kind::For : Stmt::Kind::If;
+        inner.lo = int_expr(0);
+        inner.hi = int_expr(1);
+        if (loop) {
+          inner.name = "zz_i";
+          inner.step = int_expr(1);
+        } else {
+          inner.cmp = CmpOp::Lt;
+        }
+        inner.body.push_back(assign("zz_in", ExprRhs{int_expr(c.integer(0, 9))}));
+        body.insert(body.begin(), assign("zz_s", ExprRhs{binary(BinOp::Mul, var("zz_in"), int_expr(2))}));
+        body.insert(body.begin(), std::move(inner));
+        b.marker = "zz_s =";
+        b.what = loop ? "a scalar of a loop's body used after the loop" : "a scalar of an if's body used after the if";
+        b.message_has = {"'zz_in' is used out of scope (its block has ended)"};
+        // The block runs once (a 1-trip loop, `if 0 < 1`), so the name has its value when read:
+        // scoping is WellFormed's rule, not a runtime error (COMPILER.md §7).
+        b.interp_runs = true;
       } else {
         // a scalar used one statement before its definition
         body.insert(body.begin(), assign("zz_late", ExprRhs{int_expr(c.integer(0, 9))}));

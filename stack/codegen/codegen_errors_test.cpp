@@ -203,6 +203,30 @@ TEST(OrchestrationCodegenErrors, code_300_preconditions) {
             Codes{300});
 }
 
+// A name used after the block that defined it (WellFormed 3): refused at the use, not lowered
+// into a plan whose register is out of scope there (found by the WellFormed breaker's
+// out-of-scope variant: codegen once refused it at the entry's line, through validate_plan).
+TEST(OrchestrationCodegenErrors, code_300_a_name_used_after_its_block) {
+  for (const char* opener : {"for i in range(0, 1, 1) {", "if 0 < 1 {"}) {
+    const CodegenResult r = generate_orchestration(fixture_program(
+        fmt::format("orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {{\n  {}\n    n = 3\n  }}\n"
+                    "  c1 = call ksc(x, c, n)\n}}\n",
+                    opener)));
+    ASSERT_EQ(r.diagnostics.size(), 1u) << opener;
+    EXPECT_EQ(r.diagnostics[0].code, 300);
+    EXPECT_NE(r.diagnostics[0].message.find("'n' is not defined"), std::string::npos) << r.diagnostics[0].message;
+  }
+  // Control: the use inside the block lowers.
+  EXPECT_TRUE(generate_orchestration(fixture_program(R"(orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) {
+  if 0 < 1 {
+    n = 3
+    c1 = call ksc(x, c, n)
+  }
+}
+)"))
+                  .ok);
+}
+
 // All findings are collected, in program order, each naming its function.
 TEST(OrchestrationCodegenErrors, collects_all) {
   const CodegenResult r = generate_orchestration(

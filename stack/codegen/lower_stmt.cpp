@@ -44,6 +44,7 @@ PlanBlock BodyLowering::lower_entry() {
   PlanBlock out;
   try {
     for (const ir::Param& p : f_.params) {
+      defined_.insert(p.name);
       if (p.type.is_tensor()) {
         env_[p.name] = Binding{Binding::Kind::Tensor,
                                TensorReg{new_tensor(), p.dir == ir::Dir::In ? Root::EntryIn : Root::EntryInOut},
@@ -72,6 +73,7 @@ runtime::PlanGraph BodyLowering::lower_graph(const std::string& plan_name) {
   try {
     int64_t slot = 0;
     for (const ir::Param& p : f_.params) {
+      defined_.insert(p.name);
       if (p.type.is_tensor()) {
         const std::string reg = new_tensor();
         g.params.push_back(reg);
@@ -115,6 +117,10 @@ void BodyLowering::block(const std::vector<ir::Stmt>& list, PlanBlock& out, unsi
   }
   at_ = outer;
   for (const ir::Stmt& s : list) stmt(s, out, depth);
+  // The names this list defined end with it: a use after the block is an undefined name here
+  // (WellFormed 3), not a register of the block's that the plan has out of scope.
+  for (const ir::Stmt& s : list)
+    if (s.kind == ir::Stmt::Kind::Assign) env_.erase(s.name);
 }
 
 void BodyLowering::stmt(const ir::Stmt& s, PlanBlock& out, unsigned depth) {
@@ -137,7 +143,7 @@ void BodyLowering::stmt(const ir::Stmt& s, PlanBlock& out, unsigned depth) {
 }
 
 void BodyLowering::assign(const ir::Stmt& s, PlanBlock& out) {
-  if (env_.count(s.name) != 0 && !std::holds_alternative<ir::CreateRhs>(s.rhs))
+  if (!defined_.insert(s.name).second && !std::holds_alternative<ir::CreateRhs>(s.rhs))
     broken(s.loc, fmt::format("'{}' defined twice", s.name));
   if (const auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
     if (e->expr.kind == ir::Expr::Kind::Var) {  // an alias reuses its source's register
@@ -214,7 +220,7 @@ void BodyLowering::assign(const ir::Stmt& s, PlanBlock& out) {
 }
 
 void BodyLowering::loop(const ir::Stmt& s, PlanBlock& out, unsigned depth) {
-  if (env_.count(s.name) != 0) broken(s.loc, fmt::format("'{}' defined twice", s.name));
+  if (!defined_.insert(s.name).second) broken(s.loc, fmt::format("'{}' defined twice", s.name));
   runtime::ForStmt f;
   f.start = atom(s.lo, out);
   f.stop = atom(s.hi, out);
@@ -225,6 +231,7 @@ void BodyLowering::loop(const ir::Stmt& s, PlanBlock& out, unsigned depth) {
   // Graph bodies hold no scopes (RUNTIME.md §9).
   if (!graph_) emit(f.body, runtime::ScopeBeginStmt{});
   block(s.body, f.body, depth + 1);
+  env_.erase(s.name);  // the loop variable's scope is the body
   if (!graph_) emit(f.body, runtime::ScopeEndStmt{});
   emit(out, std::move(f));
 }

@@ -135,7 +135,10 @@ class BodyLowering {
   const bool graph_;
   verify::Diagnostics& diags_;
   StaticInfo static_;
+  // The names in scope (COMPILER.md §1: a name is visible to the end of its block), and every
+  // name the function defined so far, in scope or not (each is defined once).
   std::unordered_map<std::string, Binding> env_;
+  std::unordered_set<std::string> defined_;
   uint64_t next_t_ = 0;
   uint64_t next_s_ = 0;
   ir::Loc at_;
