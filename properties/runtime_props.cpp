@@ -415,6 +415,7 @@ STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
 // int32, and then to that exact difference: never truncated. Differences are drawn around
 // the int32 limits (and 2^32) as often as anywhere else.
 STACKCHECK_PROP(RuntimeProps, offset_deltas_never_truncated, 0.0) {
+  gen::feature_tally().begin_case();  // no program or plan is drawn: the tags count cases here
   const uint64_t field = static_cast<uint64_t>(gen::choices().sized(0, (int64_t{1} << 40) - 1));
   static const int64_t edges[] = {0,
                                   INT32_MAX,
@@ -430,6 +431,8 @@ STACKCHECK_PROP(RuntimeProps, offset_deltas_never_truncated, 0.0) {
   const int64_t diff = near + gen::choices().sized(-2, 2);
   const uint64_t target = field + static_cast<uint64_t>(diff);
   gen::tag(diff > INT32_MAX || diff < INT32_MIN ? "out of int32" : (diff == 0 ? "zero" : "within int32"));
+  if (diff == INT32_MAX || diff == INT32_MIN) gen::tag("int32 delta at its limit");
+  if (diff == int64_t{INT32_MAX} + 1 || diff == int64_t{INT32_MIN} - 1) gen::tag("int32 delta one past its limit");
   props::report(oracles::check_offset_pair(field, target),
                 props::counterexample("relative-ptr", "",
                                       {{"field", std::to_string(field)}, {"target", std::to_string(target)}}));

@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LIMIT_RE = re.compile(r"limit|at-limit|one past|past the|int32|k=64|raised-at|below-min|exactly", re.I)
+LIMIT_RE = re.compile(r"limit|one past|past the|int32|k=64|raised-at|below-min|exactly|\b(at-lo|at-hi|below-lo|past-hi)\b",
+                      re.I)
 CODE_RE = re.compile(r"^(code-\d+|codegen-\d+|refused-\d+|forged-|planted |precondition |saboteur|latch )")
 TEST_RE = re.compile(r"^\[ RUN      \] (\S+)$")
 TAGS_RE = re.compile(r"^tags over (\d+) cases:$")
