@@ -457,6 +457,23 @@ const char* call_kind_name(CallKind k) {
   return "?";
 }
 
+// A body node's new output of `dims`, and a fill node writing a new output of 1-4 elements
+// (its scalar left to the caller).
+BodyTensor output_of(Dims dims) {
+  BodyTensor t;
+  t.source = BodyTensor::Source::kOutput;
+  t.tag = rt::kTagOutput;
+  t.out_dims = std::move(dims);
+  return t;
+}
+BodyNode fill_of_output(ChoiceSource& c) {
+  BodyNode node;
+  node.kind = BodyNode::Kind::kSubmit;
+  node.kernel = 0;
+  node.tensors = {output_of(Dims{c.integer(1, 4)})};
+  return node;
+}
+
 ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
   ModelSetup s;
   ModelConfig& k = s.config;
@@ -504,22 +521,12 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
         const Dims& d = s.entries[e].dims;
         const Dims size = sub_size(c, d);
         src.win = place(c, d, size, nullptr);
-        BodyTensor dst;
-        dst.source = BodyTensor::Source::kOutput;
-        dst.tag = rt::kTagOutput;
-        dst.out_dims = size;
-        node.tensors = {src, dst};
+        node.tensors = {src, output_of(size)};
         break;
       }
       case 9:     // a fill whose scalar is a ScalarSlot made by hand: $k at, past or inside the boundary's count
       case 10: {  // or one of no recording (another recording's)
-        node.kind = BodyNode::Kind::kSubmit;
-        node.kernel = 0;
-        BodyTensor out;
-        out.source = BodyTensor::Source::kOutput;
-        out.tag = rt::kTagOutput;
-        out.out_dims = Dims{c.integer(1, 4)};
-        node.tensors = {out};
+        node = fill_of_output(c);
         BodyScalar sc;
         sc.kind = c.boolean() ? BodyScalar::Kind::kHandSlot : BodyScalar::Kind::kForeignSlot;
         sc.literal = static_cast<uint64_t>(c.integer(0, 99));
@@ -534,21 +541,11 @@ ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
         src.source = BodyTensor::Source::kBoundary;
         src.index = static_cast<uint32_t>(bad.params.size());
         src.win = Window{Dims{0}, Dims{1}};
-        BodyTensor dst;
-        dst.source = BodyTensor::Source::kOutput;
-        dst.tag = rt::kTagOutput;
-        dst.out_dims = Dims{1};
-        node.tensors = {src, dst};
+        node.tensors = {src, output_of(Dims{1})};
         break;
       }
       case 7: {  // a fill whose scalar is slot $n of a graph of n boundary scalars (one past the last)
-        node.kind = BodyNode::Kind::kSubmit;
-        node.kernel = 0;
-        BodyTensor out;
-        out.source = BodyTensor::Source::kOutput;
-        out.tag = rt::kTagOutput;
-        out.out_dims = Dims{c.integer(1, 4)};
-        node.tensors = {out};
+        node = fill_of_output(c);
         node.scalars = {BodyScalar{BodyScalar::Kind::kSlot, bad.n_scalars, 0}};
         break;
       }
