@@ -561,11 +561,10 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
   if (!b->has_text) {
     // Not in the text (BrokenProgram::has_text): the AST's verdict above is the judgement.
   } else if (const ir::ParseResult parsed = ir::parse_program(text); !parsed.ok()) {
-    if (b->has_text)
-      props::report(
-          oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: its printed text does not parse: {}", what,
-                                                                 parsed.error().to_string())),
-          cx());
+    props::report(
+        oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: its printed text does not parse: {}", what,
+                                                               parsed.error().to_string())),
+        cx());
   } else {
     const verify::Diagnostics t = well_formed(parsed.program());
     if (t.empty() || t.front().code != b->code)
