@@ -136,7 +136,7 @@ int judge_program(Judgement& j, const ProgramCase& pc) {
     if (ir::equal(st.program, *before)) continue;
     if (!j.check("semantics", oracles::check_same_semantics(original, st.program, pc.seed, "after " + st.pass)))
       return j.done();
-    before = &st.program;
+    before = &st.program.get();
   }
   if (!original.ok()) {  // it traps (every changed stage traps alike, judged above): no outputs to run against
     const bool budget = original.error().kind == interp::ErrorKind::Budget;

@@ -19,10 +19,22 @@
 
 namespace stackcheck::oracles {
 
+// A pass's output as the pass manager kept it (shared with its snapshot, not copied); reads as
+// the program it holds.
+class StageProgram {
+ public:
+  StageProgram(std::shared_ptr<const ir::Program> p) : p_(std::move(p)) {}
+  operator const ir::Program&() const { return *p_; }
+  const ir::Program& get() const { return *p_; }
+
+ private:
+  std::shared_ptr<const ir::Program> p_;
+};
+
 // One stage of the pipeline: the pass's name and its output program.
 struct Stage {
   std::string pass;
-  ir::Program program;
+  StageProgram program;
 };
 
 struct PipelineRun {

@@ -129,10 +129,8 @@ HookResult StopAfterInstrument::after_pass(const Pass& pass, const ir::Program&,
   return pass.name() == pass_ ? HookResult::stop() : HookResult::proceed();
 }
 
-HookResult SnapshotInstrument::after_pass(const Pass& pass, const ir::Program&, const ir::Program& output,
-                                          PropertyLedger&) {
+void SnapshotInstrument::accepted(const Pass& pass, const std::shared_ptr<const ir::Program>& output) {
   snapshots_.push_back(Snapshot{std::string(pass.name()), output});
-  return HookResult::proceed();
 }
 
 // ---- the manager -----------------------------------------------------------------------
@@ -157,38 +155,45 @@ PassManager& PassManager::add_instrument(std::unique_ptr<PassInstrument> instrum
 
 PipelineResult PassManager::run(const ir::Program& input, PropertySet held) {
   PipelineResult res;
-  res.program = input;
+  // The program the next pass reads: the input, then each accepted output, shared with the
+  // instruments that keep it (never copied per pass; one copy into the result at the end).
+  const ir::Program* current = &input;
+  std::shared_ptr<const ir::Program> owned;
   PropertyLedger ledger;
   ledger.held = held;
-  auto finish = [&](PipelineResult& r) -> PipelineResult& {
-    r.held = ledger.held;
-    r.unverified = ledger.unverified;
-    r.passes_run = ledger.passes_run;
-    return r;
+  auto finish = [&] {
+    res.program = *current;
+    res.held = ledger.held;
+    res.unverified = ledger.unverified;
+    res.passes_run = ledger.passes_run;
   };
-  auto failed = [&](HookResult&& h) -> PipelineResult& {
+  auto failed = [&](HookResult&& h) {
     res.outcome = h.outcome;
     res.pass = std::move(h.pass);
     res.message = std::move(h.message);
     res.diagnostics = std::move(h.diagnostics);
-    return finish(res);
+    finish();
   };
 
-  for (const auto& instrument : instruments_) instrument->before_pipeline(res.program, ledger);
+  for (const auto& instrument : instruments_) instrument->before_pipeline(*current, ledger);
   for (const std::unique_ptr<Pass>& pass : passes_) {
     const std::string name(pass->name());
     for (const auto& instrument : instruments_) {
-      HookResult h = instrument->before_pass(*pass, res.program, ledger);
-      if (h.action == HookResult::Action::Fail) return failed(std::move(h));
+      HookResult h = instrument->before_pass(*pass, *current, ledger);
+      if (h.action == HookResult::Action::Fail) {
+        failed(std::move(h));
+        return res;
+      }
     }
 
-    PassResult out = pass->run(res.program);
+    PassResult out = pass->run(*current);
     if (!out.ok) {
       for (const auto& instrument : instruments_) {
-        instrument->after_pass_failed(*pass, res.program, out.diagnostics, ledger);
+        instrument->after_pass_failed(*pass, *current, out.diagnostics, ledger);
       }
       const std::string message = fmt::format("input rejected by {}: {}", name, first_finding(out.diagnostics));
-      return failed(HookResult::fail(Outcome::InputRejected, name, message, std::move(out.diagnostics)));
+      failed(HookResult::fail(Outcome::InputRejected, name, message, std::move(out.diagnostics)));
+      return res;
     }
 
     ledger.held = (ledger.held & ~pass->invalidated()) | pass->produced();
@@ -197,22 +202,26 @@ PipelineResult PassManager::run(const ir::Program& input, PropertySet held) {
 
     bool stop = false;
     for (const auto& instrument : instruments_) {
-      HookResult h = instrument->after_pass(*pass, res.program, out.program, ledger);
+      HookResult h = instrument->after_pass(*pass, *current, out.program, ledger);
       if (h.action == HookResult::Action::Stop) stop = true;
       if (h.action != HookResult::Action::Fail) continue;
       for (const auto& observer : instruments_) {
-        observer->after_pass_failed(*pass, res.program, h.diagnostics, ledger);
+        observer->after_pass_failed(*pass, *current, h.diagnostics, ledger);
       }
-      return failed(std::move(h));  // res.program stays the accepted input
+      failed(std::move(h));  // the result's program is the accepted input
+      return res;
     }
-    res.program = std::move(out.program);
+    owned = std::make_shared<const ir::Program>(std::move(out.program));
+    current = owned.get();
+    for (const auto& instrument : instruments_) instrument->accepted(*pass, owned);
     ledger.passes_run.push_back(name);
     if (stop) {
       res.stopped_after = name;
       break;
     }
   }
-  return finish(res);
+  finish();
+  return res;
 }
 
 }  // namespace stackcheck::passes

@@ -104,6 +104,9 @@ class PassInstrument {
                                 PropertyLedger& ledger) {
     return {};
   }
+  // After every after_pass hook let `output` through: it is the program the next pass reads.
+  // Shared, not copied: an instrument that keeps it (SnapshotInstrument) keeps the pointer.
+  virtual void accepted(const Pass& pass, const std::shared_ptr<const ir::Program>& output) {}
   // After `pass` rejected `input`, or an after_pass hook failed its output; `diagnostics`
   // are the rejection's or the failing hook's.
   virtual void after_pass_failed(const Pass& pass, const ir::Program& input, const verify::Diagnostics& diagnostics,
@@ -212,17 +215,16 @@ class StopAfterInstrument final : public PassInstrument {
   std::string pass_;
 };
 
-// snapshot: records each pass's output, in order. Add it after verify, so that it keeps
-// only outputs that were accepted; the record is reset when a run begins.
+// snapshot: records each pass's accepted output, in order (the manager's own program, shared:
+// no copy); the record is reset when a run begins.
 class SnapshotInstrument final : public PassInstrument {
  public:
   struct Snapshot {
     std::string pass;
-    ir::Program program;
+    std::shared_ptr<const ir::Program> program;
   };
   void before_pipeline(const ir::Program& input, PropertyLedger& ledger) override { snapshots_.clear(); }
-  HookResult after_pass(const Pass& pass, const ir::Program& input, const ir::Program& output,
-                        PropertyLedger& ledger) override;
+  void accepted(const Pass& pass, const std::shared_ptr<const ir::Program>& output) override;
   const std::vector<Snapshot>& snapshots() const { return snapshots_; }
   // Hands the record over (it is empty afterwards), for a caller done with the manager.
   std::vector<Snapshot> take() { return std::exchange(snapshots_, {}); }

@@ -380,9 +380,9 @@ TEST(PassInstruments, snapshot_keeps_each_accepted_output) {
   ASSERT_TRUE(pm.run(in).ok());
   ASSERT_EQ(snapshots.snapshots().size(), 2u);
   EXPECT_EQ(snapshots.snapshots()[0].pass, "Simplify");
-  EXPECT_EQ(ir::print_program(snapshots.snapshots()[0].program), ir::print_program(simplify(in)));
+  EXPECT_EQ(ir::print_program(*snapshots.snapshots()[0].program), ir::print_program(simplify(in)));
   EXPECT_EQ(snapshots.snapshots()[1].pass, "NormalizeReturnOrder");
-  EXPECT_EQ(ir::print_program(snapshots.snapshots()[1].program),
+  EXPECT_EQ(ir::print_program(*snapshots.snapshots()[1].program),
             ir::print_program(normalize_return_order(simplify(in))));
   // A rejected output is not kept (verify runs first), and each run starts afresh.
   PassManager buggy;
