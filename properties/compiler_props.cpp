@@ -995,7 +995,7 @@ void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)
     for (size_t i = 0; i < arity && i < k.params.size(); ++i)
       if (k.params[i].type.is_tensor()) bound.push_back(i);
     Shapes legal;
-    for (size_t i : bound) legal.push_back(k.params[i].type.dims);
+    for (size_t i : bound) legal.push_back(ir::dims_vector(k.params[i].type.dims));
     if (!shapes_bind(k.builtin, legal)) continue;  // not a builtin-bound kernel of §2's
     gen::tag("shape-rule-" + k.builtin);
     for (size_t bi = 0; bi < bound.size(); ++bi) {
@@ -1012,7 +1012,7 @@ void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)
         for (int64_t x : changed) elements *= x;
         if (elements > 65536) continue;  // a type rule (9), not a shape rule
         ir::Program p = g.program;
-        p.functions[fi].params[bound[bi]].type.dims = changed;
+        p.functions[fi].params[bound[bi]].type.dims.assign(changed.begin(), changed.end());
         Shapes shapes = legal;
         shapes[bi] = changed;
         const bool binds = shapes_bind(k.builtin, shapes);

@@ -34,10 +34,12 @@ class BuilderBase {
     accesses_.emplace_back();
     return static_cast<int>(accesses_.size()) - 1;
   }
-  // An access of `buf` at (off, dims), kept with the 7 before it.
-  void remember_access(int buf, const Dims& off, const Dims& dims, bool wrote) {
+  // An access of `buf` at (off, dims), kept with the 7 before it (the builder's dims: a
+  // std::vector or the IR's ir::Dims).
+  template <class D>
+  void remember_access(int buf, const D& off, const D& dims, bool wrote) {
     auto& acc = accesses_[static_cast<size_t>(buf)];
-    acc.push_back({off, dims, wrote});
+    acc.push_back({Dims(off.begin(), off.end()), Dims(dims.begin(), dims.end()), wrote});
     if (acc.size() > 8) acc.erase(acc.begin());
   }
 

@@ -330,7 +330,7 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
       // 212: at the top level, at the scalar param itself (derivable, never invariant).
       const Expr moving = b.code == 211 ? var("zz_j") : var(n);
       std::vector<Expr> offsets;
-      std::vector<int64_t> ones;
+      ir::Dims ones;
       for (size_t d = 0; d < p.type.dims.size(); ++d) {
         offsets.push_back(d == 0 ? binary(BinOp::Mod, moving, int_expr(p.type.dims[0])) : int_expr(0));
         ones.push_back(1);
@@ -968,7 +968,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       std::vector<size_t> in_tensors;
       for (size_t i = 0; i < k.params.size(); ++i)
         if (k.params[i].type.is_tensor() && k.params[i].dir == Dir::In) in_tensors.push_back(i);
-      auto dims_text = [](const std::vector<int64_t>& d) {
+      auto dims_text = [](const ir::Dims& d) {
         std::string t = "[";
         for (size_t i = 0; i < d.size(); ++i) t += (i ? ", " : "") + std::to_string(d[i]);
         return t + "]";
@@ -1007,9 +1007,9 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           for (size_t i = 0; i < builtin->arity(); ++i)
             if (builtin->params[i].tensor && k.params[i].type.is_tensor()) bound.push_back(i);
           if (bound.size() < 2) return std::nullopt;
-          std::vector<std::vector<int64_t>> dims;
+          std::vector<ir::Dims> dims;
           for (size_t i : bound) dims.push_back(k.params[i].type.dims);
-          std::vector<int64_t>& last = k.params[bound.back()].type.dims;
+          ir::Dims& last = k.params[bound.back()].type.dims;
           last[c.one_of(last.size())] += c.integer(1, 3);
           dims.back() = last;
           b.what = fmt::format("kernel param {} of another shape", k.params[bound.back()].name);
@@ -1399,7 +1399,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
       const Param& p = entry->params[in_params[c.one_of(in_params.size())]];
       std::vector<Stmt> pre;
       std::string cur = p.name;
-      std::vector<int64_t> dims = p.type.dims;
+      ir::Dims dims = p.type.dims;
       std::string path = "an In param";
       const int64_t steps = c.integer(0, 3);
       for (int64_t i = 0; i < steps; ++i) {

@@ -23,7 +23,7 @@
 
 namespace stackcheck::gen::detail {
 
-using Dims = std::vector<int64_t>;
+using Dims = ir::Dims;
 using Stmts = std::vector<ir::Stmt>;
 
 struct Tensor {

@@ -209,7 +209,10 @@ const KernelInfo& Builder::kernel(const std::string& builtin, const std::vector<
   return kernels_.emplace(key, std::move(info)).first->second;
 }
 
-Dims Builder::window_dims_within(const Dims& base) { return gen::window_dims_within(c_, base); }
+Dims Builder::window_dims_within(const Dims& base) {
+  const gen::Dims w = gen::window_dims_within(c_, gen::Dims(base.begin(), base.end()));
+  return Dims(w.begin(), w.end());
+}
 
 std::vector<const Scalar*> Builder::pool(const Scope& s, ScalarClass cls) const {
   std::vector<const Scalar*> out;

@@ -12,7 +12,8 @@ const char* write_tag_name(WriteTag t) {
   return kNames[static_cast<unsigned>(t)];
 }
 
-int64_t overlap_elements(const Dims& oa, const Dims& da, const Dims& ob, const Dims& db) {
+int64_t overlap_elements(std::span<const int64_t> oa, std::span<const int64_t> da, std::span<const int64_t> ob,
+                         std::span<const int64_t> db) {
   if (oa.size() != ob.size()) return 0;
   int64_t n = 1;
   for (size_t i = 0; i < oa.size(); ++i) {

@@ -2,9 +2,11 @@
 // tags the program and plan generators give alike, and the window arithmetic they share.
 #pragma once
 
+#include <algorithm>
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,17 +73,23 @@ class TagSet {
 using Dims = std::vector<int64_t>;
 
 // Elements two boxes (offsets, dims; same rank) share: 0 when disjoint.
-int64_t overlap_elements(const Dims& off_a, const Dims& dims_a, const Dims& off_b, const Dims& dims_b);
+int64_t overlap_elements(std::span<const int64_t> off_a, std::span<const int64_t> dims_a,
+                         std::span<const int64_t> off_b, std::span<const int64_t> dims_b);
+template <class D>
+std::span<const int64_t> box_span(const D& d) {
+  return {d.data(), d.size()};
+}
 
 // Tags a write of the window (off, dims) that meets an earlier access (a_off, a_dims) of its
 // buffer: kNonCommutingWrite and one of exact / single element / partial. False, and no tag,
 // when the two are disjoint.
-template <class Tags>
-bool tag_write_overlap(Tags& tags, const Dims& a_off, const Dims& a_dims, const Dims& off, const Dims& dims) {
-  const int64_t n = overlap_elements(a_off, a_dims, off, dims);
+// (The boxes are the generators' std::vector dims or the IR's ir::Dims.)
+template <class Tags, class A, class B>
+bool tag_write_overlap(Tags& tags, const A& a_off, const A& a_dims, const B& off, const B& dims) {
+  const int64_t n = overlap_elements(box_span(a_off), box_span(a_dims), box_span(off), box_span(dims));
   if (n == 0) return false;
   tags.add(WriteTag::kNonCommutingWrite);
-  if (a_off == off && a_dims == dims)
+  if (std::ranges::equal(a_off, off) && std::ranges::equal(a_dims, dims))
     tags.add(WriteTag::kOverlapExact);
   else if (n == 1)
     tags.add(WriteTag::kOverlapSingleElement);

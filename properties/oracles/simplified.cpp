@@ -25,8 +25,8 @@ bool all_literal(const std::vector<Expr>& es) {
     if (e.kind != Expr::Kind::Int) return false;
   return true;
 }
-std::vector<int64_t> values(const std::vector<Expr>& es) {
-  std::vector<int64_t> out;
+ir::Dims values(const std::vector<Expr>& es) {
+  ir::Dims out;
   for (const Expr& e : es) out.push_back(e.value);
   return out;
 }
@@ -87,7 +87,7 @@ class FixedPoint {
   // read index out of bounds (the one case where a 1-trip loop stays: inlining it would hand
   // WellFormed a code 13 or 11).
   bool faults_at(const Stmt& loop, int64_t v) const {
-    const ir::DimsOf dims = [this](std::string_view t) -> const std::vector<int64_t>* {
+    const ir::DimsOf dims = [this](std::string_view t) -> const ir::Dims* {
       auto it = shapes_.find(std::string(t));
       return it == shapes_.end() ? nullptr : &it->second;
     };
@@ -125,7 +125,7 @@ class FixedPoint {
   const Function& f_;
   std::unordered_map<std::string, int> defs_;
   std::unordered_map<std::string, int64_t> consts_;
-  std::unordered_map<std::string, std::vector<int64_t>> shapes_;
+  std::unordered_map<std::string, ir::Dims> shapes_;
 };
 
 }  // namespace

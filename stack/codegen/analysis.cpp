@@ -12,14 +12,14 @@
 namespace stackcheck::codegen::detail {
 namespace {
 
-using DimsList = std::vector<std::optional<std::vector<int64_t>>>;
+using DimsList = std::vector<std::optional<ir::Dims>>;
 
 // The result types of a call of `f` (tensor dims, or nullopt for a non-tensor).
 DimsList result_dims(const ir::Function& f) {
   DimsList out;
   if (f.kind == ir::Function::Kind::Kernel) {
     for (const std::string& r : f.kernel_returns) {
-      std::optional<std::vector<int64_t>> d;
+      std::optional<ir::Dims> d;
       for (const ir::Param& p : f.params)
         if (p.name == r && p.type.is_tensor()) d = p.type.dims;
       out.push_back(d);
@@ -47,7 +47,7 @@ class Analyzer {
 
  private:
   ir::EvalResult eval(const ir::Expr& e) const {
-    const ir::DimsOf dims_of = [this](std::string_view n) -> const std::vector<int64_t>* {
+    const ir::DimsOf dims_of = [this](std::string_view n) -> const ir::Dims* {
       auto it = out_.dims.find(std::string(n));
       return it == out_.dims.end() ? nullptr : &it->second;
     };
@@ -60,7 +60,7 @@ class Analyzer {
   }
 
   void shape(const std::string& name, const std::vector<ir::Expr>& exprs) {
-    std::vector<int64_t> d;
+    ir::Dims d;
     for (const ir::Expr& e : exprs) {
       const ir::EvalResult r = eval(e);
       if (!r.ok()) return;  // not static: the lowering reports it if the name is used
@@ -101,7 +101,7 @@ class Analyzer {
     } else if (const auto* fu = std::get_if<ir::FullRhs>(&s.rhs)) {
       shape(s.name, fu->shape);
     } else if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) {
-      out_.dims[s.name] = sl->sizes;
+      out_.dims[s.name].assign(sl->sizes.begin(), sl->sizes.end());
     } else if (const auto* as = std::get_if<ir::AssembleRhs>(&s.rhs)) {
       if (auto it = out_.dims.find(as->target); it != out_.dims.end()) out_.dims[s.name] = it->second;
     }

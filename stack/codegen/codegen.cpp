@@ -50,7 +50,7 @@ CodegenResult generate_orchestration(const ir::Program& p) {
     runtime::EntryTensor t;
     t.name = fmt::format("t{}", out.tensors.size());
     t.inout = param.dir != ir::Dir::In;
-    t.shape = param.type.dims;
+    t.shape.assign(param.type.dims.begin(), param.type.dims.end());
     out.tensors.push_back(std::move(t));
     r.entry_names.push_back(param.name);
   }

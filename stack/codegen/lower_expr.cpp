@@ -65,7 +65,7 @@ PlanExpr BodyLowering::expr_at(const ir::Expr& e, PlanBlock& out, unsigned depth
       return b.scalar;
     }
     case ir::Expr::Kind::Dim: {
-      const std::vector<int64_t>& d = dims(e.name, e.loc);
+      const ir::Dims& d = dims(e.name, e.loc);
       if (e.value < 0 || static_cast<uint64_t>(e.value) >= d.size())
         broken(e.loc, fmt::format("dim({}, {}): no such axis", e.name, e.value));
       return PlanExpr::integer(d[static_cast<size_t>(e.value)]);

@@ -62,7 +62,7 @@ Results BodyLowering::kernel_launch(const ir::Function& k, const ir::Invoke& inv
         if (p.dir != ir::Dir::Out) broken(loc, fmt::format("fresh create '{}' is not passed to an Out param", a.name));
         const std::string reg = new_tensor();
         it->second = Binding{Binding::Kind::Tensor, TensorReg{reg, Root::Local}, {}, {}};
-        sub.args.push_back(PlanArg::output(reg, dims(a.name, loc)));
+        sub.args.push_back(PlanArg::output(reg, ir::dims_vector(dims(a.name, loc))));
         continue;
       }
     }

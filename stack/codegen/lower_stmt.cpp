@@ -97,14 +97,14 @@ void BodyLowering::block(const std::vector<ir::Stmt>& list, PlanBlock& out, unsi
   std::vector<ir::Loc> creates;  // the IR statement of each buffer
   for (const ir::Stmt& s : list) {
     if (s.kind != ir::Stmt::Kind::Assign || !std::holds_alternative<ir::CreateRhs>(s.rhs)) continue;
-    const std::vector<int64_t>& d = buffer_shape(s.name, s.loc);
+    const ir::Dims& d = buffer_shape(s.name, s.loc);
     if (static_.fresh.count(s.name) != 0) {
       env_[s.name] = Binding{Binding::Kind::PendingFresh, {}, {}, {}};
       continue;
     }
     const std::string reg = new_tensor();
     env_[s.name] = Binding{Binding::Kind::Tensor, TensorReg{reg, Root::Local}, {}, {}};
-    buffers.push_back(runtime::PlanBuffer{reg, d});
+    buffers.push_back(runtime::PlanBuffer{reg, ir::dims_vector(d)});
     creates.push_back(s.loc);
   }
   const ir::Loc outer = at_;
@@ -170,7 +170,7 @@ void BodyLowering::assign(const ir::Stmt& s, PlanBlock& out) {
   } else if (std::holds_alternative<ir::CreateRhs>(s.rhs)) {
     return;  // bound when its list opened (alloc) or at its launch (fresh)
   } else if (const auto* fu = std::get_if<ir::FullRhs>(&s.rhs)) {
-    const std::vector<int64_t>& d = buffer_shape(s.name, s.loc);
+    const ir::Dims& d = buffer_shape(s.name, s.loc);
     const std::string reg = new_tensor();
     env_[s.name] = Binding{Binding::Kind::Tensor, TensorReg{reg, Root::Local}, {}, {}};
     if (graph_) {
@@ -180,7 +180,7 @@ void BodyLowering::assign(const ir::Stmt& s, PlanBlock& out) {
     }
     runtime::SubmitStmt fill;
     fill.builtin = runtime::Builtin::Fill;
-    fill.args.push_back(runtime::PlanArg::output(reg, d));
+    fill.args.push_back(runtime::PlanArg::output(reg, ir::dims_vector(d)));
     fill.args.push_back(runtime::PlanArg::scalar_value(atom(fu->value, out)));
     emit(out, std::move(fill));
   } else if (const auto* sl = std::get_if<ir::SliceRhs>(&s.rhs)) {
@@ -198,7 +198,7 @@ void BodyLowering::assign(const ir::Stmt& s, PlanBlock& out) {
     // assemble(t, src, offs): copy src into a view of t; the result is t's window.
     const TensorReg target = tensor(as->target, s.loc);
     const TensorReg src = tensor(as->source, s.loc);
-    const std::vector<int64_t>& sizes = dims(as->source, s.loc);
+    const ir::Dims& sizes = dims(as->source, s.loc);
     if (as->offsets.size() != sizes.size() || sizes.size() != dims(as->target, s.loc).size())
       broken(s.loc, fmt::format("assemble into '{}' does not match its rank", as->target));
     runtime::ViewStmt v;
@@ -265,14 +265,14 @@ const TensorReg& BodyLowering::tensor_arg(const ir::Expr& e, ir::Loc loc) const 
   return tensor(e.name, e.loc.line ? e.loc : loc);
 }
 
-const std::vector<int64_t>& BodyLowering::dims(const std::string& name, ir::Loc loc) const {
+const ir::Dims& BodyLowering::dims(const std::string& name, ir::Loc loc) const {
   auto it = static_.dims.find(name);
   if (it == static_.dims.end()) broken(loc, fmt::format("the shape of '{}' is not static", name));
   return it->second;
 }
 
-const std::vector<int64_t>& BodyLowering::buffer_shape(const std::string& name, ir::Loc loc) const {
-  const std::vector<int64_t>& d = dims(name, loc);
+const ir::Dims& BodyLowering::buffer_shape(const std::string& name, ir::Loc loc) const {
+  const ir::Dims& d = dims(name, loc);
   if (d.empty() || d.size() > 3) broken(loc, fmt::format("'{}' has rank {}, not 1..3", name, d.size()));
   uint64_t elements = 1;
   for (int64_t x : d) {

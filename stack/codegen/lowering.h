@@ -40,10 +40,10 @@ struct ProgramInfo {
 // walk in program order; the lowering needs them before it reaches a definition (an alloc
 // opens its statement list) and for `dim`.
 struct StaticInfo {
-  std::unordered_map<std::string, std::vector<int64_t>> dims;  // tensor names
+  std::unordered_map<std::string, ir::Dims> dims;  // tensor names
   std::unordered_map<std::string, int64_t> values;             // static scalar names
   // Per-tuple result types (tensor dims, or nullopt for a scalar/task id element).
-  std::unordered_map<std::string, std::vector<std::optional<std::vector<int64_t>>>> tuples;
+  std::unordered_map<std::string, std::vector<std::optional<ir::Dims>>> tuples;
   // Creates that are fresh (COMPILER.md §6): first used, in their own statement list, by a
   // kernel launch passing them unviewed to a builtin-written Out param and to no other param.
   std::unordered_set<std::string> fresh;
@@ -119,9 +119,9 @@ class BodyLowering {
   const Binding& lookup(const std::string& name, ir::Loc loc) const;
   const TensorReg& tensor(const std::string& name, ir::Loc loc) const;
   const TensorReg& tensor_arg(const ir::Expr& e, ir::Loc loc) const;
-  const std::vector<int64_t>& dims(const std::string& name, ir::Loc loc) const;
+  const ir::Dims& dims(const std::string& name, ir::Loc loc) const;
   // dims of a create/full: rank 1..3, dims >= 1, <= 65,536 elements (else 300).
-  const std::vector<int64_t>& buffer_shape(const std::string& name, ir::Loc loc) const;
+  const ir::Dims& buffer_shape(const std::string& name, ir::Loc loc) const;
   std::string new_tensor() { return "t" + std::to_string(next_t_++); }
   std::string new_scalar() { return "s" + std::to_string(next_s_++); }
   void diag(int code, ir::Loc loc, std::string message);

@@ -329,7 +329,7 @@ class Machine {
       if (!eval_all(sl->offsets, fr, offs)) return false;
       const Window* src = tensor(fr, sl->source, s.loc);
       if (src == nullptr) return false;
-      std::optional<Window> w = sub_window(*src, view(offs), sl->sizes);
+      std::optional<Window> w = sub_window(*src, view(offs), ir::dims_span(sl->sizes));
       if (!w) {
         return fail(ErrorKind::OutOfBounds, fr, s.loc,
                     fmt::format("slice of '{}' at [{}] size [{}] outside its shape [{}]", sl->source,
@@ -449,12 +449,12 @@ std::variant<std::vector<InputValue>, Error> generate_inputs(const Function& ent
     in.name = p.name;
     in.tensor = p.type.is_tensor();
     if (in.tensor) {
-      std::optional<size_t> n = checked_element_count(p.type.dims, kMaxElements);
+      std::optional<size_t> n = checked_element_count(ir::dims_span(p.type.dims), kMaxElements);
       if (!n || p.type.dims.size() > 3) {
         return Error{ErrorKind::Invalid, verify::Location{entry.name, p.loc.line, p.loc.column},
                      fmt::format("entry param '{}' has no valid tensor type", p.name)};
       }
-      in.dims = p.type.dims;
+      in.dims = ir::dims_vector(p.type.dims);
       in.elements.reserve(*n);
       for (size_t i = 0; i < *n; ++i) in.elements.push_back(static_cast<uint32_t>(rng.next()));
     } else {

@@ -5,9 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "stack/support/wrapping.h"
 
@@ -21,15 +25,23 @@ struct Loc {
 
 enum class Dir : uint8_t { In, Out, InOut };
 
+// A tensor's extents, inline up to rank 4 (a Type is copied with every param, tensor binding
+// and signature: no heap block for the ranks programs use).
+using Dims = boost::container::small_vector<int64_t, 4>;
+inline std::vector<int64_t> dims_vector(const Dims& d) { return {d.begin(), d.end()}; }
+inline std::span<const int64_t> dims_span(const Dims& d) { return {d.data(), d.size()}; }
+
 struct Type {
   enum class Kind : uint8_t { I64, Tensor };
   Kind kind = Kind::I64;
   std::string dtype = "i32";  // only "i32" is accepted by the parser
-  std::vector<int64_t> dims;  // tensors only
+  Dims dims;                  // tensors only
 
   bool is_tensor() const { return kind == Kind::Tensor; }
   static Type i64() { return Type{}; }
-  static Type tensor(std::vector<int64_t> d) { return Type{Kind::Tensor, "i32", std::move(d)}; }
+  static Type tensor(Dims d) { return Type{Kind::Tensor, "i32", std::move(d)}; }
+  static Type tensor(const std::vector<int64_t>& d) { return tensor(Dims(d.begin(), d.end())); }
+  static Type tensor(std::initializer_list<int64_t> d) { return tensor(Dims(d)); }
 };
 
 // Operators and comparisons: the support arithmetic's own enums (support/wrapping.h).
@@ -77,7 +89,7 @@ struct FullRhs {
 struct SliceRhs {
   std::string source;
   std::vector<Expr> offsets;
-  std::vector<int64_t> sizes;
+  Dims sizes;
 };
 struct AssembleRhs {
   std::string target;

@@ -92,7 +92,7 @@ inline Stmt create(std::string name, std::vector<Expr> shape) {
 inline Stmt full(std::string name, std::vector<Expr> shape, Expr v) {
   return assign(std::move(name), FullRhs{std::move(shape), std::move(v)});
 }
-inline Stmt slice(std::string name, std::string src, std::vector<Expr> offs, std::vector<int64_t> sizes) {
+inline Stmt slice(std::string name, std::string src, std::vector<Expr> offs, Dims sizes) {
   return assign(std::move(name), SliceRhs{std::move(src), std::move(offs), std::move(sizes)});
 }
 inline Stmt assemble(std::string name, std::string target, std::string src, std::vector<Expr> offs) {

@@ -21,7 +21,7 @@ bool is_literal(const Expr& e) {
 
 std::optional<int64_t> dim_value(std::string_view tensor, int64_t axis, const DimsOf& dims_of) {
   if (!dims_of) return std::nullopt;
-  const std::vector<int64_t>* dims = dims_of(tensor);
+  const Dims* dims = dims_of(tensor);
   if (dims == nullptr || axis < 0 || static_cast<uint64_t>(axis) >= dims->size()) {
     return std::nullopt;
   }
@@ -62,13 +62,13 @@ bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, cons
     return value_of ? value_of(n) : std::nullopt;
   };
   // ... and the tensors it binds to a static shape (slices, literal creates and fulls, aliases).
-  std::unordered_map<std::string, std::vector<int64_t>> shaped;
-  const DimsOf dims_in = [&](std::string_view n) -> const std::vector<int64_t>* {
+  std::unordered_map<std::string, Dims> shaped;
+  const DimsOf dims_in = [&](std::string_view n) -> const Dims* {
     if (auto it = shaped.find(std::string(n)); it != shaped.end()) return &it->second;
     return dims_of ? dims_of(n) : nullptr;
   };
-  auto shape_of = [&](const std::vector<Expr>& shape) -> std::optional<std::vector<int64_t>> {
-    std::vector<int64_t> out;
+  auto shape_of = [&](const std::vector<Expr>& shape) -> std::optional<Dims> {
+    Dims out;
     for (const Expr& x : shape) {
       const EvalResult v = evaluate(x, dims_in, value);
       if (!v.ok()) return std::nullopt;
@@ -84,7 +84,7 @@ bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, cons
         if (e.kind == Expr::Kind::Read) {
           // A tensor whose shape is unknown here (a name bound more than once, a submit's
           // result): any index that evaluates may be out of its bounds.
-          const std::vector<int64_t>* dims = dims_in(e.name);
+          const Dims* dims = dims_in(e.name);
           if (dims != nullptr && dims->size() != e.args.size()) return;
           for (size_t k = 0; k < e.args.size() && !zero; ++k) {
             const EvalResult i = evaluate(e.args[k], dims_in, value);
@@ -99,13 +99,13 @@ bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, cons
       });
     });
     if (st.kind != Stmt::Kind::Assign) return;
-    std::optional<std::vector<int64_t>> shape;
+    std::optional<Dims> shape;
     if (const auto* x = std::get_if<ExprRhs>(&st.rhs)) {
       if (const EvalResult v = evaluate(x->expr, dims_in, value); v.ok()) bound[st.name] = v.value;
       if (x->expr.kind == Expr::Kind::Var)
-        if (const std::vector<int64_t>* src = dims_in(x->expr.name)) shape = *src;
+        if (const Dims* src = dims_in(x->expr.name)) shape = *src;
     } else if (const auto* sl = std::get_if<SliceRhs>(&st.rhs)) {
-      shape = sl->sizes;
+      shape = Dims(sl->sizes.begin(), sl->sizes.end());
     } else if (const auto* cr = std::get_if<CreateRhs>(&st.rhs)) {
       shape = shape_of(cr->shape);
     } else if (const auto* fu = std::get_if<FullRhs>(&st.rhs)) {

@@ -19,7 +19,7 @@
 namespace stackcheck::ir {
 
 // Dims of a tensor name, or nullptr when unknown (not a tensor, not statically shaped).
-using DimsOf = std::function<const std::vector<int64_t>*(std::string_view)>;
+using DimsOf = std::function<const Dims*(std::string_view)>;
 // Value of a scalar name, or nullopt (not a constant). Literal evaluation uses none.
 using ValueOf = std::function<std::optional<int64_t>(std::string_view)>;
 

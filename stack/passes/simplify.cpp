@@ -92,8 +92,8 @@ class Sweep {
     changed_ = true;
   }
 
-  static std::optional<std::vector<int64_t>> literal_shape(const std::vector<Expr>& shape) {
-    std::vector<int64_t> dims;
+  static std::optional<ir::Dims> literal_shape(const std::vector<Expr>& shape) {
+    ir::Dims dims;
     for (const Expr& d : shape) {
       if (d.kind != Expr::Kind::Int) return std::nullopt;
       dims.push_back(d.value);
@@ -113,13 +113,13 @@ class Sweep {
     };
     return ir::has_static_fault(body, dims, values);
   }
-  const std::vector<int64_t>* shape_of(const std::string& name) const {
+  const ir::Dims* shape_of(const std::string& name) const {
     auto it = shapes_.find(name);
     return it == shapes_.end() ? nullptr : &it->second;
   }
   // Static shape of result j of `inv`: a kernel returns its argument's window, a graph
   // its declared result type.
-  std::optional<std::vector<int64_t>> result_shape(const ir::Invoke& inv, size_t j) const {
+  std::optional<ir::Dims> result_shape(const ir::Invoke& inv, size_t j) const {
     const Function* callee = nullptr;
     for (const Function& g : program_.functions) {
       if (g.name == inv.callee) {
@@ -145,7 +145,7 @@ class Sweep {
   }
 
   void assign(Stmt& s) {
-    std::optional<std::vector<int64_t>> shape;
+    std::optional<ir::Dims> shape;
     if (auto* e = std::get_if<ir::ExprRhs>(&s.rhs)) {
       expr(e->expr);
       if (e->expr.kind == Expr::Kind::Int && once(s.name)) consts_[s.name] = e->expr.value;
@@ -235,7 +235,7 @@ class Sweep {
   Function& f_;
   std::unordered_map<std::string, int> defs_;
   std::unordered_map<std::string, int64_t> consts_;
-  std::unordered_map<std::string, std::vector<int64_t>> shapes_;
+  std::unordered_map<std::string, ir::Dims> shapes_;
   std::unordered_map<std::string, ir::Invoke> calls_;
   bool changed_ = false;
 };

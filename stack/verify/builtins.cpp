@@ -122,7 +122,7 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
                                     ir::dir_name(p.dir), bp.name, b.name, ir::dir_name(bp.dir))});
     }
     shapes_known = shapes_known && shape_like(p.type);
-    dims.push_back(p.type.dims);
+    dims.push_back(ir::dims_span(p.type.dims));
   }
   if (shapes_known) {
     if (auto why = shape_rule_violation(b, std::span<const std::span<const int64_t>>(dims.data(), dims.size()))) {

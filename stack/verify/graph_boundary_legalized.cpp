@@ -27,7 +27,7 @@ constexpr size_t kTensorParamLimit = support::kGraphMaxTensors;
 constexpr size_t kScalarParamLimit = support::kGraphMaxScalars;
 constexpr uint64_t kNodeLimit = support::kGraphMaxNodes;
 
-using Dims = std::vector<int64_t>;
+using Dims = ir::Dims;
 
 // What the verifier knows of one name of a function (first definition wins).
 struct NameInfo {

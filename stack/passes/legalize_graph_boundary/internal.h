@@ -21,7 +21,7 @@
 
 namespace stackcheck::passes::graph_boundary {
 
-using Dims = std::vector<int64_t>;
+using Dims = ir::Dims;
 inline constexpr const char* kRule = "LegalizeGraphBoundary";
 inline constexpr size_t kMaxTensorParams = support::kGraphMaxTensors;
 inline constexpr size_t kMaxScalarParams = support::kGraphMaxScalars;
