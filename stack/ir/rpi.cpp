@@ -20,7 +20,7 @@ const Stmt* graph_return(const Function& f) {
 
 }  // namespace
 
-static ReturnParams compute_rpi(const Function& f, const std::unordered_map<std::string, ReturnParams>* callee_rpi) {
+static ReturnParams compute_rpi(const Function& f, const RpiTable& callee_rpi) {
   ReturnParams out;
   if (f.kind == Function::Kind::Kernel) {
     for (const std::string& r : f.kernel_returns) {
@@ -43,14 +43,24 @@ static ReturnParams compute_rpi(const Function& f, const std::unordered_map<std:
 
 // ---- Lineage ------------------------------------------------------------------------
 
-Lineage::Lineage(const Function& f, const RpiTable& rpi) : Lineage(f, &rpi.by_name()) {}
-
 namespace {
 
 // Sorts by name, keeping only the first entry of each name (stable: the first is the earliest).
-template <typename V>
-void first_of_each(std::vector<std::pair<std::string_view, V>>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+// An insertion sort: stable without std::stable_sort's temporary buffer, and the lists are a
+// function's names (a few dozen); past 64 entries std::stable_sort.
+template <typename Vec>
+void first_of_each(Vec& v) {
+  auto by_name = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (v.size() > 64) {
+    std::stable_sort(v.begin(), v.end(), by_name);
+  } else {
+    for (size_t i = 1; i < v.size(); ++i) {
+      auto x = std::move(v[i]);
+      size_t j = i;
+      for (; j > 0 && by_name(x, v[j - 1]); --j) v[j] = std::move(v[j - 1]);
+      v[j] = std::move(x);
+    }
+  }
   v.erase(std::unique(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first == b.first; }), v.end());
 }
 
@@ -63,8 +73,7 @@ const V* Lineage::lookup(const Index<V>& index, std::string_view name) {
   return it != index.end() && it->first == name ? &it->second : nullptr;
 }
 
-Lineage::Lineage(const Function& f, const std::unordered_map<std::string, ReturnParams>* rpi_by_name)
-    : rpi_(rpi_by_name) {
+Lineage::Lineage(const Function& f, const RpiTable& rpi) : rpi_(&rpi) {
   params_.reserve(f.params.size());
   for (size_t i = 0; i < f.params.size(); ++i) params_.emplace_back(f.params[i].name, i);
   first_of_each(params_);
@@ -76,10 +85,7 @@ Lineage::Lineage(const Function& f, const std::unordered_map<std::string, Return
 
 std::optional<size_t> Lineage::param_of(std::string_view name) const {
   std::string_view cur = name;
-  auto rpi_of = [&](const std::string& callee) -> const ReturnParams* {
-    auto it = rpi_->find(callee);
-    return it == rpi_->end() ? nullptr : &it->second;
-  };
+  auto rpi_of = [&](const std::string& callee) -> const ReturnParams* { return rpi_->find(callee); };
   // The argument at param index `idx` of `inv`, when it is a plain name.
   auto arg_name = [](const Invoke& inv, std::optional<size_t> idx) -> const std::string* {
     if (!idx || *idx >= inv.args.size()) return nullptr;
@@ -125,8 +131,8 @@ std::optional<size_t> Lineage::param_of(std::string_view name) const {
 // ---- RpiTable -----------------------------------------------------------------------
 
 RpiTable::RpiTable(const Program& p) {
-  // The first function of each name (callers reach it), by name; a name's state is kept at
-  // the index of that first function.
+  // The first function of each name (callers reach it), sorted by name; a name's DFS state is
+  // kept at the index of that first function.
   std::vector<std::pair<std::string_view, size_t>> fn;
   fn.reserve(p.functions.size());
   for (size_t i = 0; i < p.functions.size(); ++i) fn.emplace_back(p.functions[i].name, i);
@@ -136,16 +142,21 @@ RpiTable::RpiTable(const Program& p) {
                                [](const std::pair<std::string_view, size_t>& e, std::string_view n) { return e.first < n; });
     return it != fn.end() && it->first == name ? std::optional<size_t>(it->second) : std::nullopt;
   };
+  entries_.reserve(fn.size());
+  for (const auto& [name, i] : fn) entries_.push_back(Entry{std::string(name), std::nullopt});
 
-  auto compute = [&](const Function& f) { by_name_.emplace(f.name, compute_rpi(f, &by_name_)); };
+  auto compute = [&](const Function& f) {
+    ReturnParams r = compute_rpi(f, *this);
+    entry(f.name)->rpi = std::move(r);
+  };
 
   // Callees first, by an explicit-stack DFS over graph bodies. A callee still on the stack
-  // (a call cycle) has no entry yet, so lineage through it is untraceable.
+  // (a call cycle) has no rpi yet, so lineage through it is untraceable.
   enum class State : uint8_t { Unseen, OnStack, Done };
   std::vector<State> state(p.functions.size(), State::Unseen);
   struct Frame {
     size_t f;  // the first function of its name
-    std::vector<size_t> callees;
+    boost::container::small_vector<size_t, 8> callees;
     size_t next = 0;
   };
   auto make_frame = [&](size_t f) {
@@ -160,7 +171,7 @@ RpiTable::RpiTable(const Program& p) {
     state[f] = State::OnStack;
     return fr;
   };
-  std::vector<Frame> stack;
+  boost::container::small_vector<Frame, 4> stack;
   for (const auto& root : p.functions) {
     const size_t r = *first_of(root.name);  // every function's name has a first function
     if (state[r] != State::Unseen) continue;
@@ -179,9 +190,15 @@ RpiTable::RpiTable(const Program& p) {
   }
 }
 
+RpiTable::Entry* RpiTable::entry(std::string_view name) {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
+                             [](const Entry& e, std::string_view n) { return e.name < n; });
+  return it != entries_.end() && it->name == name ? &*it : nullptr;
+}
+
 const ReturnParams* RpiTable::find(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? nullptr : &it->second;
+  const Entry* e = const_cast<RpiTable*>(this)->entry(name);
+  return e != nullptr && e->rpi ? &*e->rpi : nullptr;
 }
 
 const ReturnParams& RpiTable::of(const Function& f) const {
@@ -201,7 +218,7 @@ ReturnParams returned_param_indices(const Program& p, const Function& f) {
       break;
     }
   }
-  return compute_rpi(f, &table.by_name());
+  return compute_rpi(f, table);
 }
 
 std::optional<size_t> lineage_param(const Program& p, const Function& f, std::string_view name) {

@@ -16,12 +16,13 @@
 
 #include "stack/ir/ast.h"
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -38,15 +39,21 @@ ReturnParams returned_param_indices(const Program& p, const Function& f);
 class RpiTable {
  public:
   explicit RpiTable(const Program& p);
-  // rpi of the first function named `name`; nullptr if p has no such function.
+  // rpi of the first function named `name`; nullptr if p has no such function (or, while the
+  // table is being built, one not computed yet: a callee on a call cycle).
   const ReturnParams* find(std::string_view name) const;
   // rpi of f; f must be one of p's functions (matched by name: the first of that name).
   const ReturnParams& of(const Function& f) const;
-  // Every function's rpi by name (first function of each name).
-  const std::unordered_map<std::string, ReturnParams>& by_name() const { return by_name_; }
 
  private:
-  std::unordered_map<std::string, ReturnParams> by_name_;
+  // The first function of each name, sorted by name, and its rpi (set callees first): two
+  // allocations for the table however many functions (names are short: no heap of their own).
+  struct Entry {
+    std::string name;
+    std::optional<ReturnParams> rpi;
+  };
+  std::vector<Entry> entries_;
+  Entry* entry(std::string_view name);
 };
 
 // Lineage of the tensor names of one function. Callee rpi come from `rpi`, which (like f)
@@ -54,21 +61,19 @@ class RpiTable {
 class Lineage {
  public:
   Lineage(const Function& f, const RpiTable& rpi);
-  // Same, with callee rpi from a name -> rpi map (must outlive the Lineage).
-  Lineage(const Function& f, const std::unordered_map<std::string, ReturnParams>* rpi_by_name);
   // The param index `name`'s lineage reaches, or nullopt (untraceable, or unknown name).
   std::optional<size_t> param_of(std::string_view name) const;
 
  private:
   // Sorted by name, the first of each name only (params in order; Assigns in walk order):
-  // two allocations per function, however many names it has.
+  // inline up to 16 names, so most functions need no heap for it.
   template <typename V>
-  using Index = std::vector<std::pair<std::string_view, V>>;
+  using Index = boost::container::small_vector<std::pair<std::string_view, V>, 16>;
   template <typename V>
   static const V* lookup(const Index<V>& index, std::string_view name);
 
-  const std::unordered_map<std::string, ReturnParams>* rpi_;
-  Index<size_t> params_;     // name -> param index
+  const RpiTable* rpi_;
+  Index<size_t> params_;    // name -> param index
   Index<const Stmt*> defs_;  // name -> first defining Assign
 };
 

@@ -124,7 +124,8 @@ TEST(Rpi, ill_formed_cycles_do_not_hang) {
   ASSERT_NE(t.find("b"), nullptr);
   // Exactly one of a, b is computed first and sees the other as untraceable; the other
   // then traces through it. Neither crashes; the result is deterministic.
-  EXPECT_EQ(RpiTable(p).by_name(), t.by_name());
+  const RpiTable again(p);
+  for (const char* name : {"a", "b", "d"}) EXPECT_EQ(*again.find(name), *t.find(name)) << name;
   EXPECT_EQ(returned_param_indices(p, fn(p, "d")), (ReturnParams{std::nullopt}));
   EXPECT_EQ(t.find("missing"), nullptr);
 }
