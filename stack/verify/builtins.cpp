@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -134,7 +133,7 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
 
 std::vector<KernelMismatch> kernel_return_mismatches(const ir::Function& k) {
   std::vector<KernelMismatch> out;
-  std::unordered_set<std::string> returned;
+  boost::container::small_vector<std::string_view, 8> returned;  // a kernel returns a few names
   for (const std::string& r : k.kernel_returns) {
     const ir::Param* p = nullptr;
     for (const ir::Param& q : k.params) {
@@ -149,8 +148,10 @@ std::vector<KernelMismatch> kernel_return_mismatches(const ir::Function& k) {
       out.push_back({std::nullopt, fmt::format("kernel '{}' returns '{}', which is not an Out or InOut tensor "
                                                "param",
                                                k.name, r)});
-    } else if (!returned.insert(r).second) {
+    } else if (std::find(returned.begin(), returned.end(), r) != returned.end()) {
       out.push_back({std::nullopt, fmt::format("kernel '{}' returns '{}' twice", k.name, r)});
+    } else {
+      returned.push_back(r);
     }
   }
   return out;

@@ -37,7 +37,7 @@ std::optional<std::vector<TensorVal>> FunctionChecker::invoke(const ir::Invoke& 
   if (g->kind == Function::Kind::Graph && info_.component[gi] == info_.component[index_]) {
     report(kCallee, inv.loc, fmt::format("call of '{}' from '{}' closes a call cycle", inv.callee, f_.name));
   }
-  std::vector<std::optional<TensorVal>> arg_vals(inv.args.size());
+  boost::container::small_vector<std::optional<TensorVal>, 8> arg_vals(inv.args.size());
   if (inv.args.size() != g->params.size()) {
     report(kArity, inv.loc,
            fmt::format("'{}' takes {} argument(s), {} given", inv.callee, g->params.size(), inv.args.size()));

@@ -5,6 +5,8 @@
 // Private to the verifier: nothing outside stack/verify/well_formed* includes it.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+
 #include "stack/ir/ast.h"
 #include "stack/ir/rpi.h"
 #include "stack/ir/walk.h"
@@ -176,7 +178,7 @@ class FunctionChecker {
   void assign_rhs(const Stmt& s, const ir::CreateRhs& rhs);
   void assign_rhs(const Stmt& s, const ir::FullRhs& rhs);
   // Static offsets of a view: one per axis; nullopt entries are dynamic or erroneous.
-  std::vector<std::optional<int64_t>> offsets(const std::vector<Expr>& exprs);
+  boost::container::small_vector<std::optional<int64_t>, 4> offsets(const std::vector<Expr>& exprs);
   void assign_rhs(const Stmt& s, const ir::SliceRhs& rhs);
   void assign_rhs(const Stmt& s, const ir::AssembleRhs& rhs);
 

@@ -168,8 +168,8 @@ void FunctionChecker::assign_rhs(const Stmt& s, const ir::FullRhs& rhs) {
 }
 
 // Static offsets of a view: one per axis; nullopt entries are dynamic or erroneous.
-std::vector<std::optional<int64_t>> FunctionChecker::offsets(const std::vector<Expr>& exprs) {
-  std::vector<std::optional<int64_t>> out;
+boost::container::small_vector<std::optional<int64_t>, 4> FunctionChecker::offsets(const std::vector<Expr>& exprs) {
+  boost::container::small_vector<std::optional<int64_t>, 4> out;
   for (const Expr& e : exprs) out.push_back(scalar(e).value);
   return out;
 }
