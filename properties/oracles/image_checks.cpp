@@ -28,6 +28,14 @@ std::optional<std::string> bench_configs(const OrchProgram& p, std::optional<uin
 }
 
 thread_local std::unique_ptr<Bench> spare_bench;
+// A destroyed bench's mirror allocation (the largest seen), for the next create on this thread:
+// a mirror of several MiB is then filled in place, not mapped, faulted in page by page and
+// unmapped again for every bench (Runtime::create fills it exactly as a fresh allocation).
+thread_local std::vector<std::byte> spare_storage;
+
+void keep_storage(std::vector<std::byte>&& s) {
+  if (s.capacity() > spare_storage.capacity()) spare_storage = std::move(s);
+}
 
 }  // namespace
 
@@ -41,8 +49,10 @@ std::unique_ptr<Bench> Bench::create(const OrchProgram& p, std::optional<uint8_t
   }
   auto b = std::unique_ptr<Bench>(new Bench);
   b->mem_ = std::make_unique<DeviceMemory>(mc);
-  auto rt = Runtime::create(*b->mem_, cfg);
+  std::vector<std::byte> storage = std::move(spare_storage);
+  auto rt = Runtime::create(*b->mem_, cfg, &storage);
   if (!rt) {
+    keep_storage(std::move(storage));  // a refused config leaves it as it was
     if (error) *error = rt.error();
     return nullptr;
   }
@@ -83,6 +93,12 @@ std::unique_ptr<Bench> Bench::acquire(const OrchProgram& p, std::optional<uint8_
     return std::move(spare_bench);
   }
   return create(p, fill_byte, strict_uninit, error);
+}
+
+Bench::~Bench() {
+  if (rt_) rt_->recycle_mirror(spare_mirror_);
+  rt_.reset();
+  keep_storage(std::move(spare_mirror_));
 }
 
 void Bench::recycle(std::unique_ptr<Bench> b) {

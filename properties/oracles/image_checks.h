@@ -43,6 +43,7 @@ enum class BenchReset : uint8_t {
 
 class Bench {
  public:
+  ~Bench();  // keeps its mirror's allocation for this thread's next create
   // The Runtime of `p.config` (fill_byte overrides the config's); nullopt message on a
   // rejected config.
   static std::unique_ptr<Bench> create(const runtime::OrchProgram& p, std::optional<uint8_t> fill_byte,

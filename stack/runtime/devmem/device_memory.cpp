@@ -4,7 +4,9 @@
 // table entry; device bytes and tracking bits are only touched through std::atomic_ref.
 #include "stack/runtime/devmem/device_memory.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 #include <mutex>
 
 #include "stack/support/check.h"
@@ -12,8 +14,22 @@
 namespace stackcheck::runtime {
 
 namespace {
-constexpr uint64_t kPagesPerChunk = 4096;  // one chunk maps 256 MiB
+constexpr uint64_t kPagesPerChunk = 4096;  // one chunk maps 256 MiB (a smaller reservation: its own pages)
 constexpr uint64_t kWordsPerPage = DeviceMemory::kPageBytes / 64;
+// A page is filled (data with the fill byte, tracking bits cleared) one 4 KiB block at a time,
+// when an access first reaches the block: a small tensor costs a block, not 64 KiB and 16 KiB
+// of bitmaps. A block not yet filled reads as the fill byte and has no bits set.
+constexpr uint64_t kBlockBytes = 4096;
+constexpr uint64_t kBlocksPerPage = DeviceMemory::kPageBytes / kBlockBytes;
+constexpr uint64_t kWordsPerBlock = kBlockBytes / 64;
+static_assert(kBlocksPerPage <= 32);
+
+// The blocks [po, po + len) of a page meets, as a mask (len > 0).
+uint32_t block_mask(uint64_t po, uint64_t len) {
+  const uint64_t first = po / kBlockBytes, last = (po + len - 1) / kBlockBytes;
+  const uint64_t upper = last + 1 == 32 ? ~uint64_t{0} : (uint64_t{1} << (last + 1)) - 1;
+  return static_cast<uint32_t>(upper & ~((uint64_t{1} << first) - 1));
+}
 
 std::memory_order failure_order(std::memory_order o) {
   if (o == std::memory_order_acq_rel) return std::memory_order_acquire;
@@ -45,11 +61,35 @@ struct DeviceMemory::Page {
   alignas(64) uint8_t data[kPageBytes];
   uint64_t read_bits[kWordsPerPage];
   uint64_t written_bits[kWordsPerPage];
+  // Blocks filled so far (bit k: block k). Set with release under fill_mu after the block's
+  // bytes and bits are written; an access that loads the bit (acquire) may touch the block.
+  std::atomic<uint32_t> filled{0};
+  std::mutex fill_mu;
+
+  // Fills the blocks of [po, po + len) not filled yet.
+  void fill(uint64_t po, uint64_t len, uint8_t fill_byte) {
+    const uint32_t need = block_mask(po, len);
+    if ((filled.load(std::memory_order_acquire) & need) == need) return;
+    std::lock_guard lock(fill_mu);
+    const uint32_t have = filled.load(std::memory_order_relaxed);
+    const uint32_t todo = need & ~have;
+    for (uint64_t b = 0; b < kBlocksPerPage; ++b) {
+      if ((todo >> b & 1) == 0) continue;
+      std::memset(data + b * kBlockBytes, fill_byte, kBlockBytes);
+      std::memset(read_bits + b * kWordsPerBlock, 0, kWordsPerBlock * sizeof(uint64_t));
+      std::memset(written_bits + b * kWordsPerBlock, 0, kWordsPerBlock * sizeof(uint64_t));
+    }
+    filled.fetch_or(todo, std::memory_order_release);
+  }
+  bool block_filled(uint64_t b) const { return (filled.load(std::memory_order_acquire) >> b & 1) != 0; }
 };
 
 struct DeviceMemory::Reservation {
+  // A chunk maps up to kPagesPerChunk pages: as many as the reservation has left.
   struct Chunk {
-    std::atomic<Page*> pages[kPagesPerChunk] = {};
+    explicit Chunk(uint64_t n) : count(n), pages(new std::atomic<Page*>[n]()) {}
+    uint64_t count;
+    std::unique_ptr<std::atomic<Page*>[]> pages;
   };
   uint64_t base = 0, bytes = 0, align = 0;
   std::string name;
@@ -59,8 +99,9 @@ struct DeviceMemory::Reservation {
   ReservationInfo info() const {
     return ReservationInfo{DevAddr(base), bytes, align, name, live, link, copies_in, last_copy_offset, last_copy_bytes};
   }
-  uint64_t n_chunks = 0;
+  uint64_t n_pages = 0, n_chunks = 0;
   std::unique_ptr<std::atomic<Chunk*>[]> chunks;
+  uint64_t chunk_pages(uint64_t c) const { return std::min(kPagesPerChunk, n_pages - c * kPagesPerChunk); }
 
   uint64_t end() const { return base + bytes; }
   ~Reservation() { drop(nullptr); }
@@ -71,8 +112,8 @@ struct DeviceMemory::Reservation {
     for (uint64_t c = 0; c < n_chunks; ++c) {
       Chunk* ch = chunks[c].load();
       if (!ch) continue;
-      for (auto& p : ch->pages)
-        if (Page* pg = p.load()) {
+      for (uint64_t i = 0; i < ch->count; ++i)
+        if (Page* pg = ch->pages[i].load()) {
           if (spare && spare->size() < kSparePages)
             spare->push_back(pg);
           else
@@ -149,6 +190,7 @@ DevAddr DeviceMemory::reserve(uint64_t bytes, uint64_t align, std::string name, 
   r->name = std::move(name);
   r->link = by;
   uint64_t pages = (bytes + kPageBytes - 1) / kPageBytes;
+  r->n_pages = pages;
   r->n_chunks = (pages + kPagesPerChunk - 1) / kPagesPerChunk;
   r->chunks = std::make_unique<std::atomic<Reservation::Chunk*>[]>(r->n_chunks);
   for (uint64_t c = 0; c < r->n_chunks; ++c) r->chunks[c].store(nullptr);
@@ -197,7 +239,7 @@ DeviceMemory::Page& DeviceMemory::page(Reservation& r, uint64_t index) {
   auto& slot_chunk = r.chunks[index / kPagesPerChunk];
   Reservation::Chunk* ch = slot_chunk.load(std::memory_order_acquire);
   if (!ch) {
-    auto* fresh = new Reservation::Chunk();
+    auto* fresh = new Reservation::Chunk(r.chunk_pages(index / kPagesPerChunk));
     if (slot_chunk.compare_exchange_strong(ch, fresh, std::memory_order_acq_rel))
       ch = fresh;
     else
@@ -207,9 +249,7 @@ DeviceMemory::Page& DeviceMemory::page(Reservation& r, uint64_t index) {
   Page* p = slot.load(std::memory_order_acquire);
   if (!p) {
     Page* fresh = new_page();
-    std::memset(fresh->data, cfg_.fill_byte, kPageBytes);
-    std::memset(fresh->read_bits, 0, sizeof fresh->read_bits);
-    std::memset(fresh->written_bits, 0, sizeof fresh->written_bits);
+    fresh->filled.store(0, std::memory_order_relaxed);  // its blocks are filled as accesses reach them
     if (slot.compare_exchange_strong(p, fresh, std::memory_order_acq_rel)) {
       p = fresh;
       resident_pages_.fetch_add(1, std::memory_order_relaxed);
@@ -228,7 +268,9 @@ void DeviceMemory::for_pages(Reservation& r, uint64_t off, uint64_t n, Fn&& fn) 
     uint64_t o = off + done;
     uint64_t po = o % kPageBytes;
     uint64_t len = std::min(n - done, kPageBytes - po);
-    fn(page(r, o / kPageBytes), po, len, done);
+    Page& p = page(r, o / kPageBytes);
+    p.fill(po, len, cfg_.fill_byte);
+    fn(p, po, len, done);
     done += len;
   }
 }
@@ -273,8 +315,11 @@ void DeviceMemory::inspect(DevAddr src, void* dst, uint64_t n) const {
   for (uint64_t done = 0, o = src.raw() - r.base; done < n;) {
     const uint64_t po = o % kPageBytes, len = std::min(n - done, kPageBytes - po);
     if (Page* p = r.find_page(o / kPageBytes)) {
-      for (uint64_t i = 0; i < len; ++i)
-        d[done + i] = std::atomic_ref<uint8_t>(p->data[po + i]).load(std::memory_order_relaxed);
+      for (uint64_t i = 0; i < len; ++i) {
+        const uint64_t at = po + i;
+        d[done + i] = p->block_filled(at / kBlockBytes) ? std::atomic_ref<uint8_t>(p->data[at]).load(std::memory_order_relaxed)
+                                                        : cfg_.fill_byte;
+      }
     } else {
       std::memset(d + done, cfg_.fill_byte, len);  // never touched: what a first touch would fill
     }
@@ -413,8 +458,9 @@ uint64_t DeviceMemory::rmw(DeviceOp op, DevAddr a, unsigned size, uint64_t opera
   Reservation& r = locate(op, a, size);
   if (a.raw() % size != 0) throw DeviceFault(op, a, size, FaultKind::kMisaligned);
   const uint64_t off = a.raw() - r.base;
-  Page& p = page(r, off / kPageBytes);  // aligned, so within one page
+  Page& p = page(r, off / kPageBytes);  // aligned, so within one page (and one block)
   const uint64_t po = off % kPageBytes;
+  p.fill(po, size, cfg_.fill_byte);
   uint64_t w = po / 64;
   uint64_t m = bit_mask(po % 64, po % 64 + size);
   uint64_t wb = std::atomic_ref<uint64_t>(p.written_bits[w]).load(std::memory_order_relaxed);
@@ -459,9 +505,10 @@ void DeviceMemory::for_resident(DevAddr a, uint64_t n, Fn&& fn) const {
     const Reservation& r = *rp;
     if (!r.live || r.end() <= a.raw() || r.base >= end) continue;
     uint64_t lo = std::max(r.base, a.raw()) - r.base, hi = std::min(r.end(), end) - r.base;
+    // Filled blocks of resident pages only: a block not filled has no bits set.
     for (uint64_t o = lo; o < hi;) {
-      uint64_t po = o % kPageBytes, len = std::min(hi - o, kPageBytes - po);
-      if (Page* p = r.find_page(o / kPageBytes)) fn(*p, po, len);
+      uint64_t po = o % kPageBytes, len = std::min(hi - o, kBlockBytes - po % kBlockBytes);
+      if (Page* p = r.find_page(o / kPageBytes); p != nullptr && p->block_filled(po / kBlockBytes)) fn(*p, po, len);
       o += len;
     }
   }
