@@ -31,9 +31,9 @@ thread_local std::unique_ptr<Bench> spare_bench;
 // A destroyed bench's mirror allocation (the largest seen), for the next create on this thread:
 // a mirror of several MiB is then filled in place, not mapped, faulted in page by page and
 // unmapped again for every bench (Runtime::create fills it exactly as a fresh allocation).
-thread_local std::vector<std::byte> spare_storage;
+thread_local runtime::MirrorBuffer spare_storage;
 
-void keep_storage(std::vector<std::byte>&& s) {
+void keep_storage(runtime::MirrorBuffer&& s) {
   if (s.capacity() > spare_storage.capacity()) spare_storage = std::move(s);
 }
 
@@ -49,7 +49,7 @@ std::unique_ptr<Bench> Bench::create(const OrchProgram& p, std::optional<uint8_t
   }
   auto b = std::unique_ptr<Bench>(new Bench);
   b->mem_ = std::make_unique<DeviceMemory>(mc);
-  std::vector<std::byte> storage = std::move(spare_storage);
+  runtime::MirrorBuffer storage = std::move(spare_storage);
   auto rt = Runtime::create(*b->mem_, cfg, &storage);
   if (!rt) {
     keep_storage(std::move(storage));  // a refused config leaves it as it was
@@ -70,7 +70,7 @@ bool Bench::reset(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool s
     if (error) *error = *why;
     return false;
   }
-  std::vector<std::byte> storage = std::move(spare_mirror_);
+  runtime::MirrorBuffer storage = std::move(spare_mirror_);
   if (rt_) rt_->recycle_mirror(storage);
   rt_.reset();  // releases its reservations (their pages become spares)
   if (how != BenchReset::kKeepMemory) mem_->reset(mc);

@@ -73,7 +73,7 @@ class Bench {
  private:
   std::unique_ptr<runtime::DeviceMemory> mem_;  // first: outlives the Runtime
   std::unique_ptr<runtime::Runtime> rt_;
-  std::vector<std::byte> spare_mirror_;  // a torn-down Runtime's mirror, for the next reset
+  runtime::MirrorBuffer spare_mirror_;  // a torn-down Runtime's mirror, for the next reset
 };
 
 // A bench from Bench::acquire, given back to the thread's spare when it goes.

@@ -148,6 +148,7 @@ Args& Args::add_scalar(ScalarSlot s) {
 
 Orchestrator::Orchestrator(const OrchestratorSetup& s)
     : mirror_(s.mirror),
+      lazy_(s.lazy),
       layout_(s.layout),
       scope_tasks_capacity_(s.scope_tasks_capacity == 0 ? s.layout.W() : s.scope_tasks_capacity),
       clusters_(s.clusters),
@@ -175,16 +176,17 @@ void Orchestrator::reset() {
   graph_subs_.clear();  // the graph cache stays (§9: definitions live as long as the Runtime)
   graphs_inlined_ = 0;
   graph_mode_ = GraphMode::kNone;
-  std::memset(mirror_.data(), 0, sizeof(ImageHeader));
+  std::memset(mirror_at(0, sizeof(ImageHeader)), 0, sizeof(ImageHeader));
 }
 
 template <class T>
 void Orchestrator::put(uint64_t off, const T& v) {
   STACK_CHECK(off + sizeof(T) <= layout_.seg.total_bytes, "mirror write past its layout");
-  std::memcpy(mirror_.data() + off, &v, sizeof(T));
+  std::memcpy(mirror_at(off, sizeof(T)), &v, sizeof(T));
 }
 
 void Orchestrator::bind_delta(uint64_t field_off, uint64_t target_off) {
+  mirror_at(field_off, sizeof(int32_t));  // set_at stores the 4-byte delta there
   const bool ok = set_at(mirror_.data(), field_off, target_off);
   STACK_CHECK(ok, "a mirror delta is out of int32 reach");
 }
@@ -375,7 +377,7 @@ void Orchestrator::publish(const Claim& c, const Published& p) {
 
   SlotState s{};
   // Zoo: the slot as the claim left it, only the published fields set.
-  if (defects::active(defects::Defect::kClaimedSlotNotReset)) std::memcpy(&s, mirror_.data() + L.slot_at(i), sizeof s);
+  if (defects::active(defects::Defect::kClaimedSlotNotReset)) std::memcpy(&s, mirror_at(L.slot_at(i), sizeof s), sizeof s);
   s.state = kSlotPending;
   s.fanin_cursor = static_cast<int32_t>(fanin.size());
   put(L.slot_at(i), s);
@@ -387,7 +389,7 @@ void Orchestrator::publish(const Claim& c, const Published& p) {
   for (int32_t prod : fanin) {
     const uint64_t field = L.slot_at(static_cast<uint64_t>(prod)) + offsetof(SlotState, last_consumer);
     int32_t last = 0;
-    std::memcpy(&last, mirror_.data() + field, sizeof last);
+    std::memcpy(&last, mirror_at(field, sizeof last), sizeof last);
     if (c.id > last) put(field, c.id);
   }
 }

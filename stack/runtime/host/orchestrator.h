@@ -33,6 +33,7 @@
 #include "stack/runtime/host/error_latch.h"
 #include "stack/runtime/host/graph/cache.h"
 #include "stack/runtime/host/heap.h"
+#include "stack/runtime/host/mirror_buffer.h"
 #include "stack/runtime/host/tensormap.h"
 #include "stack/runtime/image/layout.h"
 #include "stack/runtime/image/records.h"
@@ -170,6 +171,9 @@ class Args {
 
 struct OrchestratorSetup {
   std::span<std::byte> mirror;  // >= layout.seg.total_bytes, owned by the caller
+  // When set, `mirror` is this buffer's bytes, filled lazily: the orchestrator ensures each
+  // block before it first reads or writes it. Null: `mirror` is filled already.
+  MirrorBuffer* lazy = nullptr;
   MirrorLayout layout;          // LayoutPlanner::mirror(W)
   DevAddr task_heap;
   uint64_t task_heap_bytes = 0;
@@ -291,7 +295,14 @@ class Orchestrator {
   void put(uint64_t off, const T& v);
   void bind_delta(uint64_t field_off, uint64_t target_off);
 
+  // The mirror bytes [off, off + n), their blocks filled first when the mirror is lazy.
+  std::byte* mirror_at(uint64_t off, uint64_t n) {
+    if (lazy_ != nullptr) lazy_->ensure(off, n);
+    return mirror_.data() + off;
+  }
+
   std::span<std::byte> mirror_;
+  MirrorBuffer* lazy_ = nullptr;
   MirrorLayout layout_;
   uint64_t scope_tasks_capacity_;
   uint64_t clusters_;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 
@@ -49,7 +50,7 @@ uint64_t elements_of(const std::vector<int64_t>& shape) {
 }  // namespace
 
 Expected<std::unique_ptr<Runtime>, std::string> Runtime::create(DeviceMemory& mem, const RuntimeConfig& cfg,
-                                                                std::vector<std::byte>* storage) {
+                                                                MirrorBuffer* storage) {
   if (auto why = validate_config(cfg)) return unexpected(*why);
   try {
     return std::unique_ptr<Runtime>(new Runtime(mem, cfg, storage));
@@ -58,16 +59,17 @@ Expected<std::unique_ptr<Runtime>, std::string> Runtime::create(DeviceMemory& me
   }
 }
 
-Runtime::Runtime(DeviceMemory& mem, const RuntimeConfig& cfg, std::vector<std::byte>* storage)
+Runtime::Runtime(DeviceMemory& mem, const RuntimeConfig& cfg, MirrorBuffer* storage)
     : mem_(&mem), link_(mem), cfg_(cfg) {
   if (storage) mirror_ = std::move(*storage);
   // Reserved once: payloads embed heap addresses, so the heaps never move.
   task_heap_ = link_.reserve(cfg_.task_heap, kTensorAlign, "task_heap");
   graph_heap_ = link_.reserve(cfg_.graph_heap, 64, "graph_heap");
   const MirrorLayout layout = LayoutPlanner::mirror(cfg_.W);
-  mirror_.assign(layout.seg.total_bytes, std::byte{static_cast<uint8_t>(cfg_.fill_byte)});
+  mirror_.reset(layout.seg.total_bytes, static_cast<uint8_t>(cfg_.fill_byte));
   OrchestratorSetup s;
-  s.mirror = mirror_;
+  s.mirror = std::span<std::byte>(mirror_.data(), mirror_.size());
+  s.lazy = &mirror_;
   s.layout = layout;
   s.task_heap = task_heap_;
   s.task_heap_bytes = cfg_.task_heap;
@@ -270,6 +272,11 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
     orch_->stage_graph_ctx(subs[k].outer, plan_.submissions + zone.offsets[k]);
     write_graph_submission(std::span(staged).subspan(sub_off + zone.offsets[k]), subs[k], cache.at(subs[k].definition));
   }
+  // What compaction reads, filled first: a live byte no claim wrote reads as the fill byte, as
+  // in a mirror filled up front (the rest of the mirror stays unfilled).
+  mirror_.ensure(0, sizeof(ImageHeader));
+  const std::array<uint64_t, kSegCount> live = live_segment_bytes(cursors, n);
+  for (uint32_t s = 0; s < kSegCount; ++s) mirror_.ensure(orch_->layout().seg.off[s], live[s]);
   auto compacted = compact_live_image(orch_->mirror(), orch_->layout(), cursors, n,
                                       std::span(staged).subspan(sizeof(RuntimeHeader), img.total_bytes));
   if (!compacted) {

@@ -46,9 +46,9 @@ class Runtime {
   // Validates `cfg` (the message is the -2 detail) and reserves the heaps. `mem` must
   // outlive the Runtime; the DeviceMemory's own fill byte is the caller's choice.
   // `storage`, if given, is the allocation the mirror is built in (an earlier Runtime's, from
-  // recycle_mirror()): the new mirror is sized and filled exactly as in a fresh allocation.
+  // recycle_mirror()): the new mirror reads exactly as a fresh one (every byte the fill byte).
   static Expected<std::unique_ptr<Runtime>, std::string> create(DeviceMemory& mem, const RuntimeConfig& cfg,
-                                                                std::vector<std::byte>* storage = nullptr);
+                                                                MirrorBuffer* storage = nullptr);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -62,13 +62,17 @@ class Runtime {
   DevAddr task_heap() const { return task_heap_; }
   DevAddr graph_heap() const { return graph_heap_; }
   const Orchestrator& orchestrator() const { return *orch_; }
-  std::span<std::byte> mirror() { return mirror_; }
+  // The whole mirror, every block filled (the binds fill only the blocks they reach: a reader
+  // of the whole mirror pays for the rest).
+  std::span<std::byte> mirror() { return mirror_.materialize(); }
+  // Blocks of the mirror the binds so far reached (figures: what a bind costs in mirror bytes).
+  uint64_t mirror_blocks_filled() const { return mirror_.filled_blocks(); }
   // Moves the mirror's allocation into `into` (for the next Runtime's create); this Runtime
   // must not bind again.
-  void recycle_mirror(std::vector<std::byte>& into) { into = std::move(mirror_); }
+  void recycle_mirror(MirrorBuffer& into) { into = std::move(mirror_); }
 
  private:
-  Runtime(DeviceMemory& mem, const RuntimeConfig& cfg, std::vector<std::byte>* storage);
+  Runtime(DeviceMemory& mem, const RuntimeConfig& cfg, MirrorBuffer* storage);
   void release_entries();
   // Function id of each p.graphs[i]: its index among the distinct graphs this Runtime has seen
   // (definition order for the first program), so a cached definition is never replayed for
@@ -90,7 +94,7 @@ class Runtime {
   RegionPlan plan_;
   std::vector<DevAddr> entries_;         // the last bind's entry reservations
   std::vector<PlanGraph> known_graphs_;  // index = function id
-  std::vector<std::byte> mirror_;
+  MirrorBuffer mirror_;
   std::unique_ptr<Orchestrator> orch_;
 };
 

@@ -55,6 +55,11 @@ uint64_t region_entries(const TaskPayload& p, Segment s) {
 
 }  // namespace
 
+std::array<uint64_t, kSegCount> live_segment_bytes(PoolCounts cursors, uint64_t n) {
+  return {n * sizeof(TaskDescriptor),          n * sizeof(TaskPayload), n * sizeof(SlotState), n,
+          cursors.tensors * sizeof(TensorArg), cursors.scalars * 8,     cursors.fanin * 4};
+}
+
 Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mirror, const MirrorLayout& layout,
                                                   PoolCounts cursors, uint64_t n, std::span<std::byte> out) {
   // ---- preconditions: all before the first read of the mirror ----
@@ -112,9 +117,7 @@ Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mir
   covered += sizeof h;
 
   // ---- one memcpy per live segment prefix; unused records and padding zeroed ----
-  const uint64_t live[kSegCount] = {
-      n * sizeof(TaskDescriptor),          n * sizeof(TaskPayload), n * sizeof(SlotState), n,
-      cursors.tensors * sizeof(TensorArg), cursors.scalars * 8,     cursors.fanin * 4};
+  const std::array<uint64_t, kSegCount> live = live_segment_bytes(cursors, n);
   std::memset(dst + sizeof h, 0, plan.off[0] - sizeof h);  // header padding (none today)
   covered += plan.off[0] - sizeof h;
   for (uint32_t s = 0; s < kSegCount; ++s) {

@@ -13,6 +13,7 @@
 //   whatever the mirror held before (poison, earlier runs).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -40,6 +41,10 @@ struct CompactError {
   CompactErrorKind kind;
   std::string message;  // human detail, e.g. "task 3 scalars delta -> entry 5 not 8-aligned"
 };
+
+// The bytes of each segment's live prefix (Segment order): [0, n) records, [0, cursor) pool
+// entries; what compaction reads of the mirror besides its header.
+std::array<uint64_t, kSegCount> live_segment_bytes(PoolCounts cursors, uint64_t n);
 
 // Returns the number of bytes written (== out.size()).
 Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mirror, const MirrorLayout& layout,

@@ -77,11 +77,11 @@ void Orchestrator::stage_graph_ctx(TaskId outer, DevAddr record) {
   STACK_CHECK(outer >= 0 && static_cast<uint32_t>(outer) < submitted_, "graph_ctx of an unclaimed task");
   const auto i = static_cast<uint64_t>(outer);
   TaskDescriptor d{};
-  std::memcpy(&d, mirror_.data() + layout_.seg.desc_at(i), sizeof d);
+  std::memcpy(&d, mirror_at(layout_.seg.desc_at(i), sizeof d), sizeof d);
   STACK_CHECK(d.kind == kKindGraph, "graph_ctx is staged for GRAPH tasks only");
   const uint64_t field = layout_.seg.payload_at(i) + offsetof(TaskPayload, graph_ctx);
   STACK_CHECK(field + sizeof record <= mirror_.size(), "graph_ctx past the mirror");
-  std::memcpy(mirror_.data() + field, &record, sizeof record);
+  std::memcpy(mirror_at(field, sizeof record), &record, sizeof record);
 }
 
 }  // namespace stackcheck::runtime
