@@ -144,7 +144,7 @@ STACKCHECK_PROP(RuntimeProps, image_position_independent, 0.1) {
 STACKCHECK_PROP(RuntimeProps, compaction_reads_only_the_live_prefix, 0.1) {
   const auto [g, b, c] = bound_plan();
   const runtime::Orchestrator& o = b->runtime().orchestrator();
-  props::report(oracles::check_compaction_live_prefix(oracles::runtime_compactor(), b->runtime().mirror(), o.layout(),
+  props::report(oracles::check_compaction_live_prefix(oracles::runtime_compactor(), b->runtime().mirror_live(), o.layout(),
                                                       o.cursors(), o.submitted(), c.image()),
                 context(g));
 }

@@ -199,7 +199,7 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
     j.check("bind-structure", oracles::check_position_independent(c.image(), off));
   const runtime::Orchestrator& orch = bench->runtime().orchestrator();
   j.check("bind-structure",
-          oracles::check_compaction_live_prefix(oracles::runtime_compactor(), bench->runtime().mirror(), orch.layout(),
+          oracles::check_compaction_live_prefix(oracles::runtime_compactor(), bench->runtime().mirror_live(), orch.layout(),
                                                 orch.cursors(), orch.submitted(), c.image()));
   j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
   // The same bind and model serve the plan-model and dependency oracles.

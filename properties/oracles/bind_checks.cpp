@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "stack/runtime/image/compact.h"
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/image/records.h"
 
@@ -256,58 +258,57 @@ Compactor runtime_compactor() {
             std::span<std::byte> out) { return compact_live_image(mirror, L, cur, n, out).has_value(); };
 }
 
+namespace {
+
+// `size` bytes all `fill`, kept per thread: a check writes the live prefixes into it and puts
+// the fill back over exactly those bytes when done, so it costs the live bytes, not the
+// mirror's size (45 MB at the default W).
+struct FilledScratch {
+  uint8_t fill;
+  std::vector<std::byte> bytes;
+  std::span<std::byte> get(uint64_t size) {
+    if (bytes.size() < size) bytes.assign(size, std::byte{fill});
+    return {bytes.data(), size};
+  }
+};
+thread_local FilledScratch zero_scratch{0x00, {}}, ones_scratch{0xFF, {}};
+
+}  // namespace
+
 Verdict check_compaction_live_prefix(const Compactor& compact, std::span<const std::byte> mirror, const MirrorLayout& L,
                                      const PoolCounts& cur, uint32_t n, std::span<const std::byte> shipped) {
-  std::vector<std::pair<uint64_t, uint64_t>> live = {{0, sizeof(ImageHeader)},
-                                                     {L.seg.off[kSegDesc], n * sizeof(TaskDescriptor)},
-                                                     {L.seg.off[kSegPayload], n * L.payload_stride},
-                                                     {L.seg.off[kSegSlot], n * sizeof(SlotState)},
-                                                     {L.seg.off[kSegFlag], n},
-                                                     {L.seg.off[kSegTensor], cur.tensors * sizeof(TensorArg)},
-                                                     {L.seg.off[kSegScalar], cur.scalars * 8},
-                                                     {L.seg.off[kSegFanin], cur.fanin * 4}};
+  std::vector<std::pair<uint64_t, uint64_t>> live = {{0, sizeof(ImageHeader)}};
+  const std::array<uint64_t, kSegCount> prefix = live_segment_bytes(cur, n);
+  for (uint32_t s = 0; s < kSegCount; ++s) live.emplace_back(L.seg.off[s], prefix[s]);
   std::sort(live.begin(), live.end());
-  // The mirror with every byte outside the live prefix set to `fill` (memset and memcpy: the
-  // mirror is 45 MB at the default W, and a byte loop, coverage-instrumented in the fuzz
-  // build, dominated a whole fuzz execution).
   const uint64_t size = mirror.size();
-  std::unique_ptr<std::byte[]> filled(new std::byte[size]);
+  // The live ranges clipped to the mirror, merged.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
   uint64_t kept = 0;
-  auto fill_outside = [&](uint8_t fill) {
-    std::memset(filled.get(), fill, size);
-    uint64_t at = 0;
-    kept = 0;
-    for (const auto& [off, len] : live) {
-      const uint64_t from = std::max(at, off), to = std::min(off + len, size);
-      if (from < to) {
-        std::memcpy(filled.get() + from, mirror.data() + from, to - from);
-        kept += to - from;
-      }
-      at = std::max(at, off + len);
-    }
-    return std::span<const std::byte>(filled.get(), size);
-  };
-  // Every byte outside the prefix differs from its own value under one of the two fills; the
-  // 0xFF pass is needed only when some such byte is 0x00 (a fresh mirror holds its fill byte).
-  bool zero_outside = false;
-  uint64_t at = 0;
-  auto gap = [&](uint64_t from, uint64_t to) {
-    if (from < to && std::memchr(mirror.data() + from, 0, to - from) != nullptr) zero_outside = true;
-  };
   for (const auto& [off, len] : live) {
-    gap(at, std::min(off, size));
-    at = std::max(at, std::min(off + len, size));
+    const uint64_t from = std::max(ranges.empty() ? 0 : ranges.back().second, off), to = std::min(off + len, size);
+    if (from >= to) continue;
+    if (!ranges.empty() && ranges.back().second == from)
+      ranges.back().second = to;
+    else
+      ranges.emplace_back(from, to);
+    kept += to - from;
   }
-  gap(at, size);
   std::vector<std::byte> a(shipped.size()), s(shipped.size());
   if (!compact(mirror, L, cur, n, a)) return Verdict::fail("compaction", "a valid mirror was refused");
-  for (uint8_t fill : {uint8_t{0x00}, uint8_t{0xFF}}) {
-    if (fill == 0xFF && !zero_outside) break;
-    if (!compact(fill_outside(fill), L, cur, n, s)) return Verdict::fail("compaction", "a valid mirror was refused");
+  // The mirror with every byte outside the live prefix set to 0x00, then to 0xFF: every such byte
+  // differs from its own value under one of the two (whatever the mirror held there: poison,
+  // an earlier bind's records, a block no bind reached).
+  for (FilledScratch* scratch : {&zero_scratch, &ones_scratch}) {
+    const std::span<std::byte> buf = scratch->get(size);
+    for (const auto& [from, to] : ranges) std::memcpy(buf.data() + from, mirror.data() + from, to - from);
+    const bool ok = compact(buf, L, cur, n, s);
+    for (const auto& [from, to] : ranges) std::memset(buf.data() + from, scratch->fill, to - from);
+    if (!ok) return Verdict::fail("compaction", "a valid mirror was refused");
     if (a != s)
-      return Verdict::fail(
-          "compaction-live-prefix",
-          fmt::format("setting the {} bytes outside the live prefix to {:#04x} changed the image", size - kept, fill));
+      return Verdict::fail("compaction-live-prefix",
+                           fmt::format("setting the {} bytes outside the live prefix to {:#04x} changed the image",
+                                       size - kept, scratch->fill));
   }
   if (!std::equal(a.begin(), a.end(), shipped.begin(), shipped.end()))
     return Verdict::fail("compaction", "compacting the mirror again does not give the shipped image");

@@ -68,7 +68,8 @@ Verdict check_latch_uploads_nothing(const Captured& c);
 // §15.2: compacting `mirror` with every byte outside the live prefix ([0, n) records,
 // [0, cursor) pool entries, the header) set to 0x00, and again to 0xFF (each such byte
 // changes under one of the two), gives the same image, and that image is `shipped`.
-// `compact` is the compaction under test (runtime::compact_live_image).
+// `compact` is the compaction under test (runtime::compact_live_image). Only the live prefix
+// of `mirror` is read by the check itself (Runtime::mirror_live() is enough).
 using Compactor = std::function<bool(std::span<const std::byte> mirror, const runtime::MirrorLayout&,
                                      const runtime::PoolCounts&, uint32_t n, std::span<std::byte> out)>;
 Compactor runtime_compactor();

@@ -227,7 +227,7 @@ Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsig
     return Verdict::fail("bind-status", runtime::status_line(c.result) + " (" + c.result.detail + ")");
   }
   const runtime::Orchestrator& o = b->runtime().orchestrator();
-  const Verdict live = check_compaction_live_prefix(runtime_compactor(), b->runtime().mirror(), o.layout(), o.cursors(),
+  const Verdict live = check_compaction_live_prefix(runtime_compactor(), b->runtime().mirror_live(), o.layout(), o.cursors(),
                                                     o.submitted(), c.image());
   if (!live.passed()) return live;
   // The payload stride first: the one violation a compaction that checks nothing survives.
