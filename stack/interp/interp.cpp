@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <memory_resource>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -45,9 +47,12 @@ struct Value {
   }
 };
 
+// A frame's names are views of the program's strings (and of the entry inputs' names), which
+// outlive the run; its table's nodes come from the machine's pool, reused frame after frame.
 struct Frame {
+  explicit Frame(std::pmr::memory_resource* pool) : env(pool) {}
   const Function* fn = nullptr;
-  std::unordered_map<std::string, Value> env;
+  std::pmr::unordered_map<std::string_view, Value> env;
   std::optional<std::vector<Value>> returned;  // set by `return`: the body stops
 };
 
@@ -58,6 +63,9 @@ class Machine {
   Machine(const ir::Program& p, const Options& o) : options_(o) {
     for (const Function& f : p.functions) functions_.emplace(f.name, &f);
   }
+  std::pmr::memory_resource* pool() { return &pool_; }
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
 
   std::optional<Error> error;
   uint64_t used = 0;
@@ -265,7 +273,7 @@ class Machine {
       return fail(ErrorKind::Invalid, fr, inv.loc,
                   fmt::format("graph calls nest deeper than {}", options_.max_call_depth));
     }
-    Frame inner;
+    Frame inner(&pool_);
     inner.fn = &g;
     for (size_t i = 0; i < args.size(); ++i) inner.env[g.params[i].name] = std::move(args[i]);
     ++depth_;
@@ -420,6 +428,7 @@ class Machine {
  private:
   const Options& options_;
   std::unordered_map<std::string, const Function*> functions_;
+  std::pmr::unsynchronized_pool_resource pool_;
   unsigned depth_ = 0;
   uint64_t tasks_ = 0;
 };
@@ -480,7 +489,7 @@ Result run(const ir::Program& p, uint64_t seed, const Options& options) {
   if (auto* e = std::get_if<Error>(&inputs)) return Result{std::move(*e)};
 
   Machine m(p, options);
-  Frame frame;
+  Frame frame(m.pool());
   frame.fn = entry;
   std::vector<std::pair<std::string, Window>> tensors;  // entry tensor params, kept whole
   for (InputValue& in : std::get<std::vector<InputValue>>(inputs)) {
