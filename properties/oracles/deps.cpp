@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <iterator>
 #include <tuple>
-#include <unordered_set>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/depth_first_search.hpp>
@@ -205,7 +204,7 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
   }
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo; });
   std::vector<Query> out;
-  std::unordered_set<uint64_t> seen;
+  std::vector<uint64_t> keys;    // out[i]'s pair of accesses (a pair met again is dropped below)
   std::vector<uint32_t> active;  // pieces that may overlap the next one
   for (uint32_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
@@ -217,8 +216,7 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
     for (uint32_t q : active) {
       const FlatAccess& b = acc[pieces[q].access];
       if (a.unit == b.unit || (!a.writes && !b.writes)) continue;
-      const uint64_t key = uint64_t{std::min(p.access, pieces[q].access)} << 32 | std::max(p.access, pieces[q].access);
-      if (!seen.insert(key).second) continue;
+      keys.push_back(uint64_t{std::min(p.access, pieces[q].access)} << 32 | std::max(p.access, pieces[q].access));
       const FlatAccess& e = a.order < b.order ? a : b;
       const FlatAccess& l = a.order < b.order ? b : a;
       out.push_back(
@@ -226,6 +224,17 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
     }
     active.push_back(i);
   }
+  // Each pair once, where the sweep first met it (in the sweep's order): sorted by pair, then
+  // by position, the first of each pair is kept.
+  std::vector<uint32_t> order(out.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] != keys[b] ? keys[a] < keys[b] : a < b; });
+  std::vector<char> first(out.size(), 0);
+  for (size_t i = 0; i < order.size(); ++i) first[order[i]] = i == 0 || keys[order[i]] != keys[order[i - 1]];
+  size_t kept = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (first[i]) out[kept++] = out[i];
+  out.resize(kept);
   return out;
 }
 
