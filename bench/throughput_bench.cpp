@@ -35,6 +35,15 @@
 #include "stack/ir/walk.h"
 #include "stack/support/splitmix.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+// The fuzz preset's figures are what a libFuzzer execution costs, so the benchmark runs under
+// the libFuzzer binaries' ASan defaults (fuzz/init.cpp: no allocation stacks kept); the replay
+// drivers keep full stacks for their reports. ASAN_OPTIONS overrides this, as there.
+extern "C" const char* __asan_default_options() { return "malloc_context_size=0"; }
+#endif
+#endif
+
 namespace stackcheck::bench {
 namespace {
 
