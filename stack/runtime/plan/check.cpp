@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 #include <array>
+#include <memory_resource>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -30,7 +32,7 @@ class Checker {
   Checker(const OrchProgram& p, const PlanLimits& lim) : p_(p), lim_(lim) {}
 
   std::optional<PlanError> run() {
-    std::unordered_set<std::string> keys;
+    std::pmr::unordered_set<std::string_view> keys(&arena_);
     for (const ConfigEntry& c : p_.config) {
       if (!is_config_key(c.key)) return fail(c.loc, fmt::format("unknown config key '{}'", c.key)), err_;
       if (!keys.insert(c.key).second) return fail(c.loc, fmt::format("config key '{}' repeated", c.key)), err_;
@@ -43,7 +45,7 @@ class Checker {
     }
     auto root_bound = std::move(bound_);
     auto root_visible = std::move(visible_);
-    std::unordered_set<std::string> graph_names;
+    std::pmr::unordered_set<std::string_view> graph_names(&arena_);
     for (const PlanGraph& g : p_.graphs) {
       if (!is_plan_name(g.name)) return fail(g.loc, fmt::format("bad graph name '{}'", g.name)), err_;
       if (!graph_names.insert(g.name).second) return fail(g.loc, fmt::format("graph '{}' defined twice", g.name)), err_;
@@ -177,7 +179,7 @@ class Checker {
     bool ok = true;
     for (const PlanStmt& s : b)
       if (!(ok = stmt(s, depth))) break;
-    for (const std::string& n : scopes_.back()) visible_.erase(n);
+    for (std::string_view n : scopes_.back()) visible_.erase(n);
     scopes_.pop_back();
     return ok;
   }
@@ -225,7 +227,7 @@ class Checker {
               return fail(loc, fmt::format("blocks nested deeper than {}", lim_.max_nesting));
             scopes_.emplace_back();
             const bool ok = bind(n.var, NameInfo{}, loc) && block(n.body, depth + 1, loc);
-            for (const std::string& v : scopes_.back()) visible_.erase(v);
+            for (std::string_view v : scopes_.back()) visible_.erase(v);
             scopes_.pop_back();
             return ok;
           } else if constexpr (std::is_same_v<T, IfStmt>) {
@@ -242,11 +244,15 @@ class Checker {
   const PlanLimits& lim_;
   std::optional<PlanError> err_;
   bool in_graph_ = false;
-  const std::unordered_set<std::string>* graphs_ = nullptr;
+  // The name tables: views of the plan's strings (the plan outlives the check), in one arena
+  // per check whose first 8 KiB are the checker's own.
+  std::array<std::byte, 8192> scratch_;
+  std::pmr::monotonic_buffer_resource arena_{scratch_.data(), scratch_.size()};
+  const std::pmr::unordered_set<std::string_view>* graphs_ = nullptr;
   size_t defined_ = 0;  // p_.graphs[0, defined_) are defined where the walk is
-  std::unordered_set<std::string> bound_;
-  std::unordered_map<std::string, NameInfo> visible_;
-  std::vector<std::vector<std::string>> scopes_;
+  std::pmr::unordered_set<std::string_view> bound_{&arena_};
+  std::pmr::unordered_map<std::string_view, NameInfo> visible_{&arena_};
+  std::pmr::vector<std::pmr::vector<std::string_view>> scopes_{&arena_};
 };
 
 }  // namespace
