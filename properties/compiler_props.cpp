@@ -682,7 +682,8 @@ void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& gener
 // offset, a create's extent, a call's argument), where a check can skip an operand list.
 void expression_places_case(const WellFormedFn& well_formed) {
   const gen::GeneratedProgram g = draw();
-  const int code = *rc::gen::element(3, 11, 13);
+  static constexpr int kCodes[] = {3, 11, 13};
+  const int code = kCodes[gen::choices().one_of(std::size(kCodes))];
   for (size_t place = 0; place < gen::kExprPlaces; ++place) {
     const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
         [source = g.program, code, place](gen::ChoiceSource& c) { return gen::break_expression_at(c, source, code, place); });
@@ -898,7 +899,7 @@ bool same_run(const interp::Result& a, const interp::Result& b) {
 }
 void call_depth_case(const InterpFn& run) {
   const gen::GeneratedProgram g = draw();
-  const uint64_t seed = static_cast<uint64_t>(*rc::gen::inRange<int>(0, 1000));
+  const uint64_t seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   const interp::Result r = interp::run(g.program, seed);
   const auto cx = [&] { return props::counterexample("interp", ir::print_program(g.program)); };
   interp::Options one;

@@ -21,6 +21,12 @@ test_support.h, test_fixture.h, *_test_util.h) are not part of libstack: they ma
 stack/ layer and GoogleTest, never the harness. A folder of the tree with C++ in it that no
 layer names is itself an error, so that the table stays complete.
 
+One rule besides the arrows: a property suite's code (properties/*_props.cpp) runs on every
+engine (RapidCheck, libFuzzer through fuzz_props, a replayed file), so it never dereferences a
+RapidCheck generator (`*rc::gen::...`: RapidCheck throws "operator* is not allowed in this
+context" under the other engines) except on a line that asks gen::rapidcheck_engine() first;
+it draws through gen::choices() / gen::draw_value.
+
 Prints one line per wrong arrow, `path:line: ...`, and exits 1 if there is any; 0 when the
 graph holds; 2 on a usage error.
 """
@@ -80,6 +86,8 @@ THIRD_PARTY = (("rapidcheck", "rapidcheck"), ("gtest/", "gtest"), ("gmock/", "gt
 SOURCE_ENDINGS = (".h", ".hpp", ".cpp", ".cc")
 TEST_SUPPORT = re.compile(r"(_test\.cpp|_test_util\.h|/testing\.h|/test_support\.h|/test_fixture\.h)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+RC_DRAW = re.compile(r"\*\s*rc::(?:state::)?gen::")
+PROPERTY_SUITE = re.compile(r"^properties/[a-z_]+_props\.cpp$")
 
 
 def layer_of(path):
@@ -135,8 +143,12 @@ def check(root):
                           f"(scripts/check_layers.py LAYERS names every folder)")
             continue
         is_test = bool(TEST_SUPPORT.search("/" + path))
+        suite = bool(PROPERTY_SUITE.match(path))
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             for lineno, line in enumerate(f, 1):
+                if suite and RC_DRAW.search(line.split("//")[0]) and "rapidcheck_engine()" not in line:
+                    errors.append(f"{path}:{lineno}: dereferences a RapidCheck generator in a property "
+                                  f"suite (it throws under fuzz_props): draw through gen::choices()")
                 m = INCLUDE.match(line)
                 if not m:
                     continue

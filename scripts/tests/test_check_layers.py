@@ -90,6 +90,17 @@ class Layers(unittest.TestCase):
                 self.assertIn(words, out)
                 self.doCleanups()
 
+    def test_control_rapidcheck_draw_in_a_property_suite(self):
+        lineno = self.plant("properties/ir_props.cpp", "const int k = *rc::gen::inRange<int>(0, 3);")
+        rc, out = run_check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn(f"properties/ir_props.cpp:{lineno}: dereferences a RapidCheck generator", out)
+        self.doCleanups()
+        # Guarded by the engine test, it is RapidCheck's own path and allowed.
+        self.plant("properties/ir_props.cpp", "if (gen::rapidcheck_engine()) return *rc::gen::arbitrary<int>();")
+        rc, out = run_check(self.tmp)
+        self.assertEqual(rc, 0, out)
+
     def test_control_unlisted_folder(self):
         lineno = self.plant("stack/newthing/x.cpp", "int x;")
         rc, out = run_check(self.tmp)
