@@ -26,9 +26,8 @@ static_assert(kBlocksPerPage <= 32);
 
 // The blocks [po, po + len) of a page meets, as a mask (len > 0).
 uint32_t block_mask(uint64_t po, uint64_t len) {
-  const uint64_t first = po / kBlockBytes, last = (po + len - 1) / kBlockBytes;
-  const uint64_t upper = last + 1 == 32 ? ~uint64_t{0} : (uint64_t{1} << (last + 1)) - 1;
-  return static_cast<uint32_t>(upper & ~((uint64_t{1} << first) - 1));
+  const uint64_t first = po / kBlockBytes, last = (po + len - 1) / kBlockBytes;  // last < 32
+  return static_cast<uint32_t>(((uint64_t{1} << (last + 1)) - 1) & ~((uint64_t{1} << first) - 1));
 }
 
 std::memory_order failure_order(std::memory_order o) {

@@ -68,8 +68,6 @@ class Runtime {
   // The mirror as the binds left it: every live prefix of the last bind (and every block a
   // bind reached) holds its bytes; the rest is not filled yet (read it through mirror()).
   std::span<const std::byte> mirror_live() const { return {mirror_.data(), mirror_.size()}; }
-  // Blocks of the mirror the binds so far reached (figures: what a bind costs in mirror bytes).
-  uint64_t mirror_blocks_filled() const { return mirror_.filled_blocks(); }
   // Moves the mirror's allocation into `into` (for the next Runtime's create); this Runtime
   // must not bind again.
   void recycle_mirror(MirrorBuffer& into) { into = std::move(mirror_); }
