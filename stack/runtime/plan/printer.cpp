@@ -53,8 +53,73 @@ std::string args_text(const std::vector<PlanArg>& args) {
   return out;
 }
 
+void stmt_to(std::string& out, const PlanStmt& s, int indent);
+
+// Appends in place: a nested block's text is written once, not copied once per enclosing level.
 void block_to(std::string& out, const PlanBlock& b, int indent) {
-  for (const PlanStmt& s : b) out += print_plan_stmt(s, indent);
+  for (const PlanStmt& s : b) stmt_to(out, s, indent);
+}
+
+void stmt_to(std::string& out, const PlanStmt& s, int indent) {
+  const auto pad = [&] { out.append(static_cast<size_t>(indent) * 2, ' '); };
+  pad();
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ScopeBeginStmt>)
+          out += "scope_begin\n";
+        else if constexpr (std::is_same_v<T, ScopeEndStmt>)
+          out += "scope_end\n";
+        else if constexpr (std::is_same_v<T, FatalStmt>)
+          out += "fatal\n";
+        else if constexpr (std::is_same_v<T, WaitTensorStmt>)
+          fmt::format_to(std::back_inserter(out), "wait_tensor {}\n", n.tensor);
+        else if constexpr (std::is_same_v<T, SyncStartStmt>)
+          fmt::format_to(std::back_inserter(out), "sync_start {}\n", n.block_num);
+        else if constexpr (std::is_same_v<T, AllocStmt>) {
+          out += "alloc ";
+          for (size_t i = 0; i < n.buffers.size(); ++i)
+            fmt::format_to(std::back_inserter(out), "{}{}: {}", i ? ", " : "", n.buffers[i].name,
+                           shape_text(n.buffers[i].shape));
+          out += '\n';
+        } else if constexpr (std::is_same_v<T, ViewStmt>) {
+          fmt::format_to(std::back_inserter(out), "view {} = {}\n", n.name, print_plan_window(n.source));
+        } else if constexpr (std::is_same_v<T, SetStmt>) {
+          fmt::format_to(std::back_inserter(out), "set {} = ", n.name);
+          expr_to(out, n.value);
+          out += '\n';
+        } else if constexpr (std::is_same_v<T, ReadStmt>) {
+          fmt::format_to(std::back_inserter(out), "read {} = {}[", n.name, n.tensor);
+          for (size_t i = 0; i < n.index.size(); ++i) {
+            if (i) out += ", ";
+            expr_to(out, n.index[i]);
+          }
+          out += "]\n";
+        } else if constexpr (std::is_same_v<T, SubmitStmt>) {
+          fmt::format_to(std::back_inserter(out), "submit {}({})\n", builtin_name(n.builtin), args_text(n.args));
+        } else if constexpr (std::is_same_v<T, SubmitGraphStmt>) {
+          fmt::format_to(std::back_inserter(out), "submit_graph {}({})\n", n.graph, args_text(n.args));
+        } else if constexpr (std::is_same_v<T, ForStmt>) {
+          fmt::format_to(std::back_inserter(out), "for {} = {}, {}, {} {{\n", n.var, print_plan_expr(n.start),
+                         print_plan_expr(n.stop), print_plan_expr(n.step));
+          block_to(out, n.body, indent + 1);
+          pad();
+          out += "}\n";
+        } else {
+          static_assert(std::is_same_v<T, IfStmt>);
+          fmt::format_to(std::back_inserter(out), "if {} {} {} {{\n", print_plan_expr(n.lhs), cmp_name(n.cmp),
+                         print_plan_expr(n.rhs));
+          block_to(out, n.then_body, indent + 1);
+          if (!n.else_body.empty()) {
+            pad();
+            out += "} else {\n";
+            block_to(out, n.else_body, indent + 1);
+          }
+          pad();
+          out += "}\n";
+        }
+      },
+      s.node);
 }
 
 }  // namespace
@@ -76,55 +141,9 @@ std::string print_plan_window(const PlanWindow& w) {
 }
 
 std::string print_plan_stmt(const PlanStmt& s, int indent) {
-  const std::string pad(static_cast<size_t>(indent) * 2, ' ');
-  return std::visit(
-      [&](const auto& n) -> std::string {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ScopeBeginStmt>)
-          return pad + "scope_begin\n";
-        else if constexpr (std::is_same_v<T, ScopeEndStmt>)
-          return pad + "scope_end\n";
-        else if constexpr (std::is_same_v<T, FatalStmt>)
-          return pad + "fatal\n";
-        else if constexpr (std::is_same_v<T, WaitTensorStmt>)
-          return fmt::format("{}wait_tensor {}\n", pad, n.tensor);
-        else if constexpr (std::is_same_v<T, SyncStartStmt>)
-          return fmt::format("{}sync_start {}\n", pad, n.block_num);
-        else if constexpr (std::is_same_v<T, AllocStmt>) {
-          std::string out = pad + "alloc ";
-          for (size_t i = 0; i < n.buffers.size(); ++i)
-            out += fmt::format("{}{}: {}", i ? ", " : "", n.buffers[i].name, shape_text(n.buffers[i].shape));
-          return out + "\n";
-        } else if constexpr (std::is_same_v<T, ViewStmt>) {
-          return fmt::format("{}view {} = {}\n", pad, n.name, print_plan_window(n.source));
-        } else if constexpr (std::is_same_v<T, SetStmt>) {
-          return fmt::format("{}set {} = {}\n", pad, n.name, print_plan_expr(n.value));
-        } else if constexpr (std::is_same_v<T, ReadStmt>) {
-          std::string idx;
-          for (size_t i = 0; i < n.index.size(); ++i) idx += (i ? ", " : "") + print_plan_expr(n.index[i]);
-          return fmt::format("{}read {} = {}[{}]\n", pad, n.name, n.tensor, idx);
-        } else if constexpr (std::is_same_v<T, SubmitStmt>) {
-          return fmt::format("{}submit {}({})\n", pad, builtin_name(n.builtin), args_text(n.args));
-        } else if constexpr (std::is_same_v<T, SubmitGraphStmt>) {
-          return fmt::format("{}submit_graph {}({})\n", pad, n.graph, args_text(n.args));
-        } else if constexpr (std::is_same_v<T, ForStmt>) {
-          std::string out = fmt::format("{}for {} = {}, {}, {} {{\n", pad, n.var, print_plan_expr(n.start),
-                                        print_plan_expr(n.stop), print_plan_expr(n.step));
-          block_to(out, n.body, indent + 1);
-          return out + pad + "}\n";
-        } else {
-          static_assert(std::is_same_v<T, IfStmt>);
-          std::string out =
-              fmt::format("{}if {} {} {} {{\n", pad, print_plan_expr(n.lhs), cmp_name(n.cmp), print_plan_expr(n.rhs));
-          block_to(out, n.then_body, indent + 1);
-          if (!n.else_body.empty()) {
-            out += pad + "} else {\n";
-            block_to(out, n.else_body, indent + 1);
-          }
-          return out + pad + "}\n";
-        }
-      },
-      s.node);
+  std::string out;
+  stmt_to(out, s, indent);
+  return out;
 }
 
 std::string print_plan(const OrchProgram& p) {
