@@ -40,7 +40,7 @@ class Properties:
         log(f"properties: {len(suites)} suites at max_success={self.a.property_cases}, seed={self.a.seed}, "
             f"{self.a.jobs} at a time, up to {per:.0f}s each")
         params = f"seed={self.a.seed} max_success={self.a.property_cases}"
-        env = fuzzlib.sanitizer_env({"RC_PARAMS": params, "STACKCHECK_COUNTEREXAMPLES": str(self.out / "properties")})
+        env = fuzzlib.property_env({"RC_PARAMS": params, "STACKCHECK_COUNTEREXAMPLES": str(self.out / "properties")})
         queue = list(suites)
         running: list[tuple[Path, subprocess.Popen, float, Path]] = []
         while queue or running:

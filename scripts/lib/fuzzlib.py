@@ -431,6 +431,19 @@ def sanitizer_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def property_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """sanitizer_env for the property suites run at scale (the campaign's property phase,
+    scripts/throughput): ASan keeps no allocation and free stacks, as in the libFuzzer binaries
+    (fuzz/init.cpp). Recording them was a sixth of a fuzz-preset suite's time
+    (docs/throughput.md); every error is still caught and reported with its own stack, and the
+    replay command a failure prints runs without this, so it shows them. An ASAN_OPTIONS that
+    names malloc_context_size itself is left alone."""
+    env = sanitizer_env(extra)
+    if "malloc_context_size" not in env["ASAN_OPTIONS"]:
+        env["ASAN_OPTIONS"] += ":malloc_context_size=0"
+    return env
+
+
 def replay(binary: Path, path: Path, timeout: float = 60, env: dict[str, str] | None = None) -> tuple[Finding, str]:
     """Runs `<target>_replay FILE` (with `env` added to the environment) and reads what it reported."""
     try:

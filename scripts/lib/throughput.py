@@ -164,7 +164,7 @@ def run_properties(a: argparse.Namespace, run_dir: Path) -> list[dict]:
     if not suites:
         raise UsageError(f"no property suites in {bin_dir}")
     params = f"seed={a.seed} max_success={a.property_cases}"
-    env = fuzzlib.sanitizer_env({"RC_PARAMS": params, "STACKCHECK_COUNTEREXAMPLES": str(run_dir / "counterexamples")})
+    env = fuzzlib.property_env({"RC_PARAMS": params, "STACKCHECK_COUNTEREXAMPLES": str(run_dir / "counterexamples")})
     rows = []
     for b in suites:
         out = run_dir / f"props-{b.name}.log"

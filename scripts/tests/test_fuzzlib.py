@@ -127,6 +127,16 @@ class FilesTest(unittest.TestCase):
             with self.assertRaisesRegex(argparse.ArgumentTypeError, why):
                 parse(bad)
 
+    def test_property_env_drops_allocation_stacks_unless_asked(self):
+        import os
+        from unittest import mock
+        with mock.patch.dict(os.environ, {"ASAN_OPTIONS": "detect_leaks=1"}):
+            self.assertEqual(fuzzlib.property_env({"RC_PARAMS": "seed=1"})["ASAN_OPTIONS"],
+                             "detect_leaks=1:malloc_context_size=0")
+            self.assertEqual(fuzzlib.sanitizer_env()["ASAN_OPTIONS"], "detect_leaks=1")
+        with mock.patch.dict(os.environ, {"ASAN_OPTIONS": "malloc_context_size=30"}):
+            self.assertEqual(fuzzlib.property_env()["ASAN_OPTIONS"], "malloc_context_size=30")
+
     def test_properties_are_targets(self):
         props = fuzzlib.property_names()
         self.assertIn("EndToEnd.generated_programs_match_interpreter", props)
