@@ -684,9 +684,10 @@ void expression_places_case(const WellFormedFn& well_formed) {
   const gen::GeneratedProgram g = draw();
   static constexpr int kCodes[] = {3, 11, 13};
   const int code = kCodes[gen::choices().one_of(std::size(kCodes))];
+  const auto source = std::make_shared<const ir::Program>(g.program);  // one copy for every place's draw
   for (size_t place = 0; place < gen::kExprPlaces; ++place) {
     const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
-        [source = g.program, code, place](gen::ChoiceSource& c) { return gen::break_expression_at(c, source, code, place); });
+        [source, code, place](gen::ChoiceSource& c) { return gen::break_expression_at(c, *source, code, place); });
     if (b) judge_broken_well_formed(*b, well_formed);
   }
 }
@@ -741,9 +742,10 @@ STACKCHECK_PROP(CompilerProps, well_formed_rules_broken_one_at_a_time, 0.3) {
 namespace {
 void every_rule_case(const WellFormedFn& well_formed) {
   const gen::GeneratedProgram g = draw();
+  const auto source = std::make_shared<const ir::Program>(g.program);  // one copy for every rule's draw
   for (int code = 1; code <= 14; ++code) {
     const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
-        [source = g.program, code](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, source, code); });
+        [source, code](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, *source, code); });
     if (b) judge_broken_well_formed(*b, well_formed);
   }
 }

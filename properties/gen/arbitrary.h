@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -111,9 +112,11 @@ std::string shown(const T& v) {
 template <class T>
 T draw_value(const std::function<T(ChoiceSource&)>& build, Size size) {
   if (rapidcheck_engine()) {
-    auto g = rc::gen::exec([build] {
+    // RapidCheck copies a generator's callable as it generates and keeps it for shrinking after
+    // this returns: one copy of `build` (whose captures may hold a whole program) shared by all.
+    auto g = rc::gen::exec([shared = std::make_shared<const std::function<T(ChoiceSource&)>>(build)] {
       RapidCheckChoices c;
-      return build(c);
+      return (*shared)(c);
     });
     return size == Size::kFull ? *rc::gen::resize(rc::kNominalSize, g) : *g;
   }

@@ -380,7 +380,12 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
     case 216: {
       if (!launch) return std::nullopt;
       const int copies = 1025 + static_cast<int>(c.integer(0, 3));
-      for (int k = 0; k < copies; ++k) front(fresh_launch(k));
+      // One insert of the lot (copies-1 first, as repeated front() would leave them): a front()
+      // per copy moved the whole body each time, a million statement moves per case.
+      std::vector<Stmt> pre;
+      pre.reserve(static_cast<size_t>(copies));
+      for (int k = copies; k-- > 0;) pre.push_back(fresh_launch(k));
+      g.body.insert(g.body.begin(), std::make_move_iterator(pre.begin()), std::make_move_iterator(pre.end()));
       b.what = fmt::format("a launch repeated {} more times", copies);
       break;
     }
