@@ -37,9 +37,10 @@ void add_by_tag(A& a, uint32_t tag, const TensorRef& t) {
 
 std::string dims_text(const Dims& d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
 
-OrchestratorSetup orchestrator_setup(const ModelConfig& c, std::span<std::byte> mirror, const MirrorLayout& layout) {
+OrchestratorSetup orchestrator_setup(const ModelConfig& c, MirrorBuffer& mirror, const MirrorLayout& layout) {
   OrchestratorSetup s;
-  s.mirror = mirror;
+  s.mirror = std::span<std::byte>(mirror.data(), mirror.size());
+  s.lazy = &mirror;
   s.layout = layout;
   s.task_heap = DevAddr(kTaskHeapBase);
   s.task_heap_bytes = c.task_heap;
@@ -51,12 +52,32 @@ OrchestratorSetup orchestrator_setup(const ModelConfig& c, std::span<std::byte> 
   return s;
 }
 
+// Mirror allocations of the thread's SUTs gone (a case makes one per provoking kind, and a
+// mirror of 128 KiB or more is its own mmap under ASan): the next SUT's mirror reuses one, its
+// blocks refilled only as the orchestrator reaches them.
+std::vector<MirrorBuffer>& spare_mirrors() {
+  thread_local std::vector<MirrorBuffer> spares;
+  return spares;
+}
+MirrorBuffer poisoned_mirror(uint64_t bytes) {
+  MirrorBuffer b;
+  if (auto& spares = spare_mirrors(); !spares.empty()) {
+    b = std::move(spares.back());
+    spares.pop_back();
+  }
+  b.reset(bytes, 0xAA);
+  return b;
+}
+void keep_spare(MirrorBuffer&& b) {
+  if (auto& spares = spare_mirrors(); b.capacity() > 0 && spares.size() < 2) spares.push_back(std::move(b));
+}
+
 }  // namespace
 
 OrchestratorSut::OrchestratorSut(std::shared_ptr<const ModelSetup> setup)
     : setup_(std::move(setup)),
       layout_(LayoutPlanner::mirror(setup_->config.W)),
-      mirror_(layout_.seg.total_bytes, std::byte{0xAA}) {
+      mirror_(poisoned_mirror(layout_.seg.total_bytes)) {
   orch_ = std::make_unique<Orchestrator>(orchestrator_setup(setup_->config, mirror_, layout_));
   orch_->reset();
   for (size_t i = 0; i < setup_->entries.size(); ++i)
@@ -65,9 +86,16 @@ OrchestratorSut::OrchestratorSut(std::shared_ptr<const ModelSetup> setup)
   orch_->scope_begin();  // the root scope, as bind step 2 opens it
 }
 
+OrchestratorSut::~OrchestratorSut() {
+  foreign_.reset();
+  orch_.reset();
+  keep_spare(std::move(foreign_mirror_));
+  keep_spare(std::move(mirror_));
+}
+
 TensorRef OrchestratorSut::foreign_ref() {
   if (!foreign_) {
-    foreign_mirror_.assign(layout_.seg.total_bytes, std::byte{0xAA});
+    foreign_mirror_ = poisoned_mirror(layout_.seg.total_bytes);
     foreign_ = std::make_unique<Orchestrator>(orchestrator_setup(setup_->config, foreign_mirror_, layout_));
     foreign_->reset();
   }
@@ -261,6 +289,18 @@ bool all_zero(std::span<const std::byte> m, uint64_t off, uint64_t n) {
   return true;
 }
 
+// The SUT's lazy mirror as a comparison reads it: the blocks a read reaches are filled first.
+template <class T>
+T load(MirrorBuffer& m, uint64_t off) {
+  m.ensure(off, sizeof(T));
+  return load<T>(std::span<const std::byte>(m.data(), m.size()), off);
+}
+bool all_zero(MirrorBuffer& m, uint64_t off, uint64_t n) {
+  STACK_CHECK(off <= m.size() && n <= m.size() - off, "a comparison read past the bytes it compares");
+  m.ensure(off, n);
+  return all_zero(std::span<const std::byte>(m.data(), m.size()), off, n);
+}
+
 // Where a delta field points, as a mirror offset (0 when unbound).
 uint64_t delta_target(uint64_t field, int32_t delta) {
   return delta == 0 ? 0 : static_cast<uint64_t>(static_cast<int64_t>(field) + delta);
@@ -272,7 +312,7 @@ std::string arg_text(const TensorArg& a) {
                      a.shape[3], a.stride[0], a.stride[1], a.stride[2], a.stride[3]);
 }
 
-Verdict compare_task(const ModelTask& t, std::span<const std::byte> m, const SegmentLayout& L) {
+Verdict compare_task(const ModelTask& t, MirrorBuffer& m, const SegmentLayout& L) {
   const auto i = static_cast<uint64_t>(t.id);
   const std::string who = fmt::format("task {}", t.id);
   if (!t.published) {  // claimed, then a latch: the claim's zeroed records (§8 step 2)

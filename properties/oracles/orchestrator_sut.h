@@ -28,6 +28,7 @@ namespace stackcheck::oracles::orch {
 class OrchestratorSut {
  public:
   explicit OrchestratorSut(std::shared_ptr<const ModelSetup> setup);
+  ~OrchestratorSut();  // hands its mirrors' allocations to the thread's next SUT
   OrchestratorSut(const OrchestratorSut&) = delete;
   OrchestratorSut& operator=(const OrchestratorSut&) = delete;
 
@@ -37,7 +38,9 @@ class OrchestratorSut {
 
   runtime::Orchestrator& orch() { return *orch_; }
   const runtime::Orchestrator& orch() const { return *orch_; }
-  std::span<const std::byte> mirror() const { return mirror_; }
+  // The mirror, backed lazily (runtime::MirrorBuffer): a comparison ensures the blocks it reads,
+  // which changes no byte it reads (a block is filled with the byte it already reads as).
+  runtime::MirrorBuffer& mirror() const { return mirror_; }
   const runtime::MirrorLayout& layout() const { return layout_; }
   const std::vector<runtime::TensorRef>& buffers() const { return buffers_; }
   // The last submit_graph's body: its submit / alloc_tensors calls that handed back a node or task.
@@ -53,11 +56,11 @@ class OrchestratorSut {
 
   std::shared_ptr<const ModelSetup> setup_;
   runtime::MirrorLayout layout_;
-  std::vector<std::byte> mirror_;
+  mutable runtime::MirrorBuffer mirror_;
   std::unique_ptr<runtime::Orchestrator> orch_;
   std::vector<runtime::TensorRef> buffers_;
   int32_t body_accepted_ = 0;
-  std::vector<std::byte> foreign_mirror_;
+  runtime::MirrorBuffer foreign_mirror_;
   std::unique_ptr<runtime::Orchestrator> foreign_;
 };
 
