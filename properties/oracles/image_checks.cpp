@@ -124,12 +124,29 @@ BenchLease lease_bench(const OrchProgram& p, std::optional<uint8_t> fill_byte, b
   return BenchLease(Bench::acquire(p, fill_byte, strict_uninit, error).release());
 }
 
+std::optional<MirrorDifference> first_mirror_difference(const runtime::MirrorBuffer& a, const runtime::MirrorBuffer& b) {
+  constexpr uint64_t kBlock = runtime::MirrorBuffer::kBlockBytes;
+  auto byte_at = [](const runtime::MirrorBuffer& m, uint64_t at) {
+    return m.filled(at / kBlock) ? static_cast<uint8_t>(m.data()[at]) : m.fill_byte();
+  };
+  const uint64_t n = std::min(a.size(), b.size());
+  for (uint64_t blk = 0; blk * kBlock < n; ++blk) {
+    const bool fa = a.filled(blk), fb = b.filled(blk);
+    const uint64_t from = blk * kBlock, to = std::min(n, from + kBlock);
+    if (!fa && !fb && a.fill_byte() == b.fill_byte()) continue;
+    if (fa && fb && std::memcmp(a.data() + from, b.data() + from, to - from) == 0) continue;
+    for (uint64_t at = from; at < to; ++at)
+      if (byte_at(a, at) != byte_at(b, at)) return MirrorDifference{at, byte_at(a, at), byte_at(b, at)};
+  }
+  return std::nullopt;
+}
+
 Verdict check_same_bench_state(Bench& used, Bench& fresh) {
-  const auto mu = used.runtime().mirror(), mf = fresh.runtime().mirror();
+  const runtime::MirrorBuffer &mu = used.runtime().mirror_buffer(), &mf = fresh.runtime().mirror_buffer();
   if (mu.size() != mf.size()) return Verdict::fail("bench-reset", fmt::format("mirror of {} bytes, fresh {}", mu.size(), mf.size()));
-  if (auto d = std::mismatch(mu.begin(), mu.end(), mf.begin()); d.first != mu.end())
-    return Verdict::fail("bench-reset", fmt::format("mirror byte {} is {:#04x}, fresh {:#04x}", d.first - mu.begin(),
-                                                    static_cast<unsigned>(*d.first), static_cast<unsigned>(*d.second)));
+  if (const auto d = first_mirror_difference(mu, mf))
+    return Verdict::fail("bench-reset", fmt::format("mirror byte {} is {:#04x}, fresh {:#04x}", d->at,
+                                                    static_cast<unsigned>(d->a), static_cast<unsigned>(d->b)));
   DeviceMemory &a = used.memory(), &b = fresh.memory();
   const std::vector<ReservationInfo> ra = a.reservations(), rb = b.reservations();
   if (ra.size() != rb.size())

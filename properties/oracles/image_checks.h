@@ -19,6 +19,7 @@
 #include "properties/oracles/oracle.h"
 #include "stack/runtime/devmem/device_memory.h"
 #include "stack/runtime/host/bind.h"
+#include "stack/runtime/host/mirror_buffer.h"
 #include "stack/runtime/host/runtime.h"
 #include "stack/runtime/plan/program.h"
 
@@ -84,6 +85,15 @@ using BenchLease = std::unique_ptr<Bench, BenchRecycler>;
 // Bench::acquire as a lease; null with the message on a rejected config.
 BenchLease lease_bench(const runtime::OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
                        std::string* error = nullptr);
+
+// The first byte at which two host mirrors read differently, as materialize() would leave them
+// (a block not filled reads as its buffer's fill byte), compared block by block without filling
+// either (a mirror is 45 MB at the default W; the binds fill a few blocks of it).
+struct MirrorDifference {
+  uint64_t at;
+  uint8_t a, b;
+};
+std::optional<MirrorDifference> first_mirror_difference(const runtime::MirrorBuffer& a, const runtime::MirrorBuffer& b);
 
 // A reset bench is a fresh one: `used` (reset) and `fresh` (created) after the same bind hold
 // the same mirror bytes and the same device memory as observed from outside: every

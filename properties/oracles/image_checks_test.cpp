@@ -44,6 +44,40 @@ SegmentLayout layout_of(const std::vector<std::byte>& img) {
   return LayoutPlanner::plan(h.pitch, PoolCounts{h.tensor_count, h.scalar_count, h.fanin_count});
 }
 
+// The reset oracle's mirror comparison reads unfilled blocks as the fill byte, as materialize()
+// would leave them, and finds a byte either buffer holds differently (its positive control).
+TEST(ImageChecks, mirrors_compare_as_materialized_without_filling) {
+  constexpr uint64_t kSize = 5 * MirrorBuffer::kBlockBytes + 100;
+  MirrorBuffer a, b;
+  a.reset(kSize, 0xAA);
+  b.reset(kSize, 0xAA);
+  EXPECT_FALSE(first_mirror_difference(a, b));
+  a.ensure(MirrorBuffer::kBlockBytes, 8);  // filled with 0xAA: reads as b's unfilled block does
+  EXPECT_FALSE(first_mirror_difference(a, b));
+  a.data()[MirrorBuffer::kBlockBytes + 5] = std::byte{0x11};
+  auto d = first_mirror_difference(a, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->at, MirrorBuffer::kBlockBytes + 5);
+  EXPECT_EQ(d->a, 0x11);
+  EXPECT_EQ(d->b, 0xAA);
+  b.ensure(kSize - 1, 1);  // the short last block, filled in b only
+  b.data()[kSize - 1] = std::byte{0x22};
+  a.data()[MirrorBuffer::kBlockBytes + 5] = std::byte{0xAA};
+  d = first_mirror_difference(a, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->at, kSize - 1);
+  EXPECT_EQ(d->b, 0x22);
+  MirrorBuffer z;
+  z.reset(kSize, 0x00);  // another fill byte: every unfilled byte differs
+  d = first_mirror_difference(z, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->at, 0u);
+  EXPECT_EQ(d->a, 0x00);
+  EXPECT_EQ(d->b, 0xAA);
+  EXPECT_EQ(a.filled_blocks(), 1u);  // comparing filled nothing
+  EXPECT_EQ(b.filled_blocks(), 1u);
+}
+
 TEST(ImageChecks, a_real_image_passes_at_any_base) {
   const std::vector<std::byte> img = image_of(kPlan);
   EXPECT_TRUE(check_image_deltas(img).passed()) << check_image_deltas(img).to_string();

@@ -52,6 +52,11 @@ class MirrorBuffer {
     if (first == last && (filled_[first / 64] >> (first % 64) & 1) != 0) return;
     fill_blocks(first, last);
   }
+  uint8_t fill_byte() const { return fill_; }
+  uint64_t blocks() const { return (size_ + kBlockBytes - 1) / kBlockBytes; }
+  // Whether block b holds its bytes (ensured or materialized); a block that does not reads as
+  // fill_byte() everywhere.
+  bool filled(uint64_t b) const { return b < blocks() && (filled_[b / 64] >> (b % 64) & 1) != 0; }
   // Every block filled; the whole buffer.
   std::span<std::byte> materialize();
   // Blocks filled so far (tests and figures).

@@ -68,6 +68,9 @@ class Runtime {
   // The mirror as the binds left it: every live prefix of the last bind (and every block a
   // bind reached) holds its bytes; the rest is not filled yet (read it through mirror()).
   std::span<const std::byte> mirror_live() const { return {mirror_.data(), mirror_.size()}; }
+  // The mirror's buffer, with which blocks hold their bytes (a reader comparing whole mirrors
+  // block by block, without filling the rest).
+  const MirrorBuffer& mirror_buffer() const { return mirror_; }
   // Moves the mirror's allocation into `into` (for the next Runtime's create); this Runtime
   // must not bind again.
   void recycle_mirror(MirrorBuffer& into) { into = std::move(mirror_); }
