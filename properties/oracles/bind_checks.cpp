@@ -91,27 +91,38 @@ Verdict check_image_read(const Captured& c, const DeviceMemory& mem) {
 
 namespace {
 
-// The "key=value" figures of a stats line, in order; the reserved=(k=v,...) group's keys get
-// a "reserved." prefix. Text that is not a figure is skipped.
-std::vector<std::pair<std::string, std::string>> line_figures(std::string_view line) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::string prefix;
+// The "key=value" figures of a stats line, in order, as views of the line; the
+// reserved=(k=v,...) group's keys carry "reserved" as their prefix. Text that is not a figure
+// is skipped. (Every bind is judged with it: no strings made.)
+struct LineFigure {
+  std::string_view prefix, key, value;
+  std::string name() const { return prefix.empty() ? std::string(key) : fmt::format("{}.{}", prefix, key); }
+  bool named(std::string_view n) const {
+    if (prefix.empty()) return n == key;
+    return n.size() == prefix.size() + 1 + key.size() && n.starts_with(prefix) && n[prefix.size()] == '.' &&
+           n.ends_with(key);
+  }
+};
+std::vector<LineFigure> line_figures(std::string_view line) {
+  std::vector<LineFigure> out;
+  out.reserve(32);
+  std::string_view prefix;
   size_t i = 0;
   while (i < line.size()) {
     const size_t eq = line.find('=', i);
     if (eq == std::string_view::npos) break;
     size_t k = eq;
     while (k > i && line[k - 1] != ' ' && line[k - 1] != ',' && line[k - 1] != '(') --k;
-    const std::string key(line.substr(k, eq - k));
+    const std::string_view key = line.substr(k, eq - k);
     if (eq + 1 < line.size() && line[eq + 1] == '(') {
-      prefix = key + ".";
+      prefix = key;
       i = eq + 2;
       continue;
     }
     size_t e = eq + 1;
     while (e < line.size() && line[e] != ' ' && line[e] != ',' && line[e] != ')') ++e;
-    out.emplace_back(prefix + key, std::string(line.substr(eq + 1, e - eq - 1)));
-    if (e < line.size() && line[e] == ')') prefix.clear();
+    out.push_back(LineFigure{prefix, key, line.substr(eq + 1, e - eq - 1)});
+    if (e < line.size() && line[e] == ')') prefix = {};
     i = e + 1;
   }
   return out;
@@ -120,7 +131,7 @@ std::vector<std::pair<std::string, std::string>> line_figures(std::string_view l
 }  // namespace
 
 Verdict check_stats_line(const BindStats& s, const std::string& line) {
-  const std::vector<std::pair<std::string, uint64_t>> fields{
+  const std::pair<std::string_view, uint64_t> fields[] = {
       {"tasks", s.tasks}, {"nodes", s.nodes}, {"defs", s.defs}, {"inlined", s.inlined}, {"h2d", s.h2d},
       {"def_h2d", s.def_h2d}, {"tensor_h2d", s.tensor_h2d}, {"d2h", s.d2h}, {"shipped", s.shipped},
       {"read", s.read}, {"ratio", 0}, {"image", s.image}, {"image_read", s.image_read}, {"mirror", s.mirror},
@@ -130,17 +141,21 @@ Verdict check_stats_line(const BindStats& s, const std::string& line) {
       {"reserved.gh", s.reserved.graph_heap}, {"reserved.def", s.reserved.definitions},
       {"reserved.ent", s.reserved.entries}};
   const auto printed = line_figures(line);
-  if (printed.size() != fields.size())
+  if (printed.size() != std::size(fields))
     return Verdict::fail("bind-stats", fmt::format("the stats line has {} figures, BindStats {}: {}", printed.size(),
-                                                   fields.size(), line));
-  for (size_t i = 0; i < fields.size(); ++i) {
-    const std::string want =
-        fields[i].first == "ratio"
-            ? (s.shipped == 0 ? "n/a" : fmt::format("{:.3f}", static_cast<double>(s.read) / static_cast<double>(s.shipped)))
-            : std::to_string(fields[i].second);
-    if (printed[i].first != fields[i].first || printed[i].second != want)
+                                                   std::size(fields), line));
+  for (size_t i = 0; i < std::size(fields); ++i) {
+    fmt::memory_buffer want;
+    if (fields[i].first != "ratio")
+      fmt::format_to(std::back_inserter(want), "{}", fields[i].second);
+    else if (s.shipped == 0)
+      fmt::format_to(std::back_inserter(want), "n/a");
+    else
+      fmt::format_to(std::back_inserter(want), "{:.3f}", static_cast<double>(s.read) / static_cast<double>(s.shipped));
+    const std::string_view w(want.data(), want.size());
+    if (!printed[i].named(fields[i].first) || printed[i].value != w)
       return Verdict::fail("bind-stats", fmt::format("the stats line's figure {} is {}={}; the field {} holds {}: {}",
-                                                     i + 1, printed[i].first, printed[i].second, fields[i].first, want,
+                                                     i + 1, printed[i].name(), printed[i].value, fields[i].first, w,
                                                      line));
   }
   return Verdict::pass();

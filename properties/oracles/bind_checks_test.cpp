@@ -149,6 +149,13 @@ TEST(BindChecks, stats_figures_are_the_observed_ones) {
   std::string missing = line;
   missing.erase(missing.find(mirror), mirror.size() - 1);
   EXPECT_EQ(check_stats_line(s, missing).rule, "bind-stats");
+  // The reserved group's keys are matched with their prefix: the same figures under another
+  // group's name are not the reserved ones.
+  std::string regrouped = line;
+  ASSERT_NE(regrouped.find("reserved=("), std::string::npos) << line;
+  regrouped.replace(regrouped.find("reserved=("), 10, "kept=(");
+  EXPECT_NE(check_stats_line(s, regrouped).message.find("kept.dev"), std::string::npos)
+      << check_stats_line(s, regrouped).to_string();
 }
 
 // §13/§14 as a user reads them: a real completed bind and a latched one pass; a status §13
