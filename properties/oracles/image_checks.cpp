@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "properties/oracles/spare_mirrors.h"
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/image/layout.h"
 #include "stack/runtime/image/records.h"
@@ -28,15 +29,6 @@ std::optional<std::string> bench_configs(const OrchProgram& p, std::optional<uin
 }
 
 thread_local std::unique_ptr<Bench> spare_bench;
-// A destroyed bench's mirror allocation (the largest seen), for the next create on this thread:
-// a mirror of several MiB is then filled in place, not mapped, faulted in page by page and
-// unmapped again for every bench (Runtime::create fills it exactly as a fresh allocation).
-thread_local runtime::MirrorBuffer spare_storage;
-
-void keep_storage(runtime::MirrorBuffer&& s) {
-  if (s.capacity() > spare_storage.capacity()) spare_storage = std::move(s);
-}
-
 }  // namespace
 
 std::unique_ptr<Bench> Bench::create(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
@@ -49,10 +41,10 @@ std::unique_ptr<Bench> Bench::create(const OrchProgram& p, std::optional<uint8_t
   }
   auto b = std::unique_ptr<Bench>(new Bench);
   b->mem_ = std::make_unique<DeviceMemory>(mc);
-  runtime::MirrorBuffer storage = std::move(spare_storage);
+  runtime::MirrorBuffer storage = take_spare_mirror();  // the thread's (spare_mirrors.h)
   auto rt = Runtime::create(*b->mem_, cfg, &storage);
   if (!rt) {
-    keep_storage(std::move(storage));  // a refused config leaves it as it was
+    keep_spare_mirror(std::move(storage));  // a refused config leaves it as it was
     if (error) *error = rt.error();
     return nullptr;
   }
@@ -98,7 +90,7 @@ std::unique_ptr<Bench> Bench::acquire(const OrchProgram& p, std::optional<uint8_
 Bench::~Bench() {
   if (rt_) rt_->recycle_mirror(spare_mirror_);
   rt_.reset();
-  keep_storage(std::move(spare_mirror_));
+  keep_spare_mirror(std::move(spare_mirror_));
 }
 
 void Bench::recycle(std::unique_ptr<Bench> b) {

@@ -2,6 +2,7 @@
 // a slot delta to another record, a pool delta off its element grid or past its count, a
 // bound delta with a zero count and a layout the planner would not make each fail.
 #include "properties/oracles/image_checks.h"
+#include "properties/oracles/spare_mirrors.h"
 
 #include <gtest/gtest.h>
 
@@ -76,6 +77,21 @@ TEST(ImageChecks, mirrors_compare_as_materialized_without_filling) {
   EXPECT_EQ(d->b, 0xAA);
   EXPECT_EQ(a.filled_blocks(), 1u);  // comparing filled nothing
   EXPECT_EQ(b.filled_blocks(), 1u);
+}
+
+// The thread's spare mirrors: the two largest kept, the largest handed out first.
+TEST(ImageChecks, spare_mirrors_keep_the_two_largest) {
+  while (take_spare_mirror().capacity() > 0) {
+  }  // whatever earlier tests on this thread left
+  for (uint64_t kib : {8, 32, 16}) {
+    MirrorBuffer b;
+    b.reset(kib << 10, 0xAA);
+    keep_spare_mirror(std::move(b));
+  }
+  keep_spare_mirror(MirrorBuffer{});  // no allocation: nothing kept
+  EXPECT_EQ(take_spare_mirror().capacity(), 32u << 10);
+  EXPECT_EQ(take_spare_mirror().capacity(), 16u << 10);
+  EXPECT_EQ(take_spare_mirror().capacity(), 0u);
 }
 
 TEST(ImageChecks, a_real_image_passes_at_any_base) {

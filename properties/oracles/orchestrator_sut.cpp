@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "properties/oracles/spare_mirrors.h"
 #include "stack/runtime/host/graph/recorder.h"
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/plan/interpreter.h"
@@ -52,24 +53,12 @@ OrchestratorSetup orchestrator_setup(const ModelConfig& c, MirrorBuffer& mirror,
   return s;
 }
 
-// Mirror allocations of the thread's SUTs gone (a case makes one per provoking kind, and a
-// mirror of 128 KiB or more is its own mmap under ASan): the next SUT's mirror reuses one, its
-// blocks refilled only as the orchestrator reaches them.
-std::vector<MirrorBuffer>& spare_mirrors() {
-  thread_local std::vector<MirrorBuffer> spares;
-  return spares;
-}
+// A mirror reading as 0xAA everywhere, in one of the thread's spare allocations (a case makes a
+// SUT per provoking kind): its blocks are filled only as the orchestrator reaches them.
 MirrorBuffer poisoned_mirror(uint64_t bytes) {
-  MirrorBuffer b;
-  if (auto& spares = spare_mirrors(); !spares.empty()) {
-    b = std::move(spares.back());
-    spares.pop_back();
-  }
+  MirrorBuffer b = take_spare_mirror();
   b.reset(bytes, 0xAA);
   return b;
-}
-void keep_spare(MirrorBuffer&& b) {
-  if (auto& spares = spare_mirrors(); b.capacity() > 0 && spares.size() < 2) spares.push_back(std::move(b));
 }
 
 }  // namespace
@@ -89,8 +78,8 @@ OrchestratorSut::OrchestratorSut(std::shared_ptr<const ModelSetup> setup)
 OrchestratorSut::~OrchestratorSut() {
   foreign_.reset();
   orch_.reset();
-  keep_spare(std::move(foreign_mirror_));
-  keep_spare(std::move(mirror_));
+  keep_spare_mirror(std::move(foreign_mirror_));
+  keep_spare_mirror(std::move(mirror_));
 }
 
 TensorRef OrchestratorSut::foreign_ref() {
