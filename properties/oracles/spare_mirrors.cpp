@@ -9,9 +9,20 @@ namespace {
 
 constexpr size_t kKept = 2;
 
-std::vector<runtime::MirrorBuffer>& spares() {
-  thread_local std::vector<runtime::MirrorBuffer> kept;
-  return kept;
+// Set when the thread's pool is destroyed at thread exit: a thread_local made before it (a spare
+// Bench) is destroyed after it and hands its mirror back then; that allocation is just freed.
+// A bool has no destructor, so it stays readable to the end.
+thread_local bool pool_gone = false;
+
+struct Pool {
+  std::vector<runtime::MirrorBuffer> kept;
+  ~Pool() { pool_gone = true; }
+};
+
+std::vector<runtime::MirrorBuffer>* spares() {
+  if (pool_gone) return nullptr;
+  thread_local Pool pool;
+  return &pool.kept;
 }
 
 bool smaller(const runtime::MirrorBuffer& a, const runtime::MirrorBuffer& b) { return a.capacity() < b.capacity(); }
@@ -19,22 +30,22 @@ bool smaller(const runtime::MirrorBuffer& a, const runtime::MirrorBuffer& b) { r
 }  // namespace
 
 runtime::MirrorBuffer take_spare_mirror() {
-  auto& kept = spares();
-  if (kept.empty()) return {};
-  const auto it = std::max_element(kept.begin(), kept.end(), smaller);
+  auto* kept = spares();
+  if (!kept || kept->empty()) return {};
+  const auto it = std::max_element(kept->begin(), kept->end(), smaller);
   runtime::MirrorBuffer b = std::move(*it);
-  kept.erase(it);
+  kept->erase(it);
   return b;
 }
 
 void keep_spare_mirror(runtime::MirrorBuffer&& b) {
-  if (b.capacity() == 0) return;
-  auto& kept = spares();
-  if (kept.size() < kKept) {
-    kept.push_back(std::move(b));
+  auto* kept = spares();
+  if (!kept || b.capacity() == 0) return;
+  if (kept->size() < kKept) {
+    kept->push_back(std::move(b));
     return;
   }
-  if (const auto it = std::min_element(kept.begin(), kept.end(), smaller); it->capacity() < b.capacity())
+  if (const auto it = std::min_element(kept->begin(), kept->end(), smaller); it->capacity() < b.capacity())
     *it = std::move(b);
 }
 
