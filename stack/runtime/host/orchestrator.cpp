@@ -441,9 +441,9 @@ TaskId Orchestrator::submit(int32_t kernel_id, const Args& args) {
   Published p;
   p.kind = kKindKernel;
   p.kernel_id = kernel_id;
-  p.scalars = args.scalars_;
+  p.scalars = std::span<const uint64_t>(args.scalars_.data(), args.scalars_.size());
   p.tensors.reserve(nt);
-  std::vector<TensorRef> outs(nt);
+  boost::container::small_vector<TensorRef, 4> outs(nt);
   for (size_t k = 0; k < nt; ++k) {
     const Args::Tensor& t = args.tensors_[k];
     if (t.tag != kTagOutput) {

@@ -19,6 +19,8 @@
 // Host-only.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -164,9 +166,10 @@ class Args {
 
   Orchestrator* o_;
   uint64_t domain_ = 0;  // the recording these arguments are for (0: none)
-  std::vector<Tensor> tensors_;
-  std::vector<uint64_t> scalars_;
-  std::vector<int32_t> slots_;  // per scalar: slot index k, or -1 for a literal
+  // Inline up to four of each (one submit's arguments; a plan may pass up to 32 and 16).
+  boost::container::small_vector<Tensor, 4> tensors_;
+  boost::container::small_vector<uint64_t, 4> scalars_;
+  boost::container::small_vector<int32_t, 4> slots_;  // per scalar: slot index k, or -1 for a literal
 };
 
 struct OrchestratorSetup {

@@ -1,8 +1,10 @@
 // The plan interpreter (interpreter.h).
 #include "stack/runtime/plan/interpreter.h"
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "stack/runtime/host/graph/recorder.h"
@@ -18,6 +20,10 @@ struct Value {
   int64_t scalar = 0;
   TensorRef ref;
 };
+
+// Per-statement scratch: a window's offsets and sizes, a read's indices, a submit's outputs,
+// inline up to a rank-4 tensor (more only on a plan that latches 5).
+using Ints = boost::container::small_vector<int64_t, 4>;
 
 std::string where(PlanLoc l) { return l.line == 0 ? std::string("plan") : fmt::format("{}:{}", l.line, l.column); }
 
@@ -50,7 +56,7 @@ class Interpreter {
     return true;
   }
 
-  const Value& lookup(const std::string& name) {
+  const Value& lookup(std::string_view name) {
     auto it = env_.find(name);
     STACK_CHECK(it != env_.end(), "plan uses an unbound name (validate_plan first)");
     return it->second;
@@ -84,7 +90,7 @@ class Interpreter {
     return r;
   }
 
-  TensorRef tensor(const std::string& name) {
+  TensorRef tensor(std::string_view name) {
     const Value& v = lookup(name);
     STACK_CHECK(v.tensor, "plan uses a scalar as a tensor (validate_plan first)");
     return v.ref;
@@ -93,21 +99,23 @@ class Interpreter {
   std::optional<TensorRef> window(const PlanWindow& w, PlanLoc at) {
     TensorRef t = tensor(w.name);
     if (w.ranges.empty()) return t;
-    std::vector<int64_t> offsets, sizes;
+    Ints offsets, sizes;
     for (const PlanRange& r : w.ranges) {
       const auto o = eval(r.offset, at);
       if (!o) return std::nullopt;
       offsets.push_back(*o);
       sizes.push_back(r.size);
     }
-    TensorRef v = t.window(offsets, sizes);
+    TensorRef v = t.window(std::span<const int64_t>(offsets.data(), offsets.size()), std::span<const int64_t>(sizes.data(), sizes.size()));
     if (v.is_null()) return std::nullopt;  // latched 5
     return v;
   }
 
   static Shape shape_of(const std::vector<int64_t>& dims) { return Shape::of(dims); }
 
-  void bind(const std::string& name, Value v) { env_[name] = std::move(v); }
+  // Names are views of the plan's text (statements, graph params) or of the entries, which
+  // outlive the run.
+  void bind(std::string_view name, Value v) { env_[name] = std::move(v); }
 
   void block(const PlanBlock& b) {
     for (const PlanStmt& s : b) {
@@ -120,7 +128,7 @@ class Interpreter {
     const TensorRef t = tensor(r.tensor);
     auto it = entry_by_base_.find(t.base().raw());
     STACK_CHECK(it != entry_by_base_.end() && !it->second->inout, "read of a tensor not rooted at an entry In tensor");
-    std::vector<int64_t> idx;
+    Ints idx;
     for (const PlanExpr& e : r.index) {
       const auto v = eval(e, loc);
       if (!v) return;
@@ -147,7 +155,7 @@ class Interpreter {
 
   void submit(const SubmitStmt& s, PlanLoc loc) {
     Args args = rec_ ? Args(*rec_) : Args(o_);
-    std::vector<TensorRef> outs(s.args.size());
+    boost::container::small_vector<TensorRef, 4> outs(s.args.size());
     for (size_t k = 0; k < s.args.size(); ++k) {
       const PlanArg& a = s.args[k];
       const PlanLoc at = a.loc.line ? a.loc : loc;
@@ -267,10 +275,12 @@ class Interpreter {
           } else if constexpr (std::is_same_v<T, SyncStartStmt>) {
             o_.sync_start(static_cast<uint64_t>(n.block_num));
           } else if constexpr (std::is_same_v<T, AllocStmt>) {
-            std::vector<Shape> shapes;
+            boost::container::small_vector<Shape, 4> shapes;
             for (const PlanBuffer& b : n.buffers) shapes.push_back(shape_of(b.shape));
-            std::vector<TensorRef> out(shapes.size());
-            if ((rec_ ? rec_->alloc_tensors(shapes, out) : o_.alloc_tensors(shapes, out)) == kNoTask) return;
+            boost::container::small_vector<TensorRef, 4> out(shapes.size());
+            const std::span<const Shape> ss(shapes.data(), shapes.size());
+            const std::span<TensorRef> os(out.data(), out.size());
+            if ((rec_ ? rec_->alloc_tensors(ss, os) : o_.alloc_tensors(ss, os)) == kNoTask) return;
             for (size_t k = 0; k < out.size(); ++k) bind(n.buffers[k].name, Value{true, 0, out[k]});
           } else if constexpr (std::is_same_v<T, ViewStmt>) {
             if (const auto w = window(n.source, loc)) bind(n.name, Value{true, 0, *w});
@@ -300,7 +310,7 @@ class Interpreter {
   uint64_t budget_;
   InterpretResult& result_;
   GraphRecorder* rec_;  // non-null in a graph body
-  std::unordered_map<std::string, Value> env_;
+  std::unordered_map<std::string_view, Value> env_;
   std::unordered_map<uint64_t, const EntryView*> entry_by_base_;
 };
 

@@ -44,6 +44,7 @@ GraphKey make_graph_key(uint32_t fn_id, std::span<const TensorArg> boundary, uin
   GraphKey k;
   k.fn_id = fn_id;
   const std::vector<uint32_t> cls = graph_alias_classes(boundary);
+  k.words.reserve(2 + 11 * boundary.size());
   k.words.push_back(static_cast<int64_t>(boundary.size()));
   for (size_t i = 0; i < boundary.size(); ++i) {
     const TensorArg& a = boundary[i];

@@ -205,7 +205,7 @@ TaskId GraphRecorder::submit(int32_t kernel_id, const Args& args) {
   }
   if (!count_node()) return kNoTask;
   std::vector<GraphTensorArgDef> tensors;
-  std::vector<TensorRef> outs(nt);
+  boost::container::small_vector<TensorRef, 4> outs(nt);
   for (size_t k = 0; k < nt; ++k) {
     const Args::Tensor& t = args.tensors_[k];
     if (t.tag == kTagOutput) {
