@@ -2,6 +2,7 @@
 // exceptions inside this file only; the public functions never throw.
 #include "properties/oracles/plan_model.h"
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 
 #include <map>
@@ -37,6 +38,9 @@ constexpr int64_t kDefaultClusters = 24;
 
 // ---- memory: row-major i32 buffers and windows (boxes) of them ----
 
+// A window's offsets, shape and strides: inline up to rank 4 (a window is copied per argument).
+using Dims = boost::container::small_vector<int64_t, 4>;
+
 struct Buffer {
   std::vector<int64_t> dims;
   std::vector<uint32_t> data;
@@ -45,43 +49,52 @@ struct Buffer {
 
 struct Window {
   std::shared_ptr<Buffer> buffer;
-  std::vector<int64_t> offsets, shape;  // offsets into the buffer, one per dimension
-  int entry = -1;                       // the entry tensor it is rooted at, if any
+  Dims offsets, shape;  // offsets into the buffer, one per dimension
+  int entry = -1;       // the entry tensor it is rooted at, if any
 
-  // Buffer index of every element, row-major over the window.
-  std::vector<size_t> indices() const {
-    const size_t rank = shape.size();
-    std::vector<size_t> stride(rank, 1);
-    for (size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * static_cast<size_t>(buffer->dims[d]);
+  size_t elements() const {
     size_t count = 1;
     for (int64_t s : shape) count *= static_cast<size_t>(s);
-    std::vector<size_t> out;
-    out.reserve(count);
-    std::vector<int64_t> at(rank, 0);
+    return count;
+  }
+  // Calls f(k, i) for the k-th element, row-major over the window, at buffer index i.
+  template <class F>
+  void for_each_index(F&& f) const {
+    const size_t rank = shape.size();
+    boost::container::small_vector<size_t, 4> stride(rank, 1);
+    for (size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * static_cast<size_t>(buffer->dims[d]);
+    const size_t count = elements();
+    Dims at(rank, 0);
     for (size_t k = 0; k < count; ++k) {
       size_t i = 0;
       for (size_t d = 0; d < rank; ++d) i += static_cast<size_t>(offsets[d] + at[d]) * stride[d];
-      out.push_back(i);
+      f(k, i);
       for (size_t d = rank; d-- > 0;) {
         if (++at[d] < shape[d]) break;
         at[d] = 0;
       }
     }
-    return out;
+  }
+  // Buffer index of the first element.
+  size_t first_index() const {
+    size_t i = 0;
+    for_each_index([&](size_t k, size_t at) {
+      if (k == 0) i = at;
+    });
+    return i;
   }
   std::vector<uint32_t> read() const {
-    std::vector<uint32_t> v;
-    for (size_t i : indices()) v.push_back(buffer->data[i]);
+    std::vector<uint32_t> v(elements());
+    for_each_index([&](size_t k, size_t i) { v[k] = buffer->data[i]; });
     return v;
   }
   void write(const std::vector<uint32_t>& v) const {
-    const std::vector<size_t> idx = indices();
-    for (size_t k = 0; k < idx.size(); ++k) buffer->data[idx[k]] = v[k];
+    for_each_index([&](size_t k, size_t i) { buffer->data[i] = v[k]; });
   }
   // [first, last] buffer indices of the window: the bounding range the runtime's alias
   // classes compare (RUNTIME.md §9).
   std::pair<size_t, size_t> bounds() const {
-    const std::vector<int64_t> s = strides();
+    const Dims s = strides();
     size_t first = 0, last = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
       first += static_cast<size_t>(offsets[d] * s[d]);
@@ -90,15 +103,15 @@ struct Window {
     return {first, last};
   }
   // Element strides in the buffer, as the runtime's TensorArg carries them.
-  std::vector<int64_t> strides() const {
-    std::vector<int64_t> s(shape.size(), 1);
+  Dims strides() const {
+    Dims s(shape.size(), 1);
     for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * buffer->dims[d];
     return s;
   }
 };
 
 // `sizes[d]` elements from `offsets[d]` of `w`, as TensorRef::window (outside: latch 5).
-Window sub_window(const Window& w, const std::vector<int64_t>& offsets, const std::vector<int64_t>& sizes) {
+Window sub_window(const Window& w, const Dims& offsets, const Dims& sizes) {
   if (offsets.size() != w.shape.size()) fail("window rank differs from its tensor's");
   Window out = w;
   for (size_t d = 0; d < offsets.size(); ++d) {
@@ -140,7 +153,7 @@ void run_builtin(runtime::Builtin b, const std::vector<Window>& t, const std::ve
   };
   switch (b) {
     case B::Fill: {
-      const std::vector<uint32_t> v(t[0].indices().size(), low32(s[0]));
+      const std::vector<uint32_t> v(t[0].elements(), low32(s[0]));
       t[0].write(v);
       return;
     }
@@ -171,7 +184,7 @@ void run_builtin(runtime::Builtin b, const std::vector<Window>& t, const std::ve
     case B::Matmul: {
       rank2(0), rank2(1), rank2(2);
       const int64_t m = t[0].shape[0], k = t[0].shape[1], n = t[1].shape[1];
-      if (t[1].shape[0] != k || t[2].shape != std::vector<int64_t>{m, n})
+      if (t[1].shape[0] != k || t[2].shape != Dims{m, n})
         fail(fmt::format("matmul: shapes [{},{}] x [{},{}] -> [{},{}]", m, k, t[1].shape[0], n, t[2].shape[0],
                          t[2].shape[1]));
       const std::vector<uint32_t> a = t[0].read(), c = t[1].read();
@@ -185,7 +198,7 @@ void run_builtin(runtime::Builtin b, const std::vector<Window>& t, const std::ve
     case B::Rowsum: {
       rank2(0), rank2(1);
       const int64_t m = t[0].shape[0], n = t[0].shape[1];
-      if (t[1].shape != std::vector<int64_t>{m, 1})
+      if (t[1].shape != Dims{m, 1})
         fail(fmt::format("rowsum: [{},{}] -> [{},{}]", m, n, t[1].shape[0], t[1].shape[1]));
       const std::vector<uint32_t> x = t[0].read();
       std::vector<uint32_t> out(static_cast<size_t>(m), 0);
@@ -203,7 +216,7 @@ void run_builtin(runtime::Builtin b, const std::vector<Window>& t, const std::ve
 struct RecordedWindow {
   bool internal = false;
   size_t index = 0;                     // boundary i or internal allocation k
-  std::vector<int64_t> offsets, shape;  // relative to that tensor, frozen at recording
+  Dims offsets, shape;  // relative to that tensor, frozen at recording
 };
 struct RecordedArg {
   bool tensor = false;
@@ -307,7 +320,7 @@ class PlanModel {
       fail(fmt::format("the model's budget of {} elements is exhausted", limits_.max_elements));
     auto b = std::make_shared<Buffer>(Buffer{dims, std::vector<uint32_t>(n, fill), false});
     if (scoped) frames_.back().push_back(b);
-    return Window{b, std::vector<int64_t>(dims.size(), 0), dims, -1};
+    return Window{b, Dims(dims.size(), 0), Dims(dims.begin(), dims.end()), -1};
   }
 
   const Value& lookup(const std::string& name) const {
@@ -349,7 +362,7 @@ class PlanModel {
   Window window(const PlanWindow& w) const {
     const Window& base = tensor(w.name);
     if (w.ranges.empty()) return base;
-    std::vector<int64_t> offsets, sizes;
+    Dims offsets, sizes;
     for (const runtime::PlanRange& r : w.ranges) {
       offsets.push_back(eval(r.offset, nullptr));
       sizes.push_back(r.size);
@@ -414,10 +427,10 @@ class PlanModel {
     const Window& w = tensor(r.tensor);
     if (w.entry < 0 || p_.tensors[static_cast<size_t>(w.entry)].inout)
       fail(fmt::format("read of '{}', not rooted at an entry In tensor", r.tensor));
-    std::vector<int64_t> idx, ones;
+    Dims idx, ones;
     for (const PlanExpr& e : r.index) idx.push_back(eval(e, nullptr)), ones.push_back(1);
     const Window one = sub_window(w, idx, ones);
-    const uint32_t v = (*uploaded_)[static_cast<size_t>(w.entry)][one.indices()[0]];
+    const uint32_t v = (*uploaded_)[static_cast<size_t>(w.entry)][one.first_index()];
     env_[r.name] = static_cast<int64_t>(static_cast<int32_t>(v));
   }
 
@@ -476,7 +489,7 @@ class PlanModel {
       key.words.push_back(static_cast<int64_t>(a.tag));
       key.words.push_back(static_cast<int64_t>(boundary.back().shape.size()));
       key.words.insert(key.words.end(), boundary.back().shape.begin(), boundary.back().shape.end());
-      const std::vector<int64_t> strides = boundary.back().strides();
+      const Dims strides = boundary.back().strides();
       key.words.insert(key.words.end(), strides.begin(), strides.end());
     }
     const runtime::PlanGraph& g = p_.graphs[gi];
@@ -514,7 +527,7 @@ class PlanModel {
     Record rec;
     std::unordered_map<std::string, std::variant<int64_t, RecordedWindow>> env;
     for (size_t i = 0; i < g.params.size(); ++i)
-      env[g.params[i]] = RecordedWindow{false, i, std::vector<int64_t>(boundary[i].shape.size(), 0), boundary[i].shape};
+      env[g.params[i]] = RecordedWindow{false, i, Dims(boundary[i].shape.size(), 0), boundary[i].shape};
     record_block(g.body, env, rec, slots);
     if (rec.nodes.empty() || rec.nodes.size() > 1024)
       fail(fmt::format("graph {} of {} nodes (the runtime latches 5)", g.name, rec.nodes.size()));
@@ -568,7 +581,7 @@ class PlanModel {
     const auto internal = [&](const std::vector<int64_t>& shape, bool zeroed) {
       rec.internal_shapes.push_back(shape);
       rec.internal_zeroed.push_back(zeroed);
-      return RecordedWindow{true, rec.internal_shapes.size() - 1, std::vector<int64_t>(shape.size(), 0), shape};
+      return RecordedWindow{true, rec.internal_shapes.size() - 1, Dims(shape.size(), 0), Dims(shape.begin(), shape.end())};
     };
     for (const PlanStmt& st : b) {
       count_statement();
