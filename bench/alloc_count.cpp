@@ -12,11 +12,17 @@ namespace {
 std::atomic<bool> counting{false};
 std::atomic<uint64_t> allocations{0};
 std::atomic<uint64_t> bytes{0};
+std::atomic<uint64_t> frees{0};
 
 void note(std::size_t n) {
   if (!counting.load(std::memory_order_relaxed)) return;
   allocations.fetch_add(1, std::memory_order_relaxed);
   bytes.fetch_add(n, std::memory_order_relaxed);
+}
+
+void release(void* p) noexcept {
+  if (p != nullptr && counting.load(std::memory_order_relaxed)) frees.fetch_add(1, std::memory_order_relaxed);
+  std::free(p);
 }
 
 void* allocate(std::size_t n) {
@@ -37,13 +43,15 @@ void* allocate_aligned(std::size_t n, std::align_val_t al) {
 void set_counting(bool on) { counting.store(on, std::memory_order_relaxed); }
 
 AllocCounts alloc_counts() {
-  return {allocations.load(std::memory_order_relaxed), bytes.load(std::memory_order_relaxed)};
+  return {allocations.load(std::memory_order_relaxed), bytes.load(std::memory_order_relaxed),
+          frees.load(std::memory_order_relaxed)};
 }
 
 }  // namespace stackcheck::bench
 
 using stackcheck::bench::allocate;
 using stackcheck::bench::allocate_aligned;
+using stackcheck::bench::release;
 
 void* operator new(std::size_t n) { return allocate(n); }
 void* operator new[](std::size_t n) { return allocate(n); }
@@ -63,11 +71,11 @@ void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
 }
 void* operator new(std::size_t n, std::align_val_t a) { return allocate_aligned(n, a); }
 void* operator new[](std::size_t n, std::align_val_t a) { return allocate_aligned(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }

@@ -5,7 +5,8 @@
 // its previous mark to the oracle tier of each verdict.
 //
 // Counters, per input: allocs and alloc_bytes (bench/alloc_count.h: every operator new of the
-// process, worker threads included; counted in an untimed first pass), minflt (page faults, getrusage), and for every tier
+// process, worker threads included; counted in an untimed first pass), unbalanced (the share
+// of inputs of that pass that end with more allocations than frees), minflt (page faults, getrusage), and for every tier
 // `<tier>.us` (time charged to it) and `<tier>.reach` (the share of inputs on which it gave a
 // verdict), `<tier>.allocs` (allocations charged to it in the counted pass). `(decode)` is the decoder, `(teardown)` what the judge frees after its last verdict.
 // An input that fails an oracle stops the benchmark with the finding: the corpus is clean.
@@ -197,10 +198,17 @@ void run_target(benchmark::State& state, const char* target, Decode decode, Judg
   // Allocations are counted in a pass of their own, before the timed ones, so the counting
   // costs the timed figures nothing (and the process's reusable state is warm, as it is in a
   // fuzzing process after its first inputs).
+  // An input that ends with more allocations than frees is one libFuzzer runs a second time
+  // (its malloc/free balance check, which looks for a leak): counted as `unbalanced`.
   const AllocCounts a0 = alloc_counts();
+  uint64_t unbalanced = 0;
   set_counting(true);
-  for (const Input& in : inputs)
+  for (const Input& in : inputs) {
+    const AllocCounts before = alloc_counts();
     if (!judge_one(in)) return;
+    const AllocCounts after = alloc_counts();
+    if (after.allocations - before.allocations > after.frees - before.frees) ++unbalanced;
+  }
   set_counting(false);
   const AllocCounts a1 = alloc_counts();
   const uint64_t counted = judged;
@@ -215,6 +223,7 @@ void run_target(benchmark::State& state, const char* target, Decode decode, Judg
   state.SetItemsProcessed(static_cast<int64_t>(judged));
   state.counters["inputs"] = static_cast<double>(inputs.size());
   state.counters["allocs"] = static_cast<double>(a1.allocations - a0.allocations) / static_cast<double>(counted);
+  state.counters["unbalanced"] = static_cast<double>(unbalanced) / static_cast<double>(counted);
   state.counters["alloc_bytes"] = static_cast<double>(a1.bytes - a0.bytes) / static_cast<double>(counted);
   state.counters["minflt"] = static_cast<double>(page_faults() - faults0) / n;
   for (const Tier& t : tiers.all()) {

@@ -58,7 +58,8 @@ class Bench {
              std::string* error = nullptr, BenchReset how = BenchReset::kFull);
   // A bench for `p` from this thread's spare one (reset), or a new one: how the judges of a
   // process that judges many inputs pay for device memory, mirror and pages once. Give it back
-  // with recycle() when done; null with the message on a rejected config.
+  // with recycle() when done (which frees what its binds allocated, keeping the pages and the
+  // mirror's allocation); null with the message on a rejected config.
   static std::unique_ptr<Bench> acquire(const runtime::OrchProgram& p, std::optional<uint8_t> fill_byte,
                                         bool strict_uninit, std::string* error = nullptr);
   static void recycle(std::unique_ptr<Bench> b);

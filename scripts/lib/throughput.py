@@ -109,6 +109,7 @@ def run_bench(preset: str, a: argparse.Namespace, run_dir: Path) -> dict[str, di
             elif k.endswith(".allocs"):
                 tiers.setdefault(k[:-7], {})["allocs"] = v
         rows[name] = {"ms": per_input_ms, "allocs": b["allocs"], "alloc_bytes": b["alloc_bytes"],
+                      "unbalanced": b.get("unbalanced", 0.0),
                       "minflt": b["minflt"], "inputs": int(inputs), "iterations": b["iterations"], "tiers": tiers}
     log(f"{preset}: done in {wall:.0f}s")
     return rows
@@ -190,8 +191,8 @@ def tables(data: dict) -> str:
     benches, lf, props = data["bench"], data.get("libfuzzer", {}), data.get("properties")
     lines += ["## Cost per input, dev beside fuzz", "",
               "| target | inputs | dev ms | fuzz ms | fuzz/dev | dev allocs | fuzz allocs | KB allocated | page faults dev/fuzz "
-              "| libFuzzer exec/s | libFuzzer execs per CPU s |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| unbalanced inputs | libFuzzer exec/s | libFuzzer execs per CPU s |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for t in data["targets"]:
         d, z = benches["dev"].get(t), benches["fuzz"].get(t)
         if not d or not z:
@@ -199,7 +200,8 @@ def tables(data: dict) -> str:
         l = lf.get(t)
         lines.append(f"| {t} | {d['inputs']} | {d['ms']:.3f} | {z['ms']:.3f} | {z['ms'] / d['ms']:.1f}x | "
                      f"{fmt_num(d['allocs'])} | {fmt_num(z['allocs'])} | {fmt_num(d['alloc_bytes'] / 1024)} | "
-                     f"{d['minflt']:.1f} / {z['minflt']:.1f} | {fmt_num(l['exec_s']) if l else '-'} | "
+                     f"{d['minflt']:.1f} / {z['minflt']:.1f} | {d['unbalanced']:.0%} | "
+                     f"{fmt_num(l['exec_s']) if l else '-'} | "
                      f"{fmt_num(l['exec_per_cpu_s']) if l else '-'} |")
     for t in data["targets"]:
         d, z = benches["dev"].get(t), benches["fuzz"].get(t)
