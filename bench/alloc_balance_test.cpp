@@ -7,15 +7,13 @@
 // as Bench::recycle did, and must be seen.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/alloc_count.h"
+#include "bench/bench_corpus.h"
 #include "properties/gen/choice.h"
 #include "properties/judge/judgement.h"
 #include "properties/judge/judges.h"
@@ -24,25 +22,8 @@
 namespace stackcheck::bench {
 namespace {
 
-struct Input {
-  std::string name;
-  std::vector<uint8_t> bytes;
-};
-
-std::vector<Input> load(const std::string& target, size_t at_most) {
-  namespace fs = std::filesystem;
-  std::vector<Input> in;
-  for (const auto& e : fs::directory_iterator(fs::path(STACKCHECK_SOURCE_DIR "/corpus/bench") / target)) {
-    std::ifstream f(e.path(), std::ios::binary);
-    in.push_back({e.path().filename().string(),
-                  {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()}});
-  }
-  std::sort(in.begin(), in.end(), [](const Input& a, const Input& b) { return a.name < b.name; });
-  if (in.size() > at_most) in.resize(at_most);
-  return in;
-}
-
-// Verdicts are not the point here: a failure or an inconclusive case is recorded, not thrown.
+// Verdicts are not the point here (the judges' own tests and the targets judge them): a failed
+// check is passed over, and a fail() ends the input with an exception this file catches.
 class Quiet : public judge::Judgement {
  public:
   bool check(std::string_view, const oracles::Verdict& v) override { return !v.failed(); }
@@ -56,8 +37,15 @@ class Quiet : public judge::Judgement {
 // Keeps the input's bench leased until the next input (the control's slip).
 oracles::BenchLease held;
 
+// The first kInputs inputs of `target`'s bench corpus, each judged by `judge_bytes` twice in
+// order; the inputs of the second pass that ended with more allocations than frees.
+constexpr size_t kInputs = 25;
 template <class Judge>
-std::vector<std::string> unbalanced_on_second_pass(const std::vector<Input>& inputs, Judge judge_bytes) {
+std::vector<std::string> unbalanced_on_second_pass(const std::string& target, Judge judge_bytes) {
+  std::string error;
+  std::vector<Input> inputs = load(target, &error);
+  if (!error.empty()) throw std::runtime_error(error);
+  if (inputs.size() > kInputs) inputs.resize(kInputs);
   std::vector<std::string> out;
   for (int pass = 0; pass < 2; ++pass) {
     for (const Input& in : inputs) {
@@ -66,8 +54,8 @@ std::vector<std::string> unbalanced_on_second_pass(const std::vector<Input>& inp
       try {
         gen::ByteChoices c(std::span<const uint8_t>(in.bytes.data(), in.bytes.size()));
         judge_bytes(c);
-      } catch (const std::exception&) {
-        // a finding or a rejected decoding: its allocations still count
+      } catch (const std::runtime_error&) {
+        // a finding (Quiet::fail): its allocations still count
       }
       const AllocCounts after = alloc_counts();
       set_counting(false);
@@ -80,36 +68,35 @@ std::vector<std::string> unbalanced_on_second_pass(const std::vector<Input>& inp
   return out;
 }
 
-constexpr size_t kInputs = 25;
+void expect_balanced(const std::vector<std::string>& bad) {
+  EXPECT_TRUE(bad.empty()) << bad.size() << " unbalanced, first: " << (bad.empty() ? "" : bad.front());
+}
 
 TEST(AllocBalance, fuzz_program_inputs_free_what_they_allocate) {
-  const auto bad = unbalanced_on_second_pass(load("fuzz_program", kInputs), [](gen::ByteChoices& c) {
+  expect_balanced(unbalanced_on_second_pass("fuzz_program", [](gen::ByteChoices& c) {
     Quiet j;
     judge::judge_program(j, judge::decode_program(c));
-  });
-  EXPECT_TRUE(bad.empty()) << bad.size() << " unbalanced, first: " << bad.front();
+  }));
 }
 
 TEST(AllocBalance, fuzz_bind_plan_inputs_free_what_they_allocate) {
-  const auto bad = unbalanced_on_second_pass(load("fuzz_bind_plan", kInputs), [](gen::ByteChoices& c) {
+  expect_balanced(unbalanced_on_second_pass("fuzz_bind_plan", [](gen::ByteChoices& c) {
     Quiet j;
     judge::judge_plan(j, judge::decode_plan(c));
-  });
-  EXPECT_TRUE(bad.empty()) << bad.size() << " unbalanced, first: " << bad.front();
+  }));
 }
 
 TEST(AllocBalance, fuzz_attach_inputs_free_what_they_allocate) {
-  const auto bad = unbalanced_on_second_pass(load("fuzz_attach", kInputs), [](gen::ByteChoices& c) {
+  expect_balanced(unbalanced_on_second_pass("fuzz_attach", [](gen::ByteChoices& c) {
     Quiet j;
     judge::judge_attach(j, judge::decode_attach(c));
-  });
-  EXPECT_TRUE(bad.empty()) << bad.size() << " unbalanced, first: " << bad.front();
+  }));
 }
 
 // Positive control: the plan's bench kept leased until the next input (a bind's Runtime and
 // reservations freed one input late) leaves inputs unbalanced, and the check sees them.
 TEST(AllocBalanceControl, a_bench_kept_until_the_next_input_is_seen) {
-  const auto bad = unbalanced_on_second_pass(load("fuzz_bind_plan", kInputs), [](gen::ByteChoices& c) {
+  const auto bad = unbalanced_on_second_pass("fuzz_bind_plan", [](gen::ByteChoices& c) {
     const judge::PlanCase pc = judge::decode_plan(c);
     held.reset();
     held = oracles::lease_bench(pc.plan, std::nullopt, false);

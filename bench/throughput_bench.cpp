@@ -6,10 +6,12 @@
 //
 // Counters, per input: allocs and alloc_bytes (bench/alloc_count.h: every operator new of the
 // process, worker threads included; counted in an untimed first pass), unbalanced (the share
-// of inputs of that pass that end with more allocations than frees), minflt (page faults, getrusage), and for every tier
-// `<tier>.us` (time charged to it) and `<tier>.reach` (the share of inputs on which it gave a
-// verdict), `<tier>.allocs` (allocations charged to it in the counted pass). `(decode)` is the decoder, `(teardown)` what the judge frees after its last verdict.
-// An input that fails an oracle stops the benchmark with the finding: the corpus is clean.
+// of inputs of that pass that end with more allocations than frees), minflt (page faults,
+// getrusage), and for every tier `<tier>.us` (time charged to it), `<tier>.reach` (the share of
+// inputs on which it gave a verdict) and `<tier>.allocs` (allocations charged to it in the
+// counted pass). `(decode)` is the decoder, `(teardown)` what the judge frees after its last
+// verdict. An input that fails an oracle stops the benchmark with the finding: the corpus is
+// clean.
 //
 // Build: any preset (dev, fuzz: the same code under ASan + UBSan + coverage); scripts/throughput
 // runs both and prints them side by side.
@@ -29,9 +31,10 @@
 #include <vector>
 
 #include "bench/alloc_count.h"
+#include "bench/bench_corpus.h"
 #include "properties/gen/choice.h"
-#include "properties/judge/judgement.h"
 #include "properties/judge/cases.h"
+#include "properties/judge/judgement.h"
 #include "properties/judge/judges.h"
 #include "stack/ir/walk.h"
 #include "stack/support/splitmix.h"
@@ -50,43 +53,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Input {
-  std::string name;
-  std::vector<uint8_t> bytes;
-};
-
-std::string corpus_root() {
-  if (const char* e = std::getenv("STACKCHECK_BENCH_CORPUS"); e && *e) return e;
-  return STACKCHECK_SOURCE_DIR "/corpus/bench";
-}
-
-// The target's inputs in name order; an unreadable corpus is an error, not an empty run.
-std::vector<Input> load(const std::string& target, std::string* error) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(corpus_root()) / target;
-  std::vector<Input> in;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file()) continue;
-    std::ifstream f(e.path(), std::ios::binary);
-    Input i{e.path().filename().string(), {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()}};
-    if (!f.good() && !f.eof()) {
-      *error = "cannot read " + e.path().string();
-      return {};
-    }
-    in.push_back(std::move(i));
-  }
-  if (ec) *error = "cannot list " + dir.string() + ": " + ec.message();
-  else if (in.empty()) *error = "no inputs in " + dir.string();
-  std::sort(in.begin(), in.end(), [](const Input& a, const Input& b) { return a.name < b.name; });
-  return in;
-}
-
 struct Tier {
   std::string name;
   Clock::duration time{};
   uint64_t allocations = 0;  // operator new calls charged to it (counted passes only)
-  uint64_t inputs = 0;  // inputs on which the tier gave at least one verdict
+  uint64_t inputs = 0;       // inputs on which the tier gave at least one verdict
   uint64_t verdicts = 0;
   uint64_t seen_at = UINT64_MAX;  // the last input counted in `inputs`
 };
