@@ -80,7 +80,7 @@ std::unique_ptr<Bench> Bench::acquire(const OrchProgram& p, std::optional<uint8_
   if (spare_bench) {
     if (!spare_bench->reset(p, fill_byte, strict_uninit, error)) {
       if (!spare_bench->rt_) spare_bench.reset();  // failed after the reset began: unusable
-      return nullptr;  // a rejected config: create() would reject it too
+      return nullptr;                              // a rejected config: create() would reject it too
     }
     return std::move(spare_bench);
   }
@@ -112,20 +112,21 @@ Verdict Bench::check_teardown() {
   rt_.reset();
   for (const ReservationInfo& r : mem_->reservations())
     if (r.live)
-      return Verdict::fail("teardown", fmt::format("the Runtime is destroyed and its reservation '{}' ({} bytes at {:#x}) "
-                                                   "is still live",
-                                                   r.name, r.bytes, r.base.raw()));
+      return Verdict::fail("teardown",
+                           fmt::format("the Runtime is destroyed and its reservation '{}' ({} bytes at {:#x}) "
+                                       "is still live",
+                                       r.name, r.bytes, r.base.raw()));
   return Verdict::pass();
 }
 
 void BenchRecycler::operator()(Bench* b) const { Bench::recycle(std::unique_ptr<Bench>(b)); }
 
-BenchLease lease_bench(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit,
-                       std::string* error) {
+BenchLease lease_bench(const OrchProgram& p, std::optional<uint8_t> fill_byte, bool strict_uninit, std::string* error) {
   return BenchLease(Bench::acquire(p, fill_byte, strict_uninit, error).release());
 }
 
-std::optional<MirrorDifference> first_mirror_difference(const runtime::MirrorBuffer& a, const runtime::MirrorBuffer& b) {
+std::optional<MirrorDifference> first_mirror_difference(const runtime::MirrorBuffer& a,
+                                                        const runtime::MirrorBuffer& b) {
   constexpr uint64_t kBlock = runtime::MirrorBuffer::kBlockBytes;
   auto byte_at = [](const runtime::MirrorBuffer& m, uint64_t at) {
     return m.filled(at / kBlock) ? static_cast<uint8_t>(m.data()[at]) : m.fill_byte();
@@ -144,7 +145,8 @@ std::optional<MirrorDifference> first_mirror_difference(const runtime::MirrorBuf
 
 Verdict check_same_bench_state(Bench& used, Bench& fresh) {
   const runtime::MirrorBuffer &mu = used.runtime().mirror_buffer(), &mf = fresh.runtime().mirror_buffer();
-  if (mu.size() != mf.size()) return Verdict::fail("bench-reset", fmt::format("mirror of {} bytes, fresh {}", mu.size(), mf.size()));
+  if (mu.size() != mf.size())
+    return Verdict::fail("bench-reset", fmt::format("mirror of {} bytes, fresh {}", mu.size(), mf.size()));
   if (const auto d = first_mirror_difference(mu, mf))
     return Verdict::fail("bench-reset", fmt::format("mirror byte {} is {:#04x}, fresh {:#04x}", d->at,
                                                     static_cast<unsigned>(d->a), static_cast<unsigned>(d->b)));
@@ -165,10 +167,10 @@ Verdict check_same_bench_state(Bench& used, Bench& fresh) {
     if (!x.live) continue;
     if (a.bytes_written(x.base, x.bytes) != b.bytes_written(y.base, y.bytes) ||
         a.bytes_read(x.base, x.bytes) != b.bytes_read(y.base, y.bytes))
-      return Verdict::fail("bench-reset", fmt::format("reservation {} ({}): {} bytes written and {} read, fresh {} and {}",
-                                                      i, x.name, a.bytes_written(x.base, x.bytes),
-                                                      a.bytes_read(x.base, x.bytes), b.bytes_written(y.base, y.bytes),
-                                                      b.bytes_read(y.base, y.bytes)));
+      return Verdict::fail("bench-reset",
+                           fmt::format("reservation {} ({}): {} bytes written and {} read, fresh {} and {}", i, x.name,
+                                       a.bytes_written(x.base, x.bytes), a.bytes_read(x.base, x.bytes),
+                                       b.bytes_written(y.base, y.bytes), b.bytes_read(y.base, y.bytes)));
     if (x.bytes <= (uint64_t{4} << 20)) {
       std::vector<std::byte> ca(x.bytes), cb(y.bytes);
       a.inspect(x.base, ca.data(), x.bytes);
@@ -185,13 +187,12 @@ Verdict check_same_bench_state(Bench& used, Bench& fresh) {
   if (!(a.counters() == b.counters()) || a.uninit_reads() != b.uninit_reads() ||
       a.resident_pages() != b.resident_pages() || a.strict_uninit() != b.strict_uninit() ||
       a.fill_byte() != b.fill_byte())
-    return Verdict::fail("bench-reset",
-                         fmt::format("h2d {} d2h {} uninit {} pages {} strict {} fill {:#04x}, fresh h2d {} d2h {} "
-                                     "uninit {} pages {} strict {} fill {:#04x}",
-                                     a.counters().h2d_calls, a.counters().d2h_calls, a.uninit_reads(),
-                                     a.resident_pages(), a.strict_uninit(), a.fill_byte(), b.counters().h2d_calls,
-                                     b.counters().d2h_calls, b.uninit_reads(), b.resident_pages(), b.strict_uninit(),
-                                     b.fill_byte()));
+    return Verdict::fail(
+        "bench-reset", fmt::format("h2d {} d2h {} uninit {} pages {} strict {} fill {:#04x}, fresh h2d {} d2h {} "
+                                   "uninit {} pages {} strict {} fill {:#04x}",
+                                   a.counters().h2d_calls, a.counters().d2h_calls, a.uninit_reads(), a.resident_pages(),
+                                   a.strict_uninit(), a.fill_byte(), b.counters().h2d_calls, b.counters().d2h_calls,
+                                   b.uninit_reads(), b.resident_pages(), b.strict_uninit(), b.fill_byte()));
   return Verdict::pass();
 }
 

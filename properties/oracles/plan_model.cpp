@@ -2,17 +2,17 @@
 // exceptions inside this file only; the public functions never throw.
 #include "properties/oracles/plan_model.h"
 
-#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
+#include <boost/container/small_vector.hpp>
 
 #include <map>
 #include <memory>
 #include <unordered_map>
 #include <variant>
 
+#include "properties/oracles/ref_arith.h"
 #include "stack/runtime/status/codes.h"
 #include "stack/support/splitmix.h"
-#include "properties/oracles/ref_arith.h"
 #include "stack/support/wrapping.h"
 
 namespace stackcheck::oracles {
@@ -198,8 +198,7 @@ void run_builtin(runtime::Builtin b, const std::vector<Window>& t, const std::ve
     case B::Rowsum: {
       rank2(0), rank2(1);
       const int64_t m = t[0].shape[0], n = t[0].shape[1];
-      if (t[1].shape != Dims{m, 1})
-        fail(fmt::format("rowsum: [{},{}] -> [{},{}]", m, n, t[1].shape[0], t[1].shape[1]));
+      if (t[1].shape != Dims{m, 1}) fail(fmt::format("rowsum: [{},{}] -> [{},{}]", m, n, t[1].shape[0], t[1].shape[1]));
       const std::vector<uint32_t> x = t[0].read();
       std::vector<uint32_t> out(static_cast<size_t>(m), 0);
       for (int64_t i = 0; i < m; ++i)
@@ -215,7 +214,7 @@ void run_builtin(runtime::Builtin b, const std::vector<Window>& t, const std::ve
 
 struct RecordedWindow {
   bool internal = false;
-  size_t index = 0;                     // boundary i or internal allocation k
+  size_t index = 0;     // boundary i or internal allocation k
   Dims offsets, shape;  // relative to that tensor, frozen at recording
 };
 struct RecordedArg {
@@ -581,7 +580,8 @@ class PlanModel {
     const auto internal = [&](const std::vector<int64_t>& shape, bool zeroed) {
       rec.internal_shapes.push_back(shape);
       rec.internal_zeroed.push_back(zeroed);
-      return RecordedWindow{true, rec.internal_shapes.size() - 1, Dims(shape.size(), 0), Dims(shape.begin(), shape.end())};
+      return RecordedWindow{true, rec.internal_shapes.size() - 1, Dims(shape.size(), 0),
+                            Dims(shape.begin(), shape.end())};
     };
     for (const PlanStmt& st : b) {
       count_statement();
@@ -611,8 +611,7 @@ class PlanModel {
       } else if (const auto* f = std::get_if<ForStmt>(&st.node)) {
         loop(*f, value, env, [&] { record_block(f->body, env, rec, slots); });
       } else if (const auto* i = std::get_if<IfStmt>(&st.node)) {
-        record_block(ref::compare(i->cmp, value(i->lhs), value(i->rhs)) ? i->then_body : i->else_body, env, rec,
-                     slots);
+        record_block(ref::compare(i->cmp, value(i->lhs), value(i->rhs)) ? i->then_body : i->else_body, env, rec, slots);
       } else {
         fail("a statement graph bodies cannot hold (the runtime latches 5)");
       }
@@ -700,10 +699,10 @@ Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult
   }
   const runtime::BindStats& st = device.stats;
   if (st.tasks != model.tasks.size() || st.defs != model.definitions || st.inlined != model.inlined)
-    return Verdict::fail("plan-model-stats",
-                         fmt::format("the bind reports tasks={} defs={} inlined={}, the model's run gives {}, {}, {}",
-                                     st.tasks, st.defs, st.inlined, model.tasks.size(), model.definitions,
-                                     model.inlined));
+    return Verdict::fail(
+        "plan-model-stats",
+        fmt::format("the bind reports tasks={} defs={} inlined={}, the model's run gives {}, {}, {}", st.tasks, st.defs,
+                    st.inlined, model.tasks.size(), model.definitions, model.inlined));
   return Verdict::pass();
 }
 

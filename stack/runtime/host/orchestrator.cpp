@@ -377,7 +377,8 @@ void Orchestrator::publish(const Claim& c, const Published& p) {
 
   SlotState s{};
   // Zoo: the slot as the claim left it, only the published fields set.
-  if (defects::active(defects::Defect::kClaimedSlotNotReset)) std::memcpy(&s, mirror_at(L.slot_at(i), sizeof s), sizeof s);
+  if (defects::active(defects::Defect::kClaimedSlotNotReset))
+    std::memcpy(&s, mirror_at(L.slot_at(i), sizeof s), sizeof s);
   s.state = kSlotPending;
   s.fanin_cursor = static_cast<int32_t>(fanin.size());
   put(L.slot_at(i), s);

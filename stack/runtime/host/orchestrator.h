@@ -177,7 +177,7 @@ struct OrchestratorSetup {
   // When set, `mirror` is this buffer's bytes, filled lazily: the orchestrator ensures each
   // block before it first reads or writes it. Null: `mirror` is filled already.
   MirrorBuffer* lazy = nullptr;
-  MirrorLayout layout;          // LayoutPlanner::mirror(W)
+  MirrorLayout layout;  // LayoutPlanner::mirror(W)
   DevAddr task_heap;
   uint64_t task_heap_bytes = 0;
   DevAddr graph_heap;

@@ -1,8 +1,8 @@
 // The plan interpreter (interpreter.h).
 #include "stack/runtime/plan/interpreter.h"
 
-#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
+#include <boost/container/small_vector.hpp>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -21,7 +21,7 @@ struct Value {
   TensorRef ref;
 };
 
-// Per-statement scratch: a window's offsets and sizes, a read's indices, a submit's outputs,
+// Per-statement scratch: a window's offsets and sizes, a read's indices,
 // inline up to a rank-4 tensor (more only on a plan that latches 5).
 using Ints = boost::container::small_vector<int64_t, 4>;
 
@@ -106,7 +106,8 @@ class Interpreter {
       offsets.push_back(*o);
       sizes.push_back(r.size);
     }
-    TensorRef v = t.window(std::span<const int64_t>(offsets.data(), offsets.size()), std::span<const int64_t>(sizes.data(), sizes.size()));
+    TensorRef v = t.window(std::span<const int64_t>(offsets.data(), offsets.size()),
+                           std::span<const int64_t>(sizes.data(), sizes.size()));
     if (v.is_null()) return std::nullopt;  // latched 5
     return v;
   }

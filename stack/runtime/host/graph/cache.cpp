@@ -80,7 +80,6 @@ void GraphCache::mark_uploaded(uint32_t i, DevAddr at) {
   defs_.at(i).device = at;
 }
 
-
 uint64_t graph_block_bytes(const GraphDefHeader& h) {
   // Zoo: execution storage reserved as stride x n (past the last entry's object).
   const uint64_t storage = defects::active(defects::Defect::kStorageStrideTimesN)
