@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <boost/container/small_vector.hpp>
+
 #include <limits>
 #include <memory_resource>
 #include <optional>
@@ -46,6 +48,9 @@ struct Value {
     return x;
   }
 };
+
+// A call's arguments, inline for the arities programs use.
+using Args = boost::container::small_vector<Value, 6>;
 
 // A frame's names are views of the program's strings (and of the entry inputs' names), which
 // outlive the run; its table's nodes come from the machine's pool, reused frame after frame.
@@ -194,7 +199,7 @@ class Machine {
 
   // Evaluates a call's arguments: plain names of tensors (and tuples, for the error) are
   // passed as they are, everything else as a scalar.
-  bool eval_args(const ir::Invoke& inv, Frame& fr, std::vector<Value>& args) {
+  bool eval_args(const ir::Invoke& inv, Frame& fr, Args& args) {
     for (const Expr& a : inv.args) {
       if (a.kind == Expr::Kind::Var) {
         const Value* v = lookup(fr, a.name);
@@ -216,7 +221,7 @@ class Machine {
     if (callee == nullptr || callee->kind == Function::Kind::Orchestration) {
       return fail(ErrorKind::Invalid, fr, inv.loc, fmt::format("'{}' is not a callable kernel or graph", inv.callee));
     }
-    std::vector<Value> args;
+    Args args;
     if (!eval_args(inv, fr, args)) return false;
     if (args.size() != callee->params.size()) {
       return fail(ErrorKind::Invalid, fr, inv.loc,
@@ -234,7 +239,7 @@ class Machine {
     return run_graph(*callee, inv, std::move(args), fr, results);
   }
 
-  bool run_kernel(const Function& k, const ir::Invoke& inv, const std::vector<Value>& args, Frame& fr,
+  bool run_kernel(const Function& k, const ir::Invoke& inv, const Args& args, Frame& fr,
                   std::vector<Value>& results) {
     const verify::Builtin* b = verify::find_builtin(k.builtin);
     if (b == nullptr || args.size() < b->arity()) {
@@ -242,7 +247,8 @@ class Machine {
                   fmt::format("kernel '{}' does not bind builtin '{}'", k.name, k.builtin));
     }
     // The builtin sees the first n arguments; later (extra) ones are never touched.
-    std::vector<Operand> ops(b->arity());
+    boost::container::small_vector<Operand, 4> slots(b->arity());
+    const std::span<Operand> ops(slots.data(), slots.size());
     for (size_t i = 0; i < ops.size(); ++i) {
       if (args[i].kind == Value::Kind::Tensor)
         ops[i].tensor = &args[i].window;
@@ -267,7 +273,7 @@ class Machine {
     return true;
   }
 
-  bool run_graph(const Function& g, const ir::Invoke& inv, std::vector<Value> args, Frame& fr,
+  bool run_graph(const Function& g, const ir::Invoke& inv, Args args, Frame& fr,
                  std::vector<Value>& results) {
     if (depth_ >= options_.max_call_depth) {
       return fail(ErrorKind::Invalid, fr, inv.loc,

@@ -16,31 +16,34 @@ size_t Window::element_count() const {
   return n;
 }
 
-std::vector<size_t> Window::element_indices() const {
-  const size_t r = rank();
-  std::vector<size_t> out;
-  out.reserve(element_count());
+namespace {
+
+// Calls f(buffer index) for every element of `w`, row-major over the window: no index list.
+template <class F>
+void for_each_index(const Window& w, F&& f) {
+  const size_t r = w.rank();
   boost::container::small_vector<size_t, 4> stride(r, 1);
-  for (size_t k = r; k-- > 1;) stride[k - 1] = stride[k] * static_cast<size_t>(buffer->dims[k]);
+  for (size_t k = r; k-- > 1;) stride[k - 1] = stride[k] * static_cast<size_t>(w.buffer->dims[k]);
   Extent idx(r, 0);  // odometer over the window
-  const size_t n = element_count();
+  const size_t n = w.element_count();
   for (size_t e = 0; e < n; ++e) {
     size_t lin = 0;
-    for (size_t k = 0; k < r; ++k) lin += static_cast<size_t>(offsets[k] + idx[k]) * stride[k];
-    out.push_back(lin);
+    for (size_t k = 0; k < r; ++k) lin += static_cast<size_t>(w.offsets[k] + idx[k]) * stride[k];
+    f(lin);
     for (size_t k = r; k-- > 0;) {
-      if (++idx[k] < shape[k]) break;
+      if (++idx[k] < w.shape[k]) break;
       idx[k] = 0;
     }
   }
-  return out;
 }
+
+}  // namespace
 
 std::vector<uint32_t> Window::read_all() const {
   std::vector<uint32_t> out;
-  const std::vector<size_t> idx = element_indices();
-  out.reserve(idx.size());
-  for (size_t i : idx) out.push_back(buffer->data[i]);
+  out.reserve(element_count());
+  const std::vector<uint32_t>& data = buffer->data;
+  for_each_index(*this, [&](size_t i) { out.push_back(data[i]); });
   return out;
 }
 
@@ -55,9 +58,10 @@ uint32_t Window::origin() const {
 }
 
 void Window::write_all(const std::vector<uint32_t>& values) const {
-  const std::vector<size_t> idx = element_indices();
-  STACK_CHECK(values.size() == idx.size(), "window write of the wrong element count");
-  for (size_t e = 0; e < idx.size(); ++e) buffer->data[idx[e]] = values[e];
+  STACK_CHECK(values.size() == element_count(), "window write of the wrong element count");
+  std::vector<uint32_t>& data = buffer->data;
+  size_t e = 0;
+  for_each_index(*this, [&](size_t i) { data[i] = values[e++]; });
 }
 
 std::optional<size_t> checked_element_count(std::span<const int64_t> dims, size_t limit) {

@@ -33,8 +33,7 @@ struct Window {
 
   size_t rank() const { return shape.size(); }
   size_t element_count() const;
-  // Buffer index of every element, row-major over the window.
-  std::vector<size_t> element_indices() const;
+  // The elements, row-major over the window.
   std::vector<uint32_t> read_all() const;
   // The element at the window's origin (offsets); the window is never empty.
   uint32_t origin() const;

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+#include <string>
+#include <utility>
+
 namespace stackcheck::ir {
 
 namespace {
@@ -9,6 +13,12 @@ namespace {
 int precedence(const Expr& e) {
   if (e.kind != Expr::Kind::Binary) return 3;
   return (e.op == BinOp::Add || e.op == BinOp::Sub) ? 1 : 2;
+}
+
+// Everything appends to one string: no temporary per name, statement or line.
+template <class... Args>
+void put(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
 }
 
 void print_expr_to(std::string& out, const Expr& e);
@@ -19,22 +29,26 @@ void print_operand(std::string& out, const Expr& e, bool parens) {
   if (parens) out += ')';
 }
 
-void print_list(std::string& out, const std::vector<Expr>& es) {
-  out += '[';
+void print_exprs(std::string& out, const std::vector<Expr>& es) {
   for (size_t i = 0; i < es.size(); ++i) {
     if (i) out += ", ";
     print_expr_to(out, es[i]);
   }
+}
+
+void print_list(std::string& out, const std::vector<Expr>& es) {
+  out += '[';
+  print_exprs(out, es);
   out += ']';
 }
 
 void print_expr_to(std::string& out, const Expr& e) {
   switch (e.kind) {
-    case Expr::Kind::Int: out += fmt::format("{}", e.value); return;
+    case Expr::Kind::Int: put(out, "{}", e.value); return;
     case Expr::Kind::Var: out += e.name; return;
-    case Expr::Kind::Dim: out += fmt::format("dim({}, {})", e.name, e.value); return;
+    case Expr::Kind::Dim: put(out, "dim({}, {})", e.name, e.value); return;
     case Expr::Kind::Read:
-      out += fmt::format("read({}, ", e.name);
+      put(out, "read({}, ", e.name);
       print_list(out, e.args);
       out += ')';
       return;
@@ -47,36 +61,39 @@ void print_expr_to(std::string& out, const Expr& e) {
       // Left-associative: the left operand needs parentheses only when it binds looser,
       // the right one also when it binds equally.
       print_operand(out, e.args[0], precedence(e.args[0]) < p);
-      out += fmt::format(" {} ", binop_text(e.op));
+      put(out, " {} ", binop_text(e.op));
       print_operand(out, e.args[1], precedence(e.args[1]) <= p);
       return;
     }
   }
 }
 
-std::string join_names(const std::vector<std::string>& ns) {
-  std::string out;
+void join_names(std::string& out, const std::vector<std::string>& ns) {
   for (size_t i = 0; i < ns.size(); ++i) {
     if (i) out += ", ";
     out += ns[i];
   }
-  return out;
 }
 
-std::string print_invoke(const Invoke& inv) {
-  std::string out = fmt::format("{} {}(", inv.submit ? "submit" : "call", inv.callee);
-  for (size_t i = 0; i < inv.args.size(); ++i) {
-    if (i) out += ", ";
-    print_expr_to(out, inv.args[i]);
+void print_invoke(std::string& out, const Invoke& inv) {
+  put(out, "{} {}(", inv.submit ? "submit" : "call", inv.callee);
+  print_exprs(out, inv.args);
+  out += ')';
+}
+
+void print_type_to(std::string& out, const Type& t) {
+  if (!t.is_tensor()) {
+    out += "i64";
+    return;
   }
-  return out + ")";
+  put(out, "tensor<{}>[{}]", t.dtype, fmt::join(t.dims, ", "));
 }
 
 struct RhsPrinter {
   std::string& out;
   void operator()(const ExprRhs& r) { print_expr_to(out, r.expr); }
-  void operator()(const InvokeRhs& r) { out += print_invoke(r.invoke); }
-  void operator()(const TupleGetRhs& r) { out += fmt::format("{}.{}", r.tuple, r.index); }
+  void operator()(const InvokeRhs& r) { print_invoke(out, r.invoke); }
+  void operator()(const TupleGetRhs& r) { put(out, "{}.{}", r.tuple, r.index); }
   void operator()(const CreateRhs& r) {
     out += "create ";
     print_list(out, r.shape);
@@ -88,12 +105,12 @@ struct RhsPrinter {
     print_expr_to(out, r.value);
   }
   void operator()(const SliceRhs& r) {
-    out += fmt::format("slice({}, ", r.source);
+    put(out, "slice({}, ", r.source);
     print_list(out, r.offsets);
-    out += fmt::format(", [{}])", fmt::join(r.sizes, ", "));
+    put(out, ", [{}])", fmt::join(r.sizes, ", "));
   }
   void operator()(const AssembleRhs& r) {
-    out += fmt::format("assemble({}, {}, ", r.target, r.source);
+    put(out, "assemble({}, {}, ", r.target, r.source);
     print_list(out, r.offsets);
     out += ')';
   }
@@ -102,30 +119,53 @@ struct RhsPrinter {
 void print_block(std::string& out, const std::vector<Stmt>& body, int indent);
 
 void print_stmt(std::string& out, const Stmt& s, int indent) {
-  const std::string pad(static_cast<size_t>(indent) * 2, ' ');
-  out += pad;
+  const size_t pad = static_cast<size_t>(indent) * 2;
+  out.append(pad, ' ');
   switch (s.kind) {
     case Stmt::Kind::Assign:
-      out += s.name + " = ";
+      out += s.name;
+      out += " = ";
       std::visit(RhsPrinter{out}, s.rhs);
       out += '\n';
       return;
-    case Stmt::Kind::Invoke: out += print_invoke(s.invoke) + "\n"; return;
-    case Stmt::Kind::Return: out += s.returns.empty() ? "return\n" : "return " + join_names(s.returns) + "\n"; return;
+    case Stmt::Kind::Invoke:
+      print_invoke(out, s.invoke);
+      out += '\n';
+      return;
+    case Stmt::Kind::Return:
+      out += "return";
+      if (!s.returns.empty()) {
+        out += ' ';
+        join_names(out, s.returns);
+      }
+      out += '\n';
+      return;
     case Stmt::Kind::For:
-      out += fmt::format("for {} in range({}, {}, {}) {{\n", s.name, print_expr(s.lo), print_expr(s.hi),
-                         print_expr(s.step));
+      put(out, "for {} in range(", s.name);
+      print_expr_to(out, s.lo);
+      out += ", ";
+      print_expr_to(out, s.hi);
+      out += ", ";
+      print_expr_to(out, s.step);
+      out += ") {\n";
       print_block(out, s.body, indent + 1);
-      out += pad + "}\n";
+      out.append(pad, ' ');
+      out += "}\n";
       return;
     case Stmt::Kind::If:
-      out += fmt::format("if {} {} {} {{\n", print_expr(s.lo), cmp_text(s.cmp), print_expr(s.hi));
+      out += "if ";
+      print_expr_to(out, s.lo);
+      put(out, " {} ", cmp_text(s.cmp));
+      print_expr_to(out, s.hi);
+      out += " {\n";
       print_block(out, s.body, indent + 1);
       if (!s.else_body.empty()) {
-        out += pad + "} else {\n";
+        out.append(pad, ' ');
+        out += "} else {\n";
         print_block(out, s.else_body, indent + 1);
       }
-      out += pad + "}\n";
+      out.append(pad, ' ');
+      out += "}\n";
       return;
   }
 }
@@ -134,13 +174,46 @@ void print_block(std::string& out, const std::vector<Stmt>& body, int indent) {
   for (const Stmt& s : body) print_stmt(out, s, indent);
 }
 
-std::string print_params(const std::vector<Param>& ps) {
-  std::string out = "(";
+void print_params(std::string& out, const std::vector<Param>& ps) {
+  out += '(';
   for (size_t i = 0; i < ps.size(); ++i) {
     if (i) out += ", ";
-    out += fmt::format("{}: {} {}", ps[i].name, dir_name(ps[i].dir), print_type(ps[i].type));
+    put(out, "{}: {} ", ps[i].name, dir_name(ps[i].dir));
+    print_type_to(out, ps[i].type);
   }
-  return out + ")";
+  out += ')';
+}
+
+void print_function_to(std::string& out, const Function& f) {
+  switch (f.kind) {
+    case Function::Kind::Kernel:
+      put(out, "kernel {}", f.name);
+      print_params(out, f.params);
+      out += " -> (";
+      join_names(out, f.kernel_returns);
+      put(out, ") = builtin {}\n", f.builtin);
+      return;
+    case Function::Kind::Graph: {
+      put(out, "graph {}", f.name);
+      print_params(out, f.params);
+      if (!f.results.empty()) {
+        out += " -> (";
+        for (size_t i = 0; i < f.results.size(); ++i) {
+          if (i) out += ", ";
+          print_type_to(out, f.results[i]);
+        }
+        out += ')';
+      }
+      break;
+    }
+    case Function::Kind::Orchestration:
+      put(out, "orchestration {}", f.name);
+      print_params(out, f.params);
+      break;
+  }
+  out += " {\n";
+  print_block(out, f.body, 1);
+  out += "}\n";
 }
 
 }  // namespace
@@ -152,36 +225,21 @@ std::string print_expr(const Expr& e) {
 }
 
 std::string print_type(const Type& t) {
-  if (!t.is_tensor()) return "i64";
-  return fmt::format("tensor<{}>[{}]", t.dtype, fmt::join(t.dims, ", "));
+  std::string out;
+  print_type_to(out, t);
+  return out;
 }
 
 std::string print_function(const Function& f) {
   std::string out;
-  switch (f.kind) {
-    case Function::Kind::Kernel:
-      return fmt::format("kernel {}{} -> ({}) = builtin {}\n", f.name, print_params(f.params),
-                         join_names(f.kernel_returns), f.builtin);
-    case Function::Kind::Graph: {
-      out = fmt::format("graph {}{}", f.name, print_params(f.params));
-      if (!f.results.empty()) {
-        out += " -> (";
-        for (size_t i = 0; i < f.results.size(); ++i) out += (i ? ", " : "") + print_type(f.results[i]);
-        out += ")";
-      }
-      break;
-    }
-    case Function::Kind::Orchestration: out = fmt::format("orchestration {}{}", f.name, print_params(f.params)); break;
-  }
-  out += " {\n";
-  print_block(out, f.body, 1);
-  out += "}\n";
+  print_function_to(out, f);
   return out;
 }
 
 std::string print_program(const Program& p) {
   std::string out;
-  for (const Function& f : p.functions) out += print_function(f);
+  out.reserve(4096);
+  for (const Function& f : p.functions) print_function_to(out, f);
   return out;
 }
 

@@ -7,6 +7,13 @@
 #include <utility>
 #include <variant>
 
+// gcc 12 cannot see that moving a ReturnParams copies its inline elements only when they are
+// inline (at most 4), and warns that the copy may read past the inline buffer
+// (-Wstringop-overread), as for the interpreter's Extent (interp/memory.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+
 namespace stackcheck::ir {
 namespace {
 

@@ -28,8 +28,9 @@
 
 namespace stackcheck::ir {
 
-// Return position -> param index, or nullopt (not traceable to a param).
-using ReturnParams = std::vector<std::optional<size_t>>;
+// Return position -> param index, or nullopt (not traceable to a param); inline for up to
+// four results, so a table of a program's functions allocates nothing per function.
+using ReturnParams = boost::container::small_vector<std::optional<size_t>, 4>;
 
 // rpi of f, a function of p. Graph: one entry per name of its return statement (the last
 // top-level `return`; none: one nullopt per declared result).

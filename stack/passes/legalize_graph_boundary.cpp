@@ -76,10 +76,10 @@ PassResult legalize_graph_boundary(const ir::Program& input, const LegalizeGraph
     const size_t before = diags.size();
     graph_boundary::check_original(ctx, g, diags);
     if (diags.size() == before && legal.count(g.name) == 0) {
-      graph_boundary::LegalizedGraph lg;
-      lg.original = &g;
-      lg.types = graph_boundary::infer_types(ctx, g);
-      lg.collected = graph_boundary::collect(ctx, g, lg.types, options);
+      // Built in place: the types' tables keep ctx's arena (an assignment would copy them out).
+      graph_boundary::FunctionTypes types = graph_boundary::infer_types(ctx, g);
+      graph_boundary::Collected collected = graph_boundary::collect(ctx, g, types, options);
+      graph_boundary::LegalizedGraph lg{&g, std::move(collected), std::move(types)};
       out.functions[i] = graph_boundary::rewrite_graph(g, lg.collected);
       for (size_t idx : lg.collected.param_order) {
         const graph_boundary::Hoist& h = lg.collected.hoists[idx];

@@ -1,6 +1,7 @@
 #include "stack/passes/simplify.h"
 
 #include <cstdint>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 #include "stack/ir/invariance.h"
 #include "stack/ir/rpi.h"
 #include "stack/ir/walk.h"
+#include "stack/support/arena.h"
 
 namespace stackcheck::passes {
 namespace {
@@ -21,7 +23,8 @@ using ir::Stmt;
 
 // How many times each name is defined in f (params, loop vars, assignments). Only names
 // defined once are substituted or given a static shape, so ill-formed input stays safe.
-void count_definitions(const std::vector<Stmt>& body, std::unordered_map<std::string, int>& n) {
+template <class Map>
+void count_definitions(const std::vector<Stmt>& body, Map& n) {
   ir::walk_statements(body, [&](const Stmt& s) {
     if (s.kind == Stmt::Kind::Assign || s.kind == Stmt::Kind::For) ++n[s.name];
   });
@@ -233,10 +236,13 @@ class Sweep {
   const ir::Program& program_;
   const ir::RpiTable& rpi_;
   Function& f_;
-  std::unordered_map<std::string, int> defs_;
-  std::unordered_map<std::string, int64_t> consts_;
-  std::unordered_map<std::string, ir::Dims> shapes_;
-  std::unordered_map<std::string, ir::Invoke> calls_;
+  // The sweep's tables (nodes only: names own their strings, since statements move while a
+  // block is rebuilt) come from its arena.
+  support::InlineArena<8192> arena_;
+  std::pmr::unordered_map<std::string, int> defs_{arena_.resource()};
+  std::pmr::unordered_map<std::string, int64_t> consts_{arena_.resource()};
+  std::pmr::unordered_map<std::string, ir::Dims> shapes_{arena_.resource()};
+  std::pmr::unordered_map<std::string, ir::Invoke> calls_{arena_.resource()};
   bool changed_ = false;
 };
 

@@ -5,11 +5,13 @@
 #include "stack/ir/printer.h"
 #include "stack/ir/rpi.h"
 #include "stack/ir/walk.h"
+#include "stack/support/arena.h"
 #include "stack/support/limits.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory_resource>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -38,15 +40,18 @@ struct NameInfo {
   bool param = false;
 };
 
+// The program under check and the check's scratch: every table below is keyed by views of
+// the program's names (the check never edits it) and takes its nodes from the arena.
 class Program {
  public:
   explicit Program(const ir::Program& p) : p_(p), rpi_(p) {
     for (const ir::Function& f : p.functions) by_name_.emplace(f.name, &f);
   }
   const ir::Function* find(std::string_view n) const {
-    auto it = by_name_.find(std::string(n));
+    auto it = by_name_.find(n);
     return it == by_name_.end() ? nullptr : it->second;
   }
+  std::pmr::memory_resource* scratch() const { return arena_.resource(); }
   bool kernel(std::string_view n) const {
     const ir::Function* f = find(n);
     return f != nullptr && f->kind == ir::Function::Kind::Kernel;
@@ -57,7 +62,8 @@ class Program {
  private:
   const ir::Program& p_;
   ir::RpiTable rpi_;
-  std::unordered_map<std::string, const ir::Function*> by_name_;
+  mutable support::InlineArena<16384> arena_;
+  std::pmr::unordered_map<std::string_view, const ir::Function*> by_name_{arena_.resource()};
 };
 
 // Type of result j of `f`: a kernel's j-th returned param, a graph's j-th result.
@@ -78,7 +84,7 @@ size_t results_of(const ir::Function& f) {
 // The names of one function and their kinds, dims and static values.
 class Names {
  public:
-  Names(const Program& prog, const ir::Function& f) : prog_(prog) {
+  Names(const Program& prog, const ir::Function& f) : prog_(prog), names_(prog.scratch()) {
     for (const ir::Param& p : f.params) {
       NameInfo n;
       n.param = true;
@@ -92,7 +98,7 @@ class Names {
   }
 
   const NameInfo* find(std::string_view n) const {
-    auto it = names_.find(std::string(n));
+    auto it = names_.find(n);
     return it == names_.end() ? nullptr : &it->second;
   }
   bool tensor(std::string_view n) const {
@@ -195,7 +201,7 @@ class Names {
   }
 
   const Program& prog_;
-  std::unordered_map<std::string, NameInfo> names_;
+  std::pmr::unordered_map<std::string_view, NameInfo> names_;
 };
 
 // §4 node count of one statement list of a graph: per open list, its launches, its creates
@@ -421,8 +427,8 @@ class GraphCheck {
   const ir::Function& g_;
   const Names names_;
   Diagnostics& out_;
-  std::unordered_map<std::string, bool> invariant_;  // scalar name -> replay-invariant
-  std::unordered_set<std::string> rebound_;          // zoo only: writeback and tuple-element names
+  std::pmr::unordered_map<std::string_view, bool> invariant_{prog_.scratch()};  // scalar name -> replay-invariant
+  std::pmr::unordered_set<std::string_view> rebound_{prog_.scratch()};  // zoo only: writebacks, tuple elements
 };
 
 // 210 at every call of a graph in f. (208 for a graph calling a graph is reported by the

@@ -8,10 +8,12 @@
 #include "stack/ir/rpi.h"
 #include "stack/ir/walk.h"
 #include "stack/passes/legalize_graph_boundary.h"
+#include "stack/support/arena.h"
 #include "stack/support/limits.h"
 #include "stack/verify/diagnostic.h"
 
 #include <cstdint>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,33 +30,43 @@ inline constexpr size_t kMaxScalarParams = support::kGraphMaxScalars;
 inline constexpr uint64_t kMaxNodes = support::kGraphMaxNodes;
 inline constexpr uint64_t kCreatesPerNode = support::kAllocMaxBuffers;
 
-// Program-level lookups: functions by name (the first of a name) and rpi.
+// Program-level lookups: functions by name (the first of a name) and rpi, and the scratch
+// arena of the tables built over the program (FunctionTypes): released with the Context.
+// The program must outlive the Context and stay unedited while it is used (its tables are
+// keyed by views of the program's names).
 class Context {
  public:
   explicit Context(const ir::Program& p);
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
   const ir::Program& program() const { return program_; }
   const ir::Function* find(std::string_view name) const;
   bool is_kernel(std::string_view name) const;
   bool is_graph(std::string_view name) const;
   const ir::RpiTable& rpi() const { return rpi_; }
+  std::pmr::memory_resource* scratch() const { return arena_.resource(); }
 
  private:
   const ir::Program& program_;
-  std::unordered_map<std::string, const ir::Function*> functions_;
+  mutable support::InlineArena<16384> arena_;
+  std::pmr::unordered_map<std::string_view, const ir::Function*> functions_{arena_.resource()};
   ir::RpiTable rpi_;
 };
 
-// The names of one function with what the pass needs of their types (a forward walk).
+// The names of one function with what the pass needs of their types (a forward walk), keyed
+// by views of the function's names (it must outlive the table, unedited), nodes from `r`.
 struct FunctionTypes {
+  explicit FunctionTypes(std::pmr::memory_resource* r) : tensors(r), statics(r) {}
   // Every tensor name, with its dims where they are known (one table: one node per name).
-  std::unordered_map<std::string, std::optional<Dims>> tensors;
-  std::unordered_map<std::string, int64_t> statics;  // scalars bound to static exprs
+  std::pmr::unordered_map<std::string_view, std::optional<Dims>> tensors;
+  std::pmr::unordered_map<std::string_view, int64_t> statics;  // scalars bound to static exprs
 
-  bool is_tensor(const std::string& n) const { return tensors.count(n) != 0; }
+  bool is_tensor(std::string_view n) const { return tensors.count(n) != 0; }
   const Dims* dims(std::string_view n) const;
   ir::DimsOf dims_of() const;
   ir::ValueOf static_value() const;
 };
+// Nodes from ctx.scratch(); f is a function of ctx.program().
 FunctionTypes infer_types(const Context& ctx, const ir::Function& f);
 
 // Type of result j of a call of `callee` (kernel: its returned param; graph: its declared

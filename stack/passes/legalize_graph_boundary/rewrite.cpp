@@ -68,7 +68,8 @@ class BodyCopier {
 };
 
 // Every identifier the caller mentions, so that emitted names never collide with one.
-void collect_names(const ir::Function& f, std::unordered_set<std::string>& used) {
+template <class Set>
+void collect_names(const ir::Function& f, Set& used) {
   for (const ir::Param& p : f.params) used.insert(p.name);
   ir::walk_statements(f.body, [&](const ir::Stmt& s) {
     if (s.kind == ir::Stmt::Kind::Assign || s.kind == ir::Stmt::Kind::For) used.insert(s.name);
@@ -94,7 +95,8 @@ class SiteRewriter {
  public:
   SiteRewriter(ir::Function& caller, const FunctionTypes& caller_types,
                const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& diags)
-      : caller_(caller), caller_types_(caller_types), statics_(caller_types.statics), graphs_(graphs), diags_(diags) {
+      : caller_(caller), caller_types_(caller_types), graphs_(graphs), diags_(diags) {
+    for (const auto& [name, value] : caller_types.statics) statics_.emplace(name, value);
     collect_names(caller, used_);
   }
 
@@ -158,7 +160,7 @@ class SiteRewriter {
   }
 
   // e with G's names replaced by the call site's values and `dim` by its literal value.
-  ir::Expr map_expr(const ir::Expr& e, const std::unordered_map<std::string, ir::Expr>& m, const FunctionTypes& gtypes,
+  ir::Expr map_expr(const ir::Expr& e, const std::pmr::unordered_map<std::string, ir::Expr>& m, const FunctionTypes& gtypes,
                     ir::Loc loc) const {
     switch (e.kind) {
       case ir::Expr::Kind::Var:
@@ -207,7 +209,7 @@ class SiteRewriter {
     const Collected& c = lg.collected;
     if (c.hoists.empty()) return;
     const ir::Function& g = *lg.original;
-    std::unordered_map<std::string, ir::Expr> m;
+    std::pmr::unordered_map<std::string, ir::Expr> m(arena_.resource());
     for (size_t i = 0; i < g.params.size() && i < inv.args.size(); ++i) {
       m.emplace(g.params[i].name, inv.args[i]);
     }
@@ -275,10 +277,13 @@ class SiteRewriter {
 
   ir::Function& caller_;
   const FunctionTypes& caller_types_;
-  std::unordered_map<std::string, int64_t> statics_;
+  // The rewriter's tables own their names (the caller is edited while they live); their nodes
+  // come from its arena.
+  support::InlineArena<16384> arena_;
+  std::pmr::unordered_map<std::string, int64_t> statics_{arena_.resource()};
   const std::unordered_map<std::string, LegalizedGraph>& graphs_;
   verify::Diagnostics& diags_;
-  std::unordered_set<std::string> used_;
+  std::pmr::unordered_set<std::string> used_{arena_.resource()};
   uint64_t k_ = 0;
   std::vector<std::vector<Insert>> inserts_;  // one per open list, in index order
 };

@@ -11,7 +11,7 @@ Context::Context(const ir::Program& p) : program_(p), rpi_(p) {
 }
 
 const ir::Function* Context::find(std::string_view name) const {
-  auto it = functions_.find(std::string(name));
+  auto it = functions_.find(name);
   return it == functions_.end() ? nullptr : it->second;
 }
 
@@ -60,7 +60,7 @@ const ir::Type* result_type(const ir::Function& callee, size_t j) {
 // ---- FunctionTypes -------------------------------------------------------------------
 
 const Dims* FunctionTypes::dims(std::string_view n) const {
-  auto it = tensors.find(std::string(n));
+  auto it = tensors.find(n);
   return it == tensors.end() || !it->second ? nullptr : &*it->second;
 }
 
@@ -70,7 +70,7 @@ ir::DimsOf FunctionTypes::dims_of() const {
 
 ir::ValueOf FunctionTypes::static_value() const {
   return [this](std::string_view n) -> std::optional<int64_t> {
-    auto it = statics.find(std::string(n));
+    auto it = statics.find(n);
     if (it == statics.end()) return std::nullopt;
     return it->second;
   };
@@ -82,7 +82,7 @@ struct TypeWalker {
   const Context& ctx;
   FunctionTypes& t;
   // Tuple names: the callee and its result count.
-  std::unordered_map<std::string, const ir::Function*> tuples;
+  std::pmr::unordered_map<std::string_view, const ir::Function*> tuples;
 
   void tensor(const std::string& name, const Dims* dims) {
     auto [it, fresh] = t.tensors.try_emplace(name);
@@ -145,14 +145,14 @@ struct TypeWalker {
 }  // namespace
 
 FunctionTypes infer_types(const Context& ctx, const ir::Function& f) {
-  FunctionTypes t;
+  FunctionTypes t(ctx.scratch());
   for (const ir::Param& p : f.params) {
     if (p.type.is_tensor()) {
       auto [it, fresh] = t.tensors.try_emplace(p.name);
       if (!it->second) it->second = p.type.dims;
     }
   }
-  ir::walk_statements(f.body, TypeWalker{ctx, t, {}});
+  ir::walk_statements(f.body, TypeWalker{ctx, t, decltype(TypeWalker::tuples)(ctx.scratch())});
   return t;
 }
 
