@@ -220,10 +220,16 @@ STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
 namespace {
 
 // The clean bind of `g` whose upload a corruption starts from (0xAA memory, strict
-// uninitialised reads); a latch makes the case inconclusive.
+// uninitialised reads); a latch makes the case inconclusive. It runs on the corrupt binds'
+// one-thread schedule (newest first): the upload is built on the host before any schedule
+// runs, so the bytes are the same, and a case starts no worker threads (four per case, and
+// their wake-ups, were a fifth of the limits property's time on two cores) and is
+// deterministic. The threaded scheduler has properties of its own (threaded_props).
 oracles::Captured clean_upload(const gen::GeneratedPlan& g) {
   auto probe = oracles::lease_bench(g.plan, 0xAA, true);
-  oracles::Captured clean = probe->bind(g.plan);
+  runtime::BindOptions o;
+  o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
+  oracles::Captured clean = probe->bind(g.plan, o);
   if (clean.result.status != 0)
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
                                         runtime::status_to_code(clean.result.status).value_or(0)));
