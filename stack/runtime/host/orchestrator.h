@@ -314,6 +314,10 @@ class Orchestrator {
   GraphHeap graph_heap_;
   TensorMap tensormap_;
   FaninBuilder fanin_;
+  // The graph recorders' node fanin (graph-local ids below kGraphMaxNodes): one builder for
+  // every recording, whose epoch marks make a begin() O(1) after the first (a recorder of its
+  // own zero-filled 1,024 marks per submit_graph). add_node is not reentrant, so sharing it is safe.
+  FaninBuilder graph_fanin_;
   uint32_t submitted_ = 0;
   PoolCounts cursors_;
   std::vector<Scope> scopes_;

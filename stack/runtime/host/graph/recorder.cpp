@@ -171,10 +171,11 @@ TaskId GraphRecorder::add_node(int32_t kernel_id, std::vector<GraphTensorArgDef>
                fmt::format("graph {} node {} writes input boundary tensor {}", fn_id_, node, a.index));
       return kNoTask;
     }
-  fanin_.begin(node, kGraphMaxNodes);
+  FaninBuilder& fanin = o_.graph_fanin_;
+  fanin.begin(node, kGraphMaxNodes);
   for (const GraphTensorArgDef& a : tensors) {
     const auto [lo, hi] = local_range(a);
-    local_.collect(lo, hi, access_of(a.tag), fanin_);
+    local_.collect(lo, hi, access_of(a.tag), fanin);
   }
   for (const GraphTensorArgDef& a : tensors) {
     const auto [lo, hi] = local_range(a);
@@ -185,7 +186,7 @@ TaskId GraphRecorder::add_node(int32_t kernel_id, std::vector<GraphTensorArgDef>
   ns.kernel_id = kernel_id;
   ns.tensors = std::move(tensors);
   ns.scalars = std::move(scalars);
-  for (int32_t p : fanin_.producers()) ns.fanin.push_back(static_cast<uint16_t>(p));
+  for (int32_t p : fanin.producers()) ns.fanin.push_back(static_cast<uint16_t>(p));
   spec_.nodes.push_back(std::move(ns));
   return node;
 }

@@ -121,7 +121,6 @@ class GraphRecorder {
   uint32_t nodes_ = 0;
   GraphDefSpec spec_;
   TensorMap local_;
-  FaninBuilder fanin_;
 };
 
 }  // namespace stackcheck::runtime
