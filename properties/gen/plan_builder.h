@@ -13,7 +13,7 @@
 
 namespace stackcheck::gen::plan_detail {
 
-using Dims = std::vector<int64_t>;
+using Dims = gen::Dims;
 
 // A tensor name in a body: a window of a buffer.
 struct Ten {

@@ -87,13 +87,15 @@ GeneratedPlan PlanBuilder::build() {
   out.plan.tensors.push_back({"x", false, {16}, {}});
   out.plan.tensors.push_back({"c", true, {16}, {}});
   if (k_.two_d && c_.boolean()) out.plan.tensors.push_back({"m", true, {4, 8}, {}});
-  if (c_.chance(30)) out.plan.tensors.push_back({"y", false, k_.two_d && c_.boolean() ? Dims{4, 4} : Dims{8}, {}});
+  if (c_.chance(30))
+    out.plan.tensors.push_back(
+        {"y", false, k_.two_d && c_.boolean() ? std::vector<int64_t>{4, 4} : std::vector<int64_t>{8}, {}});
   if (k_.two_d && c_.chance(20)) out.plan.tensors.push_back({"h", true, {2, 2, 4}, {}});
   Body root;
   for (const EntryTensor& t : out.plan.tensors) {
     Ten e;
     e.name = t.name;
-    e.dims = t.shape;
+    e.dims.assign(t.shape.begin(), t.shape.end());
     e.buf = new_access_record();
     e.off = Dims(t.shape.size(), 0);
     e.writable = t.inout;
@@ -345,7 +347,7 @@ void PlanBuilder::submit(PlanBlock& out, Body& b) {
     s.args.push_back(arg_of(*dst));
   } else {
     const Ten& t = local_buffer(b, b.in_graph ? "u" : "o", w);
-    s.args.push_back(PlanArg::output(t.name, w));
+    s.args.push_back(PlanArg::output(t.name, {w.begin(), w.end()}));
     features_.add(b.in_graph ? PlanFeature::kGraphInternal : PlanFeature::kOutput);
   }
   for (const Window& i : in_wins)
@@ -373,7 +375,7 @@ void PlanBuilder::alloc(PlanBlock& out, Body& b) {
   for (size_t i = 0; i < n; ++i) {
     Dims d = c_.pick(shapes);
     if (d.size() >= 2 && !k_.two_d) d = {8};
-    a.buffers.push_back({local_buffer(b, b.in_graph ? "t" : "a", d).name, d});
+    a.buffers.push_back({local_buffer(b, b.in_graph ? "t" : "a", d).name, {d.begin(), d.end()}});
   }
   features_.add(b.in_graph ? PlanFeature::kGraphInternal : PlanFeature::kAlloc);
   out.push_back(stmt(std::move(a)));

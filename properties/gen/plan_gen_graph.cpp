@@ -108,7 +108,7 @@ void PlanBuilder::submit_graph(PlanBlock& out, Body& b, size_t gi) {
     if (t == nullptr) {  // nothing alive fits: a fresh buffer for this argument
       AllocStmt a;
       t = &local_buffer(b, "a", d);
-      a.buffers.push_back({t->name, d});
+      a.buffers.push_back({t->name, {d.begin(), d.end()}});
       out.push_back(stmt(std::move(a)));
     }
     Window w = window_of(b, *t, d);

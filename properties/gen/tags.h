@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "properties/gen/choice.h"
 
 namespace stackcheck::gen {
@@ -70,7 +72,8 @@ class TagSet {
   std::bitset<static_cast<unsigned>(E::kCount)> bits_;
 };
 
-using Dims = std::vector<int64_t>;
+// Inline up to rank 4 (the IR's own dims type): boxes are copied as generators fork bodies.
+using Dims = boost::container::small_vector<int64_t, 4>;
 
 // Elements two boxes (offsets, dims; same rank) share: 0 when disjoint.
 int64_t overlap_elements(std::span<const int64_t> off_a, std::span<const int64_t> dims_a,
