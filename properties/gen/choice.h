@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace stackcheck::gen {
 
 class ChoiceSource {
@@ -44,6 +46,10 @@ class ChoiceSource {
       case 4: return lo < hi ? hi - 1 : hi;
       default: return integer(lo, hi);
     }
+  }
+  template <class T, size_t N>
+  const T& pick(const boost::container::small_vector<T, N>& v) {
+    return v[one_of(v.size())];
   }
   template <class T>
   const T& pick(const std::vector<T>& v) {

@@ -75,9 +75,11 @@ class PlanBuilder : public BuilderBase<PlanKnobs, PlanFeatureSet> {
 
  private:
   Dims window_dims(const Dims& base);
-  std::vector<const Ten*> alive(const Body& b, bool writable, size_t rank) const;
+  // A body's tensors of a kind, inline up to 16 (drawn from, never kept).
+  using TenRefs = boost::container::small_vector<const Ten*, 16>;
+  TenRefs alive(const Body& b, bool writable, size_t rank) const;
   // The alive tensors (writable ones, when `writable`) that hold a window of dims `w`.
-  std::vector<const Ten*> fitting(const Body& b, bool writable, const Dims& w) const;
+  TenRefs fitting(const Body& b, bool writable, const Dims& w) const;
   runtime::PlanExpr scalar_expr(const Body& b, int depth);
   runtime::PlanExpr scalar_arg(const Body& b);
   Window window_of(const Body& b, const Ten& t, const Dims& w);

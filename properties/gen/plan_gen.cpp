@@ -158,8 +158,8 @@ Ten& PlanBuilder::local_buffer(Body& b, const char* stem, const Dims& dims) {
 
 Dims PlanBuilder::window_dims(const Dims& base) { return window_dims_within(c_, base); }
 
-std::vector<const Ten*> PlanBuilder::alive(const Body& b, bool writable, size_t rank) const {
-  std::vector<const Ten*> out;
+PlanBuilder::TenRefs PlanBuilder::alive(const Body& b, bool writable, size_t rank) const {
+  TenRefs out;
   for (const Ten& t : b.tensors) {
     if (t.dead || (writable && !t.writable)) continue;
     if (rank != 0 && t.dims.size() != rank) continue;
@@ -264,8 +264,8 @@ void PlanBuilder::note_access(const Window& w, bool wrote) {
 
 // An input window of dims `w`: any alive tensor large enough (no_dep when it is rooted in a
 // never-written entry input), or a fresh output of an earlier fill when none fits.
-std::vector<const Ten*> PlanBuilder::fitting(const Body& b, bool writable, const Dims& w) const {
-  std::vector<const Ten*> fits;
+PlanBuilder::TenRefs PlanBuilder::fitting(const Body& b, bool writable, const Dims& w) const {
+  TenRefs fits;
   for (const Ten* t : alive(b, writable, w.size())) {
     bool ok = true;
     for (size_t d = 0; d < w.size(); ++d) ok &= t->dims[d] >= w[d];
@@ -275,7 +275,7 @@ std::vector<const Ten*> PlanBuilder::fitting(const Body& b, bool writable, const
 }
 
 std::optional<Window> PlanBuilder::input_window(const Body& b, const Dims& w) {
-  const std::vector<const Ten*> fits = fitting(b, false, w);
+  const TenRefs fits = fitting(b, false, w);
   if (fits.empty()) return std::nullopt;
   const Ten& t = *c_.pick(fits);
   Window win = window_of(b, t, w);
@@ -289,7 +289,7 @@ std::optional<Window> PlanBuilder::input_window(const Body& b, const Dims& w) {
 }
 
 std::optional<Window> PlanBuilder::output_window(Body& b, const Dims& w) {
-  const std::vector<const Ten*> fits = fitting(b, true, w);
+  const TenRefs fits = fitting(b, true, w);
   if (fits.empty()) return std::nullopt;
   Window win = window_of(b, *c_.pick(fits), w);
   win.tag = PlanTag::OutputExisting;
@@ -300,7 +300,7 @@ PlanArg PlanBuilder::arg_of(const Window& w) const { return PlanArg::tensor(w.ta
 
 // One builtin submit: the destination's dims first, the kernel's shapes from them.
 void PlanBuilder::submit(PlanBlock& out, Body& b) {
-  std::vector<const Ten*> targets = alive(b, true, 0);
+  TenRefs targets = alive(b, true, 0);
   if (targets.empty()) return;
   const Ten& base = *c_.pick(targets);
   Dims w = window_dims(base.dims);
@@ -382,7 +382,7 @@ void PlanBuilder::alloc(PlanBlock& out, Body& b) {
 }
 
 void PlanBuilder::view(PlanBlock& out, Body& b) {
-  std::vector<const Ten*> all = alive(b, false, 0);
+  TenRefs all = alive(b, false, 0);
   if (all.empty()) return;
   const Ten& t = *c_.pick(all);
   const Window w = window_of(b, t, window_dims(t.dims));

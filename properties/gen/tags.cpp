@@ -28,7 +28,7 @@ Dims window_dims_within(ChoiceSource& c, const Dims& base) {
   static constexpr int64_t kExtents[] = {1, 2, 4, 8, 16};
   Dims w;
   for (int64_t d : base) {
-    std::vector<int64_t> fit;
+    boost::container::small_vector<int64_t, 5> fit;
     for (int64_t e : kExtents)
       if (e <= d) fit.push_back(e);
     const size_t k = c.one_of(fit.size() + 1);
