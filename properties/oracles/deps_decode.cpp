@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "properties/oracles/deps.h"
@@ -30,12 +32,68 @@ struct DecodeError {
 
 constexpr uint64_t kElem = 4;  // i32 elements
 
+// Where the decoder is ("task 3 (graph) node 1 tensor 0 payload"), rendered only into the
+// message of a bad record: the decoder visits every task, node and tensor of every input, and
+// formatting a context string for each was most of its allocations.
+class Ctx {
+ public:
+  Ctx(const char* text) : head_(text) {}  // NOLINT: a fixed place ("runtime header")
+  static Ctx task(uint32_t i, bool graph = false) {
+    Ctx c("task");
+    c.task_ = i;
+    c.graph_ = graph;
+    return c;
+  }
+  Ctx node(uint32_t j) const {
+    Ctx c = *this;
+    c.node_ = j;
+    return c;
+  }
+  Ctx tensor(uint32_t a) const {
+    Ctx c = *this;
+    c.tensor_ = a;
+    return c;
+  }
+  Ctx operator+(const char* tail) const {  // one fixed tail (" slot")
+    Ctx c = *this;
+    c.tail_ = tail;
+    return c;
+  }
+  std::string str() const {
+    std::string out = head_;
+    if (task_ >= 0) fmt::format_to(std::back_inserter(out), " {}", task_);
+    if (graph_) out += " (graph)";
+    if (node_ >= 0) fmt::format_to(std::back_inserter(out), " node {}", node_);
+    if (tensor_ >= 0) fmt::format_to(std::back_inserter(out), " tensor {}", tensor_);
+    return out += tail_;
+  }
+
+ private:
+  const char* head_;
+  int64_t task_ = -1, node_ = -1, tensor_ = -1;
+  bool graph_ = false;
+  const char* tail_ = "";
+};
+
+}  // namespace
+}  // namespace stackcheck::oracles
+
+template <>
+struct fmt::formatter<stackcheck::oracles::Ctx> : fmt::formatter<std::string> {
+  auto format(const stackcheck::oracles::Ctx& c, format_context& ctx) const {
+    return fmt::formatter<std::string>::format(c.str(), ctx);
+  }
+};
+
+namespace stackcheck::oracles {
+namespace {
+
 // Bounds-checked loads from one byte buffer (the shipped copy, or its image).
 class Bytes {
  public:
   Bytes(std::span<const std::byte> b, const char* what) : b_(b), what_(what) {}
   template <class T>
-  T load(uint64_t off, const std::string& ctx) const {
+  T load(uint64_t off, const Ctx& ctx) const {
     if (off > b_.size() || sizeof(T) > b_.size() - off)
       bad(fmt::format("{}: {} bytes at offset {} lie past the {} ({} bytes)", ctx, sizeof(T), off, what_, b_.size()));
     T v;
@@ -113,7 +171,7 @@ class Decoder {
 
   // The image offset of record `index` of a segment a slot delta must point to.
   uint64_t slot_target(uint64_t field, int32_t delta, rt::Segment s, uint64_t size, uint32_t index,
-                       const std::string& ctx) const {
+                       const Ctx& ctx) const {
     const std::optional<uint64_t> t = rt::resolve_offset(field, delta);
     const uint64_t want = h_.seg_off[s] + size * index;
     if (!t || *t != want)
@@ -124,7 +182,7 @@ class Decoder {
 
   // The first element index of `count` pool entries a payload delta points to.
   uint64_t pool_index(uint64_t field, int32_t delta, rt::Segment s, uint64_t elem, uint64_t pool, uint64_t count,
-                      const std::string& ctx) const {
+                      const Ctx& ctx) const {
     const std::optional<uint64_t> t = rt::resolve_offset(field, delta);
     if (!t) bad(fmt::format("{}: unbound delta for {} entries", ctx, count));
     if (*t < h_.seg_off[s] || (*t - h_.seg_off[s]) % elem != 0)
@@ -137,7 +195,7 @@ class Decoder {
   }
 
   Task task(const Bytes& img, uint32_t i) {
-    const std::string ctx = fmt::format("task {}", i);
+    const Ctx ctx = Ctx::task(i);
     const uint64_t slot_off = h_.seg_off[rt::kSegSlot] + sizeof(rt::SlotState) * uint64_t{i};
     const auto sl = img.load<rt::SlotState>(slot_off, ctx + " slot");
     const uint64_t desc_off =
@@ -172,7 +230,7 @@ class Decoder {
       for (uint32_t a = 0; a < p.n_tensors; ++a) {
         const auto ta = img.load<rt::TensorArg>(h_.seg_off[rt::kSegTensor] + sizeof(rt::TensorArg) * (k + a), ctx);
         t.accesses.push_back(access(window_of(ta), a, d.kind == rt::kKindAlloc ? rt::kAllocKernelId : d.kernel_id,
-                                    fmt::format("{} tensor {}", ctx, a)));
+                                    ctx.tensor(a)));
       }
     }
     return t;
@@ -190,7 +248,7 @@ class Decoder {
   }
 
   void graph(const rt::TaskPayload& p, uint32_t i, Task& t) {
-    const std::string ctx = fmt::format("task {} (graph)", i);
+    const Ctx ctx = Ctx::task(i, /*graph=*/true);
     const uint64_t at = p.graph_ctx.raw();
     if (at < destination_ || at - destination_ > shipped_.size())
       bad(fmt::format("{}: graph_ctx {:#x} outside the shipped bytes", ctx, at));
@@ -210,7 +268,7 @@ class Decoder {
       bad(fmt::format("{}: payload n_nodes {} but the definition has {}", ctx, p.n_nodes, def.h.n_nodes));
     for (uint32_t j = 0; j < def.h.n_nodes; ++j) {
       const rt::NodeDef& nd = def.nodes[j];
-      const std::string nctx = fmt::format("{} node {}", ctx, j);
+      const Ctx nctx = ctx.node(j);
       NodeRec node;
       node.kernel_id = nd.kernel_id;
       if (nd.kernel_id < 0 || nd.kernel_id > rt::kMaxBuiltinKernelId)
@@ -236,7 +294,7 @@ class Decoder {
         w.tag = ad.tag;
         w.rank = ad.rank;
         for (int r = 0; r < 4; ++r) w.shape[r] = ad.shape[r], w.stride[r] = ad.stride[r];
-        node.accesses.push_back(access(w, a, nd.kernel_id, fmt::format("{} tensor {}", nctx, a)));
+        node.accesses.push_back(access(w, a, nd.kernel_id, nctx.tensor(a)));
       }
       for (uint32_t f = 0; f < nd.n_fanout; ++f) {  // ranges checked by definition()
         const uint16_t c = def.fanout[nd.fanout_begin + f];
@@ -249,7 +307,7 @@ class Decoder {
 
   // A definition, read once per address. Its fanin CSR must be the fanout's transpose: the
   // device releases a node after n_fanin decrements from its producers' fanout lists.
-  const Definition& definition(uint64_t addr, const std::string& ctx) {
+  const Definition& definition(uint64_t addr, const Ctx& ctx) {
     if (auto it = defs_.find(addr); it != defs_.end()) return it->second;
     Definition d;
     read(addr, 0, std::as_writable_bytes(std::span(&d.h, 1)), ctx + " definition header");
@@ -287,14 +345,14 @@ class Decoder {
   }
 
   // Definition bytes [off, off + out.size()) of the definition at `addr`.
-  void read(uint64_t addr, uint64_t off, std::span<std::byte> out, const std::string& ctx) const {
+  void read(uint64_t addr, uint64_t off, std::span<std::byte> out, const Ctx& ctx) const {
     if (out.empty()) return;
     if (off > UINT64_MAX - addr || out.size() > UINT64_MAX - (addr + off))
       bad(fmt::format("{}: {:#x} + {} + {} wraps", ctx, addr, off, out.size()));
     if (std::optional<std::string> why = read_(addr + off, out)) bad(fmt::format("{}: {}", ctx, *why));
   }
 
-  UnitAccess access(const DecodedWindow& w, uint32_t arg, int32_t kernel, const std::string& ctx) {
+  UnitAccess access(const DecodedWindow& w, uint32_t arg, int32_t kernel, const Ctx& ctx) {
     UnitAccess a;
     a.arg = arg;
     a.window = w;
@@ -313,7 +371,7 @@ class Decoder {
   // The bytes of every element of `w`, as the kernel addresses them: base + offset_bytes +
   // 4 * sum(idx[d] * stride[d]); checked like the kernel checks (inside the buffer, no more
   // elements than the buffer holds), one range per innermost row when it is contiguous.
-  void footprint(const DecodedWindow& w, std::vector<ByteRange>& out, const std::string& ctx) {
+  void footprint(const DecodedWindow& w, std::vector<ByteRange>& out, const Ctx& ctx) {
     if (w.rank < 1 || w.rank > 4) bad(fmt::format("{}: rank {}", ctx, w.rank));
     __int128 lo = w.offset_bytes, hi = lo + kElem;
     unsigned __int128 count = 1;
