@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+#include <string>
+#include <utility>
+
 namespace stackcheck::runtime {
 namespace {
 
@@ -11,11 +15,17 @@ int precedence(const PlanExpr& e) {
   return (e.op == PlanBinOp::Add || e.op == PlanBinOp::Sub) ? 1 : 2;
 }
 
+// Everything appends to one string: no temporary per expression, argument or line.
+template <class... Args>
+void put(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+}
+
 void expr_to(std::string& out, const PlanExpr& e) {
   switch (e.kind) {
-    case PlanExpr::Kind::Int: out += fmt::format("{}", e.value); return;
+    case PlanExpr::Kind::Int: put(out, "{}", e.value); return;
     case PlanExpr::Kind::Name: out += e.name; return;
-    case PlanExpr::Kind::Slot: out += fmt::format("${}", e.value); return;
+    case PlanExpr::Kind::Slot: put(out, "${}", e.value); return;
     case PlanExpr::Kind::Binary: break;
   }
   if (e.args.size() != 2) {  // malformed (validate_plan rejects it); print something readable
@@ -28,29 +38,48 @@ void expr_to(std::string& out, const PlanExpr& e) {
   if (lp) out += '(';
   expr_to(out, e.args[0]);
   if (lp) out += ')';
-  out += fmt::format(" {} ", binop_name(e.op));
+  put(out, " {} ", binop_name(e.op));
   if (rp) out += '(';
   expr_to(out, e.args[1]);
   if (rp) out += ')';
 }
 
-std::string shape_text(const std::vector<int64_t>& dims) { return fmt::format("[{}]", fmt::join(dims, ", ")); }
+void shape_to(std::string& out, const std::vector<int64_t>& dims) { put(out, "[{}]", fmt::join(dims, ", ")); }
 
-std::string arg_text(const PlanArg& a) {
+void window_to(std::string& out, const PlanWindow& w) {
+  out += w.name;
+  if (w.ranges.empty()) return;
+  out += '[';
+  for (size_t i = 0; i < w.ranges.size(); ++i) {
+    if (i) out += ", ";
+    expr_to(out, w.ranges[i].offset);
+    put(out, ":{}", w.ranges[i].size);
+  }
+  out += ']';
+}
+
+void arg_to(std::string& out, const PlanArg& a) {
   switch (a.tag) {
-    case PlanTag::Output: return fmt::format("output {}: {}", a.out_name, shape_text(a.out_shape));
-    case PlanTag::Scalar: return fmt::format("scalar {}", print_plan_expr(a.scalar));
-    default: return fmt::format("{} {}", tag_name(a.tag), print_plan_window(a.window));
+    case PlanTag::Output:
+      put(out, "output {}: ", a.out_name);
+      shape_to(out, a.out_shape);
+      return;
+    case PlanTag::Scalar:
+      out += "scalar ";
+      expr_to(out, a.scalar);
+      return;
+    default:
+      put(out, "{} ", tag_name(a.tag));
+      window_to(out, a.window);
+      return;
   }
 }
 
-std::string args_text(const std::vector<PlanArg>& args) {
-  std::string out;
+void args_to(std::string& out, const std::vector<PlanArg>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (i) out += ", ";
-    out += arg_text(args[i]);
+    arg_to(out, args[i]);
   }
-  return out;
 }
 
 void stmt_to(std::string& out, const PlanStmt& s, int indent);
@@ -73,42 +102,57 @@ void stmt_to(std::string& out, const PlanStmt& s, int indent) {
         else if constexpr (std::is_same_v<T, FatalStmt>)
           out += "fatal\n";
         else if constexpr (std::is_same_v<T, WaitTensorStmt>)
-          fmt::format_to(std::back_inserter(out), "wait_tensor {}\n", n.tensor);
+          put(out, "wait_tensor {}\n", n.tensor);
         else if constexpr (std::is_same_v<T, SyncStartStmt>)
-          fmt::format_to(std::back_inserter(out), "sync_start {}\n", n.block_num);
+          put(out, "sync_start {}\n", n.block_num);
         else if constexpr (std::is_same_v<T, AllocStmt>) {
           out += "alloc ";
-          for (size_t i = 0; i < n.buffers.size(); ++i)
-            fmt::format_to(std::back_inserter(out), "{}{}: {}", i ? ", " : "", n.buffers[i].name,
-                           shape_text(n.buffers[i].shape));
+          for (size_t i = 0; i < n.buffers.size(); ++i) {
+            put(out, "{}{}: ", i ? ", " : "", n.buffers[i].name);
+            shape_to(out, n.buffers[i].shape);
+          }
           out += '\n';
         } else if constexpr (std::is_same_v<T, ViewStmt>) {
-          fmt::format_to(std::back_inserter(out), "view {} = {}\n", n.name, print_plan_window(n.source));
+          put(out, "view {} = ", n.name);
+          window_to(out, n.source);
+          out += '\n';
         } else if constexpr (std::is_same_v<T, SetStmt>) {
-          fmt::format_to(std::back_inserter(out), "set {} = ", n.name);
+          put(out, "set {} = ", n.name);
           expr_to(out, n.value);
           out += '\n';
         } else if constexpr (std::is_same_v<T, ReadStmt>) {
-          fmt::format_to(std::back_inserter(out), "read {} = {}[", n.name, n.tensor);
+          put(out, "read {} = {}[", n.name, n.tensor);
           for (size_t i = 0; i < n.index.size(); ++i) {
             if (i) out += ", ";
             expr_to(out, n.index[i]);
           }
           out += "]\n";
         } else if constexpr (std::is_same_v<T, SubmitStmt>) {
-          fmt::format_to(std::back_inserter(out), "submit {}({})\n", builtin_name(n.builtin), args_text(n.args));
+          put(out, "submit {}(", builtin_name(n.builtin));
+          args_to(out, n.args);
+          out += ")\n";
         } else if constexpr (std::is_same_v<T, SubmitGraphStmt>) {
-          fmt::format_to(std::back_inserter(out), "submit_graph {}({})\n", n.graph, args_text(n.args));
+          put(out, "submit_graph {}(", n.graph);
+          args_to(out, n.args);
+          out += ")\n";
         } else if constexpr (std::is_same_v<T, ForStmt>) {
-          fmt::format_to(std::back_inserter(out), "for {} = {}, {}, {} {{\n", n.var, print_plan_expr(n.start),
-                         print_plan_expr(n.stop), print_plan_expr(n.step));
+          put(out, "for {} = ", n.var);
+          expr_to(out, n.start);
+          out += ", ";
+          expr_to(out, n.stop);
+          out += ", ";
+          expr_to(out, n.step);
+          out += " {\n";
           block_to(out, n.body, indent + 1);
           pad();
           out += "}\n";
         } else {
           static_assert(std::is_same_v<T, IfStmt>);
-          fmt::format_to(std::back_inserter(out), "if {} {} {} {{\n", print_plan_expr(n.lhs), cmp_name(n.cmp),
-                         print_plan_expr(n.rhs));
+          out += "if ";
+          expr_to(out, n.lhs);
+          put(out, " {} ", cmp_name(n.cmp));
+          expr_to(out, n.rhs);
+          out += " {\n";
           block_to(out, n.then_body, indent + 1);
           if (!n.else_body.empty()) {
             pad();
@@ -131,13 +175,9 @@ std::string print_plan_expr(const PlanExpr& e) {
 }
 
 std::string print_plan_window(const PlanWindow& w) {
-  if (w.ranges.empty()) return w.name;
-  std::string out = w.name + "[";
-  for (size_t i = 0; i < w.ranges.size(); ++i) {
-    if (i) out += ", ";
-    out += fmt::format("{}:{}", print_plan_expr(w.ranges[i].offset), w.ranges[i].size);
-  }
-  return out + "]";
+  std::string out;
+  window_to(out, w);
+  return out;
 }
 
 std::string print_plan_stmt(const PlanStmt& s, int indent) {
@@ -148,22 +188,26 @@ std::string print_plan_stmt(const PlanStmt& s, int indent) {
 
 std::string print_plan(const OrchProgram& p) {
   std::string out;
+  out.reserve(4096);
   if (!p.config.empty()) {
     out += "config";
-    for (const ConfigEntry& c : p.config) out += fmt::format(" {}={}", c.key, c.value);
+    for (const ConfigEntry& c : p.config) put(out, " {}={}", c.key, c.value);
     out += "\n";
   }
-  for (const EntryTensor& t : p.tensors)
-    out += fmt::format("tensor {}: {} {}\n", t.name, t.inout ? "InOut" : "In", shape_text(t.shape));
+  for (const EntryTensor& t : p.tensors) {
+    put(out, "tensor {}: {} ", t.name, t.inout ? "InOut" : "In");
+    shape_to(out, t.shape);
+    out += '\n';
+  }
   for (const PlanGraph& g : p.graphs) {
-    out += fmt::format("graph {}({}) {{\n", g.name, fmt::join(g.params, ", "));
+    put(out, "graph {}({}) {{\n", g.name, fmt::join(g.params, ", "));
     block_to(out, g.body, 1);
     out += "}\n";
   }
   block_to(out, p.body, 0);
   for (const Mutation& m : p.mutations)
-    out += fmt::format("mutate {}{} {}\n", m.target == MutationTarget::kRuntimeHeader ? "header " : "", m.offset,
-                       static_cast<unsigned>(m.value));
+    put(out, "mutate {}{} {}\n", m.target == MutationTarget::kRuntimeHeader ? "header " : "", m.offset,
+        static_cast<unsigned>(m.value));
   return out;
 }
 
