@@ -150,6 +150,33 @@ std::vector<char> answer_by_bfs(const TaskDag& g, const std::vector<Query>& quer
   return ordered;
 }
 
+// The same from reachability rows built sinks first: a unit's row is its successors' rows and
+// the successors themselves (and the unit, as the search marks its source). O(E n / 64) word
+// operations and n^2 / 8 bytes, where a search per source is O(S (V + E)); past kRowsMaxUnits
+// units (32 MiB of rows) the searches instead. `sinks_first`: boost::topological_sort's order.
+constexpr size_t kRowsMaxUnits = 16384;
+std::vector<char> answer_by_rows(const TaskDag& g, const std::vector<UnitId>& sinks_first,
+                                 const std::vector<Query>& queries) {
+  const size_t n = boost::num_vertices(g);
+  if (n > kRowsMaxUnits) return answer_by_bfs(g, queries);
+  const size_t words = (n + 63) / 64;
+  std::vector<uint64_t> rows(n * words, 0);
+  for (const UnitId v : sinks_first) {
+    uint64_t* row = &rows[v * words];
+    row[v / 64] |= uint64_t{1} << (v % 64);
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const uint64_t* succ = &rows[boost::target(*e, g) * words];
+      for (size_t i = 0; i < words; ++i) row[i] |= succ[i];
+    }
+  }
+  std::vector<char> ordered(queries.size());
+  for (size_t k = 0; k < queries.size(); ++k) {
+    const UnitId a = queries[k].from, b = queries[k].to;
+    ordered[k] = (rows[a * words + b / 64] >> (b % 64)) & 1;
+  }
+  return ordered;
+}
+
 std::vector<char> answer_by_closure(const TaskDag& g, const std::vector<Query>& queries) {
   using Plain = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   const size_t n = boost::num_vertices(g);
@@ -189,6 +216,38 @@ struct Piece {
   uint32_t access;
 };
 
+// A set of nonzero 64-bit keys (two access indices, the smaller in the high half: never 0,
+// since a pair joins two different accesses), open addressing: one probe sequence per key
+// and no allocation per key, for the sweep's duplicate pairs (most of what it meets).
+class PairSet {
+ public:
+  // True when `key` was not in the set (it is now).
+  bool insert(uint64_t key) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = mix(key) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == key) return false;
+      if (slots_[i] == 0) {
+        slots_[i] = key;
+        ++size_;
+        return true;
+      }
+    }
+  }
+
+ private:
+  static size_t mix(uint64_t k) { return static_cast<size_t>((k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull >> 16); }
+  void grow() {
+    std::vector<uint64_t> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : 2 * old.size(), 0);
+    size_ = 0;
+    for (uint64_t k : old)
+      if (k != 0) insert(k);
+  }
+  std::vector<uint64_t> slots_;
+  size_t size_ = 0;
+};
+
 std::vector<Query> conflicting_pairs(const TaskGraph& g) {
   std::vector<FlatAccess> acc;
   std::vector<Piece> pieces;
@@ -204,7 +263,7 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
   }
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo; });
   std::vector<Query> out;
-  std::vector<uint64_t> keys;    // out[i]'s pair of accesses (a pair met again is dropped below)
+  PairSet met;                   // access pairs already in out (a pair met again is skipped)
   std::vector<uint32_t> active;  // pieces that may overlap the next one
   for (uint32_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
@@ -216,7 +275,10 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
     for (uint32_t q : active) {
       const FlatAccess& b = acc[pieces[q].access];
       if (a.unit == b.unit || (!a.writes && !b.writes)) continue;
-      keys.push_back(uint64_t{std::min(p.access, pieces[q].access)} << 32 | std::max(p.access, pieces[q].access));
+      // Each pair once, where the sweep first meets it (two windows over the same rows meet
+      // once per row).
+      if (!met.insert(uint64_t{std::min(p.access, pieces[q].access)} << 32 | std::max(p.access, pieces[q].access)))
+        continue;
       const FlatAccess& e = a.order < b.order ? a : b;
       const FlatAccess& l = a.order < b.order ? b : a;
       out.push_back(
@@ -224,17 +286,6 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
     }
     active.push_back(i);
   }
-  // Each pair once, where the sweep first met it (in the sweep's order): sorted by pair, then
-  // by position, the first of each pair is kept.
-  std::vector<uint32_t> order(out.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] != keys[b] ? keys[a] < keys[b] : a < b; });
-  std::vector<char> first(out.size(), 0);
-  for (size_t i = 0; i < order.size(); ++i) first[order[i]] = i == 0 || keys[order[i]] != keys[order[i - 1]];
-  size_t kept = 0;
-  for (size_t i = 0; i < out.size(); ++i)
-    if (first[i]) out[kept++] = out[i];
-  out.resize(kept);
   return out;
 }
 
@@ -319,8 +370,9 @@ DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov, Reachabil
   std::vector<Query> queries = conflicting_pairs(g);
   out.conflicting_pairs = queries.size();
   std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.from < b.from; });
-  const std::vector<char> ordered =
-      how == Reachability::kBfs ? answer_by_bfs(g.dag, queries) : answer_by_closure(g.dag, queries);
+  const std::vector<char> ordered = how == Reachability::kRows ? answer_by_rows(g.dag, topo, queries)
+                                    : how == Reachability::kBfs ? answer_by_bfs(g.dag, queries)
+                                                                : answer_by_closure(g.dag, queries);
   std::vector<Conflict> bad;
   for (size_t k = 0; k < queries.size(); ++k)
     if (!ordered[k]) bad.push_back(queries[k].conflict);
