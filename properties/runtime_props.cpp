@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "properties/gen/arbitrary.h"
+#include "properties/judge/cases.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/input_oracles.h"
@@ -90,6 +91,19 @@ std::unique_ptr<oracles::Bench> bench(const gen::GeneratedPlan& g, uint8_t fill 
   return b;
 }
 
+// The bind options of a case: its device schedule drawn as the fuzz targets draw theirs
+// (judge::decode_schedule: newest first, oldest first or seeded random, and the threaded
+// scheduler one case in eight). These properties judge the image, its copies and its reads,
+// which no schedule changes; the one-thread policies make a case replay exactly and cost no
+// worker threads (whose wake-ups, with another suite on the other core, tripled these
+// properties' time). The threaded scheduler has properties of its own (threaded_props).
+runtime::BindOptions case_options() {
+  runtime::BindOptions o;
+  o.schedule = judge::decode_schedule(gen::choices(), /*threaded=*/true);
+  gen::tag(std::string("schedule ") + runtime::schedule_mode_name(o.schedule.mode));
+  return o;
+}
+
 // A drawn plan (`knobs`) bound once on a Bench (0xAA, strict), its bind completed.
 struct BoundPlan {
   gen::GeneratedPlan g;
@@ -99,7 +113,7 @@ struct BoundPlan {
 BoundPlan bound_plan(const gen::PlanKnobs& knobs = sometimes_planted()) {
   BoundPlan out{draw(knobs), nullptr, {}};
   out.b = bench(out.g);
-  out.c = out.b->bind(out.g.plan);
+  out.c = out.b->bind(out.g.plan, case_options());
   require_completed(out.c, out.g);
   return out;
 }
@@ -268,15 +282,16 @@ STACKCHECK_PROP(RuntimeProps, claims_reset_slots, 0.1) {
   const gen::GeneratedPlan other = draw();
   auto poisoned = bench(g, 0xAA);
   auto zeroed = bench(g, 0x00);
-  const oracles::Captured a = poisoned->bind(g.plan);
+  const runtime::BindOptions o = case_options();  // one schedule for every bind compared
+  const oracles::Captured a = poisoned->bind(g.plan, o);
   require_completed(a, g);
-  const oracles::Captured z = zeroed->bind(g.plan);
+  const oracles::Captured z = zeroed->bind(g.plan, o);
   require_completed(z, g);
   if (a.staged != z.staged)
     props::report(Verdict::fail("slot-reset", "a 0xAA mirror and a zero mirror ship different bytes"), context(g));
   auto reused = bench(g, 0xAA);
-  (void)reused->bind(other.plan);  // whatever it did, the next bind must not see it
-  const oracles::Captured r = reused->bind(g.plan);
+  (void)reused->bind(other.plan, o);  // whatever it did, the next bind must not see it
+  const oracles::Captured r = reused->bind(g.plan, o);
   require_completed(r, g);
   // ... except the graph cache (RUNTIME.md §9): definitions `other` left may fill it, and a
   // submission that misses a full cache runs inline with live scalars where a fresh Runtime
