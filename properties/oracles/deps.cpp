@@ -370,7 +370,7 @@ DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov, Reachabil
   std::vector<Query> queries = conflicting_pairs(g);
   out.conflicting_pairs = queries.size();
   std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.from < b.from; });
-  const std::vector<char> ordered = how == Reachability::kRows ? answer_by_rows(g.dag, topo, queries)
+  const std::vector<char> ordered = how == Reachability::kRows  ? answer_by_rows(g.dag, topo, queries)
                                     : how == Reachability::kBfs ? answer_by_bfs(g.dag, queries)
                                                                 : answer_by_closure(g.dag, queries);
   std::vector<Conflict> bad;

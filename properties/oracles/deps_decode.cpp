@@ -229,8 +229,8 @@ class Decoder {
                                     sizeof(rt::TensorArg), h_.tensor_count, p.n_tensors, ctx + " tensors");
       for (uint32_t a = 0; a < p.n_tensors; ++a) {
         const auto ta = img.load<rt::TensorArg>(h_.seg_off[rt::kSegTensor] + sizeof(rt::TensorArg) * (k + a), ctx);
-        t.accesses.push_back(access(window_of(ta), a, d.kind == rt::kKindAlloc ? rt::kAllocKernelId : d.kernel_id,
-                                    ctx.tensor(a)));
+        t.accesses.push_back(
+            access(window_of(ta), a, d.kind == rt::kKindAlloc ? rt::kAllocKernelId : d.kernel_id, ctx.tensor(a)));
       }
     }
     return t;

@@ -239,8 +239,7 @@ class Machine {
     return run_graph(*callee, inv, std::move(args), fr, results);
   }
 
-  bool run_kernel(const Function& k, const ir::Invoke& inv, const Args& args, Frame& fr,
-                  std::vector<Value>& results) {
+  bool run_kernel(const Function& k, const ir::Invoke& inv, const Args& args, Frame& fr, std::vector<Value>& results) {
     const verify::Builtin* b = verify::find_builtin(k.builtin);
     if (b == nullptr || args.size() < b->arity()) {
       return fail(ErrorKind::Invalid, fr, inv.loc,
@@ -273,8 +272,7 @@ class Machine {
     return true;
   }
 
-  bool run_graph(const Function& g, const ir::Invoke& inv, Args args, Frame& fr,
-                 std::vector<Value>& results) {
+  bool run_graph(const Function& g, const ir::Invoke& inv, Args args, Frame& fr, std::vector<Value>& results) {
     if (depth_ >= options_.max_call_depth) {
       return fail(ErrorKind::Invalid, fr, inv.loc,
                   fmt::format("graph calls nest deeper than {}", options_.max_call_depth));

@@ -428,7 +428,7 @@ class GraphCheck {
   const Names names_;
   Diagnostics& out_;
   std::pmr::unordered_map<std::string_view, bool> invariant_{prog_.scratch()};  // scalar name -> replay-invariant
-  std::pmr::unordered_set<std::string_view> rebound_{prog_.scratch()};  // zoo only: writebacks, tuple elements
+  std::pmr::unordered_set<std::string_view> rebound_{prog_.scratch()};          // zoo only: writebacks, tuple elements
 };
 
 // 210 at every call of a graph in f. (208 for a graph calling a graph is reported by the

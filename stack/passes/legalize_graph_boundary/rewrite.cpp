@@ -160,8 +160,8 @@ class SiteRewriter {
   }
 
   // e with G's names replaced by the call site's values and `dim` by its literal value.
-  ir::Expr map_expr(const ir::Expr& e, const std::pmr::unordered_map<std::string, ir::Expr>& m, const FunctionTypes& gtypes,
-                    ir::Loc loc) const {
+  ir::Expr map_expr(const ir::Expr& e, const std::pmr::unordered_map<std::string, ir::Expr>& m,
+                    const FunctionTypes& gtypes, ir::Loc loc) const {
     switch (e.kind) {
       case ir::Expr::Kind::Var:
         if (auto it = m.find(e.name); it != m.end()) return it->second;
