@@ -9,6 +9,7 @@
 // well_formed/ by concern (see well_formed/internal.h).
 #include "stack/verify/well_formed.h"
 
+#include "stack/support/arena.h"
 #include "stack/verify/well_formed/internal.h"
 
 #include <fmt/format.h>
@@ -115,16 +116,16 @@ Diagnostics check_well_formed(const ir::Program& p) {
   // The check's own tables (names, scopes, bindings, expression stacks) come from one arena,
   // its first 16 KiB on the stack: a clean program of the generators' size costs no heap
   // allocation for them (docs/throughput.md). Nothing in the arena outlives the check.
-  alignas(std::max_align_t) std::byte first_block[16384];
-  std::pmr::monotonic_buffer_resource scratch(first_block, sizeof first_block);
-  const ProgramInfo info(p, &scratch);
+  support::InlineArena<16384> arena;
+  std::pmr::memory_resource* const scratch = arena.resource();
+  const ProgramInfo info(p, scratch);
   size_t entries = 0;
   for (const Function& f : p.functions) entries += f.kind == Function::Kind::Orchestration ? 1 : 0;
   if (entries == 0) {
     out.push_back(
         Diagnostic{"WellFormed", kFunctions, Location{}, "the program has no orchestration (entry) function"});
   }
-  std::pmr::unordered_set<std::string_view> names(&scratch);
+  std::pmr::unordered_set<std::string_view> names(scratch);
   const Function* entry = nullptr;
   for (size_t i = 0; i < p.functions.size(); ++i) {
     const Function& f = p.functions[i];
@@ -143,7 +144,7 @@ Diagnostics check_well_formed(const ir::Program& p) {
         entry = &f;
       }
     }
-    FunctionChecker(info, i, out, &scratch).run();
+    FunctionChecker(info, i, out, scratch).run();
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "stack/runtime/host/runtime_config.h"
+#include "stack/support/arena.h"
 
 namespace stackcheck::runtime {
 namespace {
@@ -32,7 +33,7 @@ class Checker {
   Checker(const OrchProgram& p, const PlanLimits& lim) : p_(p), lim_(lim) {}
 
   std::optional<PlanError> run() {
-    std::pmr::unordered_set<std::string_view> keys(&arena_);
+    std::pmr::unordered_set<std::string_view> keys(arena_.resource());
     for (const ConfigEntry& c : p_.config) {
       if (!is_config_key(c.key)) return fail(c.loc, fmt::format("unknown config key '{}'", c.key)), err_;
       if (!keys.insert(c.key).second) return fail(c.loc, fmt::format("config key '{}' repeated", c.key)), err_;
@@ -45,7 +46,7 @@ class Checker {
     }
     auto root_bound = std::move(bound_);
     auto root_visible = std::move(visible_);
-    std::pmr::unordered_set<std::string_view> graph_names(&arena_);
+    std::pmr::unordered_set<std::string_view> graph_names(arena_.resource());
     for (const PlanGraph& g : p_.graphs) {
       if (!is_plan_name(g.name)) return fail(g.loc, fmt::format("bad graph name '{}'", g.name)), err_;
       if (!graph_names.insert(g.name).second) return fail(g.loc, fmt::format("graph '{}' defined twice", g.name)), err_;
@@ -246,13 +247,12 @@ class Checker {
   bool in_graph_ = false;
   // The name tables: views of the plan's strings (the plan outlives the check), in one arena
   // per check whose first 8 KiB are the checker's own.
-  std::array<std::byte, 8192> scratch_;
-  std::pmr::monotonic_buffer_resource arena_{scratch_.data(), scratch_.size()};
+  support::InlineArena<8192> arena_;
   const std::pmr::unordered_set<std::string_view>* graphs_ = nullptr;
   size_t defined_ = 0;  // p_.graphs[0, defined_) are defined where the walk is
-  std::pmr::unordered_set<std::string_view> bound_{&arena_};
-  std::pmr::unordered_map<std::string_view, NameInfo> visible_{&arena_};
-  std::pmr::vector<std::pmr::vector<std::string_view>> scopes_{&arena_};
+  std::pmr::unordered_set<std::string_view> bound_{arena_.resource()};
+  std::pmr::unordered_map<std::string_view, NameInfo> visible_{arena_.resource()};
+  std::pmr::vector<std::pmr::vector<std::string_view>> scopes_{arena_.resource()};
 };
 
 }  // namespace
