@@ -256,8 +256,10 @@ void scaling_fuzz_program(benchmark::State& state) {
   const double per_input = static_cast<double>(statements) / static_cast<double>(cases.size());
   const double n = judged ? static_cast<double>(judged) : 1.0;
   state.counters["stmts"] = per_input;
-  for (const Tier& t : tiers.all())
+  for (const Tier& t : tiers.all()) {
     state.counters[t.name + ".us_per_stmt"] = std::chrono::duration<double, std::micro>(t.time).count() / n / per_input;
+    state.counters[t.name + ".reach"] = static_cast<double>(t.inputs) / n;
+  }
 }
 
 BENCHMARK(fuzz_program)->Unit(benchmark::kMillisecond)->UseRealTime();

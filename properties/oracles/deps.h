@@ -144,6 +144,18 @@ Provenance plan_provenance(PlanModelResult model);
 enum class Reachability : uint8_t { kRows, kBfs, kClosure };
 inline constexpr Reachability kDefaultReachability = Reachability::kRows;
 
+// Which conflicting access pairs are asked. kAll: every pair of accesses of different units
+// overlapping on some byte, one of them a write (quadratic in the accesses sharing a byte).
+// kAdjacent (the default): on each byte, in submission order, each access against the last
+// write before it, and each write against the reads since the previous write. Every pair of
+// kAll is then ordered exactly when every adjacent pair is: an earlier access x and a later y
+// conflicting on a byte reach each other through the writes between them on that byte
+// (x -> the last write w before y -> y, x -> w by the same argument), and paths compose. So
+// the verdict is the same; when an adjacent pair is unordered, the check asks kAll's pairs
+// too, and reports and counts what kAll would (DepsOracle.adjacent_and_all_pairs_agree and
+// DepsProps.adjacent_pairs_decide_as_all_pairs hold the two to the same verdict).
+enum class Pairs : uint8_t { kAdjacent, kAll };
+
 struct Conflict {
   UnitId earlier = 0, later = 0;
   uint32_t earlier_access = 0, later_access = 0;  // indices into Unit::accesses
@@ -155,10 +167,11 @@ struct DepsCheck {
   std::vector<UnitId> cycle;        // a cycle, in path order, when the DAG has one
   std::vector<Conflict> unordered;  // one per unordered unit pair (at most kMaxReported)
   uint64_t unordered_pairs = 0;     // all of them
-  uint64_t conflicting_pairs = 0;   // distinct conflicting access pairs examined
+  uint64_t conflicting_pairs = 0;   // distinct conflicting access pairs asked (kAll's on a fail)
   static constexpr size_t kMaxReported = 64;
 };
-DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov = {}, Reachability how = kDefaultReachability);
+DepsCheck check_task_graph(const TaskGraph& g, const Provenance& prov = {}, Reachability how = kDefaultReachability,
+                           Pairs pairs = Pairs::kAdjacent);
 
 // "task 3 (acc)", "task 2 node 1 (scale)", "task 2 (graph start)", with its plan line.
 std::string describe_unit(const TaskGraph& g, UnitId u, const Provenance& prov);

@@ -447,6 +447,62 @@ TEST(DepsOracle, bfs_and_closure_agree) {
   }
 }
 
+// Asking only the pairs adjacent on their bytes decides as asking every pair, and a fail
+// reports what every pair's check reports, on every DAG reached by removing one or two edges
+// of a corpus plan's DAG; on the plans themselves it asks fewer pairs.
+TEST(DepsOracle, adjacent_and_all_pairs_agree) {
+  size_t fewer = 0;
+  for (const fs::path& f : corpus("plans", ".plan")) {
+    if (f.filename().string().rfind("fatal_", 0) == 0) continue;
+    SCOPED_TRACE(f.filename().string());
+    const DepsRun run = check_plan_dependencies(parse(read_file(f)), options());
+    ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
+    const DepsCheck all = check_task_graph(*run.graph, run.provenance, kDefaultReachability, Pairs::kAll);
+    ASSERT_TRUE(all.verdict.passed());
+    EXPECT_LE(run.check.conflicting_pairs, all.conflicting_pairs);
+    fewer += run.check.conflicting_pairs < all.conflicting_pairs ? 1 : 0;
+    const auto edges = edge_list(run.graph->dag);
+    size_t failing = 0;
+    for (size_t i = 0; i < edges.size(); ++i)
+      for (size_t j = i; j < edges.size() && j < i + 3; ++j) {
+        TaskGraph g = *run.graph;
+        boost::remove_edge(edges[i].first, edges[i].second, g.dag);
+        boost::remove_edge(edges[j].first, edges[j].second, g.dag);
+        const DepsCheck adjacent = check_task_graph(g, run.provenance, kDefaultReachability, Pairs::kAdjacent);
+        const DepsCheck every = check_task_graph(g, run.provenance, kDefaultReachability, Pairs::kAll);
+        ASSERT_EQ(adjacent.verdict.to_string(), every.verdict.to_string());
+        EXPECT_EQ(adjacent.unordered_pairs, every.unordered_pairs);
+        failing += every.verdict.failed() ? 1 : 0;
+      }
+    EXPECT_GT(failing, 0u) << "no edge mattered";
+  }
+  EXPECT_GT(fewer, 0u) << "adjacency never saved a pair";
+}
+
+// Three writes of one buffer, then a read of it, ordered as a chain 0 -> 1 -> 2 -> 3: the adjacent
+// pairs are the chain's links, and the chain orders the rest by transitivity. Cut one link
+// and the pairs it carried are unordered, every one of them counted.
+TEST(DepsOracle, adjacent_pairs_lean_on_transitivity) {
+  DepsRun run = check_plan_dependencies(parse("config W=16\ntensor x: InOut [8]\ntensor y: InOut [8]\n"
+                                              "submit fill(output_existing x, scalar 1)\n"
+                                              "submit fill(output_existing x, scalar 2)\n"
+                                              "submit fill(output_existing x, scalar 3)\n"
+                                              "submit copy(input x, output_existing y)\n"),
+                                        options());
+  ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
+  const DepsCheck all = check_task_graph(*run.graph, run.provenance, kDefaultReachability, Pairs::kAll);
+  EXPECT_EQ(all.conflicting_pairs, 6u);            // every two of the four tasks
+  EXPECT_EQ(run.check.conflicting_pairs, 3u);      // 0-1, 1-2, 2-3
+  remove_edge(*run.graph, 1, 2);
+  boost::remove_edge(0, 2, run.graph->dag);  // the runtime's edges past the chain, if it made any
+  boost::remove_edge(0, 3, run.graph->dag);
+  boost::remove_edge(1, 3, run.graph->dag);
+  const DepsCheck cut = check_task_graph(*run.graph, run.provenance);
+  EXPECT_EQ(cut.verdict.rule, "deps-order");
+  EXPECT_EQ(cut.unordered_pairs, 4u);  // 0-2, 0-3, 1-2, 1-3
+  EXPECT_EQ(cut.conflicting_pairs, 6u);
+}
+
 // A compiled program's report names the plan line and the .gir line behind each unit.
 TEST(DepsOracle, compiled_program_names_gir_lines) {
   const std::string gir = read_file(fs::path(STACKCHECK_CORPUS_DIR) / "programs/example.gir");
@@ -504,9 +560,9 @@ TEST(DepsOracle, thousand_tasks_timings) {
   using Clock = std::chrono::steady_clock;
   const auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   constexpr int kRounds = 5;
-  double decode = 1e9, rows = 1e9, bfs = 1e9, closure = 1e9;  // the best of kRounds each
+  double decode = 1e9, rows = 1e9, bfs = 1e9, closure = 1e9, all = 1e9;  // the best of kRounds each
   DecodeResult d;
-  DepsCheck by_rows, by_bfs, by_closure;
+  DepsCheck by_rows, by_bfs, by_closure, every;
   for (int k = 0; k < kRounds; ++k) {
     auto t0 = Clock::now();
     d = decode_task_graph(c.bytes, c.destination, reader);
@@ -518,6 +574,9 @@ TEST(DepsOracle, thousand_tasks_timings) {
     auto t3 = Clock::now();
     by_rows = check_task_graph(*d.graph, {}, Reachability::kRows);
     auto t4 = Clock::now();
+    every = check_task_graph(*d.graph, {}, Reachability::kRows, Pairs::kAll);
+    auto t5 = Clock::now();
+    all = std::min(all, ms(t5 - t4));
     decode = std::min(decode, ms(t1 - t0));
     bfs = std::min(bfs, ms(t2 - t1));
     closure = std::min(closure, ms(t3 - t2));
@@ -528,11 +587,14 @@ TEST(DepsOracle, thousand_tasks_timings) {
   EXPECT_TRUE(by_closure.verdict.passed()) << by_closure.verdict.to_string();
   EXPECT_EQ(by_bfs.conflicting_pairs, by_closure.conflicting_pairs);
   EXPECT_EQ(by_rows.conflicting_pairs, by_closure.conflicting_pairs);
+  EXPECT_TRUE(every.verdict.passed()) << every.verdict.to_string();
+  EXPECT_LT(by_rows.conflicting_pairs, every.conflicting_pairs);
   std::printf(
-      "deps 1000 tasks: %zu units, %zu edges, %llu conflicting pairs; decode %.2f ms, check rows %.2f ms, "
-      "check bfs %.2f ms, check closure %.2f ms\n",
+      "deps 1000 tasks: %zu units, %zu edges, %llu adjacent of %llu conflicting pairs; decode %.2f ms, check rows "
+      "%.2f ms, check bfs %.2f ms, check closure %.2f ms, every pair by rows %.2f ms\n",
       boost::num_vertices(d.graph->dag), boost::num_edges(d.graph->dag),
-      static_cast<unsigned long long>(by_bfs.conflicting_pairs), decode, rows, bfs, closure);
+      static_cast<unsigned long long>(by_bfs.conflicting_pairs),
+      static_cast<unsigned long long>(every.conflicting_pairs), decode, rows, bfs, closure, all);
   EXPECT_LT(decode + std::min({rows, bfs, closure}), 1000.0);
 }
 
