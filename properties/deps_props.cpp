@@ -52,7 +52,7 @@ STACKCHECK_PROP(DepsProps, adjacent_pairs_decide_as_all_pairs, 0.1) {
   runtime::BindOptions o;
   o.seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   const oracles::DepsRun run = oracles::check_plan_dependencies(g.plan, o);
-  if (!run.verdict.passed()) return;  // the other properties judge these
+  if (!run.verdict.passed()) return;     // the other properties judge these
   oracles::TaskGraph& cut = *run.graph;  // this run's own (a copy warns in Boost, gcc 12)
   std::string cuts;
   const int64_t n = gen::choices().integer(0, 3);

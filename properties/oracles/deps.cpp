@@ -321,7 +321,8 @@ std::vector<Query> adjacent_pairs(const TaskGraph& g) {
   PairSet met;
   const auto emit = [&](uint32_t e, uint32_t l, uint64_t lo, uint64_t hi) {
     if (!met.insert(uint64_t{std::min(e, l)} << 32 | std::max(e, l))) return;
-    out.push_back(Query{acc[e].unit, acc[l].unit, Conflict{acc[e].unit, acc[l].unit, acc[e].index, acc[l].index, {lo, hi}}});
+    out.push_back(
+        Query{acc[e].unit, acc[l].unit, Conflict{acc[e].unit, acc[l].unit, acc[e].index, acc[l].index, {lo, hi}}});
   };
   // Active pieces, by access id (= submission order; an access's own pieces are disjoint).
   std::vector<uint32_t> active;

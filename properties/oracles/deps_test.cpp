@@ -491,8 +491,8 @@ TEST(DepsOracle, adjacent_pairs_lean_on_transitivity) {
                                         options());
   ASSERT_TRUE(run.verdict.passed()) << run.verdict.to_string();
   const DepsCheck all = check_task_graph(*run.graph, run.provenance, kDefaultReachability, Pairs::kAll);
-  EXPECT_EQ(all.conflicting_pairs, 6u);            // every two of the four tasks
-  EXPECT_EQ(run.check.conflicting_pairs, 3u);      // 0-1, 1-2, 2-3
+  EXPECT_EQ(all.conflicting_pairs, 6u);        // every two of the four tasks
+  EXPECT_EQ(run.check.conflicting_pairs, 3u);  // 0-1, 1-2, 2-3
   remove_edge(*run.graph, 1, 2);
   boost::remove_edge(0, 2, run.graph->dag);  // the runtime's edges past the chain, if it made any
   boost::remove_edge(0, 3, run.graph->dag);
