@@ -5,9 +5,9 @@
 // it is inconclusive (the bind did not complete).
 #include <fmt/format.h>
 
+#include "cli/cli.h"
 #include "properties/oracles/deps.h"
 #include "properties/oracles/image_mutation.h"
-#include "cli/cli.h"
 #include "stack/ir/parser.h"
 #include "stack/runtime/plan/parser.h"
 
@@ -32,7 +32,9 @@ int report(const oracles::DepsRun& run, const std::string& file) {
   const oracles::Verdict& v = run.verdict;
   switch (v.kind) {
     case oracles::VerdictKind::Pass:
-      fmt::print(stderr, "dot: pass: {} conflicting access pair(s), each ordered\n", run.check.conflicting_pairs);
+      fmt::print(stderr,
+                 "dot: pass: {} conflicting access pair(s) adjacent on their bytes, each ordered (and so every pair)\n",
+                 run.check.conflicting_pairs);
       return kOk;
     case oracles::VerdictKind::Fail: fmt::print(stderr, "dot: fail [{}]: {}\n", v.rule, v.message); return kFail;
     case oracles::VerdictKind::Inconclusive: break;
