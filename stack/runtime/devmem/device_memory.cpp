@@ -397,7 +397,7 @@ void DeviceMemory::read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n, std
       std::atomic_ref<uint64_t> rb(p.read_bits[w]);
       if ((rb.load(std::memory_order_relaxed) & m) != m) rb.fetch_or(m, std::memory_order_relaxed);
       uint64_t wb = std::atomic_ref<uint64_t>(p.written_bits[w]).load(std::memory_order_relaxed);
-      uninit += std::popcount(m & ~wb);
+      if (const uint64_t unwritten = m & ~wb) uninit += std::popcount(unwritten);  // rare: skip the count
     });
   });
   if (!one && is_read_order(order)) std::atomic_thread_fence(std::memory_order_acquire);
