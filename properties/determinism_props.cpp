@@ -31,9 +31,9 @@
 #include "properties/property.h"
 #include "stack/ir/printer.h"
 #include "stack/runtime/host/bind.h"
-#include "stack/runtime/status/codes.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/plan/printer.h"
+#include "stack/runtime/status/codes.h"
 
 using namespace stackcheck;
 
@@ -151,6 +151,9 @@ std::string commented(std::string_view title, const runtime::OrchProgram& p) {
   return text;
 }
 
+// Graph definitions a Runtime keeps (RUNTIME.md §9), as the spec gives it.
+constexpr size_t kGraphCacheSize = 16;
+
 // One earlier bind on the used Runtime: its plan and the orchestration budget it runs under
 // (BindOptions::max_statements): the default, or one that stops it part way, perhaps inside a
 // graph's recording, which must then leave nothing behind (RUNTIME.md §9: nothing is recorded
@@ -196,6 +199,23 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
     t.message = fmt::format("after {} bind(s) on one runtime: {}", history.size() + 1, t.message);
     return t;
   }
+  // Whether the earlier binds may have filled the used Runtime's cache where this plan alone
+  // does not fill a fresh one's (§9: at most 16 definitions, kept for the Runtime's life): each
+  // earlier plan leaves at most the distinct keys the plan model counts for it (all 16 when the
+  // model does not run it, e.g. a planted fatal), and this plan needs its own. A submission that
+  // misses a full cache runs inline, and one whose inline run a latch cuts short is counted
+  // nowhere (found by the zoo's control fuzzing this property: W=64, 18 graphs, one definition
+  // left by an earlier plan; both binds latched TASK_WINDOW_EXHAUSTED at 64 tasks, the used one
+  // with 80 nodes recorded, the fresh one with 89, inlined=0 in both).
+  const auto keys = [&](const runtime::OrchProgram& q) -> size_t {
+    if (q.graphs.empty()) return 0;
+    const oracles::PlanModelResult m = oracles::run_plan_model(q, o.seed);
+    return m.ok() ? m.definitions + (m.inlined != 0 ? 1 : 0) : kGraphCacheSize;
+  };
+  size_t left_behind = 0;
+  for (const Earlier& h : history) left_behind += keys(h.plan);
+  const bool cache_may_fill = left_behind != 0 && left_behind + keys(plan) > kGraphCacheSize;
+  if (cache_may_fill) gen::tag("history-cache-may-fill");
   const std::string sa = cache_free_stats(a.result.stats), sb = cache_free_stats(b.result.stats);
   const auto region = [](const runtime::BindStats& st) { return st.reserved.device_only + st.reserved.copied; };
   // A full graph cache (§9: 16 resident definitions, kept for the Runtime's life) runs graph
@@ -203,13 +223,13 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   // list's figures differ, and so may the results, since an inline run evaluates the slot
   // arithmetic a recording freezes. Then only the status must agree (check_plan_model judges
   // inline runs against the model on fresh Runtimes).
-  const bool inlined = a.result.stats.inlined != 0 || b.result.stats.inlined != 0;
+  const bool inlined = a.result.stats.inlined != 0 || b.result.stats.inlined != 0 || cache_may_fill;
   // Inline runs take other room than recordings (every node a task of the window, its buffers
   // on the task heap): a used Runtime that inlined more than the fresh one may run out of a
   // resource the fresh one did not (found by the zoo's control fuzzing this property: a full
   // cache, 17 graph runs inlined against 2, W=64 exhausted). That latch, and only that one,
   // is the cache's doing.
-  if (a.result.stats.inlined > b.result.stats.inlined && a.result.status != b.result.status &&
+  if ((a.result.stats.inlined > b.result.stats.inlined || cache_may_fill) && a.result.status != b.result.status &&
       runtime::is_resource_latch_status(a.result.status)) {
     gen::tag("history-inlined-ran-out");
     return oracles::Verdict::pass();
