@@ -269,10 +269,15 @@ class Zoo:
         finding, _ = fuzzlib.replay(BIN / f"{h.name}_replay", arts[0], timeout=60, env=denv)
         best = arts[0]
         tmp = work / "minimized"
-        subprocess.run([str(h.binary), "-minimize_crash=1", f"-max_total_time={self.a.minimize_seconds}",
-                        f"-exact_artifact_path={tmp}", str(arts[0])], cwd=work, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=fuzzlib.sanitizer_env({"STACKCHECK_DEFECT": self.current}),
-                       timeout=self.a.minimize_seconds + 60)
+        try:
+            subprocess.run([str(h.binary), "-minimize_crash=1", f"-max_total_time={self.a.minimize_seconds}",
+                            f"-exact_artifact_path={tmp}", str(arts[0])], cwd=work, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=fuzzlib.sanitizer_env({"STACKCHECK_DEFECT": self.current}),
+                           timeout=self.a.minimize_seconds + 60)
+        except subprocess.TimeoutExpired:
+            # libFuzzer overran its own -max_total_time (run() has killed it): keep the crash
+            # input as found, and whatever smaller one minimization wrote before the kill.
+            log(f"{h.name}: crash minimization overran {self.a.minimize_seconds + 60} s; keeping the input as found")
         if tmp.exists():
             best = tmp
         if fuzzlib.is_property_target(h.name):
