@@ -291,14 +291,13 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
 }
 
 // The pairs adjacent on their bytes (deps.h, Pairs::kAdjacent). The address space is cut at
-// every piece's ends into segments that one set of accesses covers; over each segment whose
+// every piece's ends into segments that one set of accesses covers (found as the sweep goes); over each segment whose
 // set changed, the accesses in submission order (the units' vertex ids: a unit's accesses are
 // consecutive) give: each unit against the last writing unit before it, and each writing unit
 // against the units that only read since that write. One query per access pair (PairSet).
 std::vector<Query> adjacent_pairs(const TaskGraph& g) {
   std::vector<FlatAccess> acc;
   std::vector<Piece> pieces;
-  std::vector<uint64_t> cuts;
   for (UnitId v = 0; v < boost::num_vertices(g.dag); ++v) {
     const Unit& u = g.dag[v];
     for (uint32_t k = 0; k < u.accesses.size(); ++k) {
@@ -309,14 +308,10 @@ std::vector<Query> adjacent_pairs(const TaskGraph& g) {
       for (const ByteRange& r : a.footprint) {
         if (r.hi <= r.lo) continue;
         pieces.push_back(Piece{r.lo, r.hi, id});
-        cuts.push_back(r.lo);
-        cuts.push_back(r.hi);
       }
     }
   }
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo; });
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   std::vector<Query> out;
   PairSet met;
   const auto emit = [&](uint32_t e, uint32_t l, uint64_t lo, uint64_t hi) {
@@ -329,8 +324,9 @@ std::vector<Query> adjacent_pairs(const TaskGraph& g) {
   std::vector<uint64_t> active_hi;  // parallel to `active`
   std::vector<uint32_t> readers;    // one access per unit that only read since the last write
   size_t next = 0;
-  for (size_t c = 0; c + 1 < cuts.size(); ++c) {
-    const uint64_t lo = cuts[c], hi = cuts[c + 1];
+  // Segments [lo, hi) from one piece end or start to the next, over the bytes some piece covers.
+  for (uint64_t lo = 0, hi = 0; next < pieces.size() || !active.empty(); lo = hi) {
+    if (active.empty()) lo = pieces[next].lo;  // past a gap
     bool changed = false;
     size_t keep = 0;
     for (size_t i = 0; i < active.size(); ++i)
@@ -347,6 +343,8 @@ std::vector<Query> adjacent_pairs(const TaskGraph& g) {
       active.insert(at, pieces[next].access);
       changed = true;
     }
+    hi = next < pieces.size() ? pieces[next].lo : UINT64_MAX;
+    for (const uint64_t h : active_hi) hi = std::min(hi, h);
     if (!changed || active.size() < 2) continue;
     std::optional<uint32_t> last_write;
     readers.clear();
