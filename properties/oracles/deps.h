@@ -138,7 +138,7 @@ Provenance plan_provenance(PlanModelResult model);
 // boost::transitive_closure of the whole DAG. Measured by DepsOracle.thousand_tasks_timings
 // (1,000 kernel tasks over overlapping 2-D windows: 1,000 units, 6,889 edges, 9,851 adjacent
 // of 59,705 conflicting access pairs; dev preset, gcc -O1, best of 5 on 2 cores): decode
-// 0.9 ms; check 3.7 ms by rows (6.7 ms asking every pair), 15 ms by BFS, 35 ms by the closure,
+// 0.9 ms; check 3.0 ms by rows (6.7 ms asking every pair), 15 ms by BFS, 35 ms by the closure,
 // most of the rows' time in the footprint sweep that finds the pairs. The other two are the
 // cross-check (DepsOracle.bfs_and_closure_agree: all three agree).
 enum class Reachability : uint8_t { kRows, kBfs, kClosure };
