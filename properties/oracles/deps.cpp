@@ -249,20 +249,33 @@ class PairSet {
   size_t size_ = 0;
 };
 
-std::vector<Query> conflicting_pairs(const TaskGraph& g) {
+// Every tracked access (in vertex order: submission order, a unit's accesses together) and its
+// footprint's byte ranges, by start address; both sweeps below walk these.
+struct Footprints {
   std::vector<FlatAccess> acc;
   std::vector<Piece> pieces;
+};
+Footprints footprints(const TaskGraph& g) {
+  Footprints f;
   for (UnitId v = 0; v < boost::num_vertices(g.dag); ++v) {
     const Unit& u = g.dag[v];
     for (uint32_t k = 0; k < u.accesses.size(); ++k) {
       const UnitAccess& a = u.accesses[k];
       if (!a.tracked) continue;
-      const auto id = static_cast<uint32_t>(acc.size());
-      acc.push_back(FlatAccess{v, k, u.order, a.writes});
-      for (const ByteRange& r : a.footprint) pieces.push_back(Piece{r.lo, r.hi, id});
+      const auto id = static_cast<uint32_t>(f.acc.size());
+      f.acc.push_back(FlatAccess{v, k, u.order, a.writes});
+      for (const ByteRange& r : a.footprint)
+        if (r.hi > r.lo) f.pieces.push_back(Piece{r.lo, r.hi, id});
     }
   }
-  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo; });
+  std::sort(f.pieces.begin(), f.pieces.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo; });
+  return f;
+}
+
+std::vector<Query> conflicting_pairs(const TaskGraph& g) {
+  const Footprints f = footprints(g);
+  const std::vector<FlatAccess>& acc = f.acc;  // (clang 14 lambdas cannot capture bindings)
+  const std::vector<Piece>& pieces = f.pieces;
   std::vector<Query> out;
   PairSet met;                   // access pairs already in out (a pair met again is skipped)
   std::vector<uint32_t> active;  // pieces that may overlap the next one
@@ -291,27 +304,14 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
 }
 
 // The pairs adjacent on their bytes (deps.h, Pairs::kAdjacent). The address space is cut at
-// every piece's ends into segments that one set of accesses covers (found as the sweep goes); over each segment whose
-// set changed, the accesses in submission order (the units' vertex ids: a unit's accesses are
-// consecutive) give: each unit against the last writing unit before it, and each writing unit
-// against the units that only read since that write. One query per access pair (PairSet).
+// every piece's ends (found as the sweep goes) into segments that one set of accesses covers;
+// over each segment whose set changed, the accesses in submission order give: each unit
+// against the last writing unit before it, and each writing unit against the units that only
+// read since that write. One query per access pair (PairSet).
 std::vector<Query> adjacent_pairs(const TaskGraph& g) {
-  std::vector<FlatAccess> acc;
-  std::vector<Piece> pieces;
-  for (UnitId v = 0; v < boost::num_vertices(g.dag); ++v) {
-    const Unit& u = g.dag[v];
-    for (uint32_t k = 0; k < u.accesses.size(); ++k) {
-      const UnitAccess& a = u.accesses[k];
-      if (!a.tracked) continue;
-      const auto id = static_cast<uint32_t>(acc.size());
-      acc.push_back(FlatAccess{v, k, u.order, a.writes});
-      for (const ByteRange& r : a.footprint) {
-        if (r.hi <= r.lo) continue;
-        pieces.push_back(Piece{r.lo, r.hi, id});
-      }
-    }
-  }
-  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo; });
+  const Footprints f = footprints(g);
+  const std::vector<FlatAccess>& acc = f.acc;  // (clang 14 lambdas cannot capture bindings)
+  const std::vector<Piece>& pieces = f.pieces;
   std::vector<Query> out;
   PairSet met;
   const auto emit = [&](uint32_t e, uint32_t l, uint64_t lo, uint64_t hi) {
