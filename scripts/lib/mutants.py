@@ -39,7 +39,7 @@ REL = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
 ARITH = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "/", "+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=",
          "%=": "/="}
 TEST_SUPPORT = ("testing.h", "test_support.h", "test_fixture.h")
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"  # 2: sites carry their schema spans
 
 
 class EngineError(Exception):
@@ -77,6 +77,7 @@ class Mutant:
     function: str = ""
     before: str = ""  # the mutated line(s), as one line, before and after
     after: str = ""
+    span: tuple = ()  # ((start, end, form), ...): what a schema wraps (schemata.py), the edits inside
 
     @property
     def id(self) -> str:
@@ -95,11 +96,13 @@ class Mutant:
     def to_json(self) -> dict:
         d = asdict(self)
         d["edits"] = [list(x) for x in self.edits]
+        d["span"] = [list(x) for x in self.span]
         return d
 
     @staticmethod
     def from_json(d: dict) -> "Mutant":
-        return Mutant(**{**d, "edits": tuple(tuple(x) for x in d["edits"])})
+        return Mutant(**{**d, "edits": tuple(tuple(x) for x in d["edits"]),
+                         "span": tuple(tuple(x) for x in d.get("span", ()))})
 
 
 def is_site_file(rel: str) -> bool:
@@ -323,7 +326,8 @@ class Walker:
         i = src.skip_space(c.extent.start.offset + 2)
         return src.data[i:i + 9] == b"constexpr"
 
-    def add(self, rel: str, op: str, repl: str, edits: list, ctx: Ctx) -> None:
+    def add(self, rel: str, op: str, repl: str, edits: list, ctx: Ctx, span: list) -> None:
+        """One site; `span`: the (start, end, form) pieces a schema wraps, each holding edits."""
         src = self.sources[rel]
         at = min(e[0] for e in edits)
         end = max(e[1] for e in edits)
@@ -331,7 +335,7 @@ class Walker:
         # keep the line count: a deleted span keeps its newlines, so later lines keep their numbers
         fixed = tuple((s, e, t + "\n" * src.data[s:e].count(b"\n")) for s, e, t in edits)
         self.sites.append(Mutant(rel, line, col, op, repl, fixed, ctx.function, src.one_line(at, end),
-                                 src.one_line(at, end, fixed)))
+                                 src.one_line(at, end, fixed), tuple(tuple(x) for x in span)))
 
     def typed(self, *cursors) -> bool:
         TK = self.ci.TypeKind
@@ -376,36 +380,37 @@ class Walker:
                 return
             os_ = gs + src.data[gs:ge].index(op.encode())
             oe = os_ + len(op)
+            value, void = [(s, e, "value")], [(s, e, "void")]
             for r in REL.get(op, []):
-                self.add(rel, "rel", r, [(os_, oe, r)], ctx)
+                self.add(rel, "rel", r, [(os_, oe, r)], ctx, value)
             if op in ARITH:
-                self.add(rel, "arith", ARITH[op], [(os_, oe, ARITH[op])], ctx)
+                self.add(rel, "arith", ARITH[op], [(os_, oe, ARITH[op])], ctx, value)
             if op in ("&&", "||"):
                 r = "||" if op == "&&" else "&&"
-                self.add(rel, "logic", r, [(os_, oe, r)], ctx)
+                self.add(rel, "logic", r, [(os_, oe, r)], ctx, value)
             if (op == "=" or kind == K.COMPOUND_ASSIGNMENT_OPERATOR) and self.statement_like(c, rel, parent):
-                self.add(rel, "delete", "deleted", [(s, e, "")], ctx)
+                self.add(rel, "delete", "deleted", [(s, e, "")], ctx, void)
         elif kind == K.UNARY_OPERATOR:
             t = src.data[s:e]
             if (t[:2] in (b"++", b"--") or t[-2:] in (b"++", b"--")) and self.statement_like(c, rel, parent):
-                self.add(rel, "delete", "deleted", [(s, e, "")], ctx)
+                self.add(rel, "delete", "deleted", [(s, e, "")], ctx, [(s, e, "void")])
         elif kind in (K.CALL_EXPR, K.UNEXPOSED_EXPR):
             core = self.core(c)
             if core.kind == K.CALL_EXPR and self.statement_like(c, rel, parent) and self.typed(core):
-                self.add(rel, "delete", "deleted", [(s, e, "")], ctx)
+                self.add(rel, "delete", "deleted", [(s, e, "")], ctx, [(s, e, "void")])
             if kind == K.CALL_EXPR and not ctx.template:
                 self.swaps(c, rel, ctx)
         elif kind in (K.BREAK_STMT, K.CONTINUE_STMT):
-            self.add(rel, "delete", "deleted", [(s, e, "")], ctx)
+            self.add(rel, "delete", "deleted", [(s, e, "")], ctx, [(s, e, "stmt")])
         elif kind == K.INTEGER_LITERAL:
             t = src.text(s, e)
             for r in literal_variants(t):
-                self.add(rel, "lit", r, [(s, e, r)], ctx)
+                self.add(rel, "lit", r, [(s, e, r)], ctx, [(s, e, "value")])
         elif kind in (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.FOR_STMT, K.CONDITIONAL_OPERATOR):
             cond = self.condition(c, rel)
             if cond is not None and self.typed(cond):
                 cs, ce = cond.extent.start.offset, cond.extent.end.offset
-                self.add(rel, "negate", "!", [(cs, ce, "!(" + src.text(cs, ce) + ")")], ctx)
+                self.add(rel, "negate", "!", [(cs, ce, "!(" + src.text(cs, ce) + ")")], ctx, [(cs, ce, "bool")])
         elif kind == K.RETURN_STMT and not ctx.returns_ref:
             ch = list(c.get_children())
             if len(ch) != 1 or not ch[0].kind.is_expression() or not self.typed(ch[0]):
@@ -415,7 +420,7 @@ class Walker:
             if d is not None and xs < xe and src.text(xs, xe).strip() not in (d, "0u", "0U", "{}", "0.0"):
                 if ctx.template and d == "{}":
                     return
-                self.add(rel, "ret", d, [(xs, xe, d)], ctx)
+                self.add(rel, "ret", d, [(xs, xe, d)], ctx, [(s, xe, "return")])
 
     def condition(self, c, rel: str):
         """The condition expression of an if/while/do/for/?:, None when it is a declaration or
@@ -477,7 +482,8 @@ class Walker:
             for j in range(i + 1, len(spans)):
                 (a0, a1, ta), (b0, b1, tb) = spans[i], spans[j]
                 if ta == tb and src.data[a0:a1] != src.data[b0:b1]:
-                    self.add(rel, "swap", f"{i}<>{j}", [(a0, a1, src.text(b0, b1)), (b0, b1, src.text(a0, a1))], ctx)
+                    self.add(rel, "swap", f"{i}<>{j}", [(a0, a1, src.text(b0, b1)), (b0, b1, src.text(a0, a1))], ctx,
+                             [(a0, a1, "value"), (b0, b1, "value")])
 
     def kept(self) -> list[Mutant]:
         """The sites outside macro expansions and defect switches, one per id."""
@@ -670,4 +676,5 @@ def control_mutant(root: Path, name: str) -> Mutant:
     line, col = src.line_col(first)
     last = max(e for _, _, e in switches[name])
     return Mutant(files[0], line, col, "zoo", name, edits, function="(zoo switch)",
-                  before=src.one_line(first, last), after=src.one_line(first, last, edits))
+                  before=src.one_line(first, last), after=src.one_line(first, last, edits),
+                  span=tuple((s, e, "value") for _, s, e in switches[name]))
