@@ -125,6 +125,17 @@ def corpus_tests(build_dir: Path, corpus: Path) -> list[Test]:
                  label="corpus") for d in dirs if any(d.iterdir())]
 
 
+def corpus_input_tests(build_dir: Path, corpus: Path) -> list[Test]:
+    """--corpus DIR for the schemata judge: one test per input file (`corpus/<target>/<file>`),
+    so that the reach map tells which inputs run a site."""
+    out = []
+    for d in corpus_tests(build_dir, corpus):
+        folder = Path(d.command[1])
+        for f in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+            out.append(Test(f"{d.name}/{f.relative_to(folder)}", [d.command[0], str(f)], d.cwd, label="corpus"))
+    return out
+
+
 def targets_of(tests: list[Test], build_dir: Path) -> list[str]:
     """The CMake targets that build the tests' binaries (the binaries under the build's bin/;
     a test run by a script, with its binaries elsewhere on its command line, names none)."""
@@ -243,8 +254,9 @@ def same_object(a: bytes, b: bytes) -> bool:
 class Scratch:
     MARKER = ".stackcheck-mutant"
 
-    def __init__(self, root: Path, path: Path, preset: str, jobs: int, log: Path):
+    def __init__(self, root: Path, path: Path, preset: str, jobs: int, log: Path, cmake_args: tuple = ()):
         self.root, self.path, self.preset, self.jobs, self.log = root, path, preset, jobs, log
+        self.cmake_args = list(cmake_args)  # more -D flags for the configure step (the schemata build's)
         self.build_dir = path / "build" / preset
         self.backups = path / "build" / "mutate-objects"
         self.entries: dict[str, dict] = {}
@@ -273,7 +285,7 @@ class Scratch:
             raise fuzzlib.UsageError(f"cannot check {commit} out in {self.path} (log: {self.log})")
         # libstack shared, and not relinked into its users: a mutant in a stack/ .cpp costs one
         # compile and one link of libstack.so (CMakeLists.txt: STACKCHECK_STACK_SHARED)
-        cfg = ["cmake", "--preset", self.preset, "-DSTACKCHECK_STACK_SHARED=ON"]
+        cfg = ["cmake", "--preset", self.preset, "-DSTACKCHECK_STACK_SHARED=ON", *self.cmake_args]
         if shutil.which("ccache"):
             cfg.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
         if run_logged(cfg, self.path, self.log) != 0:
@@ -283,10 +295,12 @@ class Scratch:
             p = os.path.normpath(str(Path(e["directory"], e["file"])))
             self.entries.setdefault(os.path.relpath(p, self.path), e)
 
-    def build(self, targets: list[str] | None, log: Path) -> bool:
+    def build(self, targets: list[str] | None, log: Path, keep_going: bool = False) -> bool:
         cmd = ["cmake", "--build", "--preset", self.preset, "-j", str(self.jobs)]
         if targets:
             cmd += ["--target", "stack", *targets]  # the binaries no longer relink when libstack.so changes
+        if keep_going:
+            cmd += ["--", "-k", "0"]  # every error of the build in one log (the schemata's ejection)
         return run_logged(cmd, self.path, log) == 0
 
     # -- one mutant --------------------------------------------------------------------------

@@ -29,57 +29,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
 import judge  # noqa: E402
 import mutants  # noqa: E402
+import mutate_report  # noqa: E402
+import mutate_schemata  # noqa: E402
 from fuzzlib import ROOT, UsageError  # noqa: E402
+from mutate_report import (BUILD_FAIL, COLUMNS, EQUIVALENT, KILLED, NOT_REACHED, SURVIVED, TIMEOUT,  # noqa: E402
+                           clean, duration, read_tsv)
 
 PROG = "mutate"
 PRESET = "dev"
 EQUIVALENTS = ROOT / "scripts" / "mutate_equivalents.tsv"
-COLUMNS = ["id", "file", "line", "col", "operator", "replacement", "function", "outcome", "killer", "oracle", "rule",
-           "unit", "seconds", "tce_s", "build_s", "test_s", "before", "after", "message"]
-KILLED, SURVIVED, TIMEOUT, BUILD_FAIL, EQUIVALENT = "KILLED", "SURVIVED", "TIMEOUT", "BUILD-FAIL", "EQUIVALENT"
+MODES = ("schemata", "one-at-a-time")
 
 
 def log(msg: str) -> None:
     print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
 
 
-def clean(v) -> str:
-    s = " ".join(str(v).split()) if v not in (None, "") else "-"
-    return s.replace("\t", " ")
-
-
-def read_tsv(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    lines = [l for l in path.read_text(errors="replace").splitlines() if l.strip()]
-    if not lines:
-        return []
-    head = lines[0].split("\t")
-    return [dict(zip(head, l.split("\t"))) for l in lines[1:] if len(l.split("\t")) == len(head)]
-
-
 def read_equivalents(path: Path) -> dict[str, str]:
-    """id -> reason, from the reviewed list (a header row `id reason`; '#' lines are comments)."""
-    out = {}
-    if not path.exists():
-        return out
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip() or line.startswith("#") or line.startswith("id\t"):
-            continue
-        cells = line.split("\t")
-        if len(cells) < 2 or not cells[1].strip():
-            raise UsageError(f"{path}:{n}: expected 'id<TAB>reason'")
-        out[cells[0].strip()] = cells[1].strip()
-    return out
-
-
-def duration(s: float) -> str:
-    s = max(0, s)
-    if s < 90:
-        return f"{s:.1f} s"
-    if s < 5400:
-        return f"{int(s // 60)} min {int(s % 60):02d} s"
-    return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
+    return mutate_report.read_equivalents(path, UsageError)
 
 
 class Run:
@@ -98,6 +65,11 @@ class Run:
         self.unit_tests: list[judge.Test] = []
         self.targets: list[str] = []
         self.unit_timeout = 0.0
+        self.phase: dict[str, float] = {}  # wall time per phase of this invocation
+        self.preset = PRESET
+        self.root = ROOT
+        self.log = log
+        self.read_tsv = read_tsv
 
     # -- results -----------------------------------------------------------------------------
 
@@ -121,7 +93,7 @@ class Run:
         argued = read_equivalents(self.a.equivalents)
         rows = [r for r in self.done.values() if r["id"] not in argued]
         killed = sum(r["outcome"] in (KILLED, TIMEOUT) for r in rows)
-        return killed, killed + sum(r["outcome"] == SURVIVED for r in rows)
+        return killed, killed + sum(r["outcome"] in (SURVIVED, NOT_REACHED) for r in rows)
 
     def progress(self, m: mutants.Mutant, r: dict) -> None:
         k, n = self.score()
@@ -171,7 +143,15 @@ class Run:
             by_op[m.op] = by_op.get(m.op, 0) + 1
         log(f"{len(sites)} sites in {len({m.file for m in sites})} files ({time.time() - t0:.0f} s): "
             + " ".join(f"{k}={v}" for k, v in sorted(by_op.items())) + f"; {len(chosen)} selected")
-        picked = chosen if self.a.mutant else mutants.sample(chosen, self.a.sample, self.a.seed)
+        if self.a.diff:
+            lines = changed_lines(self.a.diff, self.a.commit)
+            chosen = [m for m in chosen if touches(m, lines.get(m.file, set()), first.path)]
+            log(f"--diff {self.a.diff}: {sum(len(v) for v in lines.values())} changed lines in {len(lines)} files of "
+                f"stack/; {len(chosen)} mutants on them")
+            if not chosen:
+                raise UsageError(f"--diff {self.a.diff}: no mutant on the lines of stack/ changed since it")
+        whole = self.a.mutant or self.a.all or self.a.diff
+        picked = chosen if self.a.mutant else mutants.sample(chosen, None if whole else self.a.sample, self.a.seed)
         fuzzlib.atomic_write(plan_file, "".join(json.dumps(m.to_json()) + "\n" for m in picked).encode())
         return picked
 
@@ -240,9 +220,17 @@ class Run:
             if any(Path(t.command[0]).resolve().parent != bin_dir for t in self.tests):
                 self.targets = []  # a script among them: its binaries are unknown, build them all
             if self.a.with_unit:
-                self.unit_tests = [t for t in judge.list_tests(s.build_dir, "unit")
-                                   if not t.name.startswith(("scripts/", "report", "Render.", "Tsv.", "Svg.", "Text."))
-                                   and "report_test" not in t.command[0]]
+                self.unit_tests = self.list_unit_tests(s.build_dir)
+
+    def list_unit_tests(self, build_dir: Path) -> list[judge.Test]:
+        """The unit label's tests that run stack/ code (not the scripts' and the report tool's)."""
+        return [t for t in judge.list_tests(build_dir, "unit")
+                if not t.name.startswith(("scripts/", "report", "Render.", "Tsv.", "Svg.", "Text."))
+                and "report_test" not in t.command[0]]
+
+    def targets_for(self, s: judge.Scratch) -> list[str] | None:
+        """What the schemata build builds: everything (the judging tests are listed after it)."""
+        return None
 
     def tests_in(self, s: judge.Scratch, tests: list[judge.Test]) -> list[judge.Test]:
         """The tests (listed in job1's clone) as they run in scratch s: its own binaries."""
@@ -323,7 +311,15 @@ class Run:
         if len(todo) < len(planned):
             log(f"resuming: {len(planned) - len(todo)} of {len(planned)} mutants done before")
         self.write_run("running")
-        if todo:
+        if todo and self.a.mode == "schemata":
+            try:
+                todo = mutate_schemata.SchemataJudge(self).run(planned, todo)
+            except mutate_schemata.SchemataError as e:
+                raise BaselineError(str(e))
+            if todo and not self.stop:
+                log(f"one at a time: {len(todo)} mutants the schemata build could not hold")
+        if todo and not self.stop:
+            t0 = time.time()
             self.prepare(first, True)
             self.baseline(first)
             scratches = [first]
@@ -340,6 +336,7 @@ class Run:
                     t.join(0.5)
             if errors:
                 log(f"stopped: {errors[0]}")
+            self.phase["one at a time"] = time.time() - t0
         status = "complete" if len(self.done) >= self.total and not self.stop else "interrupted"
         self.finish(planned, status)
         if status != "complete":
@@ -393,53 +390,40 @@ class Run:
                 log(f"report: {p.stderr.strip()}")
         else:
             log("report: no stackcheck-report built; the tables are in the run folder")
-        summary(rows, argued, self.dir, self.a)
+        mutate_report.summary(rows, argued, self.dir, self.a, self.phase)
 
 
 class BaselineError(Exception):
     pass
 
 
-def summary(rows: list[dict], argued: dict[str, str], run_dir: Path, a) -> None:
-    """The end of a run on stdout: outcomes, the score per folder, every survivor."""
-    counts: dict[str, int] = {}
-    for r in rows:
-        o = "ARGUED" if r["outcome"] == SURVIVED and r["id"] in argued else r["outcome"]
-        counts[o] = counts.get(o, 0) + 1
-    k = counts.get(KILLED, 0) + counts.get(TIMEOUT, 0)
-    n = k + counts.get(SURVIVED, 0)
-    print(f"\n{'outcome':<12} {'mutants':>7}")
-    for o in (KILLED, TIMEOUT, SURVIVED, "ARGUED", EQUIVALENT, BUILD_FAIL):
-        print(f"{o:<12} {counts.get(o, 0):>7}")
-    print(f"\nmutation score: {k}/{n}" + (f" = {100 * k / n:.1f}%" if n else "") +
-          " (killed + timeout over killed + timeout + survived; equivalent, argued and build failures left out)")
-    folders: dict[str, list[int]] = {}
-    for r in rows:
-        if r["outcome"] in (KILLED, TIMEOUT, SURVIVED) and r["id"] not in argued:
-            f = folders.setdefault(str(Path(r["file"]).parent), [0, 0])
-            f[0] += r["outcome"] != SURVIVED
-            f[1] += 1
-    if folders:
-        print(f"\n{'folder':<36} {'killed':>6} {'scored':>6} {'score':>7}")
-        for f, (kk, nn) in sorted(folders.items()):
-            print(f"{f:<36} {kk:>6} {nn:>6} {100 * kk / nn:>6.1f}%")
-    surv = [r for r in rows if r["outcome"] == SURVIVED and r["id"] not in argued]
-    if surv:
-        print("\nsurvivors:")
-        for r in surv:
-            unit = "" if r["unit"] == "-" else ("; nothing catches it" if r["unit"] == "no"
-                                                else f"; unit tests catch it ({r['unit']})")
-            print(f"  {r['id']}  [{r['function']}]  {r['before']}  ->  {r['after']}{unit}")
-    times = [float(r["seconds"]) for r in rows if r["seconds"] not in ("-", "")]
-    if times and sum(times) > 0:
-        b = sum(float(r["build_s"]) for r in rows if r["build_s"] != "-") + sum(
-            float(r["tce_s"]) for r in rows if r["tce_s"] != "-")
-        t = sum(float(r["test_s"]) for r in rows if r["test_s"] != "-")
-        print(f"\n{len(times)} mutants in {duration(sum(times))} of mutant time ({sum(times) / len(times):.1f} s each, "
-              f"{3600 * len(times) / sum(times) * a.jobs:.0f}/hour with {a.jobs} job(s)); building "
-              f"{100 * b / max(1e-9, b + t):.0f}%, testing {100 * t / max(1e-9, b + t):.0f}%")
-    print(f"seed {a.seed}; repeat: {a.command}")
-    print(f"report: {run_dir / 'report.md'}\n        {run_dir / 'index.html'}")
+def changed_lines(base: str, commit: str) -> dict[str, set[int]]:
+    """The lines of stack/ files added or changed between `base` and `commit` (their numbers
+    in `commit`'s files), from git diff -U0."""
+    p = subprocess.run(["git", "diff", "-U0", "--no-color", "--no-ext-diff", base, commit, "--", "stack"], cwd=ROOT,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise UsageError(f"--diff {base}: git diff failed: {p.stderr.strip()[:200]}")
+    out: dict[str, set[int]] = {}
+    cur = None
+    for line in p.stdout.splitlines():
+        if line.startswith("+++ "):
+            cur = line[6:] if line.startswith("+++ b/") else None
+        elif line.startswith("@@") and cur:
+            m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+            if m:
+                start, n = int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1)
+                out.setdefault(cur, set()).update(range(start, start + n))
+    return {f: v for f, v in out.items() if v}
+
+
+def touches(m: mutants.Mutant, lines: set[int], root: Path) -> bool:
+    """Whether any line a mutant edits is among `lines`."""
+    if not lines:
+        return False
+    src = mutants.Source((root / m.file).read_bytes())
+    return any(ln in lines for s, e, _ in m.edits
+               for ln in range(src.line_col(s)[0], src.line_col(max(s, e - 1))[0] + 1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -469,8 +453,18 @@ def parser() -> argparse.ArgumentParser:
     p = fuzzlib.ArgParser(prog="scripts/mutate", description="Mutation analysis of stack/: plant one fault at a "
                             "time in a scratch clone of HEAD and judge it by the harness alone (property + replay "
                             "tests).")
-    p.add_argument("--sample", type=positive(int), default=20, help="mutants to draw from the selected sites "
-                   "(default 20; a sample as large as the sites takes every one)")
+    p.add_argument("--sample", type=positive(int), default=1000, help="mutants to draw from the selected sites "
+                   "(default 1000: a score to about +-2.5 points; a sample as large as the sites takes every one)")
+    p.add_argument("--all", action="store_true", help="judge every selected site (resumable with --resume)")
+    p.add_argument("--diff", default=None, metavar="BASE",
+                   help="judge every mutant on the lines of stack/ changed since the git revision BASE (a change's "
+                        "own check before it lands)")
+    p.add_argument("--mode", choices=MODES, default="schemata",
+                   help="schemata (default): every mutant in one build behind a run-time switch, judged by the "
+                        "tests that reach its site; one-at-a-time: a build per mutant, every test")
+    p.add_argument("--compare", nargs=2, type=folder, default=None, metavar=("RUN_A", "RUN_B"),
+                   help="compare the verdicts of two finished runs over the same mutants and exit (0 when every "
+                        "verdict agrees, 1 otherwise)")
     p.add_argument("--seed", type=int, default=None, help="seed of the sample (default: the time; printed)")
     p.add_argument("--files", action="append", default=[], metavar="GLOB",
                    help="only sites in files matching a glob over repository paths, e.g. 'stack/runtime/*' "
@@ -505,7 +499,8 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-SAVED = ("sample", "seed", "files", "operators", "mutant", "control", "corpus", "with_unit", "no_tce", "timeout", "jobs")
+SAVED = ("sample", "seed", "files", "operators", "mutant", "control", "corpus", "with_unit", "no_tce", "timeout", "jobs",
+         "all", "diff", "mode")
 
 
 def resolve(argv: list[str]) -> argparse.Namespace:
@@ -537,12 +532,19 @@ def resolve(argv: list[str]) -> argparse.Namespace:
             a.seed = int(time.time()) % 1_000_000_007
         a.stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         a.run_dir = Path(a.out).resolve() / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    a.jobs = a.jobs or 1
+    a.mode = a.mode or "one-at-a-time"  # a run folder from before the schemata mode
+    a.jobs = a.jobs or (os.cpu_count() or 1 if a.mode == "schemata" else 1)
     a.equivalents = a.equivalents.resolve()
+    if sum(bool(x) for x in (a.all, a.diff, a.mutant, a.control)) > 1:
+        p.error("--all, --diff, --mutant and --control each choose the mutants: give one of them")
     if a.control and (a.mutant or a.list):
         p.error("--control judges the planted zoo defect alone: not with --mutant or --list")
-    cmd = ["scripts/mutate", *([] if a.mutant or a.control else ["--sample", str(a.sample)]), "--seed", str(a.seed),
+    whole = a.mutant or a.control or a.all or a.diff
+    cmd = ["scripts/mutate", *([] if whole else ["--sample", str(a.sample)]), "--seed", str(a.seed),
            "--jobs", str(a.jobs)]
+    cmd += ["--all"] if a.all else []
+    cmd += ["--diff", a.diff] if a.diff else []
+    cmd += ["--mode", a.mode] if a.mode != "schemata" else []
     cmd += ["--control", a.control] if a.control else []
     cmd += [x for g in a.files for x in ("--files", g)]
     cmd += ["--operators", ",".join(a.operators)] if a.operators else []
@@ -572,9 +574,23 @@ def list_sites(a: argparse.Namespace) -> int:
     return 0
 
 
+def compare_runs(a: argparse.Namespace) -> int:
+    """--compare RUN_A RUN_B: every mutant both runs judged, verdict against verdict."""
+    x, y = a.compare
+    n, diffs = mutate_report.compare(x, y, read_equivalents(a.equivalents))
+    if n == 0:
+        raise UsageError(f"--compare: {x} and {y} judged no mutant in common")
+    print(f"{n} mutants judged by both runs; {n - len(diffs)} agree, {len(diffs)} differ")
+    for d in diffs:
+        print(f"  {d}")
+    return 0 if not diffs else 1
+
+
 def main(argv: list[str]) -> int:
     a = resolve(argv)
     try:
+        if a.compare:
+            return compare_runs(a)
         if a.list:
             return list_sites(a)
         a.run_dir.mkdir(parents=True, exist_ok=True)

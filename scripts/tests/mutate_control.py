@@ -1,12 +1,16 @@
 """The mutation judge's positive control (ctest `scripts/mutate-control`, label unit): the whole
 job on a tiny CMake project with the tree's layout (a git repository, a `dev` preset, stack/,
-ctest labels property and unit, a positive-control suite), no build of the tree needed. A mutant
-its property test catches must come out KILLED, naming the test, oracle and rule it printed;
-the always-failing *Control suite must be left out (or the baseline would fail); `x + 0` to
-`x - 0` is EQUIVALENT; a mutant only a unit test sees SURVIVES with "unit tests catch it" under
---with-unit; a resumed run judges nothing twice, also after a SIGKILL with a mutant applied;
-two jobs judge each mutant with their own clone's binaries; and a baseline that fails aborts
-with exit 1."""
+ctest labels property and unit, a positive-control suite), no build of the tree needed, in both
+modes. A mutant its property test catches must come out KILLED, naming the test, oracle and rule
+it printed; the always-failing *Control suite must be left out (or the baseline would fail);
+`x + 0` to `x - 0` is EQUIVALENT; a mutant only a unit test sees SURVIVES (one at a time) or is
+NOT REACHED (schemata) with "unit tests catch it" under --with-unit. The schemata path: the
+mutants of one build behind their switches, a schema that cannot compile (a literal in a
+template argument) judged one at a time instead, the reach map naming the test that runs a
+site, the zoo switch planted as a schema mutant (--control) KILLED, and every verdict of an
+--all run the same in both modes (--compare). A resumed run judges nothing twice, also after a
+SIGKILL with a mutant applied; two jobs judge each mutant with their own clone's binaries; and
+a baseline that fails aborts with exit 1."""
 
 from __future__ import annotations
 
@@ -54,16 +58,34 @@ int clamp_add(int a, int b, int cap) {
 }
 int zero(int x) { return x + 0; }
 int triple(int x) { return x * 3; }
+int width() { std::array<int, 3> a{}; return static_cast<int>(a.size()); }
+int bumped(int x) {
+  if (defects::active(defects::Defect::kBumpTwice)) ++x;
+  return x + 1;
+}
 }  // namespace stackcheck::calc
 """
-HEADER = "#pragma once\nnamespace stackcheck::calc {\nint clamp_add(int, int, int);\nint zero(int);\nint triple(int);\n}\n"
+HEADER = """#pragma once
+#include <array>
+namespace stackcheck::defects {
+enum class Defect { kBumpTwice };
+constexpr bool active(Defect) { return false; }
+}
+namespace stackcheck::calc {
+int clamp_add(int, int, int);
+int zero(int);
+int triple(int);
+int width();
+int bumped(int);
+}
+"""
 PROPS = """#include <cstdio>
 #include <cstring>
 #include "stack/calc.h"
 using namespace stackcheck::calc;
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "control") == 0) return 1;  // the planted failure
-  if (clamp_add(2, 3, 10) != 5 || clamp_add(8, 8, 10) != 10 || zero(4) != 4) {
+  if (clamp_add(2, 3, 10) != 5 || clamp_add(8, 8, 10) != 10 || zero(4) != 4 || width() != 3 || bumped(1) != 2) {
     std::fprintf(stderr, "# stackcheck calc\\n# oracle: arith\\n# rule: clamped-sum\\n# message: wrong sum\\n");
     return 1;
   }
@@ -75,6 +97,7 @@ UNIT = '#include "stack/calc.h"\nint main() { return stackcheck::calc::triple(2)
 KILLED = "stack/calc.cpp:4:13:arith:-"       # a + b -> a - b: the property sees it
 EQUIVALENT = "stack/calc.cpp:8:28:arith:-"   # x + 0 -> x - 0: the same object code
 UNIT_ONLY = "stack/calc.cpp:9:32:lit:4"      # x * 3 -> x * 4: only the unit test looks
+TEMPLATE_ARG = "stack/calc.cpp:10:31:lit:4"  # std::array<int, 3> -> <int, 4>: no schema compiles there
 
 
 def git(root: Path, *args: str) -> None:
@@ -109,7 +132,8 @@ class MutateControl(unittest.TestCase):
         return {r["id"]: r for r in mutate.read_tsv(run_dir / "mutants.tsv")}
 
     def test_judge_says_killed_equivalent_and_unit_only(self):
-        flags = ["--with-unit", "--seed", "3", *[x for i in (KILLED, EQUIVALENT, UNIT_ONLY) for x in ("--mutant", i)]]
+        flags = ["--mode", "one-at-a-time", "--with-unit", "--seed", "3",
+                 *[x for i in (KILLED, EQUIVALENT, UNIT_ONLY) for x in ("--mutant", i)]]
         self.assertEqual(self.run_mutate(*flags), 0)
         [run_dir] = [p for p in self.out.iterdir() if p.name != "scratch" and p.name != "sites"]
         rows = self.rows(run_dir)
@@ -131,7 +155,8 @@ class MutateControl(unittest.TestCase):
     def test_two_jobs_judge_each_mutant_in_its_own_clone(self):
         killing = [KILLED, KILLED, "stack/calc.cpp:5:16:delete:deleted", "stack/calc.cpp:5:7:negate:!",
                    "stack/calc.cpp:6:10:ret:0", "stack/calc.cpp:8:30:lit:1"]
-        self.assertEqual(self.run_mutate("--jobs", "2", *[x for i in killing for x in ("--mutant", i)]), 0)
+        self.assertEqual(self.run_mutate("--mode", "one-at-a-time", "--jobs", "2",
+                                         *[x for i in killing for x in ("--mutant", i)]), 0)
         [run_dir] = [p for p in self.out.iterdir() if p.name not in ("scratch", "sites")]
         rows = self.rows(run_dir)
         self.assertEqual({i: rows[i]["outcome"] for i in killing}, {i: "KILLED" for i in killing})
@@ -169,6 +194,46 @@ class MutateControl(unittest.TestCase):
         scratch = self.out / "scratch" / "job1"
         self.assertEqual((scratch / "stack" / "calc.cpp").read_text(), CALC)
         self.assertFalse((scratch / ".stackcheck-mutant").exists())
+
+    def test_schemata_build_judges_by_reach_and_falls_back(self):
+        ids = (KILLED, EQUIVALENT, UNIT_ONLY, TEMPLATE_ARG)
+        flags = ["--with-unit", "--seed", "3", *[x for i in ids for x in ("--mutant", i)]]
+        self.assertEqual(self.run_mutate(*flags), 0)
+        [run_dir] = [p for p in self.out.iterdir() if p.name not in ("scratch", "sites")]
+        rows = self.rows(run_dir)
+        k = rows[KILLED]
+        self.assertEqual((k["outcome"], k["killer"], k["oracle"], k["rule"], k["path"], k["reached"]),
+                         ("KILLED", "CalcProps.sum_is_clamped", "arith", "clamped-sum", "schemata", "1"))
+        self.assertEqual((rows[EQUIVALENT]["outcome"], rows[EQUIVALENT]["path"]), ("EQUIVALENT", "schemata"))
+        u = rows[UNIT_ONLY]
+        self.assertEqual((u["outcome"], u["unit"], u["reached"]), ("NOT REACHED", "calc_unit", "0"))
+        t = rows[TEMPLATE_ARG]  # taken out of the schemata build, judged one at a time
+        self.assertEqual((t["outcome"], t["path"]), ("KILLED", "-"))
+        ejected = {r["id"]: r["why"] for r in mutate.read_tsv(run_dir / "schemata.tsv")}
+        self.assertEqual(ejected, {TEMPLATE_ARG: "its schema does not compile"})
+        reach = {r["id"]: r["tests"] for r in mutate.read_tsv(run_dir / "reached_by.tsv")}
+        self.assertEqual(reach[KILLED], "CalcProps.sum_is_clamped")
+        self.assertEqual(reach[UNIT_ONLY], "-")
+        self.assertEqual((self.root / "stack" / "calc.cpp").read_text(), CALC)  # the work tree untouched
+
+    def test_zoo_switch_as_a_schema_mutant_is_killed(self):
+        self.assertEqual(self.run_mutate("--control", "bump_twice"), 0)
+        [run_dir] = [p for p in self.out.iterdir() if p.name not in ("scratch", "sites")]
+        [row] = self.rows(run_dir).values()
+        self.assertEqual((row["outcome"], row["path"], row["operator"]), ("KILLED", "schemata", "zoo"))
+
+    def test_both_modes_give_every_mutant_the_same_verdict(self):
+        self.assertEqual(self.run_mutate("--all", "--seed", "5", "--jobs", "2"), 0)
+        self.assertEqual(self.run_mutate("--all", "--seed", "5", "--mode", "one-at-a-time", "--jobs", "2"), 0)
+        runs = sorted(p for p in self.out.iterdir() if p.name not in ("scratch", "sites"))
+        self.assertEqual(len(runs), 2)
+        a = self.rows(runs[0])
+        self.assertGreater(len(a), 20)
+        self.assertEqual({r["path"] for r in a.values()} >= {"schemata"}, True)
+        self.assertEqual(mutate.main(["--compare", str(runs[0]), str(runs[1]), "--equivalents",
+                                      str(self.root / "none.tsv")]), 0)
+        n, diffs = mutate.mutate_report.compare(runs[0], runs[1], {})
+        self.assertEqual((n, diffs), (len(a), []))
 
     def test_failing_baseline_aborts(self):
         props = self.root / "properties" / "calc_props.cpp"

@@ -1,0 +1,307 @@
+"""scripts/mutate's schemata judge: one build for every mutant of a run, a reach map, and each
+mutant judged by the tests that run its site (HARNESS.md §10, "At scale").
+
+1. Build. Every planned mutant is written into one scratch clone (build/mutate/scratch/schemata)
+   behind its switch (schemata.py); the clone builds once with the switch's prelude included
+   into every TU. A schema the compiler refuses is taken out by its error locations and the
+   build goes again (ninja -k 0, at most EJECT_ROUNDS rounds); its mutants, and those whose spans
+   overlap another's in part, are judged one at a time afterwards (mutate.py's path).
+2. Baseline and reach. Every judging test runs once with no mutant active: it must pass (else
+   the run stops), its time orders the judge, and the switches it reached (STACKCHECK_MUTANT_REACH)
+   make the reach map (reach.json: test -> switch ids; a test whose processes wrote nothing is
+   taken to reach every site).
+3. Judge. A mutant runs, with STACKCHECK_MUTANT=<its switch>, only the tests that reached its
+   site, cheapest first, stopping at the first failure; the time limits are the one-at-a-time
+   mode's (a test 10x its baseline time, 20 s at least; the mutant 60 s + 3x its tests'). No test
+   reached it: NOT REACHED, not run. A survivor (or a mutant not reached) of a TU's own file is
+   compiled alone in a plain clone and compared with the unmutated object (trivial compiler
+   equivalence), as in the one-at-a-time mode. RapidCheck does not shrink here (noshrink=1): a
+   failure is a kill either way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import fuzzlib
+import judge
+import mutants
+import schemata
+from fuzzlib import UsageError
+
+EJECT_ROUNDS = 6
+UNIT_BUDGET = 900.0  # --with-unit: the unit label's time limit per mutant (its tests have no baseline here)
+NOT_REACHED = "NOT REACHED"
+
+
+class SchemataError(Exception):
+    """The schemata build cannot be made (an error no schema explains) or its baseline fails."""
+
+
+class SchemataJudge:
+    def __init__(self, run):
+        self.r = run
+        self.a = run.a
+        self.dir: Path = run.dir
+        cores = os.cpu_count() or 2
+        self.prelude = self.a.scratch_root / "prelude" / schemata.PRELUDE_NAME
+        self.s = judge.Scratch(run.root, self.a.scratch_root / "schemata", run.preset, cores,
+                               self.dir / "scratch-schemata.log",
+                               cmake_args=(f"-DCMAKE_CXX_FLAGS=-include {self.prelude}",))
+        self.tests: list[judge.Test] = []
+        self.reach: dict[str, list[int] | None] = {}
+        self.nums: dict[str, int] = {}
+        self.plain: list[judge.Scratch] = []
+        self.lock = threading.Lock()
+        self.orig_objects: dict[tuple[str, str], bytes] = {}
+
+    def log(self, msg: str) -> None:
+        self.r.log(msg)
+
+    # -- 1. the build ------------------------------------------------------------------------
+
+    def ejected_file(self) -> Path:
+        return self.dir / "schemata.tsv"
+
+    def load_ejected(self) -> dict[int, str]:
+        out = {}
+        for row in self.r.read_tsv(self.ejected_file()):
+            out[int(row["switch"])] = row["why"]
+        return out
+
+    def save_ejected(self, ejected: dict[int, str], by_num: dict[int, mutants.Mutant]) -> None:
+        body = "switch\tid\twhy\n" + "".join(f"{n}\t{by_num[n].id}\t{w}\n" for n, w in sorted(ejected.items()))
+        fuzzlib.atomic_write(self.ejected_file(), body.encode())
+
+    def build(self, numbered: list[tuple[int, mutants.Mutant]]) -> dict[int, str]:
+        """Builds the schemata clone with every mutant it can hold; returns the switch ids taken
+        out, each with why (a conflict, or the compiler's error)."""
+        self.prelude.parent.mkdir(parents=True, exist_ok=True)
+        fuzzlib.atomic_write(self.prelude, schemata.PRELUDE.encode())
+        self.s.setup(self.a.commit)
+        originals = {m.file: (self.s.path / m.file).read_bytes() for _, m in numbered}
+        by_num = dict(numbered)
+        ejected = self.load_ejected()
+        t0 = time.time()
+        for round_ in range(1, EJECT_ROUNDS + 1):
+            keep = [(n, m) for n, m in numbered if n not in ejected]
+            schemas = {}
+            by_file: dict[str, list] = {}
+            for n, m in keep:
+                by_file.setdefault(m.file, []).append((n, m))
+            for rel, items in sorted(by_file.items()):
+                fs = schemata.render(rel, originals[rel], items)
+                for n in fs.conflicts:
+                    ejected[n] = "its span overlaps another's in part"
+                (self.s.path / rel).write_text(fs.text)
+                schemas[rel] = fs
+            blog = self.dir / f"schemata-build-{round_}.log"
+            blog.write_bytes(b"")
+            self.log(f"schemata: building {len(keep) - sum(len(f.conflicts) for f in schemas.values())} mutants "
+                     f"in {len(schemas)} files (round {round_}; log {blog})")
+            if self.s.build(self.r.targets_for(self.s) or None, blog, keep_going=True):
+                self.save_ejected(ejected, by_num)
+                self.log(f"schemata: built in {time.time() - t0:.0f} s; {len(ejected)} mutants left to the "
+                         f"one-at-a-time build")
+                return ejected
+            ids, unblamed = schemata.blame(blog.read_text(errors="replace"), schemas, self.s.path, self.s.build_dir)
+            ids -= set(ejected)
+            if not ids:
+                where = ", ".join(unblamed[:3]) or judge.tail(blog)
+                raise SchemataError(f"the schemata build fails where no schema is ({where}; log {blog})")
+            for n in ids:
+                ejected[n] = "its schema does not compile"
+            self.log(f"schemata: {len(ids)} schemata do not compile; taken out ({len(ejected)} in all)")
+            self.save_ejected(ejected, by_num)
+        raise SchemataError(f"the schemata build still fails after {EJECT_ROUNDS} rounds (logs in {self.dir})")
+
+    # -- 2. baseline and reach ---------------------------------------------------------------
+
+    def list_tests(self) -> list[judge.Test]:
+        bd = self.s.build_dir
+        tests = judge.judge_tests(judge.list_tests(bd, "property") + judge.list_tests(bd, "replay"))
+        if self.a.corpus:
+            tests += judge.corpus_input_tests(bd, self.a.corpus)
+        if not tests:
+            raise UsageError(f"ctest in {bd} lists no property or replay test")
+        return tests
+
+    def baseline(self) -> None:
+        saved, reach_file = self.dir / "schemata-baseline.tsv", self.dir / "reach.json"
+        self.tests = self.list_tests()
+        times = {r["test"]: float(r["seconds"]) for r in self.r.read_tsv(saved) if r.get("result") == "pass"}
+        if times and reach_file.exists() and all(t.name in times for t in self.tests):
+            self.reach = json.loads(reach_file.read_text())
+            self.log(f"schemata baseline: {len(self.tests)} tests passed before, reach map from {reach_file}")
+        else:
+            self.log(f"schemata baseline: running {len(self.tests)} tests with no mutant active, recording reach")
+            t0 = time.time()
+            work = self.dir / "schemata-baseline"
+            rows, queue = [], list(enumerate(self.tests))
+            failed: list[str] = []
+
+            def worker() -> None:
+                while True:
+                    with self.lock:
+                        if not queue:
+                            return
+                        i, t = queue.pop(0)
+                    rdir = work / f"reach-{i:05d}"
+                    rdir.mkdir(parents=True, exist_ok=True)
+                    v = judge.run_tests([t], work / f"t-{i:05d}", None, extra_env={
+                        "STACKCHECK_MUTANT_REACH": str(rdir), **self.env()})
+                    hit = schemata.read_reach(rdir)
+                    with self.lock:
+                        rows.append((t.name, v.seconds, "fail" if v.failed else "pass"))
+                        self.reach[t.name] = sorted(hit) if hit is not None else None
+                        if v.failed:
+                            failed.append(f"{t.name}: {v.message}")
+
+            threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.jobs)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            fuzzlib.atomic_write(saved, ("test\tseconds\tresult\n" + "".join(
+                f"{n}\t{s:.3f}\t{r}\n" for n, s, r in sorted(rows))).encode())
+            if failed:
+                raise SchemataError(f"with no mutant active the schemata build fails {len(failed)} test(s) "
+                                    f"({'; '.join(failed[:3])}): a mutant can only be judged against a passing "
+                                    f"baseline (logs: {work})")
+            fuzzlib.atomic_write(reach_file, json.dumps(self.reach).encode())
+            times = {n: s for n, s, _ in rows}
+            blind = sum(v is None for v in self.reach.values())
+            self.log(f"schemata baseline: {len(rows)} tests pass in {time.time() - t0:.1f} s "
+                     f"({sum(times.values()):.0f} s of test time)"
+                     + (f"; {blind} wrote no reach (taken to reach every site)" if blind else ""))
+        for t in self.tests:
+            t.seconds = times.get(t.name, 0.0)
+        self.tests.sort(key=lambda t: (round(t.seconds, 1), t.name))
+
+    def env(self) -> dict:
+        seed = os.environ.get("RC_PARAMS", judge.RC_SEED)
+        return {"RC_PARAMS": f"{seed} noshrink=1", **self.r.unit_env()}
+
+    def reaching(self, n: int) -> list[judge.Test]:
+        return [t for t in self.tests if self.reach.get(t.name) is None or n in self.reach_sets[t.name]]
+
+    # -- 3. the judge ------------------------------------------------------------------------
+
+    def plain_scratch(self, k: int) -> judge.Scratch:
+        """A configured, unbuilt clone at the commit for trivial compiler equivalence (job<k>)."""
+        s = self.r.scratch(k)
+        s.setup(self.a.commit)
+        return s
+
+    def equivalent(self, s: judge.Scratch, m: mutants.Mutant, work: Path) -> str:
+        """"yes" when the mutant's TU compiles to the unmutated object code, "no" when it differs,
+        "-" for a header site or with --no-tce."""
+        if self.a.no_tce or m.file not in s.entries:
+            return "-"
+        work.mkdir(parents=True, exist_ok=True)
+        key = (str(s.path), m.file)
+        if key not in self.orig_objects:
+            if not judge.compile_object(s.entries[m.file], out=work / "orig.o", log=work / "tce.log"):
+                return "-"
+            self.orig_objects[key] = judge.stripped(work / "orig.o")
+        src = s.path / m.file
+        original = src.read_bytes()
+        try:
+            s.apply(m.file, m.apply(original))
+            ok = judge.compile_object(s.entries[m.file], out=work / "tce.o", log=work / "tce.log")
+        finally:
+            s.revert(m.file, original)
+        if not ok:
+            return "-"
+        return "yes" if judge.same_object(judge.stripped(work / "tce.o"), self.orig_objects[key]) else "no"
+
+    def judge_one(self, n: int, m: mutants.Mutant, plain: judge.Scratch) -> dict:
+        tests = self.reaching(n)
+        row = {"path": "schemata", "reached": str(len(tests)), "tce_s": "-", "build_s": "0", "test_s": "0",
+               "unit": "-"}
+        work = self.dir / "work" / f"m{n:05d}"
+        if tests:
+            budget = self.a.timeout or (60 + 3 * sum(t.seconds for t in tests))
+            t1 = time.time()
+            v = judge.run_tests(tests, work, budget, extra_env={**self.env(), "STACKCHECK_MUTANT": str(n)})
+            row["test_s"] = f"{time.time() - t1:.1f}"
+            if v.failed:
+                return {**row, "outcome": judge_timeout(v), "killer": v.test,
+                        "oracle": v.oracle if not v.timed_out else "timeout", "rule": v.rule, "message": v.message}
+        t1 = time.time()
+        same = self.equivalent(plain, m, work / "tce")
+        row["tce_s"] = f"{time.time() - t1:.1f}" if same != "-" else "-"
+        if same == "yes":
+            return {**row, "outcome": "EQUIVALENT", "message": "same object code (debug info stripped)"}
+        if self.a.with_unit:  # does a unit test catch what the harness does not?
+            u = judge.run_tests(self.r.unit_tests, work / "unit", UNIT_BUDGET,
+                                extra_env={**self.r.unit_env(), "STACKCHECK_MUTANT": str(n)})
+            row["unit"] = "no" if not u.failed else f"{u.test} (timeout)" if u.timed_out else u.test
+        if not tests:
+            return {**row, "outcome": NOT_REACHED, "message": "no judging test runs its site"}
+        return {**row, "outcome": "SURVIVED", "message": "no judge test failed"}
+
+    def worker(self, queue: list, plain: judge.Scratch, errors: list) -> None:
+        while not self.r.stop:
+            with self.lock:
+                if not queue:
+                    return
+                n, m = queue.pop(0)
+            try:
+                t0 = time.time()
+                row = self.judge_one(n, m, plain)
+                row["seconds"] = f"{time.time() - t0:.1f}"
+                row["switch"] = str(n)
+                self.r.record(m, row)
+            except Exception as e:  # noqa: BLE001 -- one line for the user, the run stops
+                errors.append(f"{m.id}: {type(e).__name__}: {e}")
+                self.log(f"schemata: stopping the run: {errors[-1]}")
+                self.r.stop += 1
+                return
+
+    def run(self, planned: list[mutants.Mutant], todo: list[mutants.Mutant]) -> list[mutants.Mutant]:
+        """Judges what the schemata build holds; returns the mutants left to the one-at-a-time
+        build (their schema did not compile, or overlaps another's)."""
+        self.nums = {m.id: i for i, m in enumerate(planned, 1)}
+        if len(planned) >= schemata.MAX_SITES:
+            raise UsageError(f"a schemata run holds at most {schemata.MAX_SITES - 1} mutants")
+        numbered = [(self.nums[m.id], m) for m in planned]
+        t0 = time.time()
+        ejected = self.build(numbered)
+        self.r.phase["schemata build"] = time.time() - t0
+        t0 = time.time()
+        self.baseline()
+        self.r.phase["schemata baseline"] = time.time() - t0
+        self.reach_sets = {k: set(v) for k, v in self.reach.items() if v is not None}
+        fuzzlib.atomic_write(self.dir / "reached_by.tsv", ("switch\tid\ttests\n" + "".join(
+            f"{self.nums[m.id]}\t{m.id}\t{' '.join(t.name for t in self.reaching(self.nums[m.id])) or '-'}\n"
+            for m in planned if self.nums[m.id] not in ejected)).encode())
+        mine = [(self.nums[m.id], m) for m in todo if self.nums[m.id] not in ejected]
+        left = [m for m in todo if self.nums[m.id] in ejected]
+        if self.a.with_unit:
+            self.r.unit_tests = self.r.list_unit_tests(self.s.build_dir)
+        self.log(f"schemata: judging {len(mine)} mutants with {self.a.jobs} job(s); {len(left)} left to the "
+                 f"one-at-a-time build")
+        t0 = time.time()
+        # most-reached first: the long ones start early and the queue's end is short
+        mine.sort(key=lambda x: -sum(t.seconds for t in self.reaching(x[0])))
+        errors: list[str] = []
+        plains = [self.plain_scratch(k) for k in range(1, self.a.jobs + 1)]
+        threads = [threading.Thread(target=self.worker, args=(mine, p, errors), daemon=True) for p in plains]
+        for th in threads:
+            th.start()
+        for th in threads:
+            while th.is_alive():
+                th.join(0.5)
+        self.r.phase["schemata judge"] = time.time() - t0
+        if errors:
+            self.log(f"stopped: {errors[0]}")
+        return left
+
+
+def judge_timeout(v: judge.Verdict) -> str:
+    return "TIMEOUT" if v.timed_out else "KILLED"
