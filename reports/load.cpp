@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <variant>
 
@@ -164,12 +165,22 @@ MaybeError load_zoo(const fs::path& dir, RunData& data) {
 }
 
 MaybeError load_mutants(const fs::path& dir, RunData& data) {
-  static const std::set<std::string> kOutcomes = {"KILLED", "SURVIVED", "TIMEOUT", "BUILD-FAIL", "EQUIVALENT"};
+  static const std::set<std::string> kOutcomes = {"KILLED",      "SURVIVED",   "TIMEOUT",
+                                                  "NOT REACHED", "BUILD-FAIL", "EQUIVALENT"};
   const fs::path path = dir / "mutants.tsv";
-  return for_rows(
+  std::map<std::string, std::string> reached;  // id -> tests, from a schemata run's reached_by.tsv
+  bool has_reached = false;
+  if (auto e = for_rows(dir / "reached_by.tsv", {"id", "tests"}, {}, &has_reached,
+                        [&](Reader& r, const Row& row) -> MaybeError {
+                          const std::string tests = r.text(row, "tests");
+                          reached[r.text(row, "id")] = tests == "-" ? "" : tests;
+                          return std::nullopt;
+                        }))
+    return e;
+  auto err = for_rows(
       path,
       {"id", "file", "line", "operator", "function", "outcome", "killer", "oracle", "rule", "unit", "before", "after"},
-      {"seconds", "argued"}, &data.has_mutants, [&](Reader& r, const Row& row) -> MaybeError {
+      {"seconds", "argued", "path"}, &data.has_mutants, [&](Reader& r, const Row& row) -> MaybeError {
         MutantResult m;
         using Text = std::string MutantResult::*;
         static const std::pair<const char*, Text> kTexts[] = {
@@ -182,15 +193,18 @@ MaybeError load_mutants(const fs::path& dir, RunData& data) {
         for (const auto& [column, field] : kTexts) m.*field = r.text(row, column);
         m.line = r.number(row, "line");
         if (!kOutcomes.count(m.outcome))
-          return Error{
-              path.string(), row.line,
-              fmt::format("column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found {}",
-                          quote_field(m.outcome))};
+          return Error{path.string(), row.line,
+                       fmt::format("column outcome: expected KILLED, SURVIVED, TIMEOUT, NOT REACHED, BUILD-FAIL or "
+                                   "EQUIVALENT, found {}",
+                                   quote_field(m.outcome))};
         if (r.has("seconds")) m.seconds = r.optional_number(row, "seconds");
+        if (r.has("path")) m.path = r.text(row, "path");
         if (m.argued == "-") m.argued.clear();
+        if (auto it = reached.find(m.id); it != reached.end()) m.reached_by = it->second;
         data.mutants.push_back(std::move(m));
         return std::nullopt;
       });
+  return err;
 }
 
 MaybeError load_notes(const fs::path& dir, RunData& data) {

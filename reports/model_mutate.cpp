@@ -1,10 +1,12 @@
-// Building the mutation-analysis sections (scripts/mutate's mutants.tsv): the score per stack/
-// folder and per file with bar charts, every survivor by file and function with its one-line
-// diff and whether the unit tests kill it, the argued equivalents with their reasons, the
-// timeouts, and which tests killed how many.
+// Building the mutation-analysis sections (scripts/mutate's mutants.tsv): the score with its 95%
+// interval, per stack/ folder, file and operator with bar charts, every survivor (and mutant no
+// judging test reached) by file and function with its one-line diff, the tests that reached it
+// and whether the unit tests kill it, the argued equivalents with their reasons, the timeouts,
+// and which tests killed how many.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "reports/model_internal.h"
@@ -15,10 +17,12 @@ namespace stackcheck::report::detail {
 namespace {
 
 struct Tally {
-  double killed = 0, timeout = 0, survived = 0, equivalent = 0, argued = 0, build_fail = 0, total = 0;
-  double scored() const { return killed + timeout + survived; }
+  double killed = 0, timeout = 0, survived = 0, not_reached = 0, equivalent = 0, argued = 0, build_fail = 0, total = 0,
+         schemata = 0;
+  double scored() const { return killed + timeout + survived + not_reached; }
   void add(const MutantResult& m) {
     ++total;
+    if (m.path == "schemata") ++schemata;
     if (!m.argued.empty())
       ++argued;
     else if (m.outcome == "KILLED")
@@ -27,6 +31,8 @@ struct Tally {
       ++timeout;
     else if (m.outcome == "SURVIVED")
       ++survived;
+    else if (m.outcome == "NOT REACHED")
+      ++not_reached;
     else if (m.outcome == "EQUIVALENT")
       ++equivalent;
     else
@@ -34,35 +40,39 @@ struct Tally {
   }
 };
 
+// The 95% Wilson score interval of k of n, as "a-b%".
+std::string interval(double k, double n) {
+  if (n <= 0) return "-";
+  const double z = 1.96, p = k / n, d = 1 + z * z / n, c = (p + z * z / (2 * n)) / d;
+  const double h = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+  return fmt::format("{:.1f}-{:.1f}%", 100 * std::max(0.0, c - h), 100 * std::min(1.0, c + h));
+}
+
 std::vector<Cell> tally_cells(const std::string& name, const Tally& t) {
   return {cell(name),
           cell(count(t.total)),
           cell(count(t.killed)),
           cell(count(t.timeout)),
           cell(count(t.survived), t.survived > 0 ? "bad" : ""),
+          cell(count(t.not_reached), t.not_reached > 0 ? "bad" : ""),
           cell(count(t.equivalent)),
           cell(count(t.argued)),
           cell(count(t.build_fail)),
-          cell(percent(t.killed + t.timeout, t.scored()))};
+          cell(percent(t.killed + t.timeout, t.scored())),
+          cell(interval(t.killed + t.timeout, t.scored()))};
 }
 
 // One table and one bar chart of the score per group (folder or file), with a total row.
 void score_blocks(const std::map<std::string, Tally>& groups, const std::string& what, const Tally& all,
                   std::vector<Block>& out) {
-  auto t = table({Column(what),
-                  numeric("mutants"),
-                  numeric("killed"),
-                  numeric("timeout"),
-                  numeric("survived"),
-                  numeric("equivalent"),
-                  numeric("argued"),
-                  numeric("build fail"),
-                  numeric("score")});
+  auto t = table({Column(what), numeric("mutants"), numeric("killed"), numeric("timeout"), numeric("survived"),
+                  numeric("not reached"), numeric("equivalent"), numeric("argued"), numeric("build fail"),
+                  numeric("score"), numeric("95% interval")});
   BarChart chart;
   chart.title = fmt::format("Mutation score per {}", what);
   chart.x_max = 100;
   chart.tick_suffix = "%";
-  chart.x_label = "killed share of the scored mutants (killed + timeout + survived)";
+  chart.x_label = "killed share of the scored mutants (killed + timeout + survived + not reached)";
   chart.legend = {{"killed", "#0072B2", ""}, {"timeout", "#56B4E9", ""}};
   for (const auto& [name, g] : groups) {
     add_row(t, tally_cells(name, g));
@@ -95,17 +105,34 @@ Cell unit_cell(const std::string& unit) {
 
 Cell diff_cell(const MutantResult& m) { return Cell{{code(m.before), text(" → "), code(m.after)}, ""}; }
 
+Cell reach_cell(const MutantResult& m) {
+  if (m.outcome == "NOT REACHED") return cell("no judging test", "bad");
+  if (m.reached_by.empty()) return cell(m.path == "schemata" ? "-" : "every test (one at a time)");
+  std::vector<std::string> names;
+  for (size_t at = 0; at < m.reached_by.size();) {
+    size_t end = m.reached_by.find(' ', at);
+    if (end == std::string::npos) end = m.reached_by.size();
+    if (end > at) names.push_back(m.reached_by.substr(at, end - at));
+    at = end + 1;
+  }
+  std::string shown;
+  for (size_t i = 0; i < names.size() && i < 5; ++i) shown += (i ? ", " : "") + names[i];
+  if (names.size() > 5) shown += fmt::format(" (+{} more)", names.size() - 5);
+  return cell(shown);
+}
+
 }  // namespace
 
 void add_mutate(const RunData& data, std::vector<Section>& out) {
   if (!data.has_mutants) return;
   Section s{"mutation", "Mutation score", {}};
   Tally all;
-  std::map<std::string, Tally> folders, files;
+  std::map<std::string, Tally> folders, files, operators;
   for (const auto& m : data.mutants) {
     all.add(m);
     folders[m.folder()].add(m);
     files[m.file].add(m);
+    operators[m.op].add(m);
   }
   size_t unit_kills = 0, unit_none = 0;
   for (const auto& m : data.mutants)
@@ -116,13 +143,20 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
         ++unit_kills;
     }
   Inlines line = {text("Mutation score "), strong(percent(all.killed + all.timeout, all.scored())),
-                  text(fmt::format(": {} of {} scored mutants killed by the harness alone",
-                                   count(all.killed + all.timeout), count(all.scored())))};
+                  text(fmt::format(" (95% interval {}): {} of {} scored mutants killed by the harness alone",
+                                   interval(all.killed + all.timeout, all.scored()), count(all.killed + all.timeout),
+                                   count(all.scored())))};
+  if (all.not_reached > 0)
+    line.push_back(
+        text(fmt::format(" ({} not reached by any judging test, counted as missed)", count(all.not_reached))));
   if (all.timeout > 0) line.push_back(text(fmt::format(" ({} of them by a timeout)", count(all.timeout))));
   line.push_back(text(
       fmt::format(". Left out of the score: {} equivalent (same object code), {} argued equivalent, "
                   "{} build failure{}.",
                   count(all.equivalent), count(all.argued), count(all.build_fail), all.build_fail == 1 ? "" : "s")));
+  if (all.schemata > 0)
+    line.push_back(text(fmt::format(" Judged in the schemata build: {} of {}; one at a time: {}.", count(all.schemata),
+                                    count(all.total), count(all.total - all.schemata))));
   if (all.survived > 0) {
     const double asked = static_cast<double>(unit_kills + unit_none);
     line.push_back(text(fmt::format(" {} survivor{}", count(all.survived), all.survived == 1 ? "" : "s")));
@@ -142,6 +176,8 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
                                ""});
   if (!data.mutants.empty()) {
     score_blocks(folders, "folder", all, s.blocks);
+    s.blocks.push_back(Paragraph{{text("Per operator:")}, ""});
+    score_blocks(operators, "operator", all, s.blocks);
     s.blocks.push_back(Paragraph{{text("Per file:")}, ""});
     score_blocks(files, "file", all, s.blocks);
   }
@@ -150,7 +186,7 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
   // Survivors, by file, then function and line.
   std::vector<const MutantResult*> surv;
   for (const auto& m : data.mutants)
-    if (m.scored() && m.outcome == "SURVIVED") surv.push_back(&m);
+    if (m.scored() && m.missed()) surv.push_back(&m);
   std::stable_sort(surv.begin(), surv.end(), [](auto* a, auto* b) {
     return std::tie(a->file, a->function, a->line) < std::tie(b->file, b->function, b->line);
   });
@@ -158,18 +194,18 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
   if (surv.empty()) {
     sv.blocks.push_back(Paragraph{{strong("No survivor"), text(": every scored mutant was killed.")}, "good"});
   } else {
-    sv.blocks.push_back(Paragraph{{text(fmt::format("{} mutant{} no property or replay test noticed, by file and "
-                                                    "function: each is a fault the harness would let through.",
+    sv.blocks.push_back(Paragraph{{text(fmt::format("{} mutant{} no property or replay test noticed (or none ran "
+                                                    "its site), by file and function: each is a fault the harness "
+                                                    "would let through.",
                                                     surv.size(), surv.size() == 1 ? "" : "s"))},
                                   ""});
     for (size_t i = 0; i < surv.size();) {
       const std::string& file = surv[i]->file;
-      auto t = table(
-          {"function", numeric("line"), "operator", "mutant", "unit tests"}, file);
+      auto t = table({"function", numeric("line"), "operator", "mutant", "reached by", "unit tests"}, file);
       for (; i < surv.size() && surv[i]->file == file; ++i) {
         const auto& m = *surv[i];
         add_row(t, {cell(m.function.empty() || m.function == "-" ? "(file scope)" : m.function), cell(count(m.line)),
-                    cell(m.op), diff_cell(m), unit_cell(m.unit)});
+                    cell(m.op), diff_cell(m), reach_cell(m), unit_cell(m.unit)});
       }
       sv.blocks.push_back(std::move(t));
     }
@@ -184,8 +220,7 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
     return t;
   };
   Section rest{"mutants-other", "Equivalents, timeouts and killers", {}};
-  auto argued = listed([](const MutantResult& m) { return !m.argued.empty(); },
-                       {"mutant", "change", "reason"},
+  auto argued = listed([](const MutantResult& m) { return !m.argued.empty(); }, {"mutant", "change", "reason"},
                        [](const MutantResult& m) -> std::vector<Cell> {
                          return {code_cell(m.id), diff_cell(m), cell(m.argued)};
                        });

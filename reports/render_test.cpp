@@ -135,22 +135,31 @@ TEST(Render, mutate_reports_the_score_survivors_and_the_rest) {
   EXPECT_HAS(r.md, "```sh\nscripts/mutate --sample 10 --seed 1 --jobs 2 --with-unit\n```");
   // The score: killed + timeout over killed + timeout + survived, argued and equivalent left out.
   EXPECT_HAS(r.md,
-             "Mutation score **62.5%**: 5 of 8 scored mutants killed by the harness alone (1 of them by a "
+             "Mutation score **62.5%** (95% interval 30.6-86.3%): 5 of 8 scored mutants killed by the harness "
+             "alone (1 of them by a "
              "timeout). Left out of the score: 1 equivalent (same object code), 1 argued equivalent, 1 build "
              "failure. 3 survivors: 1 caught by a unit test (a generator gap), 1 caught by nothing, 1 not put to "
              "the unit tests (--with-unit).");
   // Per folder and per file, with totals.
-  EXPECT_HAS(r.md, "| stack/ir | 3 | 2 | 0 | **1** | 0 | 0 | 0 | 66.7% |");
-  EXPECT_HAS(r.md, "| stack/runtime/host | 3 | 1 | 0 | **2** | 0 | 0 | 0 | 33.3% |");
-  EXPECT_HAS(r.md, "| stack/passes/normalize_return_order.cpp | 3 | 1 | 0 | 0 | 0 | 1 | 1 | 100.0% |");
-  EXPECT_HAS(r.md, "| **total** | **11** | **4** | **1** | **3** | **1** | **1** | **1** | **62.5%** |");
+  EXPECT_HAS(r.md, "| stack/ir | 3 | 2 | 0 | **1** | 0 | 0 | 0 | 0 | 66.7% | 20.8-93.9% |");
+  EXPECT_HAS(r.md, "| stack/runtime/host | 3 | 1 | 0 | **2** | 0 | 0 | 0 | 0 | 33.3% | 6.1-79.2% |");
+  EXPECT_HAS(r.md,
+             "| stack/passes/normalize_return_order.cpp | 3 | 1 | 0 | 0 | 0 | 0 | 1 | 1 | 100.0% | 20.7-100.0% |");
+  EXPECT_HAS(
+      r.md,
+      "| **total** | **11** | **4** | **1** | **3** | **0** | **1** | **1** | **1** | **62.5%** | **30.6-86.3%** |");
+  // Per operator.
+  EXPECT_HAS(r.md, "| lit | 2 | 1 | 0 | **1** | 0 | 0 | 0 | 0 | 50.0% |");
   // Survivors by file and function, with their diff and the unit tests' answer.
   EXPECT_HAS(r.md, "**stack/runtime/host/orchestrator.cpp**");
   EXPECT_HAS(r.md,
-             "| runtime::Orchestrator::reset | 130 | delete | `marks_.clear();` → `;` | unit tests catch it: "
+             "| runtime::Orchestrator::reset | 130 | delete | `marks_.clear();` → `;` | every test (one at a time) | "
+             "unit tests catch it: "
              "`runtime_host_test/Orchestrator.reset_clears` |");
-  EXPECT_HAS(r.md,
-             "| runtime::Orchestrator::submit | 98 | lit | `x = y << 1;` → `x = y << 0;` | **nothing catches it** |");
+  EXPECT_HAS(
+      r.md,
+      "| runtime::Orchestrator::submit | 98 | lit | `x = y << 1;` → `x = y << 0;` | every test (one at a time) | "
+      "**nothing catches it** |");
   EXPECT_LT(r.md.find("Orchestrator::reset | 130"), r.md.find("Orchestrator::submit | 98"));  // by function
   // The argued equivalent keeps its reason; the timeout is listed apart; killers are counted.
   EXPECT_HAS(r.md,
@@ -159,12 +168,29 @@ TEST(Render, mutate_reports_the_score_survivors_and_the_rest) {
   EXPECT_HAS(r.md, "1 timeout (counted as killed):");
   EXPECT_HAS(r.md, "| RuntimeProps.compaction_reads_live_prefix |");
   EXPECT_HAS(r.md, "| replay/fuzz_parse/seed/a.gir | roundtrip / print-parse | 2 |");
-  // index.html: two bar charts (folders, files), one bar per row, survivors' cells toned.
-  EXPECT_EQ(occurrences(r.html, "<svg "), 2u);
+  // index.html: three bar charts (folders, operators, files), one bar per row, survivors' cells toned.
+  EXPECT_EQ(occurrences(r.html, "<svg "), 3u);
   EXPECT_HAS(r.html, "Mutation score per folder");
   EXPECT_HAS(r.html, ">33.3% (1 of 3)</text>");  // stack/runtime/host: 1 killed, 2 survivors
   EXPECT_HAS(r.html, "<td class=\"tone-bad\">nothing catches it</td>");
-  EXPECT_HAS(r.md, "| ir::print | 60 | negate | `if (wide)` → `if (!(wide))` | not run (--with-unit) |");
+  EXPECT_HAS(r.md,
+             "| ir::print | 60 | negate | `if (wide)` → `if (!(wide))` | every test (one at a time) | not run "
+             "(--with-unit) |");
+}
+
+// A schemata run: a mutant no judging test reached counts as missed, the survivors name the
+// tests that ran their site, and the headline says which path judged how many.
+TEST(Render, mutate_schemata_run_shows_reach_and_not_reached) {
+  Rendered r = render(kTestdata + "/mutate_schemata");
+  EXPECT_HAS(r.md,
+             "Mutation score **55.6%** (95% interval 26.7-81.1%): 5 of 9 scored mutants killed by the harness "
+             "alone (1 not reached by any judging test, counted as missed)");
+  EXPECT_HAS(r.md, "Judged in the schemata build: 11 of 12; one at a time: 1.");
+  EXPECT_HAS(r.md, "| stack/runtime/host | 4 | 1 | 0 | **2** | **1** | 0 | 0 | 0 | 25.0% | 4.6-69.9% |");
+  EXPECT_HAS(r.md, "| runtime::Orchestrator::drain | 140 | rel | `if (k < n)` → `if (k > n)` | **no judging test** |");
+  EXPECT_HAS(r.md,
+             "| runtime::Orchestrator::submit | 98 | lit | `x = y << 1;` → `x = y << 0;` | RuntimeProps.a, "
+             "RuntimeProps.b, replay/fuzz_attach/seed/x | **nothing catches it** |");
 }
 
 TEST(Render, mutate_rejects_an_unknown_outcome) {
@@ -176,7 +202,8 @@ TEST(Render, mutate_rejects_an_unknown_outcome) {
   ASSERT_TRUE(std::holds_alternative<Error>(r));
   EXPECT_EQ(std::get<Error>(r).to_string(),
             (dir / "mutants.tsv").string() +
-                ":13: column outcome: expected KILLED, SURVIVED, TIMEOUT, BUILD-FAIL or EQUIVALENT, found 'MAYBE'");
+                ":13: column outcome: expected KILLED, SURVIVED, TIMEOUT, NOT REACHED, BUILD-FAIL or EQUIVALENT, found "
+                "'MAYBE'");
 }
 
 TEST(Render, coverage_reports_reach_per_folder_file_and_function) {

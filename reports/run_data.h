@@ -75,15 +75,17 @@ struct ZooDefect {  // zoo.tsv
 struct MutantResult {  // mutants.tsv (scripts/mutate)
   std::string id, file;
   double line = 0;
-  std::string op, function, outcome;  // KILLED SURVIVED TIMEOUT BUILD-FAIL EQUIVALENT
+  std::string op, function, outcome;  // KILLED SURVIVED TIMEOUT NOT REACHED BUILD-FAIL EQUIVALENT
   std::string killer, oracle, rule;
   std::string unit;  // survivors: "-" not run, "no" nothing catches it, else the unit test that does
   std::optional<double> seconds;
   std::string before, after;
-  std::string argued;  // a survivor on the reviewed list of equivalents: its reason ("" otherwise)
-  bool scored() const {
-    return argued.empty() && (outcome == "KILLED" || outcome == "TIMEOUT" || outcome == "SURVIVED");
-  }
+  std::string argued;      // a survivor on the reviewed list of equivalents: its reason ("" otherwise)
+  std::string path;        // "schemata" or "-" (one at a time)
+  std::string reached_by;  // the judging tests that ran its site (schemata runs: reached_by.tsv), space separated
+  // A survivor or a mutant no test reached: the harness lets it through.
+  bool missed() const { return outcome == "SURVIVED" || outcome == "NOT REACHED"; }
+  bool scored() const { return argued.empty() && (outcome == "KILLED" || outcome == "TIMEOUT" || missed()); }
   bool killed() const { return outcome == "KILLED" || outcome == "TIMEOUT"; }
   std::string folder() const {
     auto at = file.rfind('/');
