@@ -228,6 +228,23 @@ def compile_object(entry: dict, out: Path | None = None, log: Path | None = None
     return p.returncode == 0
 
 
+def syntax_check(entry: dict) -> tuple[bool, str]:
+    """Compiles one TU with -fsyntax-only (its compile command without -c, -o and the dependency
+    flags): (passed, the compiler's output)."""
+    argv = list(entry.get("arguments") or shlex.split(entry["command"]))
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+        elif a not in ("-c", "-MD", "-MMD"):
+            out.append(a)
+    p = subprocess.run([*out, "-fsyntax-only", "-fdiagnostics-column-unit=byte"], cwd=entry["directory"],
+                       capture_output=True, text=True, errors="replace")
+    return p.returncode == 0, p.stdout + p.stderr
+
+
 def object_path(entry: dict) -> Path:
     argv = list(entry.get("arguments") or shlex.split(entry["command"]))
     return Path(entry["directory"], argv[argv.index("-o") + 1])

@@ -39,7 +39,7 @@ REL = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
 ARITH = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "/", "+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=",
          "%=": "/="}
 TEST_SUPPORT = ("testing.h", "test_support.h", "test_fixture.h")
-CACHE_VERSION = "2"  # 2: sites carry their schema spans
+CACHE_VERSION = "3"  # 2: sites carry their schema spans; 3: and whether a constexpr function holds them
 
 
 class EngineError(Exception):
@@ -77,7 +77,7 @@ class Mutant:
     function: str = ""
     before: str = ""  # the mutated line(s), as one line, before and after
     after: str = ""
-    span: tuple = ()  # ((start, end, form), ...): what a schema wraps (schemata.py), the edits inside
+    span: tuple = ()  # ((start, end, form, constexpr), ...): what a schema wraps (schemata.py), edits inside
 
     @property
     def id(self) -> str:
@@ -232,6 +232,7 @@ class Ctx:
     returns_ref: bool = False
     template: bool = False
     stmt: tuple = ()  # (file, start, end) of the statement in a block that holds this node
+    ce: bool = False  # in a constexpr or consteval function: its schema switch is off in constant evaluation
 
 
 @dataclass
@@ -301,15 +302,17 @@ class Walker:
         if kind.name in self.FUNCS or kind == K.LAMBDA_EXPR:
             if kind != K.LAMBDA_EXPR:
                 rt = c.result_type
+                head = self.sources[rel].data[c.extent.start.offset:c.extent.end.offset].split(b"{", 1)[0]
                 ctx = Ctx(self.qualified(c), rt.kind in (self.ci.TypeKind.LVALUEREFERENCE,
                                                          self.ci.TypeKind.RVALUEREFERENCE),
-                          ctx.template or kind == K.FUNCTION_TEMPLATE, ctx.stmt)
+                          ctx.template or kind == K.FUNCTION_TEMPLATE, ctx.stmt,
+                          re.search(rb"\bconst(?:expr|eval)\b", head) is not None)
             else:
-                ctx = Ctx(ctx.function, False, ctx.template, ctx.stmt)
+                ctx = Ctx(ctx.function, False, ctx.template, ctx.stmt, ctx.ce)
         elif kind in (K.CLASS_TEMPLATE, K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION):
-            ctx = Ctx(ctx.function, ctx.returns_ref, True, ctx.stmt)
+            ctx = Ctx(ctx.function, ctx.returns_ref, True, ctx.stmt, ctx.ce)
         if parent is not None and parent.kind == K.COMPOUND_STMT and (kind.is_statement() or kind.is_expression()):
-            ctx = Ctx(ctx.function, ctx.returns_ref, ctx.template, (c.extent.start.offset, c.extent.end.offset))
+            ctx = Ctx(ctx.function, ctx.returns_ref, ctx.template, (c.extent.start.offset, c.extent.end.offset), ctx.ce)
         if kind == K.IF_STMT and self.is_constexpr_if(c, rel):
             return
         if kind == K.STATIC_ASSERT:
@@ -335,7 +338,7 @@ class Walker:
         # keep the line count: a deleted span keeps its newlines, so later lines keep their numbers
         fixed = tuple((s, e, t + "\n" * src.data[s:e].count(b"\n")) for s, e, t in edits)
         self.sites.append(Mutant(rel, line, col, op, repl, fixed, ctx.function, src.one_line(at, end),
-                                 src.one_line(at, end, fixed), tuple(tuple(x) for x in span)))
+                                 src.one_line(at, end, fixed), tuple((*x, ctx.ce) for x in span)))
 
     def typed(self, *cursors) -> bool:
         TK = self.ci.TypeKind

@@ -229,8 +229,14 @@ class Run:
                 and "report_test" not in t.command[0]]
 
     def targets_for(self, s: judge.Scratch) -> list[str] | None:
-        """What the schemata build builds: everything (the judging tests are listed after it)."""
-        return None
+        """What the schemata build builds: the binaries of the judging tests, the property suites
+        (`*_props`) and the replay drivers (`*_replay`), read from the configured build's targets;
+        everything when --with-unit asks for the unit label too, or when the build names none."""
+        if self.a.with_unit:
+            return None
+        p = subprocess.run(["ninja", "-C", str(s.build_dir), "-t", "targets", "all"], capture_output=True, text=True)
+        names = sorted({m.group(1) for m in re.finditer(r"^(\w+_(?:props|replay)): phony$", p.stdout, re.M)})
+        return names or None
 
     def tests_in(self, s: judge.Scratch, tests: list[judge.Test]) -> list[judge.Test]:
         """The tests (listed in job1's clone) as they run in scratch s: its own binaries."""

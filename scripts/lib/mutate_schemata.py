@@ -34,8 +34,10 @@ import schemata
 from fuzzlib import UsageError
 
 EJECT_ROUNDS = 6
+SYNTAX_ROUNDS = 8
 UNIT_BUDGET = 900.0  # --with-unit: the unit label's time limit per mutant (its tests have no baseline here)
 NOT_REACHED = "NOT REACHED"
+LATER = "LATER"  # not a verdict: judged again one at a time
 
 
 class SchemataError(Exception):
@@ -58,6 +60,7 @@ class SchemataJudge:
         self.plain: list[judge.Scratch] = []
         self.lock = threading.Lock()
         self.orig_objects: dict[tuple[str, str], bytes] = {}
+        self.later: list[mutants.Mutant] = []  # survivors of constexpr functions, for the one-at-a-time build
 
     def log(self, msg: str) -> None:
         self.r.log(msg)
@@ -77,6 +80,48 @@ class SchemataJudge:
         body = "switch\tid\twhy\n" + "".join(f"{n}\t{by_num[n].id}\t{w}\n" for n, w in sorted(ejected.items()))
         fuzzlib.atomic_write(self.ejected_file(), body.encode())
 
+    def write(self, numbered, originals, ejected) -> dict[str, schemata.FileSchema]:
+        """Writes the schemata of every mutant not taken out; a conflict is taken out here."""
+        by_file: dict[str, list] = {}
+        for n, m in numbered:
+            if n not in ejected:
+                by_file.setdefault(m.file, []).append((n, m))
+        schemas = {}
+        for rel, items in sorted(by_file.items()):
+            fs = schemata.render(rel, originals[rel], items)
+            for n in fs.conflicts:
+                ejected[n] = "no schema: its span overlaps another's in part"
+            path = self.s.path / rel
+            if path.read_text(errors="replace") != fs.text:
+                path.write_text(fs.text)
+            schemas[rel] = fs
+        for rel in set(originals) - set(by_file):  # every mutant of the file taken out
+            if (self.s.path / rel).read_bytes() != originals[rel]:
+                (self.s.path / rel).write_bytes(originals[rel])
+        return schemas
+
+    def syntax_rounds(self, numbered, originals, ejected) -> None:
+        """Cheap rounds before the build: gcc -fsyntax-only over the stack/ TUs, schemata that do
+        not compile taken out, again over the TUs that failed (taking a schema out never makes
+        a TU fail), until none fails or no schema is to blame."""
+        from concurrent.futures import ThreadPoolExecutor
+        tus = sorted(rel for rel in self.s.entries if mutants.is_site_file(rel))
+        for round_ in range(1, SYNTAX_ROUNDS + 1):
+            schemas = self.write(numbered, originals, ejected)
+            t0 = time.time()
+            with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+                results = list(pool.map(lambda rel: (rel, *judge.syntax_check(self.s.entries[rel])), tus))
+            failed = [(rel, out) for rel, ok, out in results if not ok]
+            ids, _ = schemata.blame([out for _, out in failed], schemas, self.s.path, self.s.build_dir)
+            ids -= set(ejected)
+            self.log(f"schemata: syntax check of {len(tus)} TUs in {time.time() - t0:.0f} s (round {round_}): "
+                     f"{len(failed)} fail, {len(ids)} schemata to blame")
+            for n in ids:
+                ejected[n] = "its schema does not compile"
+            if not failed or not ids:
+                return
+            tus = [rel for rel, _ in failed]
+
     def build(self, numbered: list[tuple[int, mutants.Mutant]]) -> dict[int, str]:
         """Builds the schemata clone with every mutant it can hold; returns the switch ids taken
         out, each with why (a conflict, or the compiler's error)."""
@@ -87,28 +132,23 @@ class SchemataJudge:
         by_num = dict(numbered)
         ejected = self.load_ejected()
         t0 = time.time()
+        if not ejected:
+            self.syntax_rounds(numbered, originals, ejected)
+            self.save_ejected(ejected, by_num)
+        targets = self.r.targets_for(self.s)
         for round_ in range(1, EJECT_ROUNDS + 1):
-            keep = [(n, m) for n, m in numbered if n not in ejected]
-            schemas = {}
-            by_file: dict[str, list] = {}
-            for n, m in keep:
-                by_file.setdefault(m.file, []).append((n, m))
-            for rel, items in sorted(by_file.items()):
-                fs = schemata.render(rel, originals[rel], items)
-                for n in fs.conflicts:
-                    ejected[n] = "its span overlaps another's in part"
-                (self.s.path / rel).write_text(fs.text)
-                schemas[rel] = fs
+            schemas = self.write(numbered, originals, ejected)
             blog = self.dir / f"schemata-build-{round_}.log"
             blog.write_bytes(b"")
-            self.log(f"schemata: building {len(keep) - sum(len(f.conflicts) for f in schemas.values())} mutants "
-                     f"in {len(schemas)} files (round {round_}; log {blog})")
-            if self.s.build(self.r.targets_for(self.s) or None, blog, keep_going=True):
+            self.log(f"schemata: building {sum(n not in ejected for n, _ in numbered)} mutants in {len(schemas)} "
+                     f"files, {len(targets or [])} targets (round {round_}; log {blog})")
+            if self.s.build(targets, blog, keep_going=True):
                 self.save_ejected(ejected, by_num)
                 self.log(f"schemata: built in {time.time() - t0:.0f} s; {len(ejected)} mutants left to the "
                          f"one-at-a-time build")
                 return ejected
-            ids, unblamed = schemata.blame(blog.read_text(errors="replace"), schemas, self.s.path, self.s.build_dir)
+            log_text = blog.read_text(errors="replace")
+            ids, unblamed = schemata.blame(schemata.tu_outputs(log_text), schemas, self.s.path, self.s.build_dir)
             ids -= set(ejected)
             if not ids:
                 where = ", ".join(unblamed[:3]) or judge.tail(blog)
@@ -241,6 +281,10 @@ class SchemataJudge:
             u = judge.run_tests(self.r.unit_tests, work / "unit", UNIT_BUDGET,
                                 extra_env={**self.r.unit_env(), "STACKCHECK_MUTANT": str(n)})
             row["unit"] = "no" if not u.failed else f"{u.test} (timeout)" if u.timed_out else u.test
+        if any(len(x) > 3 and x[3] for x in m.span):
+            # a constexpr function's site survived with its constant evaluations unmutated: the
+            # one-at-a-time build, which mutates those too, gives the verdict
+            return {**row, "outcome": LATER}
         if not tests:
             return {**row, "outcome": NOT_REACHED, "message": "no judging test runs its site"}
         return {**row, "outcome": "SURVIVED", "message": "no judge test failed"}
@@ -254,6 +298,10 @@ class SchemataJudge:
             try:
                 t0 = time.time()
                 row = self.judge_one(n, m, plain)
+                if row["outcome"] == LATER:
+                    with self.lock:
+                        self.later.append(m)
+                    continue
                 row["seconds"] = f"{time.time() - t0:.1f}"
                 row["switch"] = str(n)
                 self.r.record(m, row)
@@ -300,7 +348,10 @@ class SchemataJudge:
         self.r.phase["schemata judge"] = time.time() - t0
         if errors:
             self.log(f"stopped: {errors[0]}")
-        return left
+        if self.later:
+            self.log(f"schemata: {len(self.later)} survivors in constexpr functions go to the one-at-a-time build "
+                     f"(there their constant evaluations are mutated too)")
+        return left + self.later
 
 
 def judge_timeout(v: judge.Verdict) -> str:

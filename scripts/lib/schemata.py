@@ -32,6 +32,7 @@ import mutants
 
 PRELUDE_NAME = "stackcheck_schemata.h"
 SWITCH = "::stackcheck_schemata::on"
+SWITCH_CE = "::stackcheck_schemata::on_ce"
 MAX_SITES = 1 << 17
 FORM_RANK = {"return": 0, "stmt": 0, "void": 1, "bool": 2, "value": 3}
 
@@ -64,6 +65,12 @@ inline bool on(int id) {{
   if (!__atomic_load_n(&hits[id], __ATOMIC_RELAXED)) __atomic_store_n(&hits[id], 1, __ATOMIC_RELAXED);
   return __builtin_expect(active == id, 0);
 }}
+// A site in a constexpr function: off while the compiler evaluates it (a constant keeps its
+// committed value), on at run time.
+constexpr bool on_ce(int id) {{
+  if (__builtin_is_constant_evaluated()) return false;
+  return on(id);
+}}
 }}  // namespace stackcheck_schemata
 """
 
@@ -75,6 +82,7 @@ class Node:
     form: str
     alts: list = field(default_factory=list)      # (switch id, alternative text)
     children: list = field(default_factory=list)  # nested Nodes, in source order
+    ce: bool = False                              # in a constexpr function: the switch off in constant evaluation
 
     @property
     def nums(self) -> list[int]:
@@ -122,9 +130,9 @@ def alternative(data: bytes, s: int, e: int, m: mutants.Mutant) -> str:
     return chunk.decode(errors="replace")
 
 
-def wrap(form: str, alts: list) -> tuple[str, str]:
+def wrap(form: str, alts: list, ce: bool = False) -> tuple[str, str]:
     """The text a schema of `form` puts before and after the span's own (rendered) source."""
-    sw = [f"{SWITCH}({n})" for n, _ in alts]
+    sw = [f"{SWITCH_CE if ce else SWITCH}({n})" for n, _ in alts]
     if form == "value":
         return "(" + "".join(f"{w} ? ({a}) : " for w, (_, a) in zip(sw, alts)) + "(", "))"
     if form == "bool":
@@ -164,9 +172,10 @@ def render(rel: str, data: bytes, numbered: list[tuple[int, mutants.Mutant]]) ->
         if not m.span:
             out.conflicts.append(n)  # a site found before spans were recorded: judged one at a time
             continue
-        for s, e, form in m.span:
+        for s, e, form, *ce in m.span:
             node = nodes.setdefault((s, e, form), Node(s, e, form))
             node.alts.append((n, alternative(data, s, e, m)))
+            node.ce = node.ce or bool(ce and ce[0])
     roots, bad = nest(list(nodes.values()))
     if bad:  # a conflicting mutant leaves with every span of its own
         again = render(rel, data, [(n, m) for n, m in numbered if n not in bad and m.span])
@@ -187,7 +196,7 @@ def render(rel: str, data: bytes, numbered: list[tuple[int, mutants.Mutant]]) ->
 
     def node_text(node: Node) -> tuple[str, list]:
         inner, r = span(node.start, node.end, node.children)
-        before, after = wrap(node.form, node.alts)
+        before, after = wrap(node.form, node.alts, node.ce)
         text = before + inner + after
         return text, [(s + len(before), e + len(before), nums) for s, e, nums in r] + [(0, len(text), node.nums)]
 
@@ -227,53 +236,62 @@ ERROR_RE = re.compile(r"^(?:In file included from )?([^\s:][^:\n]*):(\d+):(\d+):
 LOC_RE = re.compile(r"([^\s:'\"(][^:\s'\"(]*\.(?:h|hpp|cpp|cc)):(\d+):(\d+)")
 
 
-def error_blocks(log: str) -> list[list[tuple[str, int, int]]]:
-    """The locations of each compiler error: the error's own first, then those of its notes
-    and instantiation context up to the next error."""
-    blocks: list[list[tuple[str, int, int]]] = []
+def error_blocks(log: str) -> list[tuple[list[tuple[str, int, int]], str]]:
+    """Each compiler error of one TU's output: its locations (the error's own first, then those
+    of its notes and the instantiation context before it) and its text."""
+    blocks: list[tuple[list, list]] = []
     context: list[tuple[str, int, int]] = []  # "In instantiation of" / "required from" before an error
     for line in log.splitlines():
         locs = [(p, int(a), int(b)) for p, a, b in LOC_RE.findall(line)]
         if ": error:" in line and locs:
-            blocks.append([locs[0], *context, *locs[1:]])
+            blocks.append(([locs[0], *context, *locs[1:]], [line]))
             context = []
-        elif ": note:" in line or "required from" in line or "In instantiation of" in line:
-            if blocks and (": note:" in line):
-                blocks[-1].extend(locs)
-            else:
-                context.extend(locs)
-        elif line.startswith(("FAILED:", "[")):
-            context = []
-    return blocks
+        elif ": note:" in line and blocks:
+            blocks[-1][0].extend(locs)
+            blocks[-1][1].append(line)
+        elif "required from" in line or "In instantiation of" in line or "In file included from" in line:
+            context.extend(locs)
+    return [(locs, "\n".join(text)) for locs, text in blocks]
 
 
-def blame(log: str, schemas: dict[str, FileSchema], root: Path, build_dir: Path) -> tuple[set[int], list[str]]:
-    """The switch ids to take out for the errors in a failed build's log, and the errors no
-    schema could be blamed for (each as one line)."""
+def tu_outputs(log: str) -> list[str]:
+    """A ninja build's log cut into the output of each failed step (`FAILED:` to the next step)."""
+    parts = re.split(r"^(?=FAILED: |\[\d+/\d+\] )", log, flags=re.M)
+    return [p for p in parts if p.startswith("FAILED: ")] or [log]
+
+
+def blame(outputs: list[str], schemas: dict[str, FileSchema], root: Path, build_dir: Path) -> tuple[set[int], list[str]]:
+    """The switch ids to take out for the errors of failed TUs (one output each), and the errors
+    no schema could be blamed for. In each TU only the errors that name the switch are blamed,
+    or else its first error: a later one may follow from it, and blaming it would take out an
+    innocent schema (the next round sees what is left)."""
     by_path = {os.path.normpath(str(root / rel)): fs for rel, fs in schemas.items()}
+
+    def schema_of(p: str) -> FileSchema | None:
+        full = os.path.normpath(p if os.path.isabs(p) else str(build_dir / p))
+        return by_path.get(full) or by_path.get(os.path.normpath(str(root / p)))
+
     ids: set[int] = set()
     unblamed: list[str] = []
-    for block in error_blocks(log):
-        hit: list[int] = []
-        for p, line, col in block:
-            full = os.path.normpath(p if os.path.isabs(p) else str(build_dir / p))
-            fs = by_path.get(full) or by_path.get(os.path.normpath(str(root / p)))
-            if fs is not None:
-                hit = fs.ids_at(line, col)
-                if hit:
-                    break
-        if not hit:  # no node at any of its locations: every schema of a file it names
-            for p, _, _ in block:
-                full = os.path.normpath(p if os.path.isabs(p) else str(build_dir / p))
-                fs = by_path.get(full) or by_path.get(os.path.normpath(str(root / p)))
+    for out in outputs:
+        blocks = error_blocks(out)
+        chosen = [b for b in blocks if "stackcheck_schemata" in b[1]] or blocks[:1]
+        for locs, _ in chosen:
+            hit: list[int] = []
+            for p, line, col in locs:
+                fs = schema_of(p)
                 if fs is not None:
-                    hit = fs.all_ids()
-                    break
-        if hit:
-            ids.update(hit)
-        else:
-            p, line, col = block[0]
-            unblamed.append(f"{p}:{line}:{col}")
+                    hit = fs.ids_at(line, col)
+                    if hit:
+                        break
+            if not hit:  # no node at any of its locations: every schema of the first file it names
+                fs = next((schema_of(p) for p, _, _ in locs if schema_of(p) is not None), None)
+                hit = fs.all_ids() if fs is not None else []
+            if hit:
+                ids.update(hit)
+            else:
+                p, line, col = locs[0]
+                unblamed.append(f"{p}:{line}:{col}")
     return ids, unblamed
 
 
