@@ -144,6 +144,8 @@ class SchemataJudge:
                      f"files, {len(targets or [])} targets (round {round_}; log {blog})")
             if self.s.build(targets, blog, keep_going=True):
                 self.save_ejected(ejected, by_num)
+                self.originals, self.targets = originals, targets
+                self.built = {rel: (self.s.path / rel).read_bytes() for rel in originals}
                 self.log(f"schemata: built in {time.time() - t0:.0f} s; {len(ejected)} mutants left to the "
                          f"one-at-a-time build")
                 return ejected
@@ -351,7 +353,57 @@ class SchemataJudge:
         if self.later:
             self.log(f"schemata: {len(self.later)} survivors in constexpr functions go to the one-at-a-time build "
                      f"(there their constant evaluations are mutated too)")
-        return left + self.later
+        rest = [m for m in left + self.later if m.id not in self.r.done]
+        if rest and not self.r.stop:
+            t0 = time.time()
+            self.log(f"one at a time: {len(rest)} mutants, each built alone in the schemata clone and judged by "
+                     f"every test")
+            for m in rest:
+                if self.r.stop:
+                    break
+                t1 = time.time()
+                row = self.judge_alone(m, plains[0])
+                row["seconds"] = f"{time.time() - t1:.1f}"
+                row["switch"] = str(self.nums[m.id])
+                self.r.record(m, row)
+            self.r.phase["one at a time"] = time.time() - t0
+        return [m for m in rest if m.id not in self.r.done]
+
+    def judge_alone(self, m: mutants.Mutant, plain: judge.Scratch) -> dict:
+        """One mutant the schemata build could not hold: its file written with this mutant alone
+        (no schema), built incrementally in the schemata clone, judged by every test (no reach is
+        known for its site); then the file's schemata are put back (the next build rebuilds it)."""
+        row = {"path": "one at a time", "reached": "-", "tce_s": "-", "build_s": "-", "test_s": "-", "unit": "-"}
+        work = self.dir / "work" / f"alone-{self.nums[m.id]:05d}"
+        t1 = time.time()
+        same = self.equivalent(plain, m, work / "tce")
+        if same != "-":
+            row["tce_s"] = f"{time.time() - t1:.1f}"
+        if same == "yes":
+            return {**row, "outcome": "EQUIVALENT", "message": "same object code (debug info stripped)"}
+        path = self.s.path / m.file
+        blog = work / "build.log"
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            path.write_bytes(m.apply(self.originals[m.file]))
+            t1 = time.time()
+            ok = self.s.build(self.targets, blog)
+            row["build_s"] = f"{time.time() - t1:.1f}"
+            if not ok:
+                return {**row, "outcome": "BUILD-FAIL", "message": judge.tail(blog, r"error: ")}
+            t1 = time.time()
+            budget = self.a.timeout or (60 + 3 * sum(t.seconds for t in self.tests))
+            v = judge.run_tests(self.tests, work / "tests", budget, extra_env=self.env())
+            row["test_s"] = f"{time.time() - t1:.1f}"
+        finally:
+            path.write_bytes(self.built[m.file])
+        if v.failed:
+            return {**row, "outcome": judge_timeout(v), "killer": v.test,
+                    "oracle": v.oracle if not v.timed_out else "timeout", "rule": v.rule, "message": v.message}
+        if self.a.with_unit:
+            u = judge.run_tests(self.r.unit_tests, work / "unit", UNIT_BUDGET, extra_env=self.r.unit_env())
+            row["unit"] = "no" if not u.failed else f"{u.test} (timeout)" if u.timed_out else u.test
+        return {**row, "outcome": "SURVIVED", "message": "no judge test failed"}
 
 
 def judge_timeout(v: judge.Verdict) -> str:
