@@ -235,7 +235,8 @@ class Run:
         if self.a.with_unit:
             return None
         p = subprocess.run(["ninja", "-C", str(s.build_dir), "-t", "targets", "all"], capture_output=True, text=True)
-        names = sorted({m.group(1) for m in re.finditer(r"^(\w+_(?:props|replay)): phony$", p.stdout, re.M)})
+        names = sorted({m.group(1) for m in re.finditer(r"^(\w+_(?:props|replay)): phony$", p.stdout, re.M)
+                        if not m.group(1).startswith("cmake_")})
         return names or None
 
     def tests_in(self, s: judge.Scratch, tests: list[judge.Test]) -> list[judge.Test]:

@@ -21,6 +21,7 @@ mutant judged by the tests that run its site (HARNESS.md §10, "At scale").
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -247,9 +248,17 @@ class SchemataJudge:
         work.mkdir(parents=True, exist_ok=True)
         key = (str(s.path), m.file)
         if key not in self.orig_objects:
-            if not judge.compile_object(s.entries[m.file], out=work / "orig.o", log=work / "tce.log"):
-                return "-"
-            self.orig_objects[key] = judge.stripped(work / "orig.o")
+            # the committed TU's object, kept across runs at the same commit
+            e = s.entries[m.file]
+            cmd = (e.get("command") or " ".join(e.get("arguments", []))).replace(str(s.path), "<clone>")
+            h = hashlib.sha1(f"{self.a.commit}\0{m.file}\0{cmd}".encode()).hexdigest()  # headers differ by commit
+            cached = self.a.scratch_root / "tce" / f"{h}.o.stripped"
+            if not cached.exists():
+                if not judge.compile_object(e, out=work / "orig.o", log=work / "tce.log"):
+                    return "-"
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                fuzzlib.atomic_write(cached, judge.stripped(work / "orig.o"))
+            self.orig_objects[key] = cached.read_bytes()
         src = s.path / m.file
         original = src.read_bytes()
         try:

@@ -15,8 +15,9 @@ nests inside by the order stmt/return, void, bool, value); a span that overlaps 
 part leaves the run as a conflict and is judged one at a time.
 
 `on(id)` (the prelude, included into every TU with -include) compares id with the process's
-STACKCHECK_MUTANT (read once) and marks the site reached; with STACKCHECK_MUTANT_REACH=DIR the
-process appends the ids it reached to DIR/<pid>.hits at exit. A schema that does not compile is
+STACKCHECK_MUTANT (read once) and marks the site reached; with STACKCHECK_MUTANT_REACH=DIR every
+process appends the ids it reached to DIR/<pid>.hits at exit (an empty file when it reached none;
+no file at all, from a process that did not exit normally, makes the test reach every site). A schema that does not compile is
 taken out again by the compiler's error locations (`eject`) and its mutants fall back to the
 one-at-a-time build. Python standard library only.
 """
@@ -55,8 +56,12 @@ inline void dump_hits() {{
     if (__atomic_load_n(&hits[i], __ATOMIC_RELAXED)) std::fprintf(f, "%d\\n", i);
   std::fclose(f);
 }}
-inline int read_active() {{
+// Every process of a reach run writes its file, also one that ran no switched site (an empty file).
+inline const bool dump_registered = [] {{
   if (std::getenv("STACKCHECK_MUTANT_REACH") != nullptr) std::atexit(dump_hits);
+  return true;
+}}();
+inline int read_active() {{
   const char* v = std::getenv("STACKCHECK_MUTANT");
   return v != nullptr ? std::atoi(v) : 0;
 }}
