@@ -208,7 +208,7 @@ class MutateControl(unittest.TestCase):
         u = rows[UNIT_ONLY]
         self.assertEqual((u["outcome"], u["unit"], u["reached"]), ("NOT REACHED", "calc_unit", "0"))
         t = rows[TEMPLATE_ARG]  # taken out of the schemata build, judged one at a time
-        self.assertEqual((t["outcome"], t["path"]), ("KILLED", "-"))
+        self.assertEqual((t["outcome"], t["path"]), ("KILLED", "one at a time"))
         ejected = {r["id"]: r["why"] for r in mutate.read_tsv(run_dir / "schemata.tsv")}
         self.assertEqual(ejected, {TEMPLATE_ARG: "its schema does not compile"})
         reach = {r["id"]: r["tests"] for r in mutate.read_tsv(run_dir / "reached_by.tsv")}
