@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,7 +205,7 @@ def sha1_hex(data: bytes) -> str:
 def atomic_write(path: Path, data: bytes) -> None:
     """Writes `data` to `path` so that a reader (or a killed writer) never sees a partial file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")  # threads of one process too
     with open(tmp, "wb") as f:
         f.write(data)
         f.flush()
