@@ -58,18 +58,33 @@ class Verdict:
     seconds: float = 0.0
 
 
+RUNNING: set[int] = set()  # the process groups run_logged started and still waits for
+
+
 def run_logged(cmd: list[str], cwd: Path, log: Path, env: dict | None = None, timeout: float | None = None) -> int:
     """Runs cmd with its output appended to log; -9 when it outlived `timeout`."""
     with open(log, "ab") as out:
         out.write(f"$ {' '.join(shlex.quote(c) for c in cmd)}\n".encode())
         out.flush()
         p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        RUNNING.add(p.pid)
         try:
             return p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             return -9
+        finally:
+            RUNNING.discard(p.pid)
+
+
+def kill_running() -> None:
+    """Ends every process group run_logged is waiting for (a second Ctrl-C: stop now)."""
+    for pid in list(RUNNING):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def tail(path: Path, pattern: str = r"^FAILED: |error: |^ninja: build stopped", lines: int = 1) -> str:

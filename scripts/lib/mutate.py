@@ -370,7 +370,8 @@ class Run:
         run = {"kind": "mutate", "title": "stackcheck mutation analysis", "seed": str(self.a.seed),
                "started": self.a.stamp, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "jobs": str(self.a.jobs), "command": self.a.command, "commit": commit, "cores": str(os.cpu_count()),
-               "status": status, "sample": (f"{len(self.a.mutant)} named (--mutant)" if self.a.mutant else str(self.a.sample or "all")), "files": " ".join(self.a.files) or "stack/",
+               "status": status, "sample": (f"{len(self.a.mutant)} named (--mutant)" if self.a.mutant else "all" if self.a.all
+                          else f"the lines changed since {self.a.diff}" if self.a.diff else str(self.a.sample)), "files": " ".join(self.a.files) or "stack/",
                "operators": " ".join(self.a.operators) or " ".join(mutants.OPERATORS),
                "time_limit_s": f"{self.a.timeout:.0f}" if self.a.timeout else "auto",
                "rc_params": os.environ.get("RC_PARAMS", judge.RC_SEED)}
@@ -617,6 +618,7 @@ def main(argv: list[str]) -> int:
             if r.stop == 1:
                 log("stopping after the running mutants (again to stop now; --resume continues)")
             else:
+                judge.kill_running()  # the builds and tests it started run in sessions of their own
                 os._exit(1)
 
         signal.signal(signal.SIGINT, on_signal)

@@ -144,7 +144,8 @@ def wrap(form: str, alts: list, ce: bool = False) -> tuple[str, str]:
         return "(" + "".join(f"{w} ? static_cast<bool>({a}) : " for w, (_, a) in zip(sw, alts)) + \
             "static_cast<bool>(", "))"
     if form == "void":
-        return "(" + "".join(f"{w} ? static_cast<void>({a or 0}) : " for w, (_, a) in zip(sw, alts)) + \
+        # a deleted statement's alternative is empty but for the newlines it spanned
+        return "(" + "".join(f"{w} ? static_cast<void>({a.strip() or 0}) : " for w, (_, a) in zip(sw, alts)) + \
             "static_cast<void>(", "))"
     if form in ("stmt", "return"):
         return "".join(f"if ({w}) {{ {a}; }} else " for w, (_, a) in zip(sw, alts)), ""

@@ -235,6 +235,19 @@ class MutateControl(unittest.TestCase):
         n, diffs = mutate.mutate_report.compare(runs[0], runs[1], {})
         self.assertEqual((n, diffs), (len(a), []))
 
+    def test_diff_judges_the_lines_a_change_touched(self):
+        calc = self.root / "stack" / "calc.cpp"
+        calc.write_text(CALC.replace("int triple(int x) { return x * 3; }", "int triple(int x) { return x * 3 + 0; }"))
+        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "a change")
+        self.assertEqual(self.run_mutate("--diff", "HEAD~1", "--seed", "1"), 0)
+        [run_dir] = [p for p in self.out.iterdir() if p.name not in ("scratch", "sites")]
+        rows = self.rows(run_dir)
+        self.assertTrue(rows)
+        self.assertEqual({r["line"] for r in rows.values()}, {"9"})  # the changed line, all its sites
+        self.assertIn("stack/calc.cpp:9:36:arith:-", rows)
+        # nothing changed since HEAD: a clear error, exit 2
+        self.assertEqual(self.run_mutate("--diff", "HEAD", "--seed", "1"), 2)
+
     def test_failing_baseline_aborts(self):
         props = self.root / "properties" / "calc_props.cpp"
         props.write_text(PROPS.replace("clamp_add(2, 3, 10) != 5", "clamp_add(2, 3, 10) != 6"))

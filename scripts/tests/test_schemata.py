@@ -36,7 +36,8 @@ int f(int a, int b) {
     if (i > 6) break;
     s += i * 2;
   }
-  s = s + g(a, b);
+  s = s +
+      g(a, b);
   bool ok = a > 0 && b > 0;
   return ok ? s % 50 : sq(a);
 }
@@ -138,7 +139,7 @@ class SchemataTest(unittest.TestCase):
         # the literal in the template argument is the schema the compiler refused
         refused = {self.numbered[n - 1][1].id for n in ejected}
         self.assertTrue(refused)
-        self.assertTrue(all(":18:" in i and ":lit:" in i for i in refused), refused)
+        self.assertTrue(all(":19:" in i and ":lit:" in i for i in refused), refused)
 
     def test_reach_names_the_switches_of_the_code_that_ran(self):
         try:
