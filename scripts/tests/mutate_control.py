@@ -244,7 +244,7 @@ class MutateControl(unittest.TestCase):
         rows = self.rows(run_dir)
         self.assertTrue(rows)
         self.assertEqual({r["line"] for r in rows.values()}, {"9"})  # the changed line, all its sites
-        self.assertIn("stack/calc.cpp:9:36:arith:-", rows)
+        self.assertEqual(rows["stack/calc.cpp:9:34:arith:-"]["outcome"], "EQUIVALENT")  # the new "+ 0"
         # nothing changed since HEAD: a clear error, exit 2
         self.assertEqual(self.run_mutate("--diff", "HEAD", "--seed", "1"), 2)
 
