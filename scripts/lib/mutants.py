@@ -39,7 +39,7 @@ REL = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
 ARITH = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "/", "+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=",
          "%=": "/="}
 TEST_SUPPORT = ("testing.h", "test_support.h", "test_fixture.h")
-CACHE_VERSION = "3"  # 2: sites carry their schema spans; 3: and whether a constexpr function holds them
+CACHE_VERSION = "4"  # 2: schema spans; 3: constexpr functions marked; 4: no sites in defaulted functions
 
 
 class EngineError(Exception):
@@ -300,6 +300,9 @@ class Walker:
         K = self.K
         kind = c.kind
         if kind.name in self.FUNCS or kind == K.LAMBDA_EXPR:
+            if kind != K.LAMBDA_EXPR and re.search(rb"=\s*default\s*;?\s*$", self.sources[rel].data[
+                    c.extent.start.offset:c.extent.end.offset]):
+                return  # a defaulted function: its body is the compiler's, not a site
             if kind != K.LAMBDA_EXPR:
                 rt = c.result_type
                 head = self.sources[rel].data[c.extent.start.offset:c.extent.end.offset].split(b"{", 1)[0]

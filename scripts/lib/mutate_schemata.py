@@ -38,7 +38,6 @@ EJECT_ROUNDS = 6
 SYNTAX_ROUNDS = 8
 UNIT_BUDGET = 900.0  # --with-unit: the unit label's time limit per mutant (its tests have no baseline here)
 NOT_REACHED = "NOT REACHED"
-LATER = "LATER"  # not a verdict: judged again one at a time
 
 
 class SchemataError(Exception):
@@ -61,7 +60,6 @@ class SchemataJudge:
         self.plain: list[judge.Scratch] = []
         self.lock = threading.Lock()
         self.orig_objects: dict[tuple[str, str], bytes] = {}
-        self.later: list[mutants.Mutant] = []  # survivors of constexpr functions, for the one-at-a-time build
 
     def log(self, msg: str) -> None:
         self.r.log(msg)
@@ -292,10 +290,6 @@ class SchemataJudge:
             u = judge.run_tests(self.r.unit_tests, work / "unit", UNIT_BUDGET,
                                 extra_env={**self.r.unit_env(), "STACKCHECK_MUTANT": str(n)})
             row["unit"] = "no" if not u.failed else f"{u.test} (timeout)" if u.timed_out else u.test
-        if any(len(x) > 3 and x[3] for x in m.span):
-            # a constexpr function's site survived with its constant evaluations unmutated: the
-            # one-at-a-time build, which mutates those too, gives the verdict
-            return {**row, "outcome": LATER}
         if not tests:
             return {**row, "outcome": NOT_REACHED, "message": "no judging test runs its site"}
         return {**row, "outcome": "SURVIVED", "message": "no judge test failed"}
@@ -309,10 +303,6 @@ class SchemataJudge:
             try:
                 t0 = time.time()
                 row = self.judge_one(n, m, plain)
-                if row["outcome"] == LATER:
-                    with self.lock:
-                        self.later.append(m)
-                    continue
                 row["seconds"] = f"{time.time() - t0:.1f}"
                 row["switch"] = str(n)
                 self.r.record(m, row)
@@ -359,10 +349,7 @@ class SchemataJudge:
         self.r.phase["schemata judge"] = time.time() - t0
         if errors:
             self.log(f"stopped: {errors[0]}")
-        if self.later:
-            self.log(f"schemata: {len(self.later)} survivors in constexpr functions go to the one-at-a-time build "
-                     f"(there their constant evaluations are mutated too)")
-        rest = [m for m in left + self.later if m.id not in self.r.done]
+        rest = [m for m in left if m.id not in self.r.done]
         if rest and not self.r.stop:
             t0 = time.time()
             self.log(f"one at a time: {len(rest)} mutants, each built alone in the schemata clone and judged by "

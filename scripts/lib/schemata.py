@@ -34,6 +34,8 @@ import mutants
 PRELUDE_NAME = "stackcheck_schemata.h"
 SWITCH = "::stackcheck_schemata::on"
 SWITCH_CE = "::stackcheck_schemata::on_ce"
+# words of an error that the switch itself caused (its name, a constant evaluation reaching on_ce)
+SWITCH_WORDS = ("stackcheck_schemata", "on_ce(", "<throw-expression>")
 MAX_SITES = 1 << 17
 FORM_RANK = {"return": 0, "stmt": 0, "void": 1, "bool": 2, "value": 3}
 
@@ -70,10 +72,14 @@ inline bool on(int id) {{
   if (!__atomic_load_n(&hits[id], __ATOMIC_RELAXED)) __atomic_store_n(&hits[id], 1, __ATOMIC_RELAXED);
   return __builtin_expect(active == id, 0);
 }}
-// A site in a constexpr function: off while the compiler evaluates it (a constant keeps its
-// committed value), on at run time.
+// A site in a constexpr function. The compiler may not evaluate it: a constant evaluation that
+// reaches it stops the build at the throw (its schema is taken out and the mutant is built alone,
+// where the constant is mutated too); a site only run at run time switches like any other.
 constexpr bool on_ce(int id) {{
-  if (__builtin_is_constant_evaluated()) return false;
+  if (__builtin_is_constant_evaluated()) {{
+    if (id > 0) throw "stackcheck_schemata: a mutant site the compiler evaluates";
+    return false;
+  }}
   return on(id);
 }}
 }}  // namespace stackcheck_schemata
@@ -247,16 +253,19 @@ def error_blocks(log: str) -> list[tuple[list[tuple[str, int, int]], str]]:
     of its notes and the instantiation context before it) and its text."""
     blocks: list[tuple[list, list]] = []
     context: list[tuple[str, int, int]] = []  # "In instantiation of" / "required from" before an error
+    context_text: list[str] = []
     for line in log.splitlines():
         locs = [(p, int(a), int(b)) for p, a, b in LOC_RE.findall(line)]
         if ": error:" in line and locs:
-            blocks.append(([locs[0], *context, *locs[1:]], [line]))
-            context = []
+            blocks.append(([locs[0], *context, *locs[1:]], [*context_text, line]))
+            context, context_text = [], []
         elif ": note:" in line and blocks:
             blocks[-1][0].extend(locs)
             blocks[-1][1].append(line)
-        elif "required from" in line or "In instantiation of" in line or "In file included from" in line:
+        elif ("required from" in line or "In instantiation of" in line or "In file included from" in line
+              or "expansion of" in line):  # gcc's constexpr call chain comes before the error it leads to
             context.extend(locs)
+            context_text.append(line)
     return [(locs, "\n".join(text)) for locs, text in blocks]
 
 
@@ -281,7 +290,7 @@ def blame(outputs: list[str], schemas: dict[str, FileSchema], root: Path, build_
     unblamed: list[str] = []
     for out in outputs:
         blocks = error_blocks(out)
-        chosen = [b for b in blocks if "stackcheck_schemata" in b[1]] or blocks[:1]
+        chosen = [b for b in blocks if any(w in b[1] for w in SWITCH_WORDS)] or blocks[:1]
         for locs, _ in chosen:
             hit: list[int] = []
             for p, line, col in locs:

@@ -26,10 +26,11 @@ PROG = """\
 #include <array>
 #include <cstdio>
 namespace stackcheck::calc {
-int g(int a, int b) { return a * 10 + b; }
+constexpr int g(int a, int b) { return a * 10 + b; }
 constexpr int sq(int x) { return x * x + 1; }
+constexpr int f(int a, int b);
 static_assert(sq(2) == 5);
-int f(int a, int b) {
+constexpr int f(int a, int b) {
   int s = 0;
   for (int i = 0; i < a; ++i) {
     if (i == 3) continue;
@@ -129,17 +130,19 @@ class SchemataTest(unittest.TestCase):
             if n in ejected:
                 continue
             got = run(exe, {"STACKCHECK_MUTANT": str(n)})
-            if alone is None:  # only the schema compiles (a mutant of a constant evaluation)
-                self.assertTrue(any(len(x) > 3 and x[3] for x in m.span), m.id)
-                continue
+            self.assertIsNotNone(alone, f"{m.id}: its schema compiles, the mutant alone does not")
             self.assertEqual(got, alone, f"{m.id}: {m.before} -> {m.after}")
             differ += got != plain
         # the check can fail: most mutants change what the program prints
         self.assertGreater(differ, len(self.numbered) // 2)
-        # the literal in the template argument is the schema the compiler refused
-        refused = {self.numbered[n - 1][1].id for n in ejected}
-        self.assertTrue(refused)
-        self.assertTrue(all(":19:" in i and ":lit:" in i for i in refused), refused)
+        # refused: the literal in the template argument, and every site of sq(), which the
+        # compiler evaluates for the static_assert; f(), a constexpr function run only at run
+        # time, keeps its schemata
+        refused = {self.numbered[n - 1][1] for n in ejected}
+        self.assertEqual({m.id for m in refused if ":20:" in m.id}, {f"stack/prog.cpp:20:31:lit:{v}" for v in (0, 2, 4)})
+        self.assertEqual({m.function for m in refused if ":20:" not in m.id}, {"calc::sq"})
+        self.assertTrue(any(m.function == "calc::f" and any(len(x) > 3 and x[3] for x in m.span)
+                            for n, m in self.numbered if n not in ejected))
 
     def test_reach_names_the_switches_of_the_code_that_ran(self):
         try:
