@@ -611,6 +611,19 @@ def find_sites(root: Path, compile_commands: Path, cache_dir: Path, jobs: int = 
     return sorted(seen.values(), key=sort_key)
 
 
+def tu_reads(root: Path, cache_dir: Path, tus: list[str]) -> dict[str, set[str]]:
+    """The stack/ files each TU (a path relative to root) read when its sites were found, from
+    the site cache; a TU the cache does not hold is left out."""
+    out = {}
+    for rel in tus:
+        cf = cache_dir / (hashlib.sha1(("/" + rel).encode()).hexdigest() + ".json")
+        try:
+            out[rel] = set(json.loads(cf.read_text())["files"])
+        except (OSError, ValueError, KeyError):
+            pass
+    return out
+
+
 def sort_key(m: Mutant):
     return (m.file, m.line, m.col, m.op, m.repl)
 

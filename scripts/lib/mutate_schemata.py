@@ -105,6 +105,10 @@ class SchemataJudge:
         a TU fail), until none fails or no schema is to blame."""
         from concurrent.futures import ThreadPoolExecutor
         tus = sorted(rel for rel in self.s.entries if mutants.is_site_file(rel))
+        reads = mutants.tu_reads(self.s.path, self.r.root / "build" / "mutate" / "sites", tus)
+        written = set(originals)
+        # only the TUs that read a file with schemata (every TU the site cache does not know)
+        tus = [rel for rel in tus if rel not in reads or reads[rel] & written]
         for round_ in range(1, SYNTAX_ROUNDS + 1):
             schemas = self.write(numbered, originals, ejected)
             t0 = time.time()
