@@ -78,6 +78,19 @@ def run_logged(cmd: list[str], cwd: Path, log: Path, env: dict | None = None, ti
             RUNNING.discard(p.pid)
 
 
+def in_threads(work, args: list[tuple]) -> list[str]:
+    """Runs work(*a, errors) in one thread per entry of args and waits for them all (polling,
+    so that a signal handler still runs); returns what they appended to errors."""
+    errors: list[str] = []
+    threads = [threading.Thread(target=work, args=(*a, errors), daemon=True) for a in args]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.5)
+    return errors
+
+
 def kill_running() -> None:
     """Ends every process group run_logged is waiting for (a second Ctrl-C: stop now)."""
     for pid in list(RUNNING):

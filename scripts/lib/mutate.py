@@ -334,13 +334,7 @@ class Run:
                 s = self.scratch(n)
                 self.prepare(s, False)
                 scratches.append(s)
-            errors: list[str] = []
-            threads = [threading.Thread(target=self.worker, args=(s, todo, errors), daemon=True) for s in scratches]
-            for t in threads:
-                t.start()
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.5)
+            errors = judge.in_threads(self.worker, [(s, todo) for s in scratches])
             if errors:
                 log(f"stopped: {errors[0]}")
             self.phase["one at a time"] = time.time() - t0

@@ -342,14 +342,8 @@ class SchemataJudge:
         t0 = time.time()
         # most-reached first: the long ones start early and the queue's end is short
         mine.sort(key=lambda x: -sum(t.seconds for t in self.reaching(x[0])))
-        errors: list[str] = []
         plains = [self.plain_scratch(k) for k in range(1, self.a.jobs + 1)]
-        threads = [threading.Thread(target=self.worker, args=(mine, p, errors), daemon=True) for p in plains]
-        for th in threads:
-            th.start()
-        for th in threads:
-            while th.is_alive():
-                th.join(0.5)
+        errors = judge.in_threads(self.worker, [(mine, p) for p in plains])
         self.r.phase["schemata judge"] = time.time() - t0
         if errors:
             self.log(f"stopped: {errors[0]}")
