@@ -560,6 +560,9 @@ def resolve(argv: list[str]) -> argparse.Namespace:
     if p2.returncode != 0:
         p.error(f"{ROOT} is not a git checkout: the scratch clones are made from its HEAD")
     a.commit = p2.stdout.strip()
+    if a.diff and subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{a.diff}^{{commit}}"], cwd=ROOT,
+                                 capture_output=True).returncode != 0:
+        p.error(f"--diff {a.diff}: no such commit in {ROOT}")
     return a
 
 
