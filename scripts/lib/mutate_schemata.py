@@ -33,11 +33,11 @@ import judge
 import mutants
 import schemata
 from fuzzlib import UsageError
+from mutate_report import NOT_REACHED
 
 EJECT_ROUNDS = 6
 SYNTAX_ROUNDS = 8
 UNIT_BUDGET = 900.0  # --with-unit: the unit label's time limit per mutant (its tests have no baseline here)
-NOT_REACHED = "NOT REACHED"
 
 
 class SchemataError(Exception):

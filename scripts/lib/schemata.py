@@ -216,30 +216,6 @@ def render(rel: str, data: bytes, numbered: list[tuple[int, mutants.Mutant]]) ->
     return out
 
 
-def write_tree(root: Path, numbered: list[tuple[int, mutants.Mutant]]) -> dict[str, FileSchema]:
-    """Writes every file's schemata into the tree at `root` (a scratch clone at the run's commit),
-    from the files' committed bytes; returns the schema of each file."""
-    by_file: dict[str, list] = {}
-    for n, m in numbered:
-        by_file.setdefault(m.file, []).append((n, m))
-    out = {}
-    for rel, items in sorted(by_file.items()):
-        path = root / rel
-        original = path.with_name(path.name + ".orig")
-        if not original.exists():
-            original.write_bytes(path.read_bytes())
-        fs = render(rel, original.read_bytes(), items)
-        path.write_text(fs.text)
-        out[rel] = fs
-    return out
-
-
-def restore_tree(root: Path) -> None:
-    """Puts back the committed bytes a schemata build wrote over (their .orig copies)."""
-    for orig in (root / "stack").rglob("*.orig"):
-        os.replace(orig, orig.with_suffix(""))
-
-
 # ---------------------------------------------------------------------------------------------
 # The compiler's errors, taken back to the schemata that caused them
 
