@@ -10,7 +10,7 @@
 #include "properties/oracles/spare_mirrors.h"
 #include "stack/runtime/host/graph/recorder.h"
 #include "stack/runtime/image/graph_def.h"
-#include "stack/runtime/plan/interpreter.h"
+#include "stack/runtime/host/interpreter.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/support/check.h"
 

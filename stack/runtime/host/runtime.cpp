@@ -15,7 +15,7 @@
 #include "stack/runtime/host/graph/cache.h"
 #include "stack/runtime/image/compact.h"
 #include "stack/runtime/plan/check.h"
-#include "stack/runtime/plan/interpreter.h"
+#include "stack/runtime/host/interpreter.h"
 #include "stack/support/splitmix.h"
 
 namespace stackcheck::runtime {

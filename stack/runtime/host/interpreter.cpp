@@ -1,5 +1,5 @@
 // The plan interpreter (interpreter.h).
-#include "stack/runtime/plan/interpreter.h"
+#include "stack/runtime/host/interpreter.h"
 
 #include <fmt/format.h>
 #include <boost/container/small_vector.hpp>

@@ -1,6 +1,6 @@
 // The plan interpreter (host orchestrator): statements mapped onto the orchestrator API,
 // orchestration arithmetic, host reads, and the budget.
-#include "stack/runtime/plan/interpreter.h"
+#include "stack/runtime/host/interpreter.h"
 
 #include <gtest/gtest.h>
 
