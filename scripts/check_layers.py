@@ -59,13 +59,12 @@ LAYERS = {
     # the device side reads only device memory: no host layer above it.
     "stack/runtime/device": RUNTIME_BASE | {"stack/runtime/devmem", "stack/runtime/status",
                                             "stack/runtime/image"},
-    # the orchestration program's type lives with the host that runs it: one layer in two folders.
+    # the host runs orchestration programs (plan/): their text, checks and config ranges.
     "stack/runtime/host": RUNTIME_BASE | {"stack/runtime/devmem", "stack/runtime/status",
                                           "stack/runtime/image", "stack/runtime/device",
                                           "stack/runtime/plan"},
     "stack/runtime/plan": RUNTIME_BASE | {"stack/runtime/devmem", "stack/runtime/status",
-                                          "stack/runtime/image", "stack/runtime/device",
-                                          "stack/runtime/host"},
+                                          "stack/runtime/image", "stack/runtime/device"},
     "properties/oracles": set(STACK),
     "properties/gen": set(STACK) | {"properties/oracles", "rapidcheck"},
     # the cases and the one oracle sequence per input kind, shared by fuzz targets and properties
@@ -132,9 +131,18 @@ def source_files(root):
                   and os.path.isfile(os.path.join(root, f)))
 
 
-def check(root):
+def mutual_pairs(layers):
+    """The pairs of layers that may include each other (a folder and its subfolders are one
+    layer already): the table must have none (issue: no two folders include each other)."""
+    return sorted((a, b) for a, deps in layers.items() for b in deps
+                  if a < b and b in layers and a in layers[b])
+
+
+def check(root, layers=None):
     """Returns (wrong arrows as printable lines, number of files, number of arrows)."""
     errors, arrows = [], 0
+    for a, b in mutual_pairs(LAYERS if layers is None else layers):
+        errors.append(f"scripts/check_layers.py:1: the layer table lets {a}/ and {b}/ include each other")
     files = source_files(root)
     for path in files:
         src = layer_of(path)
@@ -169,12 +177,15 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."),
                     help="the tree to check (default: this checkout)")
-    ap.add_argument("--list", action="store_true", help="print the layer table and exit")
+    ap.add_argument("--list", action="store_true",
+                    help="print the layer table and any two layers that may include each other, and exit")
     args = ap.parse_args(argv)
     if args.list:
         for name, deps in LAYERS.items():
             print(f"{name}: {' '.join(sorted(deps)) or '(nothing)'}")
-        return 0
+        pairs = mutual_pairs(LAYERS)
+        print("layers that include each other: " + (", ".join(f"{a} <-> {b}" for a, b in pairs) or "none"))
+        return 1 if pairs else 0
     if not os.path.isdir(args.root):
         print(f"check_layers: --root {args.root}: not a folder", file=sys.stderr)
         return 2

@@ -11,6 +11,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 CHECK = os.path.join(ROOT, "scripts", "check_layers.py")
+SCRIPT = CHECK
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import check_layers  # noqa: E402
 FOLDERS = ("stack", "properties", "fuzz", "cli", "reports", "bench")
 
 
@@ -77,6 +80,8 @@ class Layers(unittest.TestCase):
         ("stack/ir/parser_test.cpp", '"properties/gen/program_gen.h"',
          "a test of stack/ir/ may not depend on properties/gen"),
         ("stack/passes/simplify.cpp", '"cli/cli.h"', "stack/passes/ may not depend on cli"),
+        ("stack/runtime/plan/check.cpp", '"stack/runtime/host/runtime_config.h"',
+         "stack/runtime/plan/ may not depend on stack/runtime/host"),
     ]
 
     def test_controls_planted_includes_fail_at_their_line(self):
@@ -107,6 +112,19 @@ class Layers(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("stack/newthing/x.cpp:1: in no layer", out)
         del lineno
+
+    def test_the_table_has_no_two_layers_including_each_other(self):
+        self.assertEqual(check_layers.mutual_pairs(check_layers.LAYERS), [])
+        out = subprocess.run([sys.executable, SCRIPT, "--list"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stdout)
+        self.assertIn("layers that include each other: none", out.stdout)
+        # Control: a table with one back-edge names the pair and fails the check.
+        bad = dict(check_layers.LAYERS)
+        bad["stack/runtime/plan"] = bad["stack/runtime/plan"] | {"stack/runtime/host"}
+        self.assertEqual(check_layers.mutual_pairs(bad), [("stack/runtime/host", "stack/runtime/plan")])
+        errors, _, _ = check_layers.check(ROOT, bad)
+        self.assertIn("the layer table lets stack/runtime/host/ and stack/runtime/plan/ include each other",
+                      "\n".join(errors))
 
     def test_bad_root_is_a_usage_error(self):
         rc, _ = run_check(os.path.join(self.tmp, "no-such-folder"))

@@ -385,6 +385,38 @@ TEST(Bind, rejected_config_is_unsupported) {
   EXPECT_EQ(rt.error(), "config W=48 is not a power of two in [4, 2^19]");
 }
 
+// Each config key sets its own field and no other (plan/config_ranges.h's order is
+// RuntimeConfig's field table's): a key at a valid value other than its default moves only
+// the field named after it.
+TEST(Bind, config_key_sets_its_field) {
+  const RuntimeConfig defaults;
+  const auto name_of = [&](uint64_t RuntimeConfig::*f) {
+    for (size_t i = 0; i < config_fields().size(); ++i)
+      if (config_fields()[i] == f) return config_keys()[i];
+    return std::string_view("?");
+  };
+  EXPECT_EQ(name_of(&RuntimeConfig::W), "W");
+  EXPECT_EQ(name_of(&RuntimeConfig::task_heap), "task_heap");
+  EXPECT_EQ(name_of(&RuntimeConfig::graph_heap), "graph_heap");
+  EXPECT_EQ(name_of(&RuntimeConfig::ready_capacity), "ready_capacity");
+  EXPECT_EQ(name_of(&RuntimeConfig::tensormap_capacity), "tensormap_capacity");
+  EXPECT_EQ(name_of(&RuntimeConfig::scope_tasks_capacity), "scope_tasks_capacity");
+  EXPECT_EQ(name_of(&RuntimeConfig::workers), "workers");
+  EXPECT_EQ(name_of(&RuntimeConfig::progress_timeout_ms), "progress_timeout_ms");
+  EXPECT_EQ(name_of(&RuntimeConfig::clusters), "clusters");
+  EXPECT_EQ(name_of(&RuntimeConfig::fill_byte), "fill_byte");
+  ASSERT_EQ(config_fields().size(), config_ranges().size());
+  for (size_t i = 0; i < config_ranges().size(); ++i) {
+    const ConfigRange& r = config_ranges()[i];
+    const int64_t v = static_cast<uint64_t>(r.hi) == defaults.*config_fields()[i] ? r.lo : r.hi;
+    RuntimeConfig got;
+    ASSERT_EQ(apply_config(std::vector<ConfigEntry>{{std::string(r.key), v, {}}}, got), std::nullopt) << r.key;
+    for (size_t j = 0; j < config_fields().size(); ++j)
+      EXPECT_EQ(got.*config_fields()[j], i == j ? static_cast<uint64_t>(v) : defaults.*config_fields()[j])
+          << r.key << " moved " << config_keys()[j];
+  }
+}
+
 // A definition is uploaded (its own reservation, one def_h2d) by the first bind that submits
 // it and stays resident: binding again on the same Runtime replays it with no upload.
 TEST(Bind, bind_defs_once) {

@@ -1,5 +1,5 @@
 // RuntimeConfig (RUNTIME.md §4): the knobs of one Runtime, with the spec's defaults, the
-// `.plan` config keys that set them and their valid ranges (one table, config_rules), and the
+// `.plan` config keys that set them (their ranges: plan/config_ranges.h), and the
 // validation whose rejection is status -2 (UNSUPPORTED, §13). A validated config keeps every
 // derived size inside the model's limits: the mirror stays <= INT32_MAX bytes (W <= 2^19)
 // and the heaps fit a reservation.
@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "stack/runtime/plan/config_ranges.h"
 #include "stack/runtime/plan/program.h"
 
 namespace stackcheck::runtime {
@@ -30,26 +31,9 @@ struct RuntimeConfig {
   uint64_t effective_scope_tasks_capacity() const { return scope_tasks_capacity == 0 ? W : scope_tasks_capacity; }
 };
 
-// The one table of config keys and their valid values (RUNTIME.md §4, §17), in
-// RuntimeConfig's field order: a value is valid when lo <= value <= hi (as an i64, so a
-// negative value never is) and, for W, a power of two. validate_config judges a RuntimeConfig
-// built in code by it (status -2); validate_plan judges each `config KEY=INT` of a plan by it,
-// at its line:column.
-struct ConfigRule {
-  std::string_view key;
-  uint64_t RuntimeConfig::*field;
-  int64_t lo, hi;
-  bool power_of_two;
-};
-std::span<const ConfigRule> config_rules();
-const ConfigRule* config_rule(std::string_view key);  // null for an unknown key
-
-// The `config` keys, in RuntimeConfig's field order.
-std::span<const std::string_view> config_keys();
-bool is_config_key(std::string_view key);
-
-// Why `key=value` is refused ("config W=-1 is not a power of two in [4, 2^19]"), or nullopt.
-std::optional<std::string> check_config_value(std::string_view key, int64_t value);
+// Which field of RuntimeConfig a config key sets: position i of config_ranges()
+// (plan/config_ranges.h) is field config_fields()[i].
+std::span<uint64_t RuntimeConfig::* const> config_fields();
 
 // Applies `config` lines over the defaults. An unknown key or a value outside its rule gives
 // a message (the caller returns status -2; a plan that passed validate_plan has neither).

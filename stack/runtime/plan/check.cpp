@@ -11,7 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "stack/runtime/host/runtime_config.h"
+#include "stack/runtime/plan/config_ranges.h"
 #include "stack/support/arena.h"
 
 namespace stackcheck::runtime {

@@ -10,7 +10,7 @@
 // submit_graph names a graph defined before it (in a graph body: an earlier graph or its own;
 // the parser also holds root statements to the text order, §17); shapes have rank 1..4,
 // dims >= 1 and bounded element counts; config keys are known and not repeated, and each
-// value is in its field's range (host/runtime_config.h, config_rules); nesting and
+// value is in its field's range (plan/config_ranges.h); nesting and
 // expression depth are bounded.
 // Not checked (orchestrator latches, §8): tags, arity and shapes of kernel arguments,
 // window bounds and rank, alloc counts, zero divisors, graph-body restrictions.

@@ -9,7 +9,7 @@
 // carry: a graph is defined before its first use in the text (§17), so a submit_graph above
 // its graph's definition is an error at the submit_graph (the earlier of that and the
 // static checks' first error is reported). A `config` value outside its field's range
-// (host/runtime_config.h, config_rules) is an error at its KEY.
+// (plan/config_ranges.h) is an error at its KEY.
 //
 // Grammar (NL ends every line; `graph` definitions sit at top level only, between
 // statements if need be, each before its first use):

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "stack/runtime/host/runtime_config.h"
+#include "stack/runtime/plan/config_ranges.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/printer.h"
 
@@ -376,7 +376,7 @@ TEST(PlanCheck, a_graph_body_names_earlier_graphs_only) {
 }
 
 // RUNTIME.md §17: a config value outside its field's range is an error at its KEY=INT, not
-// a status; the ranges are RuntimeConfig's (host/runtime_config.h, config_rules).
+// a status; the ranges are plan/config_ranges.h's.
 TEST(PlanParser, config_values_are_checked_where_written) {
   const std::pair<const char*, const char*> refused[] = {
       {"config W=-1\n", "1:8: config W=-1 is not a power of two in [4, 2^19]"},
@@ -404,8 +404,8 @@ TEST(PlanParser, config_values_are_checked_where_written) {
                      "progress_timeout_ms=4294967296 clusters=65536 fill_byte=255\n"),
             "ok");
   // The table covers every key the config knows.
-  for (std::string_view key : config_keys()) EXPECT_NE(config_rule(key), nullptr) << key;
-  EXPECT_EQ(config_rules().size(), config_keys().size());
+  for (std::string_view key : config_keys()) EXPECT_NE(config_range(key), nullptr) << key;
+  EXPECT_EQ(config_ranges().size(), config_keys().size());
 }
 
 }  // namespace

@@ -218,7 +218,7 @@ struct EntryTensor {
   bool operator==(const EntryTensor&) const = default;
 };
 
-// One `KEY=INT` of the `config` line; KEY names a RuntimeConfig field (runtime_config.h).
+// One `KEY=INT` of the `config` line; KEY names a RuntimeConfig field (plan/config_ranges.h).
 struct ConfigEntry {
   std::string key;
   int64_t value = 0;
