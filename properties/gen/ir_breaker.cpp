@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "stack/ir/printer.h"
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 #include <algorithm>
 #include <functional>

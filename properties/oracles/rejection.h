@@ -16,7 +16,7 @@
 #include "properties/oracles/oracle.h"
 #include "stack/ir/parser.h"
 #include "stack/runtime/plan/parser.h"
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 namespace stackcheck::oracles {
 

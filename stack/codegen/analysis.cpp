@@ -7,7 +7,7 @@
 #include "stack/ir/invariance.h"
 #include "stack/ir/walk.h"
 #include "stack/runtime/plan/check.h"
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 namespace stackcheck::codegen::detail {
 namespace {

@@ -34,7 +34,7 @@
 #include "stack/ir/ast.h"
 #include "stack/runtime/plan/program.h"
 #include "stack/support/limits.h"
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 namespace stackcheck::codegen {
 

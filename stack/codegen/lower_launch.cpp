@@ -6,7 +6,7 @@
 
 #include "stack/codegen/codegen.h"
 #include "stack/codegen/lowering.h"
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 namespace stackcheck::codegen::detail {
 

@@ -19,7 +19,7 @@
 #include "stack/ir/ast.h"
 #include "stack/ir/rpi.h"
 #include "stack/runtime/plan/program.h"
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 namespace stackcheck::codegen::detail {
 

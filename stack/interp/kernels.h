@@ -1,11 +1,11 @@
 // The builtins' math (COMPILER.md §2) on interpreter windows: i32 wrap-around arithmetic,
 // i32(s) = low 32 bits of a scalar, every input read before any output is written (so
 // arguments may alias). The builtin *descriptions* (arity, kinds, directions, shape rules)
-// come from verify/builtins.h; the computation is the interpreter's own.
+// come from ir/builtins.h; the computation is the interpreter's own.
 #pragma once
 
 #include "stack/interp/memory.h"
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 #include <cstdint>
 #include <optional>

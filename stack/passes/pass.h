@@ -4,7 +4,7 @@
 #pragma once
 
 #include "stack/ir/ast.h"
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 #include <cstdint>
 #include <utility>

@@ -21,7 +21,7 @@
 
 #include "stack/ir/ast.h"
 #include "stack/passes/pass.h"
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 #include <functional>
 #include <map>

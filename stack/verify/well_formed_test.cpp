@@ -6,7 +6,7 @@
 
 #include "stack/ir/builder.h"
 #include "stack/ir/testing.h"
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 #include <gtest/gtest.h>
 

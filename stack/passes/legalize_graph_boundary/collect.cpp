@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "stack/defects/defects.h"
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 namespace stackcheck::passes::graph_boundary {
 

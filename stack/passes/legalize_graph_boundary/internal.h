@@ -10,7 +10,7 @@
 #include "stack/passes/legalize_graph_boundary.h"
 #include "stack/support/arena.h"
 #include "stack/support/limits.h"
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 #include <cstdint>
 #include <memory_resource>

@@ -12,7 +12,7 @@
 #include "stack/interp/kernels.h"
 #include "stack/interp/memory.h"
 #include "stack/runtime/devmem/host_link.h"
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 namespace stackcheck::runtime {
 namespace {

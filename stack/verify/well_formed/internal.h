@@ -11,7 +11,7 @@
 #include "stack/ir/rpi.h"
 #include "stack/ir/walk.h"
 #include "stack/support/limits.h"
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // kernel vs builtin).
 #include "stack/verify/well_formed/internal.h"
 
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "stack/verify/builtins.h"
+#include "stack/ir/builtins.h"
 
 #include <algorithm>
 #include <array>

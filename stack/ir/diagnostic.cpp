@@ -1,4 +1,4 @@
-#include "stack/verify/diagnostic.h"
+#include "stack/ir/diagnostic.h"
 
 #include <fmt/format.h>
 
