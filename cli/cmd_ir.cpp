@@ -48,7 +48,7 @@ int cmd_print(const Args& a) {
 
 int cmd_verify(const Args& a) {
   const std::string rule = a.get("--rule", "WellFormed");
-  verify::Diagnostics (*check)(const ir::Program&) = nullptr;
+  ir::Diagnostics (*check)(const ir::Program&) = nullptr;
   if (rule == "WellFormed")
     check = verify::check_well_formed;
   else if (rule == "ReturnParamsExplicit")

@@ -152,7 +152,7 @@ void codegen_defence_case(const gen::BrokenProgram& b, const Codegen& generate) 
   if ((b.code == 204 || b.code == 205) && !calls_graph(b.program, b.graph)) return;
   const codegen::CodegenResult cg = generate(b.program);
   const bool has = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
-                               [&](const verify::Diagnostic& x) { return x.code == it->second; });
+                               [&](const ir::Diagnostic& x) { return x.code == it->second; });
   if (cg.ok || !has)
     props::report(oracles::Verdict::fail(
                       "codegen-code",
@@ -165,7 +165,7 @@ void codegen_defence_case(const gen::BrokenProgram& b, const Codegen& generate) 
                   props::counterexample("verifier", ir::print_program(b.program), {{"code", std::to_string(b.code)}}));
 }
 
-using Verifier = std::function<verify::Diagnostics(const ir::Program&)>;
+using Verifier = std::function<ir::Diagnostics(const ir::Program&)>;
 void broken_rule_case(const Verifier& verifier, const Codegen& generate = codegen::generate_orchestration) {
   const gen::GeneratedProgram g = draw();
   const oracles::PipelineRun run = pipeline_or_fail(g.program);
@@ -178,9 +178,9 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
     return props::counterexample("verifier", ir::print_program(b->program), {{"code", std::to_string(b->code)}});
   };
   const std::string what = fmt::format("{} ({} in graph {})", b->code, b->what, b->graph);
-  const verify::Diagnostics d = verifier(b->program);
+  const ir::Diagnostics d = verifier(b->program);
   std::set<int> codes;
-  for (const verify::Diagnostic& x : d) codes.insert(x.code);
+  for (const ir::Diagnostic& x : d) codes.insert(x.code);
   if (codes != std::set<int>{b->code})
     props::report(oracles::Verdict::fail("verifier-code",
                                          fmt::format("broke {}: the verifier reported [{}]{}", what,
@@ -192,7 +192,7 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
   if (b->at_limit) {
     gen::tag(fmt::format("at-limit-{}", b->code));
     const auto acx = [&] { return props::counterexample("end-to-end", ir::print_program(*b->at_limit)); };
-    if (const verify::Diagnostics ad = verifier(*b->at_limit); !ad.empty())
+    if (const ir::Diagnostics ad = verifier(*b->at_limit); !ad.empty())
       props::report(
           oracles::Verdict::fail("verifier-limit", fmt::format("{} in graph {} (legal): the verifier reported {}",
                                                                b->limit, b->graph, ad.front().render(""))),
@@ -216,7 +216,7 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
   }
   const passes::PassResult r = passes::legalize_graph_boundary(b->program);
   const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
-                               [&](const verify::Diagnostic& x) { return x.code == b->code; });
+                               [&](const ir::Diagnostic& x) { return x.code == b->code; });
   if (b->pass_owns && (r.ok || !has))
     props::report(oracles::Verdict::fail("pass-code", fmt::format("broke {}: LegalizeGraphBoundary {}", what,
                                                                   r.ok ? "accepted it"
@@ -225,9 +225,9 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
                   cx());
 }
 // The positive control: a verifier blind to launches under an if (215).
-verify::Diagnostics verifier_blind_to_ifs(const ir::Program& p) {
-  verify::Diagnostics d = verify::check_graph_boundary_legalized(p);
-  std::erase_if(d, [](const verify::Diagnostic& x) { return x.code == 215; });
+ir::Diagnostics verifier_blind_to_ifs(const ir::Program& p) {
+  ir::Diagnostics d = verify::check_graph_boundary_legalized(p);
+  std::erase_if(d, [](const ir::Diagnostic& x) { return x.code == 215; });
   return d;
 }
 void blind_verifier_case() {
@@ -237,7 +237,7 @@ void blind_verifier_case() {
 // The positive control of codegen's defence: a codegen that lets `full` in a graph through.
 codegen::CodegenResult codegen_blind_to_full(const ir::Program& p) {
   codegen::CodegenResult r = codegen::generate_orchestration(p);
-  std::erase_if(r.diagnostics, [](const verify::Diagnostic& x) { return x.code == codegen::kFullInGraph; });
+  std::erase_if(r.diagnostics, [](const ir::Diagnostic& x) { return x.code == codegen::kFullInGraph; });
   if (r.diagnostics.empty()) r.ok = true;
   return r;
 }
@@ -247,13 +247,13 @@ void blind_codegen_case() {
 }
 // The positive control of the at-limit twins: a verifier whose tensor-param limit is off by one
 // (it refuses exactly 128).
-verify::Diagnostics verifier_refusing_128_tensors(const ir::Program& p) {
-  verify::Diagnostics d = verify::check_graph_boundary_legalized(p);
+ir::Diagnostics verifier_refusing_128_tensors(const ir::Program& p) {
+  ir::Diagnostics d = verify::check_graph_boundary_legalized(p);
   for (const ir::Function& f : p.functions) {
     const auto n =
         std::count_if(f.params.begin(), f.params.end(), [](const ir::Param& q) { return q.type.is_tensor(); });
     if (f.kind == ir::Function::Kind::Graph && n == 128)
-      d.push_back(verify::Diagnostic{"GraphBoundaryLegalized", 204, {f.name, 0, 0}, "more than 128 tensor params"});
+      d.push_back(ir::Diagnostic{"GraphBoundaryLegalized", 204, {f.name, 0, 0}, "more than 128 tensor params"});
   }
   return d;
 }
@@ -292,7 +292,7 @@ void call_site_case(const PipelineFn& pipeline) {
   if (!parsed.ok())
     props::report(
         oracles::Verdict::fail("breaker", "the printed program does not parse: " + parsed.error().to_string()), cx());
-  if (const verify::Diagnostics wf = verify::check_well_formed(parsed.program()); !wf.empty())
+  if (const ir::Diagnostics wf = verify::check_well_formed(parsed.program()); !wf.empty())
     props::report(oracles::Verdict::fail("well-formed-code", fmt::format("{}: WellFormed reported {}, where only a "
                                                                          "call site makes it static",
                                                                          b->what, wf.front().render(""))),
@@ -322,7 +322,7 @@ void call_site_case(const PipelineFn& pipeline) {
                                   run.rejected_by.empty() ? "acceptance" : run.rejected_by, run.diagnostics.size(),
                                   run.diagnostics.empty() ? run.verdict.message : run.diagnostics.front().render(""))),
                   cx());
-  for (const verify::Diagnostic& d : run.diagnostics)
+  for (const ir::Diagnostic& d : run.diagnostics)
     for (const std::string& want : b->message_has)
       if (d.message.find(want) == std::string::npos)
         props::report(oracles::Verdict::fail("pass-message", fmt::format("{}: the message \"{}\" does not say \"{}\"",
@@ -426,7 +426,7 @@ void malformed_case(const Codegen& generate) {
                                          fmt::format("the interpreter {}", r.ok() ? std::string("ran it to the end")
                                                                                   : "reported " + r.error().render())),
                   cx());
-  const verify::Diagnostics wf = verify::check_well_formed(p);
+  const ir::Diagnostics wf = verify::check_well_formed(p);
   const oracles::PipelineRun run = oracles::run_pipeline(p);
   gen::tag(wf.empty() ? "well-formed-silent" : "well-formed-reports");
   gen::tag(run.verdict.passed() ? "pipeline-accepts" : run.verdict.failed() ? "pipeline-fails" : "pipeline-rejects");
@@ -436,7 +436,7 @@ void malformed_case(const Codegen& generate) {
 codegen::CodegenResult codegen_ignoring_malformed_nodes(const ir::Program& p) {
   codegen::CodegenResult r = codegen::generate_orchestration(p);
   std::erase_if(r.diagnostics,
-                [](const verify::Diagnostic& d) { return d.message.find("malformed") != std::string::npos; });
+                [](const ir::Diagnostic& d) { return d.message.find("malformed") != std::string::npos; });
   if (r.diagnostics.empty()) r.ok = true;
   return r;
 }
@@ -463,7 +463,7 @@ size_t function_index(const ir::Program& p, const std::string& name) {
     if (p.functions[i].name == name) return i;
   return p.functions.size();
 }
-oracles::Verdict in_program_order(const ir::Program& p, const verify::Diagnostics& d, const char* who) {
+oracles::Verdict in_program_order(const ir::Program& p, const ir::Diagnostics& d, const char* who) {
   for (size_t i = 1; i < d.size(); ++i)
     if (function_index(p, d[i].location.function) < function_index(p, d[i - 1].location.function))
       return oracles::Verdict::fail("diagnostic-order",
@@ -479,8 +479,8 @@ TEST(CompilerPropsControl, diagnostics_out_of_program_order_are_reported) {
   p.functions.resize(2);
   p.functions[0].name = "g0";
   p.functions[1].name = "g1";
-  const verify::Diagnostic a{"GraphBoundaryLegalized", 206, verify::Location{"g0", 0, 0}, "a"};
-  const verify::Diagnostic b{"GraphBoundaryLegalized", 210, verify::Location{"g1", 0, 0}, "b"};
+  const ir::Diagnostic a{"GraphBoundaryLegalized", 206, ir::Location{"g0", 0, 0}, "a"};
+  const ir::Diagnostic b{"GraphBoundaryLegalized", 210, ir::Location{"g1", 0, 0}, "b"};
   EXPECT_TRUE(in_program_order(p, {a, b}, "x").passed());
   const oracles::Verdict v = in_program_order(p, {b, a}, "x");
   EXPECT_TRUE(v.failed()) << v.to_string();
@@ -507,9 +507,9 @@ STACKCHECK_PROP(CompilerProps, two_broken_graphs_reported_in_program_order, 0.5)
     props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no second graph to break"));
   const ir::Program& p = second->program;
   const auto cx = [&] { return props::counterexample("verifier", ir::print_program(p)); };
-  const verify::Diagnostics d = verify::check_graph_boundary_legalized(p);
+  const ir::Diagnostics d = verify::check_graph_boundary_legalized(p);
   std::set<int> codes;
-  for (const verify::Diagnostic& x : d) codes.insert(x.code);
+  for (const ir::Diagnostic& x : d) codes.insert(x.code);
   if (codes.count(first->code) == 0 || codes.count(second->code) == 0)
     props::report(
         oracles::Verdict::fail("verifier-code", fmt::format("broke {} in {} and {} in {}: the verifier reported "
@@ -531,7 +531,7 @@ TEST(CompilerPropsControl, a_verifier_blind_to_ifs_fails) {
 // diagnostic has that code, on the program and on its printed and reparsed text, and the
 // pipeline refuses the program as input (never a pass bug or a crash).
 namespace {
-using WellFormedFn = std::function<verify::Diagnostics(const ir::Program&)>;
+using WellFormedFn = std::function<ir::Diagnostics(const ir::Program&)>;
 using Interpreter = std::function<interp::Result(const ir::Program&, uint64_t)>;
 interp::Result reference_interpreter(const ir::Program& p, uint64_t seed) { return interp::run(p, seed); }
 void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormedFn& well_formed,
@@ -546,12 +546,12 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
   const std::string what = fmt::format("{} ({} in {})", b->code, b->what, b->graph);
   // A limit's rule: the same edit at exactly the limit is WellFormed (BrokenProgram::at_limit).
   if (b->at_limit)
-    if (const verify::Diagnostics ad = well_formed(*b->at_limit); !ad.empty())
+    if (const ir::Diagnostics ad = well_formed(*b->at_limit); !ad.empty())
       props::report(oracles::Verdict::fail("well-formed-limit", fmt::format("broke {}: at the limit ({}) WellFormed "
                                                                             "reported {}",
                                                                             what, b->limit, ad.front().render(""))),
                     props::counterexample("well-formed", ir::print_program(*b->at_limit)));
-  const verify::Diagnostics d = well_formed(b->program);
+  const ir::Diagnostics d = well_formed(b->program);
   if (d.empty() || d.front().code != b->code)
     props::report(oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: WellFormed reported {}", what,
                                                                          d.empty() ? "nothing" : d.front().render(""))),
@@ -566,7 +566,7 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
                                                                parsed.error().to_string())),
         cx());
   } else {
-    const verify::Diagnostics t = well_formed(parsed.program());
+    const ir::Diagnostics t = well_formed(parsed.program());
     if (t.empty() || t.front().code != b->code)
       props::report(
           oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: on the printed text WellFormed reported {}",
@@ -642,7 +642,7 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
       if (b->lowering_precondition) {
         const codegen::CodegenResult cg = generate(parsed.program());
         const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
-                                       [&](const verify::Diagnostic& x) { return x.location.line == line; });
+                                       [&](const ir::Diagnostic& x) { return x.location.line == line; });
         if (!cg.ok && !there)
           props::report(oracles::Verdict::fail(
                             "codegen-line", fmt::format("broke {}: codegen, run without the verifier, refused it with "
@@ -711,9 +711,9 @@ void offsets_blind_case() {
   expression_places_case([](const ir::Program& p) { return verify::check_well_formed(offsets_zeroed(p)); });
 }
 // The positive control: a WellFormed blind to literal zero divisors and steps (13).
-verify::Diagnostics well_formed_blind_to_13(const ir::Program& p) {
-  verify::Diagnostics d = verify::check_well_formed(p);
-  std::erase_if(d, [](const verify::Diagnostic& x) { return x.code == 13; });
+ir::Diagnostics well_formed_blind_to_13(const ir::Program& p) {
+  ir::Diagnostics d = verify::check_well_formed(p);
+  std::erase_if(d, [](const ir::Diagnostic& x) { return x.code == 13; });
   return d;
 }
 void blind_well_formed_case() {
@@ -724,8 +724,8 @@ void blind_well_formed_case() {
 void late_well_formed_case() {
   ++props::tally().cases;
   well_formed_rule_case([](const ir::Program& p) {
-    verify::Diagnostics d = verify::check_well_formed(p);
-    for (verify::Diagnostic& x : d) ++x.location.line;
+    ir::Diagnostics d = verify::check_well_formed(p);
+    for (ir::Diagnostic& x : d) ++x.location.line;
     return d;
   });
 }
@@ -837,7 +837,7 @@ void codegen_own_case(const Codegen& generate) {
   }
   const std::string text = ir::print_program(p);
   const auto cx = [&] { return props::counterexample("codegen", text, {{"code", std::to_string(code)}}); };
-  if (const verify::Diagnostics wf = verify::check_well_formed(p); !wf.empty())
+  if (const ir::Diagnostics wf = verify::check_well_formed(p); !wf.empty())
     props::report(oracles::Verdict::fail("breaker", "the edit broke WellFormed: " + wf.front().render("")), cx());
   const ir::ParseResult parsed = ir::parse_program(text);
   if (!parsed.ok()) props::report(oracles::Verdict::fail("breaker", "the text does not parse"), cx());
@@ -845,7 +845,7 @@ void codegen_own_case(const Codegen& generate) {
   RC_ASSERT(at != std::string::npos);
   const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
   const codegen::CodegenResult cg = generate(parsed.program());
-  const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(), [&](const verify::Diagnostic& d) {
+  const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(), [&](const ir::Diagnostic& d) {
     return d.code == code && d.location.line == line;
   });
   // The program is WellFormed: the reference interpreter runs it (an entry scalar param is an
@@ -865,7 +865,7 @@ void codegen_own_case(const Codegen& generate) {
 // Its positive control: a codegen that takes an entry scalar param as a constant 0.
 codegen::CodegenResult codegen_taking_entry_scalars(const ir::Program& p) {
   codegen::CodegenResult r = codegen::generate_orchestration(p);
-  std::erase_if(r.diagnostics, [](const verify::Diagnostic& d) { return d.code == 306; });
+  std::erase_if(r.diagnostics, [](const ir::Diagnostic& d) { return d.code == 306; });
   if (r.diagnostics.empty()) r.ok = true;
   return r;
 }
@@ -984,7 +984,7 @@ std::string found_clause(const std::string& builtin, const Shapes& d) {
     if (x != d.front()) return fmt::format("found {} and {}", shape_text(d.front()), shape_text(x));
   return "found";
 }
-void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)>& well_formed) {
+void shape_rule_case(const std::function<ir::Diagnostics(const ir::Program&)>& well_formed) {
   const gen::GeneratedProgram g = draw();
   const size_t arity_of_builtin[] = {2, 2, 3, 2, 3, 3, 2};  // fill copy add acc scale matmul rowsum (§2)
   const char* names[] = {"fill", "copy", "add", "acc", "scale", "matmul", "rowsum"};
@@ -1019,8 +1019,8 @@ void shape_rule_case(const std::function<verify::Diagnostics(const ir::Program&)
         Shapes shapes = legal;
         shapes[bi] = changed;
         const bool binds = shapes_bind(k.builtin, shapes);
-        const verify::Diagnostics diags = well_formed(p);
-        const auto ten = std::find_if(diags.begin(), diags.end(), [&](const verify::Diagnostic& x) {
+        const ir::Diagnostics diags = well_formed(p);
+        const auto ten = std::find_if(diags.begin(), diags.end(), [&](const ir::Diagnostic& x) {
           return x.code == 10 && x.message.find("kernel '" + k.name + "'") != std::string::npos;
         });
         const std::string what = fmt::format("kernel '{}' ({}) with param '{}' of shape {} for {}", k.name, k.builtin,
@@ -1052,8 +1052,8 @@ namespace {
 void rowsum_blind_case() {
   ++props::tally().cases;
   shape_rule_case([](const ir::Program& p) {
-    verify::Diagnostics d = verify::check_well_formed(p);
-    std::erase_if(d, [](const verify::Diagnostic& x) {
+    ir::Diagnostics d = verify::check_well_formed(p);
+    std::erase_if(d, [](const ir::Diagnostic& x) {
       return x.code == 10 && x.message.find("builtin 'rowsum'") != std::string::npos;
     });
     return d;
@@ -1068,8 +1068,8 @@ namespace {
 void shapeless_message_case() {
   ++props::tally().cases;
   shape_rule_case([](const ir::Program& p) {
-    verify::Diagnostics d = verify::check_well_formed(p);
-    for (verify::Diagnostic& x : d)
+    ir::Diagnostics d = verify::check_well_formed(p);
+    for (ir::Diagnostic& x : d)
       if (x.code == 10) x.message = x.message.substr(0, x.message.find(':') + 1) + " shapes differ";
     return d;
   });
@@ -1100,8 +1100,8 @@ TEST(CompilerPropsControl, a_well_formed_blind_to_zero_divisors_fails) {
 void mute_well_formed_case() {
   ++props::tally().cases;
   well_formed_rule_case([](const ir::Program& p) {
-    verify::Diagnostics d = verify::check_well_formed(p);
-    for (verify::Diagnostic& x : d) x.message = "error";
+    ir::Diagnostics d = verify::check_well_formed(p);
+    for (ir::Diagnostic& x : d) x.message = "error";
     return d;
   });
 }
@@ -1113,7 +1113,7 @@ void late_codegen_case() {
   ++props::tally().cases;
   well_formed_rule_case(verify::check_well_formed, [](const ir::Program& p) {
     codegen::CodegenResult r = codegen::generate_orchestration(p);
-    for (verify::Diagnostic& x : r.diagnostics) ++x.location.line;
+    for (ir::Diagnostic& x : r.diagnostics) ++x.location.line;
     return r;
   });
 }
@@ -1217,7 +1217,7 @@ void isolation_case(const LegalizeFn& legalize_graph_boundary) {
   const passes::PassResult r = legalize_graph_boundary(n.program);
   if (!r.ok) {
     static const std::set<int> kFoldable = {207, 211, 214, 216};
-    for (const verify::Diagnostic& d : r.diagnostics)
+    for (const ir::Diagnostic& d : r.diagnostics)
       if (!kFoldable.count(d.code) || !refusal_has_cause(n.program, d.code))
         props::report(oracles::Verdict::fail("isolation",
                                              "without Simplify, LegalizeGraphBoundary refused it with " + d.render("")),
@@ -1226,7 +1226,7 @@ void isolation_case(const LegalizeFn& legalize_graph_boundary) {
     props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, "needs Simplify's folding"));
   }
   gen::tag("accepted");
-  if (const verify::Diagnostics d = verify::check_graph_boundary_legalized(r.program); !d.empty())
+  if (const ir::Diagnostics d = verify::check_graph_boundary_legalized(r.program); !d.empty())
     props::report(
         oracles::Verdict::fail("isolation", "its output fails GraphBoundaryLegalized: " + d.front().render("")), cx());
   props::report(oracles::check_same_semantics(g.program, r.program, 7, "LegalizeGraphBoundary without Simplify"), cx());
@@ -1262,7 +1262,7 @@ passes::PassResult refusing_legalize(const ir::Program& p) {
   if (std::any_of(p.functions.begin(), p.functions.end(),
                   [](const ir::Function& f) { return f.kind == ir::Function::Kind::Graph; })) {
     r.ok = false;
-    r.diagnostics = {verify::Diagnostic{"GraphBoundaryLegalized", 206, {}, "planted refusal"}};
+    r.diagnostics = {ir::Diagnostic{"GraphBoundaryLegalized", 206, {}, "planted refusal"}};
   }
   return r;
 }
@@ -1279,7 +1279,7 @@ passes::PassResult refusing_loops(const ir::Program& p) {
       for (const ir::Stmt& s : f.body)
         if (s.kind == ir::Stmt::Kind::For) {
           r.ok = false;
-          r.diagnostics = {verify::Diagnostic{"GraphBoundaryLegalized", 214, {}, "planted: trips unknown"}};
+          r.diagnostics = {ir::Diagnostic{"GraphBoundaryLegalized", 214, {}, "planted: trips unknown"}};
         }
   return r;
 }
@@ -1340,7 +1340,7 @@ using PassFn = std::function<passes::PassResult(const ir::Program&)>;
 passes::PassResult normalize_return_order(const ir::Program& p) { return passes::NormalizeReturnOrder().run(p); }
 void return_order_case(const PassFn& normalize) {
   const gen::GeneratedProgram g = draw();
-  const verify::Diagnostics before = verify::check_return_params_explicit(g.program);
+  const ir::Diagnostics before = verify::check_return_params_explicit(g.program);
   const passes::PassResult n = normalize(g.program);
   const auto cx = [&] { return props::counterexample("return-order", ir::print_program(g.program)); };
   if (!n.ok)
@@ -1353,7 +1353,7 @@ void return_order_case(const PassFn& normalize) {
                                                  : "ReturnParamsExplicit reports " + before.front().render("") +
                                                        " but NormalizeReturnOrder changes nothing"),
                   cx());
-  if (const verify::Diagnostics after = verify::check_return_params_explicit(n.program); !after.empty())
+  if (const ir::Diagnostics after = verify::check_return_params_explicit(n.program); !after.empty())
     props::report(oracles::Verdict::fail("return-order", "after NormalizeReturnOrder: " + after.front().render("")),
                   cx());
 }

@@ -250,8 +250,8 @@ FrontEnds gir_tolerating_cr() {
 FrontEnds well_formed_blind_to_redefinition() {
   FrontEnds fe = FrontEnds::of_stack();
   fe.well_formed = [](const ir::Program& p) {
-    verify::Diagnostics d = verify::check_well_formed(p);
-    std::erase_if(d, [](const verify::Diagnostic& x) { return x.code == 2; });
+    ir::Diagnostics d = verify::check_well_formed(p);
+    std::erase_if(d, [](const ir::Diagnostic& x) { return x.code == 2; });
     return d;
   };
   return fe;

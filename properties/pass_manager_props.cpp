@@ -89,7 +89,7 @@ std::unique_ptr<passes::Pass> saboteur(ir::Program out) {
 // The failure notifications an instrument gets (after the verify instrument, as any other).
 class FailureLog final : public passes::PassInstrument {
  public:
-  void after_pass_failed(const passes::Pass& pass, const ir::Program&, const verify::Diagnostics&,
+  void after_pass_failed(const passes::Pass& pass, const ir::Program&, const ir::Diagnostics&,
                          const passes::PropertyLedger&) override {
     passes.emplace_back(pass.name());
   }
@@ -118,7 +118,7 @@ Built build(const Registry& registry, std::unique_ptr<passes::Pass> extra, size_
   return b;
 }
 
-std::string first_code(const verify::Diagnostics& d) { return d.empty() ? "none" : std::to_string(d.front().code); }
+std::string first_code(const ir::Diagnostics& d) { return d.empty() ? "none" : std::to_string(d.front().code); }
 
 // A graph returning one of its params by name, with its return made an alias of that param
 // (`zz_r = p` just before `return`, which then names zz_r): WellFormed and every rule of
@@ -245,7 +245,7 @@ void pass_bug_case(const Registry& registry, bool last_only = false) {
       // Some rules of GraphBoundaryLegalized cannot be broken without breaking WellFormed too
       // (a graph calling itself is a call cycle, 4; a create of a shape that is not a literal,
       // 9): the Saboteur's own output fails then, and it is to blame, with WellFormed's findings.
-      if (const verify::Diagnostics wf = verify::check_well_formed(*out); !wf.empty()) {
+      if (const ir::Diagnostics wf = verify::check_well_formed(*out); !wf.empty()) {
         gen::tag("saboteur-gbl-breaking-wf");
         if (rpe)
           props::report(Verdict::fail("breaker", fmt::format("the alias edit was to keep WellFormed: {}",
@@ -321,7 +321,7 @@ passes::VerifierRegistry real_registry() { return passes::default_verifiers(); }
 // The control's verify instrument: a WellFormed verifier that sees nothing.
 passes::VerifierRegistry blind_registry() {
   passes::VerifierRegistry r = passes::default_verifiers();
-  r.set(passes::kWellFormed, [](const ir::Program&) { return verify::Diagnostics{}; });
+  r.set(passes::kWellFormed, [](const ir::Program&) { return ir::Diagnostics{}; });
   return r;
 }
 

@@ -10,7 +10,7 @@ layer its own may use. The rules, top down (ARCHITECTURE.md):
 
   cli/ over fuzz/ over properties/ (*_props over gen/ and judge/ over oracles/) over stack/,
   fuzz/ reaching the suites (properties/) only from fuzz_props.cpp;
-  inside stack/: codegen/ over passes/, verify/, interp/ over ir/; runtime/ apart, never
+  inside stack/: codegen/ over passes/ over verify/ over ir/, interp/ over ir/; runtime/ apart, never
   including ir/, passes/, verify/, interp/ or codegen/; the device side never sees the host;
   support/ at the bottom, defects/ just above it;
   stack/ never includes cli/, properties/, fuzz/, reports/ or RapidCheck;
@@ -48,10 +48,10 @@ LAYERS = {
     "stack/defects": {"stack/support"},
     "stack/ir": RUNTIME_BASE,
     "stack/verify": RUNTIME_BASE | {"stack/ir"},
-    "stack/interp": RUNTIME_BASE | {"stack/ir", "stack/verify"},
+    "stack/interp": RUNTIME_BASE | {"stack/ir"},
     "stack/passes": RUNTIME_BASE | {"stack/ir", "stack/verify"},
     # codegen emits the runtime's orchestration program (the seam, RUNTIME.md §17).
-    "stack/codegen": RUNTIME_BASE | {"stack/ir", "stack/verify", "stack/passes",
+    "stack/codegen": RUNTIME_BASE | {"stack/ir", "stack/passes",
                                      "stack/runtime/plan", "stack/runtime/host"},
     "stack/runtime/devmem": RUNTIME_BASE,
     "stack/runtime/status": RUNTIME_BASE,

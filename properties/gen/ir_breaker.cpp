@@ -967,7 +967,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           at_top.push_back(f);
       const std::vector<Function*>& from = !at_top.empty() && c.boolean() ? at_top : kernels;
       Function& k = *from[c.one_of(from.size())];
-      const verify::Builtin* builtin = verify::find_builtin(k.builtin);
+      const ir::Builtin* builtin = ir::find_builtin(k.builtin);
       if (builtin == nullptr || builtin->arity() == 0) return std::nullopt;
       b.graph = k.name;
       std::vector<size_t> in_tensors;
@@ -992,7 +992,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
         case 3: {  // a builtin-bound param of the other kind (tensor <-> i64)
           const size_t i = c.one_of(builtin->arity());
           Param& q = k.params[i];
-          const verify::BuiltinParam& bp = builtin->params[i];
+          const ir::BuiltinParam& bp = builtin->params[i];
           q.type = q.type.is_tensor() ? Type::i64() : Type::tensor({4});
           if (!q.type.is_tensor()) {
             q.dir = Dir::In;
@@ -1019,15 +1019,15 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
           dims.back() = last;
           b.what = fmt::format("kernel param {} of another shape", k.params[bound.back()].name);
           switch (builtin->shape_rule) {
-            case verify::ShapeRule::Equal:
+            case ir::ShapeRule::Equal:
               b.message_has = {fmt::format("found {} and {}", dims_text(dims.front()), dims_text(dims.back()))};
               break;
-            case verify::ShapeRule::Matmul:
+            case ir::ShapeRule::Matmul:
               if (dims.size() == 3)
                 b.message_has = {
                     fmt::format("found {}, {} -> {}", dims_text(dims[0]), dims_text(dims[1]), dims_text(dims[2]))};
               break;
-            case verify::ShapeRule::Rowsum:
+            case ir::ShapeRule::Rowsum:
               b.message_has = {fmt::format("found {} -> {}", dims_text(dims[0]), dims_text(dims[1]))};
               break;
             default: return std::nullopt;

@@ -42,7 +42,7 @@ struct PipelineRun {
   std::vector<Stage> stages;  // outputs of the passes that completed, in order
   passes::LegalizeGraphBoundaryReport boundary_report;  // LegalizeGraphBoundary's report (when it ran)
   std::string rejected_by;                              // inconclusive: the pass that rejected
-  verify::Diagnostics diagnostics;                      // inconclusive: its diagnostics
+  ir::Diagnostics diagnostics;                      // inconclusive: its diagnostics
 };
 
 // A program compiled to its orchestration program: the pipeline, then codegen.

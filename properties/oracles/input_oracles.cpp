@@ -75,7 +75,7 @@ Verdict check_rejected(const ir::Program& p, int code) {
     return Verdict::fail("rejection", fmt::format("an input LegalizeGraphBoundary must reject with {} was not: {}",
                                                   code, run.verdict.to_string()));
   const bool named = std::any_of(run.diagnostics.begin(), run.diagnostics.end(),
-                                 [&](const verify::Diagnostic& d) { return d.code == code; });
+                                 [&](const ir::Diagnostic& d) { return d.code == code; });
   if (!named) return Verdict::fail("rejection", fmt::format("rejected without {}: {}", code, run.verdict.to_string()));
   return Verdict::pass();
 }

@@ -42,7 +42,7 @@ Verdict check_accepted(std::string_view text, TextKind kind, const FrontEnds& fe
   }
   const ir::ParseResult r = fe.parse_gir(text);
   if (!r.ok()) return fail(FrontEnd::kGirParser, "the valid program is rejected: " + r.error().to_string());
-  const verify::Diagnostics d = fe.well_formed(r.program());
+  const ir::Diagnostics d = fe.well_formed(r.program());
   if (!d.empty()) return fail(FrontEnd::kWellFormed, "the valid program is rejected: " + d.front().render(""));
   return Verdict::pass();
 }
@@ -60,7 +60,7 @@ Verdict check_rejected(std::string_view text, const ExpectedRejection& want, con
   const ir::ParseResult r = fe.parse_gir(text);
   if (want.stage == FrontEnd::kGirParser) {
     if (r.ok()) {
-      const verify::Diagnostics d = fe.well_formed(r.program());
+      const ir::Diagnostics d = fe.well_formed(r.program());
       return fail(want.stage, fmt::format("accepted by the parser{}; {}",
                                           d.empty() ? "" : " (WellFormed: " + d.front().render("") + ")", expected));
     }
@@ -70,9 +70,9 @@ Verdict check_rejected(std::string_view text, const ExpectedRejection& want, con
     return Verdict::pass();
   }
   if (!r.ok()) return fail(want.stage, "rejected by the parser instead: " + r.error().to_string() + "; " + expected);
-  const verify::Diagnostics d = fe.well_formed(r.program());
+  const ir::Diagnostics d = fe.well_formed(r.program());
   if (d.empty()) return fail(want.stage, "accepted; " + expected);
-  const verify::Diagnostic& first = d.front();
+  const ir::Diagnostic& first = d.front();
   if (first.code != want.code || first.location.line != want.line || first.location.column != want.column)
     return fail(want.stage, fmt::format("first diagnostic {}; {}", first.render(""), expected));
   return Verdict::pass();

@@ -34,7 +34,7 @@ struct ExpectedRejection {
 
 struct FrontEnds {
   std::function<ir::ParseResult(std::string_view)> parse_gir;
-  std::function<verify::Diagnostics(const ir::Program&)> well_formed;
+  std::function<ir::Diagnostics(const ir::Program&)> well_formed;
   std::function<runtime::PlanParseResult(std::string_view)> parse_plan;
   static FrontEnds of_stack();  // parse_program, check_well_formed, parse_plan
 };

@@ -143,7 +143,7 @@ class Analyzer {
     if (inv == nullptr) return false;
     const ir::Function* k = info_.find(inv->callee);
     if (k == nullptr || k->kind != ir::Function::Kind::Kernel || inv->args.size() != k->params.size()) return false;
-    const verify::Builtin* b = verify::find_builtin(k->builtin);
+    const ir::Builtin* b = ir::find_builtin(k->builtin);
     if (b == nullptr) return false;
     bool out_slot = false;
     for (size_t i = 0; i < inv->args.size(); ++i) {

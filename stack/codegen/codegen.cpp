@@ -19,7 +19,7 @@ CodegenResult generate_orchestration(const ir::Program& p) {
   CodegenResult r;
   auto diag = [&](int code, const ir::Function* f, ir::Loc loc, std::string message) {
     r.diagnostics.push_back(
-        verify::Diagnostic{kRule, code, verify::Location{f ? f->name : "", loc.line, loc.column}, std::move(message)});
+        ir::Diagnostic{kRule, code, ir::Location{f ? f->name : "", loc.line, loc.column}, std::move(message)});
   };
   const detail::ProgramInfo info(p);
 

@@ -60,7 +60,7 @@ inline constexpr size_t kMaxAllocBuffers = support::kAllocMaxBuffers;
 struct CodegenResult {
   bool ok = false;
   runtime::OrchProgram program;     // valid when ok
-  verify::Diagnostics diagnostics;  // why not ok
+  ir::Diagnostics diagnostics;  // why not ok
   // IR name of each plan entry tensor (plan tensor i is `t<i>`), in param order.
   std::vector<std::string> entry_names;
 };

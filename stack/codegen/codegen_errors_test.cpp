@@ -247,7 +247,7 @@ orchestration main(x: In tensor<i32>[8], c: InOut tensor<i32>[8], n: In i64) {
 )"));
   EXPECT_FALSE(r.ok);
   std::vector<std::pair<int, std::string>> got;
-  for (const verify::Diagnostic& d : r.diagnostics) got.emplace_back(d.code, d.location.function);
+  for (const ir::Diagnostic& d : r.diagnostics) got.emplace_back(d.code, d.location.function);
   EXPECT_EQ(got, (std::vector<std::pair<int, std::string>>{
                      {301, "g"}, {302, "g"}, {304, "g"}, {306, "main"}, {303, "main"}}));
 }

@@ -89,7 +89,7 @@ inline std::vector<int> codes_of(const ir::Program& p) {
   CodegenResult r = generate_orchestration(p);
   EXPECT_FALSE(r.ok);
   std::vector<int> codes;
-  for (const verify::Diagnostic& d : r.diagnostics) {
+  for (const ir::Diagnostic& d : r.diagnostics) {
     EXPECT_EQ(d.rule, kRule);
     codes.push_back(d.code);
   }

@@ -38,7 +38,7 @@ Results BodyLowering::launch(const ir::Invoke& inv, ir::Loc loc, PlanBlock& out)
 }
 
 Results BodyLowering::kernel_launch(const ir::Function& k, const ir::Invoke& inv, ir::Loc loc, PlanBlock& out) {
-  const verify::Builtin* b = verify::find_builtin(k.builtin);
+  const ir::Builtin* b = ir::find_builtin(k.builtin);
   const std::optional<runtime::Builtin> rb = b ? runtime::builtin_from_name(b->name) : std::nullopt;
   if (!rb) broken(loc, fmt::format("kernel '{}' has no known builtin", k.name));
   if (k.params.size() < b->arity()) broken(loc, fmt::format("kernel '{}' has fewer params than its builtin", k.name));

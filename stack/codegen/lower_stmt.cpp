@@ -33,7 +33,7 @@ runtime::PlanCmp plan_cmp(ir::CmpOp c) {
 
 }  // namespace
 
-BodyLowering::BodyLowering(const ProgramInfo& info, const ir::Function& f, verify::Diagnostics& diags)
+BodyLowering::BodyLowering(const ProgramInfo& info, const ir::Function& f, ir::Diagnostics& diags)
     : info_(info),
       f_(f),
       graph_(f.kind == ir::Function::Kind::Graph),
@@ -286,7 +286,7 @@ const ir::Dims& BodyLowering::buffer_shape(const std::string& name, ir::Loc loc)
 
 void BodyLowering::diag(int code, ir::Loc loc, std::string message) {
   diags_.push_back(
-      verify::Diagnostic{kRule, code, verify::Location{f_.name, loc.line, loc.column}, std::move(message)});
+      ir::Diagnostic{kRule, code, ir::Location{f_.name, loc.line, loc.column}, std::move(message)});
 }
 
 void BodyLowering::broken(ir::Loc loc, std::string message) const {

@@ -82,7 +82,7 @@ struct Broken {
 
 class BodyLowering {
  public:
-  BodyLowering(const ProgramInfo& info, const ir::Function& f, verify::Diagnostics& diags);
+  BodyLowering(const ProgramInfo& info, const ir::Function& f, ir::Diagnostics& diags);
 
   // The entry: binds params to entry tensors t0.. (scalar params: 306) and returns the
   // body wrapped in scope_begin/scope_end.
@@ -133,7 +133,7 @@ class BodyLowering {
   const ProgramInfo& info_;
   const ir::Function& f_;
   const bool graph_;
-  verify::Diagnostics& diags_;
+  ir::Diagnostics& diags_;
   StaticInfo static_;
   // The names in scope (COMPILER.md §1: a name is visible to the end of its block), and every
   // name the function defined so far, in scope or not (each is defined once).

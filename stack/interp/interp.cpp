@@ -80,7 +80,7 @@ class Machine {
  private:
   bool fail(ErrorKind kind, const Frame& fr, const ir::Loc& loc, std::string msg) {
     if (!error) {
-      error = Error{kind, verify::Location{fr.fn->name, loc.line, loc.column}, std::move(msg)};
+      error = Error{kind, ir::Location{fr.fn->name, loc.line, loc.column}, std::move(msg)};
     }
     return false;
   }
@@ -240,7 +240,7 @@ class Machine {
   }
 
   bool run_kernel(const Function& k, const ir::Invoke& inv, const Args& args, Frame& fr, std::vector<Value>& results) {
-    const verify::Builtin* b = verify::find_builtin(k.builtin);
+    const ir::Builtin* b = ir::find_builtin(k.builtin);
     if (b == nullptr || args.size() < b->arity()) {
       return fail(ErrorKind::Invalid, fr, inv.loc,
                   fmt::format("kernel '{}' does not bind builtin '{}'", k.name, k.builtin));
@@ -464,7 +464,7 @@ std::variant<std::vector<InputValue>, Error> generate_inputs(const Function& ent
     if (in.tensor) {
       std::optional<size_t> n = checked_element_count(ir::dims_span(p.type.dims), kMaxElements);
       if (!n || p.type.dims.size() > 3) {
-        return Error{ErrorKind::Invalid, verify::Location{entry.name, p.loc.line, p.loc.column},
+        return Error{ErrorKind::Invalid, ir::Location{entry.name, p.loc.line, p.loc.column},
                      fmt::format("entry param '{}' has no valid tensor type", p.name)};
       }
       in.dims = ir::dims_vector(p.type.dims);

@@ -54,7 +54,7 @@ const char* error_kind_name(ErrorKind k);
 
 struct Error {
   ErrorKind kind = ErrorKind::Invalid;
-  verify::Location location;  // function and line:column of the failing node
+  ir::Location location;  // function and line:column of the failing node
   std::string message;
   // "function:line:column: interp error (<kind>): message"
   std::string render() const;

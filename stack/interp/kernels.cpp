@@ -11,13 +11,13 @@
 namespace stackcheck::interp {
 namespace {
 
-using verify::BuiltinKind;
+using ir::BuiltinKind;
 
 uint32_t i32(int64_t s) { return static_cast<uint32_t>(static_cast<uint64_t>(s)); }
 
 }  // namespace
 
-std::optional<std::string> check_operands(const verify::Builtin& b, std::span<const Operand> ops) {
+std::optional<std::string> check_operands(const ir::Builtin& b, std::span<const Operand> ops) {
   if (ops.size() != b.arity()) {
     return fmt::format("builtin {} takes {} operands, got {}", b.name, b.arity(), ops.size());
   }
@@ -30,10 +30,10 @@ std::optional<std::string> check_operands(const verify::Builtin& b, std::span<co
     }
     if (tensor) dims.push_back(view(ops[i].tensor->shape));
   }
-  return verify::shape_rule_violation(b, std::span<const std::span<const int64_t>>(dims.data(), dims.size()));
+  return ir::shape_rule_violation(b, std::span<const std::span<const int64_t>>(dims.data(), dims.size()));
 }
 
-uint64_t builtin_cost(const verify::Builtin& b, std::span<const Operand> ops) {
+uint64_t builtin_cost(const ir::Builtin& b, std::span<const Operand> ops) {
   switch (b.kind) {
     case BuiltinKind::Fill: return ops[0].tensor->element_count();
     case BuiltinKind::Copy:
@@ -47,7 +47,7 @@ uint64_t builtin_cost(const verify::Builtin& b, std::span<const Operand> ops) {
   return 0;
 }
 
-void run_builtin(const verify::Builtin& b, std::span<const Operand> ops) {
+void run_builtin(const ir::Builtin& b, std::span<const Operand> ops) {
   // Every case reads all inputs into vectors before writing: aliasing operands are safe.
   switch (b.kind) {
     case BuiltinKind::Fill: {

@@ -21,13 +21,13 @@ struct Operand {
 };
 
 // nullopt when `ops` fit `b`: arity, operand kinds and the shape rule; else why not.
-std::optional<std::string> check_operands(const verify::Builtin& b, std::span<const Operand> ops);
+std::optional<std::string> check_operands(const ir::Builtin& b, std::span<const Operand> ops);
 
 // Element operations `b` performs on `ops` (checked by check_operands), for the budget:
 // one per output element, times the inner dimension for matmul, per input element for rowsum.
-uint64_t builtin_cost(const verify::Builtin& b, std::span<const Operand> ops);
+uint64_t builtin_cost(const ir::Builtin& b, std::span<const Operand> ops);
 
 // Runs `b` (operands checked by check_operands).
-void run_builtin(const verify::Builtin& b, std::span<const Operand> ops);
+void run_builtin(const ir::Builtin& b, std::span<const Operand> ops);
 
 }  // namespace stackcheck::interp

@@ -8,10 +8,9 @@
 
 #include <boost/container/small_vector.hpp>
 
-namespace stackcheck::verify {
+namespace stackcheck::ir {
 namespace {
 
-using ir::Dir;
 
 constexpr BuiltinParam kFill[] = {{"out", true, Dir::Out}, {"s", false, Dir::In}};
 constexpr BuiltinParam kCopy[] = {{"src", true, Dir::In}, {"dst", true, Dir::Out}};
@@ -33,7 +32,7 @@ constexpr std::array<Builtin, 7> kBuiltins = {{
 
 std::string dims_text(std::span<const int64_t> d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
 
-bool shape_like(const ir::Type& t) {
+bool shape_like(const Type& t) {
   if (t.dims.empty() || t.dims.size() > 3) return false;
   for (int64_t d : t.dims) {
     if (d < 1) return false;
@@ -98,7 +97,7 @@ std::optional<std::string> shape_rule_violation(const Builtin& b, std::span<cons
   return std::nullopt;
 }
 
-std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, const Builtin& b) {
+std::vector<KernelMismatch> kernel_binding_mismatches(const Function& k, const Builtin& b) {
   std::vector<KernelMismatch> out;
   if (k.params.size() < b.arity()) {
     out.push_back({std::nullopt, fmt::format("kernel '{}' has {} params; builtin '{}' needs at least {}", k.name,
@@ -108,7 +107,7 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
   boost::container::small_vector<std::span<const int64_t>, 3> dims;
   for (size_t i = 0; i < b.arity() && i < k.params.size(); ++i) {
     const BuiltinParam& bp = b.params[i];
-    const ir::Param& p = k.params[i];
+    const Param& p = k.params[i];
     if (p.type.is_tensor() != bp.tensor) {
       out.push_back({i, fmt::format("param '{}' of kernel '{}' must be {} to bind param '{}' of builtin '{}'", p.name,
                                     k.name, bp.tensor ? "a tensor" : "an i64 scalar", bp.name, b.name)});
@@ -118,10 +117,10 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
     if (!bp.tensor) continue;
     if (p.dir != bp.dir) {
       out.push_back({i, fmt::format("param '{}' of kernel '{}' is {}; param '{}' of builtin '{}' is {}", p.name, k.name,
-                                    ir::dir_name(p.dir), bp.name, b.name, ir::dir_name(bp.dir))});
+                                    dir_name(p.dir), bp.name, b.name, dir_name(bp.dir))});
     }
     shapes_known = shapes_known && shape_like(p.type);
-    dims.push_back(ir::dims_span(p.type.dims));
+    dims.push_back(dims_span(p.type.dims));
   }
   if (shapes_known) {
     if (auto why = shape_rule_violation(b, std::span<const std::span<const int64_t>>(dims.data(), dims.size()))) {
@@ -131,12 +130,12 @@ std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, con
   return out;
 }
 
-std::vector<KernelMismatch> kernel_return_mismatches(const ir::Function& k) {
+std::vector<KernelMismatch> kernel_return_mismatches(const Function& k) {
   std::vector<KernelMismatch> out;
   boost::container::small_vector<std::string_view, 8> returned;  // a kernel returns a few names
   for (const std::string& r : k.kernel_returns) {
-    const ir::Param* p = nullptr;
-    for (const ir::Param& q : k.params) {
+    const Param* p = nullptr;
+    for (const Param& q : k.params) {
       if (q.name == r) {
         p = &q;
         break;
@@ -144,7 +143,7 @@ std::vector<KernelMismatch> kernel_return_mismatches(const ir::Function& k) {
     }
     if (p == nullptr) {
       out.push_back({std::nullopt, fmt::format("kernel '{}' returns '{}', which is not one of its params", k.name, r)});
-    } else if (!p->type.is_tensor() || p->dir == ir::Dir::In) {
+    } else if (!p->type.is_tensor() || p->dir == Dir::In) {
       out.push_back({std::nullopt, fmt::format("kernel '{}' returns '{}', which is not an Out or InOut tensor "
                                                "param",
                                                k.name, r)});
@@ -157,4 +156,4 @@ std::vector<KernelMismatch> kernel_return_mismatches(const ir::Function& k) {
   return out;
 }
 
-}  // namespace stackcheck::verify
+}  // namespace stackcheck::ir

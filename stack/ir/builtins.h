@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace stackcheck::verify {
+namespace stackcheck::ir {
 
 enum class BuiltinKind : uint8_t { Fill, Copy, Add, Acc, Scale, Matmul, Rowsum };
 
@@ -29,7 +29,7 @@ enum class ShapeRule : uint8_t { Equal, Matmul, Rowsum };
 struct BuiltinParam {
   std::string_view name;
   bool tensor = true;  // false: an i64 scalar
-  ir::Dir dir = ir::Dir::In;
+  Dir dir = Dir::In;
 };
 
 struct Builtin {
@@ -40,7 +40,7 @@ struct Builtin {
 
   size_t arity() const { return params.size(); }
   // True when the builtin writes param i (Out or InOut).
-  bool writes(size_t i) const { return i < params.size() && params[i].dir != ir::Dir::In; }
+  bool writes(size_t i) const { return i < params.size() && params[i].dir != Dir::In; }
 };
 
 // All builtins, in the order listed above.
@@ -67,9 +67,9 @@ struct KernelMismatch {
 // position (same kind; a tensor the same direction; together the shape rule); later params
 // are extras, free. Scalar directions are left to the "scalar params are In" rule, and the
 // shape rule is skipped while a bound tensor has no valid shape (rank 1..3, dims >= 1).
-std::vector<KernelMismatch> kernel_binding_mismatches(const ir::Function& k, const Builtin& b);
+std::vector<KernelMismatch> kernel_binding_mismatches(const Function& k, const Builtin& b);
 
 // Kernel `k`'s returns: each an Out/InOut tensor param of k (extras included), none twice.
-std::vector<KernelMismatch> kernel_return_mismatches(const ir::Function& k);
+std::vector<KernelMismatch> kernel_return_mismatches(const Function& k);
 
-}  // namespace stackcheck::verify
+}  // namespace stackcheck::ir

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace stackcheck::verify {
+namespace stackcheck::ir {
 
 std::string Diagnostic::render(const std::string& file) const {
   std::string where = fmt::format("{}:{}", location.line, location.column);
@@ -10,4 +10,4 @@ std::string Diagnostic::render(const std::string& file) const {
   return fmt::format("{}: error[{}]: {}", where, code, message);
 }
 
-}  // namespace stackcheck::verify
+}  // namespace stackcheck::ir

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace stackcheck::verify {
+namespace stackcheck::ir {
 
 struct Location {
   std::string function;  // empty: program level
@@ -26,4 +26,4 @@ struct Diagnostic {
 
 using Diagnostics = std::vector<Diagnostic>;
 
-}  // namespace stackcheck::verify
+}  // namespace stackcheck::ir

@@ -142,7 +142,7 @@ inline Program parse_or_fail(std::string_view text) {
 // The printer's form of `text`, so that layout never matters in comparisons.
 inline std::string canonical(std::string_view text) { return print_program(parse_or_fail(text)); }
 
-// The codes of verify::Diagnostics (any sequence of things with a `code`), in order.
+// The codes of ir::Diagnostics (any sequence of things with a `code`), in order.
 template <typename Diagnostics>
 std::vector<int> diagnostic_codes(const Diagnostics& ds) {
   std::vector<int> out;

@@ -29,14 +29,14 @@ namespace {
 
 // Diagnostics in program order: by function, then by location (stable, so that nodes
 // built in code, all at 0:0, keep the order they were found in).
-void sort_diagnostics(const ir::Program& p, verify::Diagnostics& ds) {
+void sort_diagnostics(const ir::Program& p, ir::Diagnostics& ds) {
   auto index = [&](const std::string& fn) {
     for (size_t i = 0; i < p.functions.size(); ++i) {
       if (p.functions[i].name == fn) return i;
     }
     return p.functions.size();
   };
-  std::stable_sort(ds.begin(), ds.end(), [&](const verify::Diagnostic& a, const verify::Diagnostic& b) {
+  std::stable_sort(ds.begin(), ds.end(), [&](const ir::Diagnostic& a, const ir::Diagnostic& b) {
     const size_t fa = index(a.location.function), fb = index(b.location.function);
     if (fa != fb) return fa < fb;
     if (a.location.line != b.location.line) return a.location.line < b.location.line;
@@ -44,7 +44,7 @@ void sort_diagnostics(const ir::Program& p, verify::Diagnostics& ds) {
   });
 }
 
-PassResult reject(const ir::Program& p, verify::Diagnostics diags) {
+PassResult reject(const ir::Program& p, ir::Diagnostics diags) {
   sort_diagnostics(p, diags);
   PassResult r;
   r.ok = false;
@@ -61,7 +61,7 @@ PassResult legalize_graph_boundary(const ir::Program& input, const LegalizeGraph
   rep.graphs.clear();
 
   const graph_boundary::Context ctx(input);
-  verify::Diagnostics diags;
+  ir::Diagnostics diags;
   std::unordered_map<std::string, graph_boundary::LegalizedGraph> legal;
   ir::Program out = input;
   bool any_graph = false;

@@ -26,7 +26,7 @@ std::string property_name(Property p);
 struct PassResult {
   bool ok = false;                  // false: input rejected, see diagnostics
   ir::Program program;              // valid when ok
-  verify::Diagnostics diagnostics;  // why the input was rejected
+  ir::Diagnostics diagnostics;  // why the input was rejected
 
   // The result of a pass that cannot reject its input.
   static PassResult accepted(ir::Program p) {

@@ -13,7 +13,7 @@
 namespace stackcheck::passes {
 namespace {
 
-std::string first_finding(const verify::Diagnostics& d) {
+std::string first_finding(const ir::Diagnostics& d) {
   if (d.empty()) return "no diagnostic";
   std::string s = d.front().render("");
   if (d.size() > 1) s += fmt::format(" (+{} more)", d.size() - 1);
@@ -67,7 +67,7 @@ std::function<void(std::string_view)> string_sink(std::string& out) {
 void VerifyInstrument::before_pipeline(const ir::Program&, PropertyLedger&) { verified_ = 0; }
 
 bool VerifyInstrument::holds(Property p, const ir::Program& program, PropertyLedger& ledger,
-                             verify::Diagnostics& found) {
+                             ir::Diagnostics& found) {
   if ((verified_ & p) != 0) return true;
   const Verifier* v = verifiers_.find(p);
   if (v == nullptr) {
@@ -83,7 +83,7 @@ bool VerifyInstrument::holds(Property p, const ir::Program& program, PropertyLed
 HookResult VerifyInstrument::before_pass(const Pass& pass, const ir::Program& input, PropertyLedger& ledger) {
   const std::string name(pass.name());
   for (Property p : properties_in(pass.required())) {
-    verify::Diagnostics found;
+    ir::Diagnostics found;
     if (holds(p, input, ledger, found)) {
       ledger.held |= p;
       continue;
@@ -109,7 +109,7 @@ HookResult VerifyInstrument::after_pass(const Pass& pass, const ir::Program&, co
   verified_ = 0;  // a new program
   const std::string name(pass.name());
   for (Property p : properties_in(kWellFormed | pass.produced())) {
-    verify::Diagnostics found;
+    ir::Diagnostics found;
     if (holds(p, output, ledger, found)) continue;
     const std::string message =
         fmt::format("bug in pass {}: its output violates {}: {}", name, property_name(p), first_finding(found));

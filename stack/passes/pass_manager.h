@@ -33,7 +33,7 @@
 
 namespace stackcheck::passes {
 
-using Verifier = std::function<verify::Diagnostics(const ir::Program&)>;
+using Verifier = std::function<ir::Diagnostics(const ir::Program&)>;
 
 // Property -> verifier. A value: each PassManager holds its own copy.
 class VerifierRegistry {
@@ -75,7 +75,7 @@ struct HookResult {
   Outcome outcome = Outcome::Ok;  // Fail: InputRejected or PassBug
   std::string pass;               // Fail: the pass rejected or blamed
   std::string message;            // Fail: one line, what failed, where and whose fault
-  verify::Diagnostics diagnostics;
+  ir::Diagnostics diagnostics;
 
   static HookResult proceed() { return {}; }
   static HookResult stop() {
@@ -83,7 +83,7 @@ struct HookResult {
     h.action = Action::Stop;
     return h;
   }
-  static HookResult fail(Outcome outcome, std::string pass, std::string message, verify::Diagnostics diagnostics) {
+  static HookResult fail(Outcome outcome, std::string pass, std::string message, ir::Diagnostics diagnostics) {
     return HookResult{Action::Fail, outcome, std::move(pass), std::move(message), std::move(diagnostics)};
   }
 };
@@ -109,7 +109,7 @@ class PassInstrument {
   virtual void accepted(const Pass& pass, const std::shared_ptr<const ir::Program>& output) {}
   // After `pass` rejected `input`, or an after_pass hook failed its output; `diagnostics`
   // are the rejection's or the failing hook's.
-  virtual void after_pass_failed(const Pass& pass, const ir::Program& input, const verify::Diagnostics& diagnostics,
+  virtual void after_pass_failed(const Pass& pass, const ir::Program& input, const ir::Diagnostics& diagnostics,
                                  const PropertyLedger& ledger) {}
 };
 
@@ -119,7 +119,7 @@ struct PipelineResult {
                                         // was accepted (the input of the failing step)
   std::string pass;                     // the pass rejected or blamed ("" when Ok)
   std::string message;                  // one line: what failed, where and whose fault
-  verify::Diagnostics diagnostics;      // the rejection or the failing verifier's findings
+  ir::Diagnostics diagnostics;      // the rejection or the failing verifier's findings
   PropertySet held = 0;                 // properties held at the end
   PropertySet unverified = 0;           // properties trusted because no verifier was registered
   std::vector<std::string> passes_run;  // passes that ran to completion, in order
@@ -187,7 +187,7 @@ class VerifyInstrument final : public PassInstrument {
 
  private:
   // True when p holds on `program` (or has no verifier); else its findings are in `found`.
-  bool holds(Property p, const ir::Program& program, PropertyLedger& ledger, verify::Diagnostics& found);
+  bool holds(Property p, const ir::Program& program, PropertyLedger& ledger, ir::Diagnostics& found);
 
   VerifierRegistry verifiers_;
   PropertySet verified_ = 0;  // verified on the current program

@@ -94,7 +94,7 @@ TEST(PassManager, input_rejected_by_the_pass_itself) {
   PassManager pm;
   pm.add(fake("Picky", kWellFormed, 0, 0, [](const ir::Program&) {
     PassResult r;
-    r.diagnostics.push_back(verify::Diagnostic{"Picky", 250, {"g", 1, 2}, "no"});
+    r.diagnostics.push_back(ir::Diagnostic{"Picky", 250, {"g", 1, 2}, "no"});
     return r;
   }));
   PipelineResult r = pm.run(parse_or_fail(fixture("")));
@@ -210,7 +210,7 @@ TEST(PassManager, registry_and_unverified_properties) {
 
   PassManagerOptions strict;
   strict.verifiers.set(kGraphBoundaryLegalized, [](const ir::Program&) {
-    return verify::Diagnostics{verify::Diagnostic{"GraphBoundaryLegalized", 216, {}, "test"}};
+    return ir::Diagnostics{ir::Diagnostic{"GraphBoundaryLegalized", 216, {}, "test"}};
   });
   PassManager pm2(strict);
   pm2.add(fake("Claims", kWellFormed, kGraphBoundaryLegalized, 0, same));
@@ -224,7 +224,7 @@ TEST(PassManager, default_verifiers_are_values) {
   // registry replaced here would otherwise reject every program).
   VerifierRegistry changed = default_verifiers();
   changed.set(kWellFormed, [](const ir::Program&) {
-    return verify::Diagnostics{verify::Diagnostic{"WellFormed", 1, {}, "test"}};
+    return ir::Diagnostics{ir::Diagnostic{"WellFormed", 1, {}, "test"}};
   });
   const VerifierRegistry fresh = default_verifiers();
   for (Property p : {kWellFormed, kReturnParamsExplicit, kGraphBoundaryLegalized}) {
@@ -268,7 +268,7 @@ class Recorder final : public PassInstrument {
                     ir::print_program(input) != ir::print_program(output)));
     return HookResult::proceed();
   }
-  void after_pass_failed(const Pass& pass, const ir::Program&, const verify::Diagnostics& diagnostics,
+  void after_pass_failed(const Pass& pass, const ir::Program&, const ir::Diagnostics& diagnostics,
                          const PropertyLedger&) override {
     log_.push_back(fmt::format("{}failed {} codes={}", tag_, pass.name(),
                                fmt::join(ir::testing::diagnostic_codes(diagnostics), ",")));
@@ -286,7 +286,7 @@ class Veto final : public PassInstrument {
   HookResult after_pass(const Pass& pass, const ir::Program&, const ir::Program&, PropertyLedger&) override {
     if (pass.name() != pass_) return HookResult::proceed();
     return HookResult::fail(Outcome::PassBug, pass_, "vetoed",
-                            {verify::Diagnostic{"Veto", 399, {"main", 1, 1}, "vetoed"}});
+                            {ir::Diagnostic{"Veto", 399, {"main", 1, 1}, "vetoed"}});
   }
 
  private:
@@ -316,7 +316,7 @@ TEST(PassInstruments, after_pass_failed_on_rejections_and_vetoes) {
   picky.emplace_instrument<Recorder>(log);
   picky.add(fake("Picky", kWellFormed, 0, 0, [](const ir::Program&) {
     PassResult r;
-    r.diagnostics.push_back(verify::Diagnostic{"Picky", 250, {"g", 1, 2}, "no"});
+    r.diagnostics.push_back(ir::Diagnostic{"Picky", 250, {"g", 1, 2}, "no"});
     return r;
   }));
   EXPECT_EQ(picky.run(parse_or_fail(fixture(""))).outcome, Outcome::InputRejected);

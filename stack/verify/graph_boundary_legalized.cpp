@@ -259,7 +259,7 @@ ir::Loc loc_or(ir::Loc a, ir::Loc b) { return a.line != 0 ? a : b; }
 // Checks one graph; diagnostics go to `out`.
 class GraphCheck {
  public:
-  GraphCheck(const Program& prog, const ir::Function& g, Diagnostics& out)
+  GraphCheck(const Program& prog, const ir::Function& g, ir::Diagnostics& out)
       : prog_(prog), g_(g), names_(prog, g), out_(out) {}
 
   uint64_t run() {
@@ -275,7 +275,7 @@ class GraphCheck {
 
  private:
   void report(int code, ir::Loc loc, std::string msg) {
-    out_.push_back(Diagnostic{kRule, code, Location{g_.name, loc.line, loc.column}, std::move(msg)});
+    out_.push_back(ir::Diagnostic{kRule, code, ir::Location{g_.name, loc.line, loc.column}, std::move(msg)});
   }
 
   void params() {
@@ -426,17 +426,17 @@ class GraphCheck {
   const Program& prog_;
   const ir::Function& g_;
   const Names names_;
-  Diagnostics& out_;
+  ir::Diagnostics& out_;
   std::pmr::unordered_map<std::string_view, bool> invariant_{prog_.scratch()};  // scalar name -> replay-invariant
   std::pmr::unordered_set<std::string_view> rebound_{prog_.scratch()};          // zoo only: writebacks, tuple elements
 };
 
 // 210 at every call of a graph in f. (208 for a graph calling a graph is reported by the
 // calling graph's own check: graphs are the only callers besides the entry.)
-void check_calls(const Program& prog, const ir::Function& f, Diagnostics& out) {
+void check_calls(const Program& prog, const ir::Function& f, ir::Diagnostics& out) {
   std::optional<Names> names;  // built at the first graph call
   auto report = [&](ir::Loc loc, std::string msg) {
-    out.push_back(Diagnostic{kRule, 210, Location{f.name, loc.line, loc.column}, std::move(msg)});
+    out.push_back(ir::Diagnostic{kRule, 210, ir::Location{f.name, loc.line, loc.column}, std::move(msg)});
   };
   auto call = [&](const ir::Stmt& s, const ir::Invoke& inv, const ir::Function& g) {
     const ir::Loc loc = loc_or(inv.loc, s.loc);
@@ -471,24 +471,24 @@ void check_calls(const Program& prog, const ir::Function& f, Diagnostics& out) {
 
 }  // namespace
 
-Diagnostics check_graph_boundary_legalized(const ir::Program& p) {
+ir::Diagnostics check_graph_boundary_legalized(const ir::Program& p) {
   const Program prog(p);
-  std::vector<std::pair<size_t, Diagnostic>> found;
+  std::vector<std::pair<size_t, ir::Diagnostic>> found;
   for (size_t i = 0; i < p.functions.size(); ++i) {
     const ir::Function& f = p.functions[i];
     if (f.kind == ir::Function::Kind::Kernel) continue;
-    Diagnostics ds;
+    ir::Diagnostics ds;
     if (f.kind == ir::Function::Kind::Graph) GraphCheck(prog, f, ds).run();
     check_calls(prog, f, ds);
-    for (Diagnostic& d : ds) found.emplace_back(i, std::move(d));
+    for (ir::Diagnostic& d : ds) found.emplace_back(i, std::move(d));
   }
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
-    const Location& x = a.second.location;
-    const Location& y = b.second.location;
+    const ir::Location& x = a.second.location;
+    const ir::Location& y = b.second.location;
     return x.line != y.line ? x.line < y.line : x.column < y.column;
   });
-  Diagnostics out;
+  ir::Diagnostics out;
   for (auto& [i, d] : found) out.push_back(std::move(d));
   return out;
 }

@@ -24,7 +24,7 @@
 
 namespace stackcheck::verify {
 
-Diagnostics check_graph_boundary_legalized(const ir::Program& p);
+ir::Diagnostics check_graph_boundary_legalized(const ir::Program& p);
 
 // The §4 node count of every graph (by name; the first graph of a name), program as is:
 // a launch (kernel call/submit, assemble) is 1; the creates of one statement list are

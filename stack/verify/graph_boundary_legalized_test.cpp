@@ -30,12 +30,12 @@ std::string graph(const std::string& body, const std::string& ret = "c") {
 }
 
 ir::Program parse(const std::string& text) { return parse_or_fail(text); }
-std::vector<int> codes(const Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
-std::string dump(const Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
+std::vector<int> codes(const ir::Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
+std::string dump(const ir::Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
 
 void expect_codes(const ir::Program& p, const std::vector<int>& expected) {
-  const Diagnostics ds = check_graph_boundary_legalized(p);
-  for (const Diagnostic& d : ds) EXPECT_EQ(d.rule, "GraphBoundaryLegalized");
+  const ir::Diagnostics ds = check_graph_boundary_legalized(p);
+  for (const ir::Diagnostic& d : ds) EXPECT_EQ(d.rule, "GraphBoundaryLegalized");
   EXPECT_EQ(codes(ds), expected) << dump(ds);
 }
 void expect_codes(const std::string& text, const std::vector<int>& expected) { expect_codes(parse(text), expected); }
@@ -54,7 +54,7 @@ TEST(GraphBoundaryLegalized, legalized_example_passes) {
 
 TEST(GraphBoundaryLegalized, unlegalized_example_fails) {
   const ir::Program p = parse(ir::testing::section1_example_normalized());
-  const Diagnostics ds = check_graph_boundary_legalized(p);
+  const ir::Diagnostics ds = check_graph_boundary_legalized(p);
   ASSERT_EQ(codes(ds), std::vector<int>{211}) << dump(ds);
   EXPECT_EQ(ds[0].location.function, "g");
   EXPECT_EQ(ds[0].location.line, 3u);
@@ -157,7 +157,7 @@ TEST(GraphBoundaryLegalized, code208_graph_calls_graph) {
       "c1 = call kacc(x, c)\nreturn c\n}\n";
   std::string src = graph("c2 = call h(x, c)\n" + kL);
   src.insert(kKernels.size(), h);
-  const Diagnostics ds = check_graph_boundary_legalized(parse(src));
+  const ir::Diagnostics ds = check_graph_boundary_legalized(parse(src));
   ASSERT_EQ(codes(ds), std::vector<int>{208}) << dump(ds);
   EXPECT_EQ(ds[0].location.function, "g");
 }
@@ -216,7 +216,7 @@ TEST(GraphBoundaryLegalized, code210_launch_leaving_out_params) {
   expect_codes(kouts + graph("c1 = call kouts(x, c, n)"), {});
   EXPECT_EQ(codes(verify::check_well_formed(parse(kouts + graph("c1 = call kouts(x, c, n)")))), std::vector<int>{5});
   // An In param left out, at the end or in the middle of the omitted run; an InOut one; too many.
-  const Diagnostics in = check_graph_boundary_legalized(parse(graph("c1 = call ksc(x, c)")));
+  const ir::Diagnostics in = check_graph_boundary_legalized(parse(graph("c1 = call ksc(x, c)")));
   ASSERT_EQ(codes(in), std::vector<int>{210}) << dump(in);
   EXPECT_EQ(in[0].location.function, "g");
   EXPECT_EQ(in[0].location.line, 6u);  // the launch's line
@@ -275,7 +275,7 @@ TEST(GraphBoundaryLegalized, node_counts) {
 }
 
 TEST(GraphBoundaryLegalized, diagnostics_in_program_order) {
-  const Diagnostics ds = check_graph_boundary_legalized(
+  const ir::Diagnostics ds = check_graph_boundary_legalized(
       parse(graph("f = full [8], 1\nv = slice(x, [n], [4])\nc1 = call ksc(x, c, n + 1)")));
   EXPECT_EQ(codes(ds), (std::vector<int>{206, 211, 213})) << dump(ds);
   for (size_t i = 1; i < ds.size(); ++i) EXPECT_LT(ds[i - 1].location.line, ds[i].location.line);
@@ -293,7 +293,7 @@ TEST(GraphBoundaryLegalized, never_crashes_on_malformed_programs) {
                 b::for_("j", bad, b::lit(4), b::lit(0), {b::call("g", {})}),
                 b::if_(bad, ir::CmpOp::Eq, b::read("x", {bad}), {b::call("unknown", {})}), b::ret({"zz", "x"})}));
   p.functions.push_back(b::orchestration("main", {}, {b::call("g", {}), b::call("g", {bad, bad})}));
-  const Diagnostics ds = check_graph_boundary_legalized(p);
+  const ir::Diagnostics ds = check_graph_boundary_legalized(p);
   EXPECT_FALSE(ds.empty());
   (void)graph_node_counts(p);
   expect_codes(ir::Program{}, {});

@@ -9,9 +9,9 @@
 namespace stackcheck::verify {
 namespace {
 
-Location where(const ir::Function& f, const ir::Loc& loc) { return Location{f.name, loc.line, loc.column}; }
+ir::Location where(const ir::Function& f, const ir::Loc& loc) { return ir::Location{f.name, loc.line, loc.column}; }
 
-void check_kernel(const ir::Function& f, Diagnostics& out) {
+void check_kernel(const ir::Function& f, ir::Diagnostics& out) {
   // Compare each resolvable return with the previous resolvable one.
   std::optional<size_t> prev;
   std::string prev_name;
@@ -22,7 +22,7 @@ void check_kernel(const ir::Function& f, Diagnostics& out) {
     }
     if (!idx) continue;  // not a param: WellFormed 10
     if (prev && *idx <= *prev) {
-      out.push_back(Diagnostic{kReturnParamsExplicitRule, 101, where(f, f.loc),
+      out.push_back(ir::Diagnostic{kReturnParamsExplicitRule, 101, where(f, f.loc),
                                fmt::format("kernel '{}' returns '{}' (param {}) after '{}' (param {}): returns must be "
                                            "strictly increasing by param index",
                                            f.name, r, *idx, prev_name, *prev)});
@@ -32,7 +32,7 @@ void check_kernel(const ir::Function& f, Diagnostics& out) {
   }
 }
 
-void check_graph(const ir::Function& f, const ir::RpiTable& table, Diagnostics& out) {
+void check_graph(const ir::Function& f, const ir::RpiTable& table, ir::Diagnostics& out) {
   ir::Lineage lineage(f, table);
   // Every return statement (normally the one last statement) of the top-level body;
   // nested returns are WellFormed 14 and carry no rpi.
@@ -42,7 +42,7 @@ void check_graph(const ir::Function& f, const ir::RpiTable& table, Diagnostics& 
       const std::string& r = s.returns[j];
       std::optional<size_t> p = lineage.param_of(r);
       if (!p || *p >= f.params.size() || f.params[*p].name == r) continue;
-      out.push_back(Diagnostic{kReturnParamsExplicitRule, 102, where(f, s.loc),
+      out.push_back(ir::Diagnostic{kReturnParamsExplicitRule, 102, where(f, s.loc),
                                fmt::format("graph '{}' return {} '{}' is param '{}' (by lineage) but does not name it",
                                            f.name, j, r, f.params[*p].name)});
     }
@@ -51,8 +51,8 @@ void check_graph(const ir::Function& f, const ir::RpiTable& table, Diagnostics& 
 
 }  // namespace
 
-Diagnostics check_return_params_explicit(const ir::Program& p) {
-  Diagnostics out;
+ir::Diagnostics check_return_params_explicit(const ir::Program& p) {
+  ir::Diagnostics out;
   const ir::RpiTable table(p);
   for (const ir::Function& f : p.functions) {
     if (f.kind == ir::Function::Kind::Kernel) check_kernel(f, out);

@@ -13,6 +13,6 @@ namespace stackcheck::verify {
 
 inline constexpr const char* kReturnParamsExplicitRule = "ReturnParamsExplicit";
 
-Diagnostics check_return_params_explicit(const ir::Program& p);
+ir::Diagnostics check_return_params_explicit(const ir::Program& p);
 
 }  // namespace stackcheck::verify

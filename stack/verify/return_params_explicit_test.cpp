@@ -13,7 +13,7 @@ namespace {
 
 const char* kKernels = "kernel kacc(x: In tensor<i32>[8], a: InOut tensor<i32>[8]) -> (a) = builtin acc\n";
 
-Diagnostics check(const std::string& text) { return check_return_params_explicit(ir::testing::parse_or_fail(text)); }
+ir::Diagnostics check(const std::string& text) { return check_return_params_explicit(ir::testing::parse_or_fail(text)); }
 
 std::string graph(const std::string& body) {
   return std::string(kKernels) + "graph g(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n" +
@@ -24,7 +24,7 @@ TEST(ReturnParamsExplicit, k2_unsorted_101) {
   const std::string k2 =
       "kernel k2(x: In tensor<i32>[8], o1: Out tensor<i32>[8], "
       "o2: InOut tensor<i32>[8]) -> ";
-  Diagnostics d = check(k2 + "(o2, o1) = builtin copy\n");
+  ir::Diagnostics d = check(k2 + "(o2, o1) = builtin copy\n");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].code, 101);
   EXPECT_EQ(d[0].rule, "ReturnParamsExplicit");
@@ -37,7 +37,7 @@ TEST(ReturnParamsExplicit, k2_unsorted_101) {
 }
 
 TEST(ReturnParamsExplicit, graph_writeback_102) {
-  Diagnostics d = check(graph("  c1 = call kacc(x, c)\n  return c1\n"));
+  ir::Diagnostics d = check(graph("  c1 = call kacc(x, c)\n  return c1\n"));
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].code, 102);
   EXPECT_EQ(d[0].location.function, "g");
@@ -58,7 +58,7 @@ TEST(ReturnParamsExplicit, all_findings_in_program_order) {
       "kernel kb(x: In tensor<i32>[8], a: InOut tensor<i32>[8], b: InOut tensor<i32>[8]) -> (b, a)"
       " = builtin acc\n" +
       graph("  c1 = call kacc(x, c)\n  c2 = c1\n  return c2\n");
-  Diagnostics d = check(text);
+  ir::Diagnostics d = check(text);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].code, 101);
   EXPECT_EQ(d[1].code, 102);

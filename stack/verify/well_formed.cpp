@@ -111,8 +111,8 @@ void FunctionChecker::run() {
 
 using namespace well_formed;
 
-Diagnostics check_well_formed(const ir::Program& p) {
-  Diagnostics out;
+ir::Diagnostics check_well_formed(const ir::Program& p) {
+  ir::Diagnostics out;
   // The check's own tables (names, scopes, bindings, expression stacks) come from one arena,
   // its first 16 KiB on the stack: a clean program of the generators' size costs no heap
   // allocation for them (docs/throughput.md). Nothing in the arena outlives the check.
@@ -123,21 +123,21 @@ Diagnostics check_well_formed(const ir::Program& p) {
   for (const Function& f : p.functions) entries += f.kind == Function::Kind::Orchestration ? 1 : 0;
   if (entries == 0) {
     out.push_back(
-        Diagnostic{"WellFormed", kFunctions, Location{}, "the program has no orchestration (entry) function"});
+        ir::Diagnostic{"WellFormed", kFunctions, ir::Location{}, "the program has no orchestration (entry) function"});
   }
   std::pmr::unordered_set<std::string_view> names(scratch);
   const Function* entry = nullptr;
   for (size_t i = 0; i < p.functions.size(); ++i) {
     const Function& f = p.functions[i];
-    const Location loc{f.name, f.loc.line, f.loc.column};
+    const ir::Location loc{f.name, f.loc.line, f.loc.column};
     if (!names.insert(f.name).second) {
       out.push_back(
-          Diagnostic{"WellFormed", kFunctions, loc,
+          ir::Diagnostic{"WellFormed", kFunctions, loc,
                      fmt::format("{} '{}': a function of that name is already defined", kind_text(f.kind), f.name)});
     }
     if (f.kind == Function::Kind::Orchestration) {
       if (entry != nullptr) {
-        out.push_back(Diagnostic{
+        out.push_back(ir::Diagnostic{
             "WellFormed", kFunctions, loc,
             fmt::format("second orchestration '{}': the program's entry is already '{}'", f.name, entry->name)});
       } else {

@@ -8,6 +8,6 @@
 
 namespace stackcheck::verify {
 
-Diagnostics check_well_formed(const ir::Program& p);
+ir::Diagnostics check_well_formed(const ir::Program& p);
 
 }  // namespace stackcheck::verify

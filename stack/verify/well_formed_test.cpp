@@ -18,9 +18,9 @@
 namespace stackcheck::verify {
 namespace {
 
-Diagnostics check(const std::string& text) { return check_well_formed(ir::testing::parse_or_fail(text)); }
-std::vector<int> codes(const Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
-std::string dump(const Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
+ir::Diagnostics check(const std::string& text) { return check_well_formed(ir::testing::parse_or_fail(text)); }
+std::vector<int> codes(const ir::Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
+std::string dump(const ir::Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
 
 // The §5 fixture's kernels and a fill kernel, prepended to most cases.
 const std::string kKernels =
@@ -292,11 +292,11 @@ class Cases : public ::testing::TestWithParam<Case> {};
 TEST_P(Cases, codes) {
   for (const Check& c : GetParam().checks) {
     SCOPED_TRACE(c.text);
-    const Diagnostics ds = check(c.text);
-    for (const Diagnostic& d : ds) EXPECT_EQ(d.rule, "WellFormed");
+    const ir::Diagnostics ds = check(c.text);
+    for (const ir::Diagnostic& d : ds) EXPECT_EQ(d.rule, "WellFormed");
     EXPECT_EQ(codes(ds), c.codes) << dump(ds);
     if (!c.first || ds.empty()) continue;
-    const Diagnostic& d = ds[0];
+    const ir::Diagnostic& d = ds[0];
     if (c.first->function) {
       EXPECT_EQ(d.location.function, *c.first->function);
     }
@@ -316,7 +316,7 @@ INSTANTIATE_TEST_SUITE_P(WellFormed, Cases, ::testing::ValuesIn(kCases),
 // ---- order, builtins, robustness ------------------------------------------------------
 
 TEST(WellFormed, several_errors_in_program_order) {
-  const Diagnostics ds = check(
+  const ir::Diagnostics ds = check(
       "kernel k(x: In tensor<i32>[8], a: Out tensor<i32>[8]) -> (a) = builtin acc\n"  // 10 @1
       "graph g(n: Out i64) {\n"                                                       // 8 @2
       "  s = m\n"                                                                     // 3 @3
@@ -330,22 +330,22 @@ TEST(WellFormed, several_errors_in_program_order) {
       "graph g() {\n}\n");  // 1 @11
   EXPECT_EQ(codes(ds), (std::vector<int>{10, 8, 3, 2, 7, 13, 4, 1})) << dump(ds);
   std::vector<uint32_t> lines;
-  for (const Diagnostic& d : ds) lines.push_back(d.location.line);
+  for (const ir::Diagnostic& d : ds) lines.push_back(d.location.line);
   EXPECT_EQ(lines, (std::vector<uint32_t>{1, 2, 3, 4, 7, 8, 9, 11}));
   EXPECT_EQ(ds[4].location.function, "main");
 }
 
 TEST(Builtins, table_and_shape_rules) {
-  ASSERT_EQ(builtins().size(), 7u);
-  const Builtin* acc = find_builtin("acc");
+  ASSERT_EQ(ir::builtins().size(), 7u);
+  const ir::Builtin* acc = ir::find_builtin("acc");
   ASSERT_NE(acc, nullptr);
   EXPECT_EQ(acc->arity(), 2u);
   EXPECT_EQ(acc->params[1].dir, ir::Dir::InOut);
   EXPECT_TRUE(acc->writes(1));
   EXPECT_FALSE(acc->writes(0));
-  EXPECT_EQ(find_builtin("sort"), nullptr);
-  EXPECT_EQ(&builtin(BuiltinKind::Rowsum), find_builtin("rowsum"));
-  for (const Builtin& b : builtins()) {
+  EXPECT_EQ(ir::find_builtin("sort"), nullptr);
+  EXPECT_EQ(&ir::builtin(ir::BuiltinKind::Rowsum), ir::find_builtin("rowsum"));
+  for (const ir::Builtin& b : ir::builtins()) {
     bool writes = false;
     for (size_t i = 0; i < b.arity(); ++i) {
       writes = writes || (b.params[i].tensor && b.writes(i));
@@ -357,12 +357,12 @@ TEST(Builtins, table_and_shape_rules) {
   }
   const std::vector<std::vector<int64_t>> mm_ok = {{2, 3}, {3, 4}, {2, 4}};
   const std::vector<std::vector<int64_t>> mm_bad = {{2, 3}, {4, 4}, {2, 4}};
-  EXPECT_FALSE(shape_rule_violation(*find_builtin("matmul"), mm_ok));
-  EXPECT_TRUE(shape_rule_violation(*find_builtin("matmul"), mm_bad));
+  EXPECT_FALSE(ir::shape_rule_violation(*ir::find_builtin("matmul"), mm_ok));
+  EXPECT_TRUE(ir::shape_rule_violation(*ir::find_builtin("matmul"), mm_bad));
   const std::vector<std::vector<int64_t>> rs_bad = {{4, 8}, {4}};
-  EXPECT_TRUE(shape_rule_violation(*find_builtin("rowsum"), rs_bad));
+  EXPECT_TRUE(ir::shape_rule_violation(*ir::find_builtin("rowsum"), rs_bad));
   const std::vector<std::vector<int64_t>> too_few = {{4}};
-  EXPECT_TRUE(shape_rule_violation(*find_builtin("add"), too_few));
+  EXPECT_TRUE(ir::shape_rule_violation(*ir::find_builtin("add"), too_few));
 }
 
 TEST(WellFormed, garbage_does_not_crash) {
@@ -392,9 +392,9 @@ TEST(WellFormed, garbage_does_not_crash) {
       "  call k(p, -9223372036854775808 / -1)\n"
       "}\n"
       "orchestration main() {\n}\n";
-  const Diagnostics ds = check(text);
+  const ir::Diagnostics ds = check(text);
   EXPECT_GE(ds.size(), 10u) << dump(ds);
-  for (const Diagnostic& d : ds) {
+  for (const ir::Diagnostic& d : ds) {
     EXPECT_GE(d.code, 1);
     EXPECT_LE(d.code, 14);
     EXPECT_FALSE(d.message.empty());
@@ -415,7 +415,7 @@ TEST(WellFormed, built_programs_do_not_crash) {
                        {b::let("s", broken), b::slice("v", "x", {b::lit(0)}, {-5}), b::tuple_get("w", "nope", -1),
                         b::call("main", {})}));
   p.functions[0].results.push_back(ir::Type::i64());
-  const Diagnostics ds = check_well_formed(p);
+  const ir::Diagnostics ds = check_well_formed(p);
   EXPECT_FALSE(ds.empty());
   // A long left-deep sum (no nesting) is walked without recursion.
   ir::Expr sum = b::lit(1);

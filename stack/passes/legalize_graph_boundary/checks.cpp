@@ -65,7 +65,7 @@ uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body, cons
   return counter.total();
 }
 
-void check_params(const ir::Function& g, verify::Diagnostics& out) {
+void check_params(const ir::Function& g, ir::Diagnostics& out) {
   size_t tensors = 0, scalars = 0;
   for (const ir::Param& p : g.params) {
     if (p.type.is_tensor()) {
@@ -97,7 +97,7 @@ void check_params(const ir::Function& g, verify::Diagnostics& out) {
   }
 }
 
-void check_original(const Context& ctx, const ir::Function& g, verify::Diagnostics& out) {
+void check_original(const Context& ctx, const ir::Function& g, ir::Diagnostics& out) {
   check_params(g, out);
   ir::walk_statements(g.body, [&](const ir::Stmt& s) {
     if (s.kind == ir::Stmt::Kind::Assign) {
@@ -144,7 +144,7 @@ void check_original(const Context& ctx, const ir::Function& g, verify::Diagnosti
   }
 }
 
-uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnostics& out) {
+uint64_t check_result(const Context& ctx, const ir::Function& g, ir::Diagnostics& out) {
   check_params(g, out);
   const FunctionTypes types = infer_types(ctx, g);
   const ir::DimsOf dims_of = types.dims_of();
@@ -218,7 +218,7 @@ uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnos
   return nodes;
 }
 
-void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnostics& out) {
+void check_call_sites(const Context& ctx, const ir::Function& g, ir::Diagnostics& out) {
   for (const ir::Function& caller : ctx.program().functions) {
     if (caller.kind == ir::Function::Kind::Kernel) continue;
     std::optional<FunctionTypes> types;  // built on the first call of g

@@ -126,8 +126,8 @@ class Collector {
       // Zoo: the old bail compared the arguments with the builtin's params, which bind only
       // a prefix of a kernel with extra params, and gave up on the results.
       const ir::Function* k = ctx_.find(inv.callee);
-      const verify::Builtin* b =
-          k != nullptr && k->kind == ir::Function::Kind::Kernel ? verify::find_builtin(k->builtin) : nullptr;
+      const ir::Builtin* b =
+          k != nullptr && k->kind == ir::Function::Kind::Kernel ? ir::find_builtin(k->builtin) : nullptr;
       if (b != nullptr && inv.args.size() != b->arity()) return local(v);
     }
     const ir::ReturnParams* rpi = ctx_.rpi().find(inv.callee);

@@ -88,17 +88,17 @@ class Invariance {
   std::unordered_map<std::string, bool> names_;
 };
 
-verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message);
+ir::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message);
 
 // ---- step 1 and step 5 checks (checks.cpp) ---------------------------------------------
 // 201-205 on the params of g.
-void check_params(const ir::Function& g, verify::Diagnostics& out);
+void check_params(const ir::Function& g, ir::Diagnostics& out);
 // Step 1: 201-209 (207 on every create) and 217 on the original g.
-void check_original(const Context& ctx, const ir::Function& g, verify::Diagnostics& out);
+void check_original(const Context& ctx, const ir::Function& g, ir::Diagnostics& out);
 // Step 5 on the rewritten program: 201-205, 211-216 on g; returns g's node count.
-uint64_t check_result(const Context& ctx, const ir::Function& g, verify::Diagnostics& out);
+uint64_t check_result(const Context& ctx, const ir::Function& g, ir::Diagnostics& out);
 // Step 5: 210 at every call site of g in the rewritten program.
-void check_call_sites(const Context& ctx, const ir::Function& g, verify::Diagnostics& out);
+void check_call_sites(const Context& ctx, const ir::Function& g, ir::Diagnostics& out);
 // §4 node count of a statement list of a graph (saturating).
 uint64_t count_nodes(const Context& ctx, const std::vector<ir::Stmt>& body, const ir::DimsOf& dims_of);
 
@@ -144,6 +144,6 @@ struct LegalizedGraph {
 // are the caller's original types. Rejects (into out) a hoisted definition that would
 // give the caller a static error (a zero divisor: 13; a view out of bounds: 11).
 void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
-                        const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& out);
+                        const std::unordered_map<std::string, LegalizedGraph>& graphs, ir::Diagnostics& out);
 
 }  // namespace stackcheck::passes::graph_boundary

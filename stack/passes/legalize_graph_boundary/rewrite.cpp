@@ -94,7 +94,7 @@ void collect_names(const ir::Function& f, Set& used) {
 class SiteRewriter {
  public:
   SiteRewriter(ir::Function& caller, const FunctionTypes& caller_types,
-               const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& diags)
+               const std::unordered_map<std::string, LegalizedGraph>& graphs, ir::Diagnostics& diags)
       : caller_(caller), caller_types_(caller_types), graphs_(graphs), diags_(diags) {
     for (const auto& [name, value] : caller_types.statics) statics_.emplace(name, value);
     collect_names(caller, used_);
@@ -196,10 +196,10 @@ class SiteRewriter {
   }
 
   void reject(int code, const ir::Stmt& call, const LegalizedGraph& lg, const ir::Stmt& def, const std::string& what) {
-    verify::Diagnostic d;
+    ir::Diagnostic d;
     d.rule = kRule;
     d.code = code;
-    d.location = verify::Location{caller_.name, call.loc.line, call.loc.column};
+    d.location = ir::Location{caller_.name, call.loc.line, call.loc.column};
     d.message = fmt::format("hoisting '{}' (line {}) of graph '{}' to this call gives {}", def.name, def.loc.line,
                             lg.original->name, what);
     diags_.push_back(std::move(d));
@@ -282,7 +282,7 @@ class SiteRewriter {
   support::InlineArena<16384> arena_;
   std::pmr::unordered_map<std::string, int64_t> statics_{arena_.resource()};
   const std::unordered_map<std::string, LegalizedGraph>& graphs_;
-  verify::Diagnostics& diags_;
+  ir::Diagnostics& diags_;
   std::pmr::unordered_set<std::string> used_{arena_.resource()};
   uint64_t k_ = 0;
   std::vector<std::vector<Insert>> inserts_;  // one per open list, in index order
@@ -313,7 +313,7 @@ ir::Function rewrite_graph(const ir::Function& g, const Collected& c) {
 }
 
 void rewrite_call_sites(ir::Function& caller, const FunctionTypes& caller_types,
-                        const std::unordered_map<std::string, LegalizedGraph>& graphs, verify::Diagnostics& out) {
+                        const std::unordered_map<std::string, LegalizedGraph>& graphs, ir::Diagnostics& out) {
   SiteRewriter(caller, caller_types, graphs, out).run();
 }
 

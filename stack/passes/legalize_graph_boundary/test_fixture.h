@@ -33,8 +33,8 @@ inline const std::string kKernels = ir::testing::fixture_kernels_normalized();
 inline std::string text(const Fx& f) { return ir::testing::fixture_text(f, kKernels); }
 
 inline ir::Program parse(const std::string& src) { return ir::testing::parse_or_fail(src); }
-inline std::string dump(const verify::Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
-inline std::vector<int> codes(const verify::Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
+inline std::string dump(const ir::Diagnostics& ds) { return ir::testing::diagnostics_text(ds); }
+inline std::vector<int> codes(const ir::Diagnostics& ds) { return ir::testing::diagnostic_codes(ds); }
 
 struct LegalizeRun {
   PassResult result;
@@ -47,18 +47,18 @@ struct LegalizeRun {
 inline LegalizeRun run(const std::string& src, LegalizeGraphBoundaryOptions options = {}) {
   LegalizeRun r;
   r.input = parse(src);
-  const verify::Diagnostics wf = verify::check_well_formed(r.input);
+  const ir::Diagnostics wf = verify::check_well_formed(r.input);
   EXPECT_TRUE(wf.empty()) << "input not well formed:\n" << dump(wf) << src;
-  const verify::Diagnostics rpe = verify::check_return_params_explicit(r.input);
+  const ir::Diagnostics rpe = verify::check_return_params_explicit(r.input);
   EXPECT_TRUE(rpe.empty()) << "input not return-normalized:\n" << dump(rpe);
   LegalizeGraphBoundary pass(options);
   r.result = pass.run(r.input);
   r.report = pass.report();
   if (r.result.ok) {
     const std::string printed = ir::print_program(r.result.program);
-    const verify::Diagnostics wf_out = verify::check_well_formed(r.result.program);
+    const ir::Diagnostics wf_out = verify::check_well_formed(r.result.program);
     EXPECT_TRUE(wf_out.empty()) << dump(wf_out) << printed;
-    const verify::Diagnostics gbl = verify::check_graph_boundary_legalized(r.result.program);
+    const ir::Diagnostics gbl = verify::check_graph_boundary_legalized(r.result.program);
     EXPECT_TRUE(gbl.empty()) << dump(gbl) << printed;
     const auto counts = verify::graph_node_counts(r.result.program);
     for (const GraphReport& g : r.report.graphs) {
@@ -76,7 +76,7 @@ inline LegalizeRun run(const std::string& src, LegalizeGraphBoundaryOptions opti
       EXPECT_EQ(ir::print_program(again.program), printed) << "not idempotent";
     }
   } else {
-    for (const verify::Diagnostic& d : r.result.diagnostics) EXPECT_EQ(d.rule, "LegalizeGraphBoundary");
+    for (const ir::Diagnostic& d : r.result.diagnostics) EXPECT_EQ(d.rule, "LegalizeGraphBoundary");
   }
   return r;
 }

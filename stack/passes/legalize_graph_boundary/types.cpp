@@ -25,11 +25,11 @@ bool Context::is_graph(std::string_view name) const {
   return f != nullptr && f->kind == ir::Function::Kind::Graph;
 }
 
-verify::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message) {
-  verify::Diagnostic d;
+ir::Diagnostic make_diag(int code, const ir::Function& f, ir::Loc loc, std::string message) {
+  ir::Diagnostic d;
   d.rule = kRule;
   d.code = code;
-  d.location = verify::Location{f.name, loc.line, loc.column};
+  d.location = ir::Location{f.name, loc.line, loc.column};
   d.message = std::move(message);
   return d;
 }

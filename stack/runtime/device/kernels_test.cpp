@@ -107,7 +107,7 @@ std::vector<int64_t> random_shape(std::mt19937_64& rng) {
 // Runs kernel `id` on the device and the reference on the same windows; every buffer must
 // end byte-identical.
 void check_case(KernelBench& b, int32_t id, const std::vector<Win>& wins, std::vector<uint64_t> scalars) {
-  const verify::Builtin& bi = verify::builtins()[static_cast<size_t>(id)];
+  const ir::Builtin& bi = ir::builtins()[static_cast<size_t>(id)];
   std::vector<TensorArg> args;
   std::vector<interp::Window> refs;
   for (size_t k = 0; k < wins.size(); ++k) {
@@ -116,7 +116,7 @@ void check_case(KernelBench& b, int32_t id, const std::vector<Win>& wins, std::v
   }
   std::vector<interp::Operand> ops;
   size_t t = 0, s = 0;
-  for (const verify::BuiltinParam& p : bi.params)
+  for (const ir::BuiltinParam& p : bi.params)
     ops.push_back(p.tensor ? interp::Operand{&refs[t++], 0}
                            : interp::Operand{nullptr, static_cast<int64_t>(scalars[s++])});
   ASSERT_FALSE(interp::check_operands(bi, ops).has_value());

@@ -119,7 +119,7 @@ struct ExprResult {
 class FunctionChecker {
  public:
   // The checker's tables live in `scratch` (names are views of the program's strings).
-  FunctionChecker(const ProgramInfo& info, size_t index, Diagnostics& out, std::pmr::memory_resource* scratch)
+  FunctionChecker(const ProgramInfo& info, size_t index, ir::Diagnostics& out, std::pmr::memory_resource* scratch)
       : info_(info),
         index_(index),
         f_(info.program.functions[index]),
@@ -141,7 +141,7 @@ class FunctionChecker {
 
  private:
   void report(int code, Loc loc, std::string message) {
-    out_.push_back(Diagnostic{"WellFormed", code, Location{f_.name, loc.line, loc.column}, std::move(message)});
+    out_.push_back(ir::Diagnostic{"WellFormed", code, ir::Location{f_.name, loc.line, loc.column}, std::move(message)});
   }
 
   // ---- names and scopes; params and kernels (names.cpp) -------------------------------
@@ -194,7 +194,7 @@ class FunctionChecker {
   const ProgramInfo& info_;
   size_t index_;
   const Function& f_;
-  Diagnostics& out_;
+  ir::Diagnostics& out_;
   std::pmr::memory_resource* scratch_;
   std::pmr::unordered_map<std::string_view, Binding> visible_;  // names visible at this point
   std::pmr::vector<std::pmr::vector<std::string_view>> scopes_;  // names bound per open block

@@ -97,14 +97,14 @@ void FunctionChecker::check_params() {
 }
 
 void FunctionChecker::check_kernel() {
-  const Builtin* b = find_builtin(f_.builtin);
+  const ir::Builtin* b = ir::find_builtin(f_.builtin);
   if (b == nullptr) {
     report(kCallee, f_.loc, fmt::format("kernel '{}': unknown builtin '{}'", f_.name, f_.builtin));
   }
-  std::vector<KernelMismatch> problems;
-  if (b != nullptr) problems = kernel_binding_mismatches(f_, *b);
-  for (KernelMismatch& m : kernel_return_mismatches(f_)) problems.push_back(std::move(m));
-  for (const KernelMismatch& m : problems) {
+  std::vector<ir::KernelMismatch> problems;
+  if (b != nullptr) problems = ir::kernel_binding_mismatches(f_, *b);
+  for (ir::KernelMismatch& m : ir::kernel_return_mismatches(f_)) problems.push_back(std::move(m));
+  for (const ir::KernelMismatch& m : problems) {
     report(kKernel, m.param && *m.param < f_.params.size() ? f_.params[*m.param].loc : f_.loc, m.message);
   }
 }
