@@ -599,11 +599,10 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def interrupted() -> int:
+    log("interrupted")
+    return 1
+
+
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except UsageError as e:
-        fuzzlib.die(PROG, str(e))
-    except KeyboardInterrupt:
-        log("interrupted")
-        sys.exit(1)
+    fuzzlib.run_script(PROG, main, interrupted)

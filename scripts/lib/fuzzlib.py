@@ -50,6 +50,18 @@ def die(prog: str, message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+def run_script(prog: str, main: Callable[[list[str]], int], interrupted: Callable[[], int]) -> None:
+    """Runs a script's main on its arguments and exits with its code: a UsageError is one line
+    and exit 2; Ctrl-C exits with what `interrupted` returns (after it logs what it must)."""
+    try:
+        code = main(sys.argv[1:])
+    except UsageError as e:
+        die(prog, str(e))
+    except KeyboardInterrupt:
+        code = interrupted()
+    sys.exit(code)
+
+
 class ArgParser(argparse.ArgumentParser):
     """A bad flag is one line, `NAME: message (see PROG --help)`, and exit 2 (prog: scripts/NAME)."""
 

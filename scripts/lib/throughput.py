@@ -310,9 +310,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except UsageError as e:
-        fuzzlib.die(PROG, str(e))
-    except KeyboardInterrupt:
-        sys.exit(130)
+    fuzzlib.run_script(PROG, main, lambda: 130)
