@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "properties/oracles/plan_model.h"
 #include "stack/runtime/plan/parser.h"
@@ -14,25 +17,15 @@
 namespace stackcheck::oracles {
 namespace {
 
-constexpr const char* kPlan = R"(config W=64
-tensor x: In [16]
-tensor c: InOut [8]
-graph g(a, b) {
-  submit scale(input a, output_existing b, scalar $0)
+// RUNTIME.md §17's example, as corpus/plans/example.plan keeps it.
+std::string example_text() {
+  std::ifstream in(STACKCHECK_CORPUS_DIR "/plans/example.plan", std::ios::binary);
+  EXPECT_TRUE(in.good()) << STACKCHECK_CORPUS_DIR "/plans/example.plan";
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
-for i = 0, 2, 1 {
-  scope_begin
-  alloc t: [8]
-  set o = i * 8
-  view v = x[o:8]
-  submit acc(input v, inout t)
-  submit_graph g(input t, inout c, scalar i)
-  scope_end
-}
-)";
 
 runtime::OrchProgram plan() {
-  runtime::PlanParseResult r = runtime::parse_plan(kPlan);
+  runtime::PlanParseResult r = runtime::parse_plan(example_text());
   EXPECT_TRUE(r.ok());
   return r.program();
 }

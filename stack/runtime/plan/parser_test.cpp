@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <string>
 
 #include "stack/runtime/plan/config_ranges.h"
 #include "stack/runtime/plan/check.h"
@@ -13,26 +17,19 @@
 namespace stackcheck::runtime {
 namespace {
 
-// The RUNTIME.md §17 example, verbatim.
-constexpr const char* kSpecExample = R"(# stackcheck shared
-config W=64
-tensor x: In [16]
-tensor c: InOut [8]
-graph g(a, b) {
-  submit scale(input a, output_existing b, scalar $0)
+// The RUNTIME.md §17 example, verbatim after its comment lines, as corpus/plans/example.plan
+// keeps it.
+std::string spec_example() {
+  const std::filesystem::path path = std::filesystem::path(STACKCHECK_SOURCE_DIR) / "corpus/plans/example.plan";
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
-for i = 0, 2, 1 {
-  scope_begin
-  alloc t: [8]
-  set o = i * 8
-  view v = x[o:8]
-  submit acc(input v, inout t)
-  submit_graph g(input t, inout c, scalar i)
-  scope_end
+// The text without its leading comment lines (the printer keeps no comments).
+std::string strip_header(std::string s) {
+  while (!s.empty() && s[0] == '#') s.erase(0, s.find('\n') + 1);
+  return s;
 }
-)";
-
-std::string strip_header(std::string s) { return s.substr(s.find('\n') + 1); }
 
 std::string error_of(std::string_view text) {
   PlanParseResult r = parse_plan(text);
@@ -51,7 +48,7 @@ void expect_round_trip(std::string_view text) {
 }
 
 TEST(PlanParser, spec_example_golden) {
-  PlanParseResult r = parse_plan(kSpecExample);
+  PlanParseResult r = parse_plan(spec_example());
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   const OrchProgram& p = r.program();
   ASSERT_EQ(p.config.size(), 1u);
@@ -69,11 +66,11 @@ TEST(PlanParser, spec_example_golden) {
   const auto& sub = std::get<SubmitStmt>(f.body[4].node);
   EXPECT_EQ(sub.builtin, Builtin::Acc);
   EXPECT_EQ(sub.args[1].tag, PlanTag::Inout);
-  EXPECT_EQ(p.body[0].loc.line, 8u);
+  EXPECT_EQ(p.body[0].loc.line, 11u);  // after the file's four comment lines
   EXPECT_EQ(p.body[0].loc.column, 1u);
   // The canonical print is the example itself (without its comment line).
-  EXPECT_EQ(print_plan(p), strip_header(kSpecExample));
-  expect_round_trip(kSpecExample);
+  EXPECT_EQ(print_plan(p), strip_header(spec_example()));
+  expect_round_trip(spec_example());
 }
 
 TEST(PlanParser, all_statements_round_trip) {
@@ -244,7 +241,7 @@ TEST(PlanParser, nesting_and_depth_limits) {
 TEST(PlanParser, never_crashes_on_random_bytes) {
   // Mutations of a valid plan and raw random bytes: always ok or an error with a location.
   std::mt19937_64 rng(12345);
-  const std::string base = kSpecExample;
+  const std::string base = spec_example();
   const std::string alphabet = "abcxyz_019$:=[](){},+-*/%<>!# \n\t\rIOinputscalarfor";
   for (int iter = 0; iter < 3000; ++iter) {
     std::string s = base;
