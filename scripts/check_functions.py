@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Checks the length of every function of the tree (STYLE.md: under 150 lines; over 80 only
+with a reason).
+
+    scripts/check_functions.py [--root DIR] [--list]
+
+Reads the C++ (.cpp, .h, .cc) and Python (.py, and the scripts under scripts/ without an
+ending) files git tracks. A function is counted from the first line of its signature to its
+closing line:
+- C++: a definition that starts at column 0 (a function, a member function defined outside its
+  class, a TEST or STACKCHECK_PROP body) and ends at the next line that is `}` alone at column 0,
+  which is how the tree is formatted. Lambdas count in the function that holds them; a member
+  function defined inside its class is not seen (keep those short).
+- Python: a `def` at any depth, to the last line indented deeper than it.
+
+The rules:
+- Over MAX (150) lines is an error, unless the function is on the list of those that were over
+  it when the check came in (LONG below): such a function may shrink but not grow.
+- Over REASON (80) lines needs a reason: a comment that starts with `long:` on one of the three
+  lines above its signature (`// long: one table of every rule code`). The functions over 80
+  lines when the check came in are on the same list and need none until they grow.
+
+Prints one line per function that breaks a rule (`path:line: name: N lines ...`) and exits 1 if
+there is any; 0 when every function holds; 2 on a usage error. --list prints every function over
+REASON lines, longest first, with its reason or its place on the list.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+MAX = 150
+REASON = 80
+# (path, function name) -> its length when the check came in; each may only shrink.
+LONG = {
+    ("properties/gen/ir_breaker.cpp", "break_well_formed"): 1015,
+    ("properties/gen/plan_breaker.cpp", "break_plan_rule"): 337,
+    ("properties/gen/ir_breaker.cpp", "break_graph_rule"): 324,
+    ("properties/graph_def_props.cpp", "forge"): 280,
+    ("properties/gen/plan_gen_fatal.cpp", "PlanBuilder::plant"): 280,
+    ("properties/pass_manager_props.cpp", "pass_bug_case"): 160,
+    ("stack/runtime/host/runtime.cpp", "Runtime::ship"): 152,
+    ("properties/compiler_props.cpp", "reference_interpreter"): 133,
+    ("reports/model_mutate.cpp", "add_mutate"): 131,
+    ("properties/gen/orchestrator_calls.cpp", "provoke_kind"): 119,
+    ("properties/gen/mutation_gen.cpp", "resolve_mutations"): 119,
+    ("stack/ir/lexer.cpp", "lex"): 117,
+    ("scripts/lib/coverage.py", "main"): 115,
+    ("stack/runtime/image/compact.cpp", "compact_live_image"): 113,
+    ("properties/oracles/orchestrator_model_graph.cpp", "OrchestratorModel::record_graph"): 113,
+    ("properties/gen/orchestrator_calls.cpp", "generate_model_setup"): 106,
+    ("properties/compiler_props.cpp", "codegen_own_case"): 101,
+    ("properties/gen/program_gen.cpp", "Builder::make_view"): 100,
+    ("stack/runtime/device/scheduler_graph.cpp", "SchedulerRun::start_graph"): 98,
+    ("properties/oracles/capacity.cpp", "check_capacity_at_need"): 93,
+    ("properties/metamorphic_props.cpp", "Metamorphic.swapping_independent_submissions_keeps_results"): 91,
+    ("scripts/tests/test_campaign_run.py", "test_a_short_campaign_from_leftovers_to_report"): 89,
+    ("scripts/lib/zoo.py", "hunt"): 85,
+    ("stack/runtime/device/kernels.cpp", "run_kernel"): 83,
+    ("properties/runtime_props.cpp", "config_case"): 83,
+    ("properties/determinism_props.cpp", "bind_after_history"): 83,
+    ("properties/gen/program_gen.cpp", "Builder::launch"): 81,
+}
+CPP = (".cpp", ".h", ".cc")
+NOT_A_FUNCTION = re.compile(r'^(namespace\b|class\b|struct\b|enum\b|union\b|extern "C"|#|//|/\*|\*|\}|using\b|'
+                            r'typedef\b|template\s*<[^>]*>\s*$)')
+CPP_NAME = re.compile(r"([A-Za-z_][\w:]*(?:operator\S+)?)\s*\(")
+MACRO_BODY = re.compile(r"^(?:TEST|TEST_F|TEST_P|STACKCHECK_PROP|RC_GTEST_PROP)\(\s*(\w+)\s*,\s*(\w+)")
+PY_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+
+
+def files(root: str) -> list[str]:
+    p = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
+    if p.returncode == 0:
+        names = p.stdout.splitlines()
+    else:
+        names = [os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs]
+    return sorted(n for n in names if n.endswith(CPP + (".py",))
+                  or (n.startswith("scripts/") and "." not in os.path.basename(n)))
+
+
+def cpp_name(signature: str) -> str:
+    m = MACRO_BODY.match(signature)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    head = signature.split("(")[0] + "("
+    names = CPP_NAME.findall(head)
+    return names[-1] if names else signature.split()[0]
+
+
+def cpp_functions(lines: list[str]):
+    """Yields (first line index, last line index, name) of each column-0 definition."""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line and not line[0].isspace() and not NOT_A_FUNCTION.match(line) and "(" in line:
+            j = i
+            while j < len(lines) and j < i + 12 and not lines[j].rstrip().endswith(("{", ";")):
+                j += 1
+            before_paren = line.split("(")[0]
+            if j < len(lines) and lines[j].rstrip().endswith("{") and "=" not in before_paren:
+                k = j + 1
+                while k < len(lines) and not lines[k].startswith("}"):
+                    k += 1
+                if k < len(lines) and lines[k].rstrip() == "}":
+                    yield i, k, cpp_name(" ".join(x.strip() for x in lines[i:j + 1]))
+                    i = k + 1
+                    continue
+        i += 1
+
+
+def py_functions(lines: list[str]):
+    for i, line in enumerate(lines):
+        m = PY_DEF.match(line)
+        if not m:
+            continue
+        indent, last = len(m.group(1)), i
+        for k in range(i + 1, len(lines)):
+            s = lines[k]
+            if not s.strip():
+                continue
+            if len(s) - len(s.lstrip()) <= indent:
+                break
+            last = k
+        yield i, last, m.group(2)
+
+
+def has_reason(lines: list[str], first: int) -> bool:
+    for k in range(max(0, first - 3), first):
+        text = lines[k].strip().lstrip("/#").strip()
+        if text.startswith("long:") and len(text) > len("long:") + 3:
+            return True
+    return False
+
+
+def functions(root: str):
+    """Yields (path, line, name, length, has a reason) for every function the check sees."""
+    for rel in files(root):
+        path = os.path.join(root, rel)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+        found = cpp_functions(lines) if rel.endswith(CPP) else py_functions(lines)
+        for first, last, name in found:
+            yield rel, first + 1, name, last - first + 1, has_reason(lines, first)
+
+
+def check(root: str) -> list[str]:
+    bad = []
+    for rel, line, name, n, reason in functions(root):
+        was = LONG.get((rel, name))
+        if was is not None and n <= was:
+            continue
+        grew = f", up from {was} when this check came in" if was is not None else ""
+        if n > MAX:
+            bad.append(f"{rel}:{line}: {name}: {n} lines (limit {MAX}{grew}): split it")
+        elif n > REASON and not reason and was is None:
+            bad.append(f"{rel}:{line}: {name}: {n} lines (over {REASON}): split it, or give the "
+                       f"reason in a `long:` comment above it")
+    return bad
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="scripts/check_functions.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p.add_argument("--list", action="store_true", help=f"print every function over {REASON} lines and exit")
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    if not os.path.isdir(a.root):
+        print(f"check_functions: no such folder: {a.root}", file=sys.stderr)
+        return 2
+    if a.list:
+        long = sorted((f for f in functions(a.root) if f[3] > REASON), key=lambda f: -f[3])
+        for rel, line, name, n, reason in long:
+            why = "a long: reason" if reason else ("listed" if (rel, name) in LONG else "NO REASON")
+            print(f"{n:5d}  {rel}:{line}: {name} ({why})")
+        print(f"{len(long)} functions over {REASON} lines, {sum(1 for f in long if f[3] > MAX)} over {MAX}")
+        return 0
+    bad = check(a.root)
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
