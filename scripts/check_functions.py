@@ -40,7 +40,6 @@ LONG = {
     ("properties/graph_def_props.cpp", "forge"): 280,
     ("properties/gen/plan_gen_fatal.cpp", "PlanBuilder::plant"): 280,
     ("properties/pass_manager_props.cpp", "pass_bug_case"): 160,
-    ("stack/runtime/host/runtime.cpp", "Runtime::ship"): 152,
     ("properties/compiler_props.cpp", "reference_interpreter"): 133,
     ("reports/model_mutate.cpp", "add_mutate"): 131,
     ("properties/gen/orchestrator_calls.cpp", "provoke_kind"): 119,

@@ -199,67 +199,101 @@ void Runtime::run_bind(const OrchProgram& p, const BindOptions& opts, BindResult
   }
 }
 
+// Step 4's figures, read by the later steps.
+struct Runtime::ShipPlan {
+  uint32_t n = 0;
+  PoolCounts cursors;
+  SegmentLayout img;
+  uint64_t graph_tasks = 0;
+  uint64_t Q = 0;
+  uint64_t dev_bytes = 0;
+  uint64_t copied_off = 0;
+  SubmissionZone zone;
+  uint64_t sub_off = 0;
+  uint64_t sub_bytes = 0;
+  uint64_t shipped = 0;
+  uint64_t need = 0;
+};
+
 void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
                    const std::vector<std::vector<int32_t>>& host, const BindOptions& opts) {
-  // Step 4: plan the image, the device-only zone and the region layout.
-  const uint32_t n = orch_->submitted();
-  const PoolCounts cursors = orch_->cursors();
-  // Zoo: the image pitched to the task window instead of the submitted count.
-  const SegmentLayout img = defects::active(defects::Defect::kImagePitchedToCapacity)
-                                ? LayoutPlanner::plan(cfg_.W, cursors)
-                                : LayoutPlanner::image(n, cursors);
-  const std::vector<GraphSubmissionPlan>& subs = orch_->graph_submissions();
-  const uint64_t graph_tasks = subs.size();
-  const uint64_t Q = cfg_.ready_capacity != 0 ? cfg_.ready_capacity : img.pitch + 1024 * graph_tasks;
-  const uint64_t dev_bytes = sizeof(SchedControl) + 8 * Q;
-  const uint64_t copied_off = align64(dev_bytes);
-  // Submissions: a 64-aligned tail of the copied zone, records in task order (§9).
-  const SubmissionZone zone = plan_submission_zone(subs);
-  const uint64_t sub_off = align64(sizeof(RuntimeHeader) + img.total_bytes);  // from the copied zone's start
-  const uint64_t sub_bytes = zone.bytes;
-  const uint64_t shipped = subs.empty() ? sizeof(RuntimeHeader) + img.total_bytes : sub_off + sub_bytes;
-  const uint64_t need = copied_off + shipped;
+  const ShipPlan sp = plan_image();
+  grow_region(sp);
+  upload_definitions();
+  std::vector<std::byte> staged(sp.shipped, std::byte{0});
+  if (!stage(sp, staged, r, opts)) return;
+  upload_image(sp, staged);
+  run_and_collect(p, r, entry_bases, host, opts);
+}
 
-  // Step 5: grow the region (reserve the new one, release the old, re-derive addresses).
-  if (region_.is_null() || need > region_bytes_) {
-    const uint64_t bytes = std::max(need, 2 * region_bytes_);
+// Step 4: plan the image, the device-only zone and the region layout.
+Runtime::ShipPlan Runtime::plan_image() const {
+  ShipPlan sp;
+  sp.n = orch_->submitted();
+  sp.cursors = orch_->cursors();
+  // Zoo: the image pitched to the task window instead of the submitted count.
+  sp.img = defects::active(defects::Defect::kImagePitchedToCapacity) ? LayoutPlanner::plan(cfg_.W, sp.cursors)
+                                                                      : LayoutPlanner::image(sp.n, sp.cursors);
+  const std::vector<GraphSubmissionPlan>& subs = orch_->graph_submissions();
+  sp.graph_tasks = subs.size();
+  sp.Q = cfg_.ready_capacity != 0 ? cfg_.ready_capacity : sp.img.pitch + 1024 * sp.graph_tasks;
+  sp.dev_bytes = sizeof(SchedControl) + 8 * sp.Q;
+  sp.copied_off = align64(sp.dev_bytes);
+  // Submissions: a 64-aligned tail of the copied zone, records in task order (§9).
+  sp.zone = plan_submission_zone(subs);
+  sp.sub_off = align64(sizeof(RuntimeHeader) + sp.img.total_bytes);  // from the copied zone's start
+  sp.sub_bytes = sp.zone.bytes;
+  sp.shipped = subs.empty() ? sizeof(RuntimeHeader) + sp.img.total_bytes : sp.sub_off + sp.sub_bytes;
+  sp.need = sp.copied_off + sp.shipped;
+  return sp;
+}
+
+// Step 5: grow the region (reserve the new one, release the old, re-derive addresses).
+void Runtime::grow_region(const ShipPlan& sp) {
+  if (region_.is_null() || sp.need > region_bytes_) {
+    const uint64_t bytes = std::max(sp.need, 2 * region_bytes_);
     const DevAddr fresh = link_.reserve(bytes, 64, "region");
     if (!region_.is_null()) link_.release(region_);
     region_ = fresh;
     region_bytes_ = bytes;
   }
-  const DevAddr copied = region_ + copied_off;
+  const DevAddr copied = region_ + sp.copied_off;
   plan_ = RegionPlan{copied,          copied + sizeof(RuntimeHeader),
-                     img.total_bytes, region_,
-                     dev_bytes,       Q,
-                     shipped,         subs.empty() ? DevAddr() : copied + sub_off,
-                     sub_bytes};
+                     sp.img.total_bytes, region_,
+                     sp.dev_bytes,    sp.Q,
+                     sp.shipped,      orch_->graph_submissions().empty() ? DevAddr() : copied + sp.sub_off,
+                     sp.sub_bytes};
+}
 
-  // Step 6: each definition this bind submits that is not resident yet: its own reservation
-  // and copy; resident from now on for the Runtime's life.
+// Step 6: each definition this bind submits that is not resident yet: its own reservation
+// and copy; resident from now on for the Runtime's life.
+void Runtime::upload_definitions() {
   GraphCache& cache = orch_->graph_cache();
-  for (const GraphSubmissionPlan& s : subs) {
+  for (const GraphSubmissionPlan& s : orch_->graph_submissions()) {
     const GraphDefinition& d = cache.at(s.definition);
     if (!d.device.is_null()) continue;
     const DevAddr at = link_.reserve(d.bytes.size(), 64, fmt::format("graph_def:{}", s.definition));
     link_.copy_to_device(at, d.bytes.data(), d.bytes.size());
     cache.mark_uploaded(s.definition, at);
   }
+}
 
-  // Step 7: stage [RuntimeHeader][image][submissions] and compact; then a harness's hook.
-  std::vector<std::byte> staged(shipped, std::byte{0});
+// Step 7: stage [RuntimeHeader][image][submissions] and compact; then a harness's hook.
+bool Runtime::stage(const ShipPlan& sp, std::vector<std::byte>& staged, BindResult& r, const BindOptions& opts) {
+  const std::vector<GraphSubmissionPlan>& subs = orch_->graph_submissions();
+  GraphCache& cache = orch_->graph_cache();
   RuntimeHeader rh{};
   std::memcpy(rh.magic, kRuntimeMagic, sizeof rh.magic);
   rh.version = kRuntimeVersion;
   rh.W = static_cast<uint32_t>(cfg_.W);
-  rh.Q = static_cast<uint32_t>(Q);
-  rh.graph_count = static_cast<uint32_t>(graph_tasks);
+  rh.Q = static_cast<uint32_t>(sp.Q);
+  rh.graph_count = static_cast<uint32_t>(sp.graph_tasks);
   rh.submissions = plan_.submissions;
-  rh.submissions_bytes = sub_bytes;
+  rh.submissions_bytes = sp.sub_bytes;
   rh.image = plan_.image;
-  rh.image_bytes = img.total_bytes;
+  rh.image_bytes = sp.img.total_bytes;
   rh.device_only = region_;
-  rh.device_only_bytes = dev_bytes;
+  rh.device_only_bytes = sp.dev_bytes;
   rh.task_heap = task_heap_;
   rh.task_heap_bytes = cfg_.task_heap;
   rh.graph_heap = graph_heap_;
@@ -269,49 +303,58 @@ void Runtime::ship(const OrchProgram& p, BindResult& r, const std::vector<DevAdd
   std::memcpy(staged.data(), &rh, sizeof rh);
   // Submissions first: each record's address goes into its outer task's mirror graph_ctx.
   for (size_t k = 0; k < subs.size(); ++k) {
-    orch_->stage_graph_ctx(subs[k].outer, plan_.submissions + zone.offsets[k]);
-    write_graph_submission(std::span(staged).subspan(sub_off + zone.offsets[k]), subs[k], cache.at(subs[k].definition));
+    orch_->stage_graph_ctx(subs[k].outer, plan_.submissions + sp.zone.offsets[k]);
+    write_graph_submission(std::span(staged).subspan(sp.sub_off + sp.zone.offsets[k]), subs[k],
+                           cache.at(subs[k].definition));
   }
   // What compaction reads, filled first: a live byte no claim wrote reads as the fill byte, as
   // in a mirror filled up front (the rest of the mirror stays unfilled).
   mirror_.ensure(0, sizeof(ImageHeader));
-  const std::array<uint64_t, kSegCount> live = live_segment_bytes(cursors, n);
+  const std::array<uint64_t, kSegCount> live = live_segment_bytes(sp.cursors, sp.n);
   for (uint32_t s = 0; s < kSegCount; ++s) mirror_.ensure(orch_->layout().seg.off[s], live[s]);
-  auto compacted = compact_live_image(orch_->mirror(), orch_->layout(), cursors, n,
-                                      std::span(staged).subspan(sizeof(RuntimeHeader), img.total_bytes));
+  auto compacted = compact_live_image(orch_->mirror(), orch_->layout(), sp.cursors, sp.n,
+                                      std::span(staged).subspan(sizeof(RuntimeHeader), sp.img.total_bytes));
   if (!compacted) {
     r.status = kStatusGeneric;
     r.failure = BindFailure::kCompaction;
     r.detail = fmt::format("compaction: {}: {}", compact_error_name(compacted.error().kind), compacted.error().message);
-    return;
+    return false;
   }
   if (opts.before_upload) {
-    StagedUpload upload{staged, sizeof(RuntimeHeader), img.total_bytes, copied, link_};
+    StagedUpload upload{staged, sizeof(RuntimeHeader), sp.img.total_bytes, plan_.runtime_header, link_};
     if (std::optional<std::string> stop = opts.before_upload(upload)) {
       r.status = kStatusGeneric;
       r.failure = BindFailure::kHook;
       r.detail = std::move(*stop);
-      return;
+      return false;
     }
   }
+  return true;
+}
 
-  // Step 8: the one image copy.
-  mem_->clear_read_bits(copied, shipped);
+// Step 8: the one image copy.
+void Runtime::upload_image(const ShipPlan& sp, const std::vector<std::byte>& staged) {
+  const DevAddr copied = plan_.runtime_header;
+  mem_->clear_read_bits(copied, sp.shipped);
+  const std::vector<GraphSubmissionPlan>& subs = orch_->graph_submissions();
   if (defects::active(defects::Defect::kSubmissionsCopiedEach) && !subs.empty()) {
     // Zoo: the runtime header and image in one copy, then each submission record in its own.
-    link_.copy_to_device(copied, staged.data(), sub_off);
+    link_.copy_to_device(copied, staged.data(), sp.sub_off);
     for (size_t k = 0; k < subs.size(); ++k) {
-      const uint64_t end = k + 1 < subs.size() ? zone.offsets[k + 1] : sub_bytes;
-      link_.copy_to_device(plan_.submissions + zone.offsets[k], staged.data() + sub_off + zone.offsets[k],
-                           end - zone.offsets[k]);
+      const uint64_t end = k + 1 < subs.size() ? sp.zone.offsets[k + 1] : sp.sub_bytes;
+      link_.copy_to_device(plan_.submissions + sp.zone.offsets[k], staged.data() + sp.sub_off + sp.zone.offsets[k],
+                           end - sp.zone.offsets[k]);
     }
   } else {
-    link_.copy_to_device(copied, staged.data(), shipped);
+    link_.copy_to_device(copied, staged.data(), sp.shipped);
   }
+}
 
-  // Step 9: attach and schedule, then the error words (one D2H) and the InOut entries.
+// Step 9: attach and schedule, then the error words (one D2H) and the InOut entries.
+void Runtime::run_and_collect(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
+                              const std::vector<std::vector<int32_t>>& host, const BindOptions& opts) {
   DeviceAccess dev(*mem_);
-  auto view = attach_populated(dev, copied);
+  auto view = attach_populated(dev, plan_.runtime_header);
   if (!view) {
     r.status = kStatusGeneric;
     r.failure = BindFailure::kAttach;

@@ -88,6 +88,16 @@ class Runtime {
   // Steps 4-9 for a non-latched orchestration; fills r (status, detail, entries, trace).
   void ship(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
             const std::vector<std::vector<int32_t>>& host, const BindOptions& opts);
+  // ship's steps, in order (RUNTIME.md §3); each that can fail fills r and returns false.
+  struct ShipPlan;
+  ShipPlan plan_image() const;                                   // step 4
+  void grow_region(const ShipPlan& sp);                          // step 5
+  void upload_definitions();                                     // step 6
+  bool stage(const ShipPlan& sp, std::vector<std::byte>& staged, BindResult& r,
+             const BindOptions& opts);                           // step 7
+  void upload_image(const ShipPlan& sp, const std::vector<std::byte>& staged);  // step 8
+  void run_and_collect(const OrchProgram& p, BindResult& r, const std::vector<DevAddr>& entry_bases,
+                       const std::vector<std::vector<int32_t>>& host, const BindOptions& opts);  // step 9
 
   DeviceMemory* mem_;
   HostLink link_;
