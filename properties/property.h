@@ -75,7 +75,7 @@ class TestTally : public ::testing::EmptyTestEventListener {
 };
 
 // A generated program is legal by construction (the generator's promise). Every property that
-// draws one judges its compile first, as CompilerProps.boundary_invariants does: a rejection
+// draws one judges its compile first, as Pipeline.boundary_invariants does: a rejection
 // is a false rejection, and the pipeline's verifiers and the boundary invariants (node counts,
 // hoisted creates from depth 0 and InOut, graph writes InOut, Step C) must hold. Without it a
 // runtime or end-to-end property discards (or never looks at) exactly the cases in which a

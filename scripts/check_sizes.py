@@ -20,7 +20,6 @@ LIMIT = 700
 SOURCE = (".cpp", ".h", ".hpp", ".cc", ".py")
 # Over the limit when the check came in; each may only shrink (issue: short files).
 OVER = {
-    "properties/compiler_props.cpp": 1564,
     "properties/gen/ir_breaker.cpp": 1523,
     "properties/gen/near_miss.cpp": 923,
     "properties/oracles/plan_model.cpp": 709,

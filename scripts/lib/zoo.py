@@ -69,10 +69,10 @@ REDUCER = ROOT / "stack" / "defects" / "reduce_case.py"
 # --engines: ten properties across the suites, each with a zoo defect it catches (the hunter
 # that found it first in the zoo runs, or the suite's own target for the defect).
 ENGINE_PAIRS = [
-    ("step_c_not_hoisted", "CompilerProps.illegal_views_rejected_with_211"),
-    ("loop_create_hoisted", "CompilerProps.passes_deterministic_idempotent"),
-    ("graph_returns_swapped", "CompilerProps.return_order_verifier_agrees_with_its_pass"),
-    ("full_not_rejected", "CompilerProps.graph_full_rejected_with_206"),
+    ("step_c_not_hoisted", "Pipeline.illegal_views_rejected_with_211"),
+    ("loop_create_hoisted", "Pipeline.passes_deterministic_idempotent"),
+    ("graph_returns_swapped", "Pipeline.return_order_verifier_agrees_with_its_pass"),
+    ("full_not_rejected", "Pipeline.graph_full_rejected_with_206"),
     ("claimed_slot_not_reset", "RuntimeProps.claims_reset_slots"),
     ("storage_stride_times_n", "RuntimeProps.graph_storage_span_exact"),
     ("war_edge_missing_on_reuse", "DepsProps.generated_plans_order_every_conflict"),

@@ -20,11 +20,11 @@ tags over 300 cases:
   limit:W:at+past                 18.0%
   scope                           30.3%
 [       OK ] RuntimeExec.every_capacity_at_its_need_and_one_past (10 ms)
-[ RUN      ] CompilerProps.broken_expressions_in_every_place
+[ RUN      ] WellFormedRules.broken_expressions_in_every_place
 tags over 100 cases:
   code-13                        416.0%
   code-13, in a loop's step       34.7%
-[       OK ] CompilerProps.broken_expressions_in_every_place (1 ms)
+[       OK ] WellFormedRules.broken_expressions_in_every_place (1 ms)
 [ RUN      ] RuntimeProps.config_values_at_and_past_every_bound
 tags over 50 cases:
   config W at-lo                   3.0%
@@ -48,7 +48,7 @@ class ParseTest(unittest.TestCase):
     def test_each_property_keeps_its_own_table(self):
         self.assertEqual(self.tests["RuntimeExec.every_capacity_at_its_need_and_one_past"],
                          (300, [("limit:W:at+past", 18.0), ("scope", 30.3)]))
-        self.assertEqual(self.tests["CompilerProps.broken_expressions_in_every_place"][1][1],
+        self.assertEqual(self.tests["WellFormedRules.broken_expressions_in_every_place"][1][1],
                          ("code-13, in a loop's step", 34.7))
         self.assertNotIn("RuntimeProps.no_tags", self.tests)  # no table printed: no row invented
 
