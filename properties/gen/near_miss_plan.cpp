@@ -1,7 +1,8 @@
 // Plan-only near misses over the lines of a valid `.plan` (near_miss.h, near_miss_detail):
-// a graph definition moved below its first use, and a config value outside its field's
-// range. Each expectation comes from RUNTIME.md §17 and §4 as written there (the ranges are
-// this file's own table), never from running the stack.
+// a graph definition moved below its first use, a config value outside its field's range, an
+// unknown or repeated config key, a `mutate` value past 255, and an entry tensor or config
+// line out of its place. Each expectation comes from RUNTIME.md §17 and §4 as written there
+// (the ranges are this file's own table), never from running the stack.
 #include <fmt/format.h>
 
 #include <optional>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "properties/gen/near_miss.h"
+#include "properties/gen/near_miss_text.h"
 
 namespace stackcheck::gen::near_miss_detail {
 namespace {
@@ -149,6 +151,91 @@ std::optional<NearMiss> config_value(ChoiceSource& c, std::string_view valid) {
   return NearMiss{t.text(), Corruption::kConfigValue, what,
                   ExpectedRejection{FrontEnd::kPlanCheck, static_cast<uint32_t>(cfg + 1), col,
                                     fmt::format("config {}={} is not {}", r.key, bad, r.text), 0}};
+}
+
+// ---- on the shared line model (near_miss_text.h) ----
+
+Attempt config_key(ChoiceSource& c, Dialect, Text t) {
+  static const std::vector<std::string> kUnknown = {"w",         "window",      "task_heap_bytes", "graph_heaps",
+                                                    "tensormap", "scope_tasks", "worker",          "timeout_ms",
+                                                    "cluster",   "fill"};
+  std::optional<size_t> cfg;
+  for (size_t i = 0; i < t.lines.size() && !cfg; ++i)
+    if (is_word(t.toks(i), 0, "config")) cfg = i;
+  const std::string bad = c.pick(kUnknown);
+  if (!cfg) {
+    t.lines.insert(t.lines.begin(), fmt::format("config {}=64", bad));
+    return made(t, Corruption::kConfigKey, fmt::format("config line with key '{}' added", bad),
+                plan_check(0, 8, fmt::format("unknown config key '{}'", bad)));
+  }
+  const auto k = t.toks(*cfg);
+  std::vector<size_t> keys;
+  for (size_t j = 1; j + 1 < k.size(); ++j)
+    if (k[j].kind == Tok::kWord && is_punct(k, j + 1, "=")) keys.push_back(j);
+  if (keys.empty()) return std::nullopt;
+  const Tok& key = k[c.pick(keys)];
+  if (c.boolean()) {
+    const auto col = static_cast<uint32_t>(t.lines[*cfg].size() + 2);
+    t.lines[*cfg] += fmt::format(" {}=1", key.text);
+    return made(t, Corruption::kConfigKey, fmt::format("config key '{}' repeated", key.text),
+                plan_check(*cfg, col, fmt::format("config key '{}' repeated", key.text)));
+  }
+  t.lines[*cfg].replace(key.col - 1, key.text.size(), bad);
+  return made(t, Corruption::kConfigKey, fmt::format("config key '{}' misspelt '{}'", key.text, bad),
+              plan_check(*cfg, key.col, fmt::format("unknown config key '{}'", bad)));
+}
+
+Attempt mutate_range(ChoiceSource& c, Dialect, Text t) {
+  const std::string value = std::to_string(c.integer(256, 70000));
+  const std::string msg = "mutate value is not in 0..255";
+  const auto lines = lines_where(t, [](size_t, const std::vector<Tok>& k) { return is_word(k, 0, "mutate"); });
+  if (!lines.empty() && c.boolean()) {
+    const size_t i = c.pick(lines);
+    const Tok v = t.toks(i).back();
+    t.lines[i].replace(v.col - 1, v.text.size(), value);
+    return made(t, Corruption::kMutateRange, fmt::format("mutate value {} of line {} became {}", v.text, i + 1, value),
+                parse_error(Dialect::kPlan, i, v.col, msg));
+  }
+  const std::string head = fmt::format("mutate {}{} ", c.boolean() ? "header " : "", c.integer(0, 200));
+  t.lines.push_back(head + value);
+  t.trailing_newline = true;
+  return made(t, Corruption::kMutateRange, fmt::format("`{}{}` appended", head, value),
+              parse_error(Dialect::kPlan, t.lines.size() - 1, static_cast<uint32_t>(head.size() + 1), msg));
+}
+
+Attempt tensor_after_statement(ChoiceSource& c, Dialect, Text t) {
+  if (c.chance(40)) {  // or a config line after the entry tensors, before the first graph or statement
+    std::optional<size_t> after_tensors;
+    for (size_t i = 0; i < t.lines.size(); ++i) {
+      const auto k = t.toks(i);
+      if (k.empty() || is_word(k, 0, "config") || is_word(k, 0, "tensor")) continue;
+      if (!is_word(k, 0, "mutate")) after_tensors = i;
+      break;
+    }
+    if (after_tensors) {
+      t.lines.insert(t.lines.begin() + static_cast<std::ptrdiff_t>(*after_tensors), "config W=64");
+      return made(t, Corruption::kTensorAfterStatement,
+                  fmt::format("a config line put before line {}", *after_tensors + 1),
+                  parse_error(Dialect::kPlan, *after_tensors, 1, "config must be the first line"));
+    }
+  }
+  std::optional<size_t> tensor, last;  // the last entry tensor line, the last line before any mutate
+  for (size_t i = 0; i < t.lines.size(); ++i) {
+    const auto k = t.toks(i);
+    if (k.empty()) continue;
+    if (is_word(k, 0, "mutate")) break;
+    if (is_word(k, 0, "tensor"))
+      tensor = i;
+    else if (!is_word(k, 0, "config"))
+      last = i;
+  }
+  if (!tensor || !last || *last < *tensor) return std::nullopt;
+  const std::string moved = t.lines[*tensor];
+  t.lines.erase(t.lines.begin() + static_cast<std::ptrdiff_t>(*tensor));
+  t.lines.insert(t.lines.begin() + static_cast<std::ptrdiff_t>(*last), moved);  // after `last`, which moved up one
+  return made(t, Corruption::kTensorAfterStatement,
+              fmt::format("entry tensor line {} moved after line {}", *tensor + 1, *last + 1),
+              parse_error(Dialect::kPlan, *last, 1, "entry tensors must come before graphs and statements"));
 }
 
 }  // namespace stackcheck::gen::near_miss_detail
