@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,11 +109,38 @@ class PlanBuilder : public BuilderBase<PlanKnobs, PlanFeatureSet> {
 
   // plan_gen_fatal.cpp: appends one cause of a fatal code; returns the code.
   int plant(runtime::OrchProgram& p, Body& root);
+  // The fatal-latch family of the rule catalog (breakers/latch_edit.h): one planter per code.
+  void plant_scope_deadlock(runtime::OrchProgram& p);        // 1
+  void plant_heap_exhausted(runtime::OrchProgram& p);        // 2
+  void plant_window_exhausted(runtime::OrchProgram& p);      // 3
+  void plant_fanin_overflow(runtime::OrchProgram& p);        // 4
+  void plant_invalid_args(runtime::OrchProgram& p);          // 5, one of its causes:
+  void plant_zero_divisor(runtime::OrchProgram& p);          //   0
+  void plant_out_of_bounds(runtime::OrchProgram& p);         //   2
+  void plant_shapes_refused(runtime::OrchProgram& p);        //   5
+  void plant_graph_refused(runtime::OrchProgram& p);         //   6..9
+  void plant_wide_submission(runtime::OrchProgram& p, bool tensors);
+  void plant_sync_start_invalid(runtime::OrchProgram& p);    // 7
+  void plant_wait_timeout(runtime::OrchProgram& p);          // 8
+  void plant_explicit_fatal(runtime::OrchProgram& p);        // 9
+  void plant_scope_tasks_overflow(runtime::OrchProgram& p);  // 10
+  void plant_tensormap_overflow(runtime::OrchProgram& p);    // 11
   // Moves the planted statements p.body[first..] into a context drawn for them (RUNTIME.md §17
   // statements in every place they may stand): as they are, in a scope, a one-trip loop, the
   // taken or the else branch of an if, or (fatal, sync_start) a graph body submitted once.
   void place_planted(runtime::OrchProgram& p, size_t first, int code);
   static int plan_code_for(size_t choice);
+
+ public:
+  // The family's entries: each code with its name (status/codes.h) and its planter.
+  struct LatchEntry {
+    int code;
+    const char* name;
+    void (PlanBuilder::*plant)(runtime::OrchProgram& p);
+  };
+  static std::span<const LatchEntry> latch_catalog();
+
+ private:
 
   std::vector<GraphSig> graphs_;
   std::map<std::string, int64_t> config_;
