@@ -21,7 +21,6 @@ SOURCE = (".cpp", ".h", ".hpp", ".cc", ".py")
 # Over the limit when the check came in; each may only shrink (issue: short files).
 OVER = {
     "properties/gen/ir_breaker.cpp": 1523,
-    "properties/oracles/plan_model.cpp": 709,
 }
 
 

@@ -1,15 +1,17 @@
-// run_plan_model and check_plan_model (plan_model.h). Model errors travel as ModelError
-// exceptions inside this file only; the public functions never throw.
+// run_plan_model and check_plan_model (plan_model.h): the model's run of a program (statements,
+// scopes, graph records and replays) over the memory and builtins of plan_model_memory.h, and
+// the comparison with the device. Model errors travel as ModelError exceptions inside the
+// model only; the public functions never throw.
 #include "properties/oracles/plan_model.h"
 
 #include <fmt/format.h>
-#include <boost/container/small_vector.hpp>
 
 #include <map>
 #include <memory>
 #include <unordered_map>
 #include <variant>
 
+#include "properties/oracles/plan_model_memory.h"
 #include "properties/oracles/ref_arith.h"
 #include "stack/runtime/status/codes.h"
 #include "stack/support/splitmix.h"
@@ -24,191 +26,20 @@ using runtime::PlanExpr;
 using runtime::PlanStmt;
 using runtime::PlanTag;
 using runtime::PlanWindow;
-
-struct ModelError {
-  std::string message;
-};
-[[noreturn]] void fail(std::string message) { throw ModelError{std::move(message)}; }
+using plan_model_detail::Buffer;
+using plan_model_detail::builtin_ops;
+using plan_model_detail::Dims;
+using plan_model_detail::fail;
+using plan_model_detail::ModelError;
+using plan_model_detail::run_builtin;
+using plan_model_detail::sub_window;
+using plan_model_detail::Window;
 
 // The runtime's limits the model must mirror to record the same definitions (RUNTIME.md §9)
 // and to keep scopes as the orchestrator does (§8).
 constexpr size_t kDefinitionCapacity = 16;
 constexpr size_t kMaxOpenScopes = 64;  // the root included
 constexpr int64_t kDefaultClusters = 24;
-
-// ---- memory: row-major i32 buffers and windows (boxes) of them ----
-
-// A window's offsets, shape and strides: inline up to rank 4 (a window is copied per argument).
-using Dims = boost::container::small_vector<int64_t, 4>;
-
-struct Buffer {
-  std::vector<int64_t> dims;
-  std::vector<uint32_t> data;
-  bool dead = false;  // its scope ended: the runtime may hand its memory to a later buffer
-};
-
-struct Window {
-  std::shared_ptr<Buffer> buffer;
-  Dims offsets, shape;  // offsets into the buffer, one per dimension
-  int entry = -1;       // the entry tensor it is rooted at, if any
-
-  size_t elements() const {
-    size_t count = 1;
-    for (int64_t s : shape) count *= static_cast<size_t>(s);
-    return count;
-  }
-  // Calls f(k, i) for the k-th element, row-major over the window, at buffer index i.
-  template <class F>
-  void for_each_index(F&& f) const {
-    const size_t rank = shape.size();
-    boost::container::small_vector<size_t, 4> stride(rank, 1);
-    for (size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * static_cast<size_t>(buffer->dims[d]);
-    const size_t count = elements();
-    Dims at(rank, 0);
-    for (size_t k = 0; k < count; ++k) {
-      size_t i = 0;
-      for (size_t d = 0; d < rank; ++d) i += static_cast<size_t>(offsets[d] + at[d]) * stride[d];
-      f(k, i);
-      for (size_t d = rank; d-- > 0;) {
-        if (++at[d] < shape[d]) break;
-        at[d] = 0;
-      }
-    }
-  }
-  // Buffer index of the first element.
-  size_t first_index() const {
-    size_t i = 0;
-    for_each_index([&](size_t k, size_t at) {
-      if (k == 0) i = at;
-    });
-    return i;
-  }
-  std::vector<uint32_t> read() const {
-    std::vector<uint32_t> v(elements());
-    for_each_index([&](size_t k, size_t i) { v[k] = buffer->data[i]; });
-    return v;
-  }
-  void write(const std::vector<uint32_t>& v) const {
-    for_each_index([&](size_t k, size_t i) { buffer->data[i] = v[k]; });
-  }
-  // [first, last] buffer indices of the window: the bounding range the runtime's alias
-  // classes compare (RUNTIME.md §9).
-  std::pair<size_t, size_t> bounds() const {
-    const Dims s = strides();
-    size_t first = 0, last = 0;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      first += static_cast<size_t>(offsets[d] * s[d]);
-      last += static_cast<size_t>((offsets[d] + shape[d] - 1) * s[d]);
-    }
-    return {first, last};
-  }
-  // Element strides in the buffer, as the runtime's TensorArg carries them.
-  Dims strides() const {
-    Dims s(shape.size(), 1);
-    for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * buffer->dims[d];
-    return s;
-  }
-};
-
-// `sizes[d]` elements from `offsets[d]` of `w`, as TensorRef::window (outside: latch 5).
-Window sub_window(const Window& w, const Dims& offsets, const Dims& sizes) {
-  if (offsets.size() != w.shape.size()) fail("window rank differs from its tensor's");
-  Window out = w;
-  for (size_t d = 0; d < offsets.size(); ++d) {
-    if (offsets[d] < 0 || sizes[d] < 1 || sizes[d] > w.shape[d] || offsets[d] > w.shape[d] - sizes[d])
-      fail(fmt::format("window [{}:{}] outside dimension {} of size {}", offsets[d], sizes[d], d, w.shape[d]));
-    out.offsets[d] += offsets[d];
-    out.shape[d] = sizes[d];
-  }
-  return out;
-}
-
-// ---- the builtins (COMPILER.md §2): i32 wrap-around, inputs read before outputs written ----
-
-uint32_t low32(int64_t s) { return static_cast<uint32_t>(static_cast<uint64_t>(s)); }
-
-// Element operations of one call, for the budget (matmul: one per multiply-add).
-uint64_t builtin_ops(runtime::Builtin b, const std::vector<Window>& t) {
-  uint64_t out = 1;
-  for (int64_t s : t.back().shape) out *= static_cast<uint64_t>(s);
-  if (b == runtime::Builtin::Matmul) return out * static_cast<uint64_t>(t[0].shape[1]);
-  if (b == runtime::Builtin::Rowsum) return out * static_cast<uint64_t>(t[0].shape[1]);
-  return out;
-}
-
-void run_builtin(runtime::Builtin b, const std::vector<Window>& t, const std::vector<int64_t>& s) {
-  using B = runtime::Builtin;
-  static constexpr struct {
-    size_t tensors, scalars;
-  } kArity[] = {{1, 1}, {2, 0}, {3, 0}, {2, 0}, {2, 1}, {3, 0}, {2, 0}};
-  const auto arity = kArity[static_cast<size_t>(b)];
-  if (t.size() != arity.tensors || s.size() != arity.scalars)
-    fail(fmt::format("{} takes {} tensors and {} scalars, got {} and {}", runtime::builtin_name(b), arity.tensors,
-                     arity.scalars, t.size(), s.size()));
-  const auto same_shape = [&](size_t i, size_t j) {
-    if (t[i].shape != t[j].shape) fail(fmt::format("{}: arguments {} and {} differ in shape", builtin_name(b), i, j));
-  };
-  const auto rank2 = [&](size_t i) {
-    if (t[i].shape.size() != 2) fail(fmt::format("{}: argument {} is not rank 2", builtin_name(b), i));
-  };
-  switch (b) {
-    case B::Fill: {
-      const std::vector<uint32_t> v(t[0].elements(), low32(s[0]));
-      t[0].write(v);
-      return;
-    }
-    case B::Copy: same_shape(0, 1), t[1].write(t[0].read()); return;
-    case B::Add: {
-      same_shape(0, 1), same_shape(0, 2);
-      std::vector<uint32_t> a = t[0].read();
-      const std::vector<uint32_t> c = t[1].read();
-      for (size_t i = 0; i < a.size(); ++i) a[i] += c[i];
-      t[2].write(a);
-      return;
-    }
-    case B::Acc: {
-      same_shape(0, 1);
-      const std::vector<uint32_t> x = t[0].read();
-      std::vector<uint32_t> acc = t[1].read();
-      for (size_t i = 0; i < acc.size(); ++i) acc[i] += x[i];
-      t[1].write(acc);
-      return;
-    }
-    case B::Scale: {
-      same_shape(0, 1);
-      std::vector<uint32_t> x = t[0].read();
-      for (uint32_t& v : x) v *= low32(s[0]);
-      t[1].write(x);
-      return;
-    }
-    case B::Matmul: {
-      rank2(0), rank2(1), rank2(2);
-      const int64_t m = t[0].shape[0], k = t[0].shape[1], n = t[1].shape[1];
-      if (t[1].shape[0] != k || t[2].shape != Dims{m, n})
-        fail(fmt::format("matmul: shapes [{},{}] x [{},{}] -> [{},{}]", m, k, t[1].shape[0], n, t[2].shape[0],
-                         t[2].shape[1]));
-      const std::vector<uint32_t> a = t[0].read(), c = t[1].read();
-      std::vector<uint32_t> out(static_cast<size_t>(m * n), 0);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          for (int64_t l = 0; l < k; ++l) out[i * n + j] += a[i * k + l] * c[l * n + j];
-      t[2].write(out);
-      return;
-    }
-    case B::Rowsum: {
-      rank2(0), rank2(1);
-      const int64_t m = t[0].shape[0], n = t[0].shape[1];
-      if (t[1].shape != Dims{m, 1}) fail(fmt::format("rowsum: [{},{}] -> [{},{}]", m, n, t[1].shape[0], t[1].shape[1]));
-      const std::vector<uint32_t> x = t[0].read();
-      std::vector<uint32_t> out(static_cast<size_t>(m), 0);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) out[i] += x[i * n + j];
-      t[1].write(out);
-      return;
-    }
-  }
-  fail("unknown builtin");
-}
 
 // ---- graph records: windows relative to a boundary tensor or an internal allocation ----
 
