@@ -195,13 +195,16 @@ def failure_of(t: Test, rc: int, log: Path, cx_dir: Path) -> Verdict:
 
 
 def run_tests(tests: list[Test], work: Path, budget: float | None, stop_at_first: bool = True,
-              extra_env: dict | None = None, on_result=None) -> Verdict:
+              extra_env: dict | None = None, on_result=None, stop: threading.Event | None = None) -> Verdict:
     """Runs the tests in order until the first failure (or all of them); a test still running
-    when the budget is spent is a timeout. on_result(test, seconds, failed) sees each one."""
+    when the budget is spent is a timeout. on_result(test, seconds, failed) sees each one. Once
+    `stop` is set (another runner failed), no further test starts."""
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     first: Verdict | None = None
     for i, t in enumerate(tests):
+        if stop is not None and stop.is_set():
+            break
         left = None if budget is None else budget - (time.time() - t0)
         if left is not None and left <= 0:
             return Verdict(True, timed_out=True, test=t.name, message="time limit reached before this test",
@@ -237,6 +240,37 @@ def run_tests(tests: list[Test], work: Path, budget: float | None, stop_at_first
 
 # ---------------------------------------------------------------------------------------------
 # Trivial compiler equivalence
+
+
+def run_tests_split(tests: list[Test], work: Path, budget: float | None, jobs: int,
+                    extra_env: dict | None = None) -> Verdict:
+    """run_tests over `jobs` runners at once, test i going to runner i % jobs (so each runner
+    keeps the order, cheapest first); the first failure stops every runner before its next test
+    and is the verdict (of two at once, the runner listed first). Every test runs when none fails."""
+    jobs = max(1, min(jobs, len(tests)))
+    if jobs == 1:
+        return run_tests(tests, work, budget, extra_env=extra_env)
+    stop = threading.Event()
+    verdicts: list[Verdict | None] = [None] * jobs
+
+    def runner(k: int, errors: list[str]) -> None:
+        try:
+            v = run_tests(tests[k::jobs], work / f"runner-{k}", budget, extra_env=extra_env, stop=stop)
+        except Exception as e:  # noqa: BLE001 (reported as the runner's error, not lost in a thread)
+            errors.append(f"runner {k}: {e}")
+            stop.set()
+            return
+        verdicts[k] = v
+        if v.failed:
+            stop.set()
+
+    errors = in_threads(runner, [(k,) for k in range(jobs)])
+    if errors:
+        raise RuntimeError(errors[0])
+    failed = [v for v in verdicts if v is not None and v.failed]
+    if failed:
+        return failed[0]
+    return Verdict(False, seconds=max(v.seconds for v in verdicts if v is not None))
 
 
 def compile_object(entry: dict, out: Path | None = None, log: Path | None = None) -> bool:

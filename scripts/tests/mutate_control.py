@@ -170,7 +170,10 @@ class MutateControl(unittest.TestCase):
                 f"mutate.ROOT = Path({str(self.root)!r}); sys.exit(mutate.main(sys.argv[1:]))")
         flags = ["--out", str(self.out), "--scratch", str(self.out / "scratch"), "--equivalents",
                  str(self.root / "none.tsv")]
-        p = subprocess.Popen([sys.executable, "-c", code, *flags, "--sample", "10", "--seed", "4"],
+        # one at a time: a mutant is applied in the scratch clone while it is judged (a schemata
+        # run of this tiny project ends before the kill can land)
+        p = subprocess.Popen([sys.executable, "-c", code, *flags, "--sample", "10", "--seed", "4",
+                              "--mode", "one-at-a-time"],
                              stderr=subprocess.PIPE, text=True)
         for line in p.stderr:
             if line.startswith("mutate: [2/"):

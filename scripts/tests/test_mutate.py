@@ -198,6 +198,31 @@ class RunTest(unittest.TestCase):
                                                          str(corpus / "fuzz_parse")]})
             self.assertEqual([t.name for t in judge.corpus_tests(build, corpus / "fuzz_parse")], ["corpus/fuzz_parse"])
 
+    def test_split_runners_stop_at_the_first_failure_and_run_everything_otherwise(self):
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            ran = d / "ran"
+            ran.mkdir()
+
+            def t(name: str, code: int, sleep: float = 0.0) -> judge.Test:
+                return judge.Test(name, ["sh", "-c", f"sleep {sleep}; touch {ran / name}; exit {code}"], str(d))
+
+            passing = [t(f"p{i}", 0) for i in range(6)]
+            v = judge.run_tests_split(passing, d / "w1", None, 2)
+            self.assertFalse(v.failed)
+            self.assertEqual(sorted(p.name for p in ran.iterdir()), sorted(x.name for x in passing))
+            for p in ran.iterdir():
+                p.unlink()
+            # The failing test is runner 1's first; runner 0's slow first test ends, then it stops:
+            # the tests after it never start.
+            tests = [t("slow", 0, 0.5), t("bad", 1), t("after0", 0), t("after1", 0), t("after2", 0)]
+            v = judge.run_tests_split(tests, d / "w2", None, 2)
+            self.assertTrue(v.failed)
+            self.assertEqual(v.test, "bad")
+            self.assertEqual(sorted(p.name for p in ran.iterdir()), ["bad", "slow"])
+            # One runner is run_tests itself, in order.
+            self.assertEqual(judge.run_tests_split(tests[1:], d / "w3", None, 1).test, "bad")
+
     def test_bad_flags_exit_2_with_one_line(self):
         script = LIB / "mutate.py"
         root = LIB.parents[1]
