@@ -4,7 +4,7 @@ with a reason).
 
     scripts/check_functions.py [--root DIR] [--list]
 
-Reads the C++ (.cpp, .h, .cc) and Python (.py, and the scripts under scripts/ without an
+Reads the C++ (.cpp, .h, .hpp, .cc) and Python (.py, and the scripts under scripts/ without an
 ending) files git tracks. A function is counted from the first line of its signature to its
 closing line:
 - C++: a definition that starts at column 0 (a function, a member function defined outside its
@@ -27,8 +27,9 @@ REASON lines, longest first, with its reason or its place on the list.
 import argparse
 import os
 import re
-import subprocess
 import sys
+
+import check_sizes  # the same files: git's, or every file below --root outside a checkout
 
 MAX = 150
 REASON = 80
@@ -59,22 +60,12 @@ LONG = {
     ("properties/determinism_props.cpp", "bind_after_history"): 83,
     ("properties/gen/program_gen.cpp", "Builder::launch"): 81,
 }
-CPP = (".cpp", ".h", ".cc")
+CPP = (".cpp", ".h", ".hpp", ".cc")
 NOT_A_FUNCTION = re.compile(r'^(namespace\b|class\b|struct\b|enum\b|union\b|extern "C"|#|//|/\*|\*|\}|using\b|'
                             r'typedef\b|template\s*<[^>]*>\s*$)')
 CPP_NAME = re.compile(r"([A-Za-z_][\w:]*(?:operator\S+)?)\s*\(")
 MACRO_BODY = re.compile(r"^(?:TEST|TEST_F|TEST_P|STACKCHECK_PROP|RC_GTEST_PROP)\(\s*(\w+)\s*,\s*(\w+)")
 PY_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
-
-
-def files(root: str) -> list[str]:
-    p = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
-    if p.returncode == 0:
-        names = p.stdout.splitlines()
-    else:
-        names = [os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs]
-    return sorted(n for n in names if n.endswith(CPP + (".py",))
-                  or (n.startswith("scripts/") and "." not in os.path.basename(n)))
 
 
 def cpp_name(signature: str) -> str:
@@ -133,7 +124,7 @@ def has_reason(lines: list[str], first: int) -> bool:
 
 def functions(root: str):
     """Yields (path, line, name, length, has a reason) for every function the check sees."""
-    for rel in files(root):
+    for rel in check_sizes.files(root):
         path = os.path.join(root, rel)
         if not os.path.isfile(path):
             continue
