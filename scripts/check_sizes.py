@@ -18,10 +18,9 @@ import sys
 
 LIMIT = 700
 SOURCE = (".cpp", ".h", ".hpp", ".cc", ".py")
-# Over the limit when the check came in; each may only shrink (issue: short files).
-OVER = {
-    "properties/gen/ir_breaker.cpp": 1523,
-}
+# Over the limit when the check came in; each may only shrink (issue: short files). All four
+# came under it by splitting (compiler_props, near_miss, plan_model, ir_breaker): none is left.
+OVER: dict[str, int] = {}
 
 
 def files(root: str) -> list[str]:

@@ -1,0 +1,109 @@
+// The WellFormed rule family's catalog and break_well_formed_rule / break_expression_at
+// (ir_breaker.h): the program copied, the rule's code drawn (or given), its entry run on a
+// WellFormedEdit (well_formed_context.h), and codegen's refusal expected where the rule is a
+// lowering precondition.
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "properties/gen/breakers/ir_build.h"
+#include "properties/gen/breakers/well_formed_context.h"
+
+namespace stackcheck::gen {
+namespace breakers {
+
+namespace {
+
+// By code. Not a precondition of codegen's lowering: a repeated assignment (a create bound
+// again is a new buffer; rule 2's entry decides the rest), a type (9), a kernel's fit to its
+// builtin (10), a literal zero (13), returns (14), and writability (7: WellFormed's to check).
+// Rule 1's entry decides for each of its edits (Made::kFinal), as 11's do for some.
+constexpr std::array<WellFormedRuleEntry, 14> kCatalog = {{
+    {1, false, break_program_entries},
+    {2, false, break_name_twice},
+    {3, true, break_undefined_name},
+    {4, true, break_unknown_callee},
+    {5, true, break_call_arity},
+    {6, true, break_argument_kind},
+    {7, false, break_in_param_written},
+    {8, true, break_entry_param_out},
+    {9, false, break_type},
+    {10, false, break_kernel_builtin},
+    {11, true, break_bounds},
+    {12, true, break_tuple},
+    {13, false, break_literal_zero},
+    {14, false, break_returns},
+}};
+
+}  // namespace
+
+std::span<const WellFormedRuleEntry> well_formed_rule_catalog() { return kCatalog; }
+
+}  // namespace breakers
+
+namespace {
+
+using namespace ir;
+using breakers::invoke_of;
+using breakers::is_kernel;
+
+struct ForcedPlace {
+  int code = 0;
+  std::optional<size_t> place;  // none: the rule given, its place and variant drawn
+};
+
+std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& wf, const ForcedPlace* forced) {
+  BrokenProgram b;
+  b.program = wf;
+  Function* entry = nullptr;
+  std::vector<Function*> kernels, graphs;
+  for (Function& f : b.program.functions) {
+    if (f.kind == Function::Kind::Orchestration) entry = &f;
+    if (f.kind == Function::Kind::Kernel) kernels.push_back(&f);
+    if (f.kind == Function::Kind::Graph) graphs.push_back(&f);
+  }
+  if (entry == nullptr) return std::nullopt;
+  b.graph = entry->name;
+  // The order of the codes is the choice sequence's: choice 0 is rule 3.
+  static const std::vector<int> kCodes = {3, 2, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 1, 7};
+  b.code = forced != nullptr ? forced->code : c.pick(kCodes);
+  breakers::WellFormedEdit e{c, wf, b, entry, entry->body, std::move(kernels), std::move(graphs), {}, {}, {}};
+  e.place = forced != nullptr ? forced->place : std::nullopt;
+  e.placed = e.place.has_value();  // break_expression_at
+  for (size_t i = 0; i < entry->params.size(); ++i)
+    if (entry->params[i].type.is_tensor()) e.tensor_params.push_back(i);
+  for (size_t i = 0; i < e.body.size(); ++i)
+    if (const Invoke* v = invoke_of(e.body[i]); v != nullptr && is_kernel(b.program, v->callee)) e.calls.push_back(i);
+  const auto catalog = breakers::well_formed_rule_catalog();
+  const auto entry_of = std::find_if(catalog.begin(), catalog.end(), [&](const auto& r) { return r.code == b.code; });
+  if (entry_of == catalog.end()) return std::nullopt;
+  switch (entry_of->break_it(e)) {
+    case breakers::Made::kNoPlace: return std::nullopt;
+    case breakers::Made::kFinal: return b;
+    case breakers::Made::kBroken: break;
+  }
+  if (entry_of->lowering_precondition && !e.lowers_anyway) b.lowering_precondition = true;
+  return b;
+}
+
+}  // namespace
+
+std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Program& well_formed) {
+  return break_well_formed(c, well_formed, nullptr);
+}
+
+std::optional<BrokenProgram> break_well_formed_rule(ChoiceSource& c, const Program& well_formed, int code) {
+  static const std::vector<int> kAll = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+  if (std::find(kAll.begin(), kAll.end(), code) == kAll.end()) return std::nullopt;
+  const ForcedPlace forced{code, std::nullopt};
+  return break_well_formed(c, well_formed, &forced);
+}
+
+std::optional<BrokenProgram> break_expression_at(ChoiceSource& c, const Program& well_formed, int code, size_t place) {
+  if ((code != 3 && code != 11 && code != 13) || place >= kExprPlaces) return std::nullopt;
+  const ForcedPlace forced{code, place};
+  return break_well_formed(c, well_formed, &forced);
+}
+
+}  // namespace stackcheck::gen
