@@ -1,0 +1,80 @@
+// The GraphBoundaryLegalized rule family's catalog and break_graph_rule (ir_breaker.h): the
+// legal program copied, the rule's code drawn, then the graph, and the code's entry run on a
+// GraphRuleEdit (graph_rule_context.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "properties/gen/breakers/graph_rule_context.h"
+#include "properties/gen/breakers/ir_build.h"
+
+namespace stackcheck::gen {
+namespace breakers {
+
+namespace {
+
+constexpr std::array<GraphRuleEntry, 17> kCatalog = {{
+    {201, break_scalar_param_written},
+    {202, break_tensor_param_out},
+    {203, break_empty_boundary},
+    {204, break_param_limit},
+    {205, break_param_limit},
+    {206, break_full_in_graph},
+    {207, break_create_shape},
+    {208, break_self_call},
+    {209, break_return_view},
+    {210, break_arguments},
+    {211, break_frozen_offset},
+    {212, break_frozen_offset},
+    {213, break_launch_scalar},
+    {214, break_launch_in_block},
+    {215, break_launch_in_block},
+    {216, break_node_count},
+    {217, break_read_in_graph},
+}};
+
+}  // namespace
+
+std::span<const GraphRuleEntry> graph_rule_catalog() { return kCatalog; }
+
+ir::Stmt GraphRuleEdit::fresh_launch(int k) const {
+  ir::Stmt s = *launch;
+  if (s.kind == ir::Stmt::Kind::Assign) s.name = fmt::format("zz_v{}", k);
+  return s;
+}
+
+}  // namespace breakers
+
+using namespace ir;
+
+std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& legal) {
+  BrokenProgram b;
+  b.program = legal;
+  std::vector<size_t> graphs;
+  for (size_t i = 0; i < b.program.functions.size(); ++i)
+    if (b.program.functions[i].kind == Function::Kind::Graph) graphs.push_back(i);
+  // The order of the codes is the choice sequence's: choice 0 is 206.
+  static const std::vector<int> kCodes = {206, 201, 202, 203, 204, 205, 207, 208, 210,
+                                          214, 215, 216, 217, 209, 211, 212, 213};
+  b.code = c.pick(kCodes);
+  if (graphs.empty()) return std::nullopt;
+  Function& g = b.program.functions[graphs[c.one_of(graphs.size())]];
+  b.graph = g.name;
+  breakers::GraphRuleEdit e{c, legal, b, g, {}, {}, std::nullopt, {}};
+  for (size_t i = 0; i < g.params.size(); ++i) (g.params[i].type.is_tensor() ? e.tensors : e.scalars).push_back(i);
+  for (const Stmt& s : g.body)
+    if (const Invoke* i = breakers::invoke_of(s); i != nullptr && breakers::is_kernel(b.program, i->callee)) {
+      e.launch = s;
+      break;
+    }
+  e.sites = breakers::call_sites(b.program, g.name);
+  const auto catalog = breakers::graph_rule_catalog();
+  const auto entry = std::find_if(catalog.begin(), catalog.end(), [&](const auto& r) { return r.code == b.code; });
+  if (entry == catalog.end() || !entry->break_it(e)) return std::nullopt;
+  return b;
+}
+
+}  // namespace stackcheck::gen
