@@ -83,28 +83,11 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
           oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: on the printed text WellFormed reported {}",
                                                                  what, t.empty() ? "nothing" : t.front().render(""))),
           cx());
-    // The reference interpreter on it (COMPILER.md §7): a static zero divisor or step (13) and a
-    // static out-of-bounds window or index (11) are its errors of that kind, and a name, callee,
-    // kind or tuple it cannot resolve (3, 4, 6, 12) makes the program not runnable (interp.h:
-    // Invalid); each at the broken statement's line where the breaker knows it. A call with an
-    // argument fewer or more than its callee's params (5: the breaker edits a call at the top of
-    // the entry, which runs) is Invalid too (a kernel runs its builtin on its first n arguments,
-    // but a call must still pass one per param). A kernel with a param fewer than its builtin or
-    // one of the other kind, launched at the top of the entry (10, BrokenProgram::interp_runs
-    // otherwise), is Invalid too. A
-    // create of an extent below 1 or an entry param of a shape it cannot allocate (9), or a
-    // program without an entry (1), is Invalid too (BrokenProgram::interp_invalid; not a kernel
-    // param's type or a dtype it never reads, nor a second entry or kernel it ignores). A trap
-    // the generator planted may stop the run first: on a line before it, or anywhere where the
-    // breaker does not know the line.
-    static const std::map<int, std::vector<interp::ErrorKind>> kInterpErrors = {
-        {1, {interp::ErrorKind::Invalid}},      {3, {interp::ErrorKind::Invalid}},      {10, {interp::ErrorKind::Invalid}},
-        {5, {interp::ErrorKind::Invalid}},
-        {4, {interp::ErrorKind::Invalid}},      {6, {interp::ErrorKind::Invalid}},
-        {9, {interp::ErrorKind::Invalid}},      {12, {interp::ErrorKind::Invalid}},
-        {11, {interp::ErrorKind::OutOfBounds}}, {13, {interp::ErrorKind::ZeroDivisor, interp::ErrorKind::ZeroStep}}};
-    if (const auto want = kInterpErrors.find(b->code);
-        want != kInterpErrors.end() && ((b->code != 1 && b->code != 9) || b->interp_invalid) && !b->interp_runs) {
+    // The reference interpreter on it (COMPILER.md §7): one of the errors the rule's catalog
+    // entry expects (BrokenProgram::interp_errors), at the broken statement's line where the
+    // breaker knows it. A trap the generator planted may stop the run first: on a line before
+    // it, or anywhere where the breaker does not know the line.
+    if (const std::vector<interp::ErrorKind>& want = b->interp_errors; !want.empty()) {
       const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker);
       const uint32_t line =
           at == std::string::npos
@@ -112,7 +95,7 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
               : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
       const interp::Result r = run_interp(parsed.program(), 1);
       const auto expected = [&](interp::ErrorKind k) {
-        return std::find(want->second.begin(), want->second.end(), k) != want->second.end();
+        return std::find(want.begin(), want.end(), k) != want.end();
       };
       const bool trap_before = !r.ok() && r.error().kind != interp::ErrorKind::Invalid &&
                                r.error().kind != interp::ErrorKind::Budget &&
@@ -122,7 +105,7 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
                           "interp-error",
                           fmt::format("broke {}: the interpreter {}, expected {} error{}", what,
                                       r.ok() ? std::string("ran it to the end") : "reported " + r.error().render(),
-                                      interp::error_kind_name(want->second.front()),
+                                      interp::error_kind_name(want.front()),
                                       line == 0 ? std::string() : fmt::format(" on line {}", line))),
                       cx());
     }

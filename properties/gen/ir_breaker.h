@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "properties/gen/choice.h"
+#include "stack/interp/interp.h"
 #include "stack/ir/ast.h"
 
 namespace stackcheck::gen {
@@ -61,6 +62,10 @@ struct BrokenProgram {
   // The reference interpreter can run the edit all the same (a tuple aliased by a bare name, a
   // call's empty result bound and never read): the interpreter's error is not expected.
   bool interp_runs = false;
+  // break_well_formed_rule: the errors the reference interpreter may give on the program, one
+  // of which it must give at the marker's line (COMPILER.md §7), from the rule's catalog entry
+  // and the two flags above; empty: the interpreter is not judged.
+  std::vector<interp::ErrorKind> interp_errors;
   // break_graph_rule, a limit's rule (204, 205): the same edit with exactly the limit's count,
   // legal at every stage (the verifier, the pass, codegen, the runtime's graph arguments).
   std::optional<ir::Program> at_limit;

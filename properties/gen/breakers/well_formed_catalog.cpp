@@ -15,30 +15,53 @@ namespace breakers {
 
 namespace {
 
-// By code. Not a precondition of codegen's lowering: a repeated assignment (a create bound
+// By code, with what the reference interpreter must report (COMPILER.md §7): a name, callee,
+// kind or tuple it cannot resolve (3, 4, 6, 12) makes the program not runnable (Invalid), as a
+// call with an argument fewer or more than its callee's params (5: the entry edits a call at
+// the top of the entry, which runs) and a kernel with a param fewer than its builtin or one of
+// the other kind, launched at the top of the entry (10; BrokenProgram::interp_runs otherwise);
+// a create of an extent below 1 or an entry param of a shape it cannot allocate (9), or a
+// program without an entry (1), only for the edits that say so (BrokenProgram::interp_invalid:
+// not a kernel param's type or a dtype it never reads, nor a second entry or kernel it
+// ignores); a static out-of-bounds window or index (11) and a static zero divisor or step (13)
+// are its errors of that kind.
+// Not a precondition of codegen's lowering: a repeated assignment (a create bound
 // again is a new buffer; rule 2's entry decides the rest), a type (9), a kernel's fit to its
 // builtin (10), a literal zero (13), returns (14), and writability (7: WellFormed's to check).
 // Rule 1's entry decides for each of its edits (Made::kFinal), as 11's do for some.
 constexpr std::array<WellFormedRuleEntry, 14> kCatalog = {{
-    {1, false, break_program_entries},
-    {2, false, break_name_twice},
-    {3, true, break_undefined_name},
-    {4, true, break_unknown_callee},
-    {5, true, break_call_arity},
-    {6, true, break_argument_kind},
-    {7, false, break_in_param_written},
-    {8, true, break_entry_param_out},
-    {9, false, break_type},
-    {10, false, break_kernel_builtin},
-    {11, true, break_bounds},
-    {12, true, break_tuple},
-    {13, false, break_literal_zero},
-    {14, false, break_returns},
+    {1, false, InterpExpect::kInvalidIfFlagged, break_program_entries},
+    {2, false, InterpExpect::kNotJudged, break_name_twice},
+    {3, true, InterpExpect::kInvalid, break_undefined_name},
+    {4, true, InterpExpect::kInvalid, break_unknown_callee},
+    {5, true, InterpExpect::kInvalid, break_call_arity},
+    {6, true, InterpExpect::kInvalid, break_argument_kind},
+    {7, false, InterpExpect::kNotJudged, break_in_param_written},
+    {8, true, InterpExpect::kNotJudged, break_entry_param_out},
+    {9, false, InterpExpect::kInvalidIfFlagged, break_type},
+    {10, false, InterpExpect::kInvalid, break_kernel_builtin},
+    {11, true, InterpExpect::kOutOfBounds, break_bounds},
+    {12, true, InterpExpect::kInvalid, break_tuple},
+    {13, false, InterpExpect::kZero, break_literal_zero},
+    {14, false, InterpExpect::kNotJudged, break_returns},
 }};
 
 }  // namespace
 
 std::span<const WellFormedRuleEntry> well_formed_rule_catalog() { return kCatalog; }
+
+std::vector<interp::ErrorKind> expected_interp_errors(InterpExpect expect, const BrokenProgram& b) {
+  using K = interp::ErrorKind;
+  if (b.interp_runs) return {};
+  switch (expect) {
+    case InterpExpect::kInvalid: return {K::Invalid};
+    case InterpExpect::kInvalidIfFlagged: return b.interp_invalid ? std::vector<K>{K::Invalid} : std::vector<K>{};
+    case InterpExpect::kOutOfBounds: return {K::OutOfBounds};
+    case InterpExpect::kZero: return {K::ZeroDivisor, K::ZeroStep};
+    case InterpExpect::kNotJudged: break;
+  }
+  return {};
+}
 
 }  // namespace breakers
 
@@ -78,12 +101,11 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
   const auto catalog = breakers::well_formed_rule_catalog();
   const auto entry_of = std::find_if(catalog.begin(), catalog.end(), [&](const auto& r) { return r.code == b.code; });
   if (entry_of == catalog.end()) return std::nullopt;
-  switch (entry_of->break_it(e)) {
-    case breakers::Made::kNoPlace: return std::nullopt;
-    case breakers::Made::kFinal: return b;
-    case breakers::Made::kBroken: break;
-  }
-  if (entry_of->lowering_precondition && !e.lowers_anyway) b.lowering_precondition = true;
+  const breakers::Made made = entry_of->break_it(e);
+  if (made == breakers::Made::kNoPlace) return std::nullopt;
+  b.interp_errors = breakers::expected_interp_errors(entry_of->interp, b);
+  if (made == breakers::Made::kBroken && entry_of->lowering_precondition && !e.lowers_anyway)
+    b.lowering_precondition = true;
   return b;
 }
 

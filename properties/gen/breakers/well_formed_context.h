@@ -58,13 +58,28 @@ struct WellFormedEdit {
 // so that the entry and its body dangle).
 enum class Made : uint8_t { kNoPlace, kBroken, kFinal };
 
+// What the reference interpreter must report on a rule's broken program (COMPILER.md §7), at
+// the broken statement's line where the breaker knows it (BrokenProgram::interp_errors).
+enum class InterpExpect : uint8_t {
+  kNotJudged,         // it may run the edit: a name bound again, an In param written, directions, returns
+  kInvalid,           // not runnable: a name, callee, arity, kind, kernel or tuple it cannot resolve
+  kInvalidIfFlagged,  // Invalid for the edits that say so (BrokenProgram::interp_invalid) only
+  kOutOfBounds,       // a static window or index past its buffer
+  kZero,              // a static zero divisor or zero loop step
+};
+
 struct WellFormedRuleEntry {
   int code;
   // Codegen's lowering rests on the rule (BrokenProgram::lowering_precondition) unless the
   // edit says otherwise (WellFormedEdit::lowers_anyway).
   bool lowering_precondition;
+  InterpExpect interp;
   Made (*break_it)(WellFormedEdit& e);
 };
+
+// The interpreter's errors an entry expects of one broken program: none when the edit says the
+// interpreter runs it (BrokenProgram::interp_runs).
+std::vector<interp::ErrorKind> expected_interp_errors(InterpExpect expect, const BrokenProgram& b);
 
 // Every rule of the family, by code (1..14).
 std::span<const WellFormedRuleEntry> well_formed_rule_catalog();
