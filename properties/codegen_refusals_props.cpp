@@ -3,6 +3,7 @@
 // and WellFormed programs a plan cannot hold (an entry scalar param, 306; a read whose root is
 // not an entry In param, 303) are refused at their line; with the positive controls of both.
 #include "properties/gen/arbitrary.h"
+#include "properties/gen/ir_breaker.h"
 #include "properties/legal_pipeline.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/property.h"
@@ -21,6 +22,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,83 +124,17 @@ TEST(CodegenRefusalsControl, a_codegen_taking_malformed_nodes_fails) {
 // has no scalar inputs) and a read whose root is not an entry In param (303: an InOut entry
 // tensor, a fresh create or a view of either, read in the entry's body). The program passes
 // WellFormed; codegen must refuse it with that code at the param's or the read's line (on the
-// printed and reparsed text) and emit no plan. No generator wrote either, so 306 and 303 outside
-// a graph were reached by codegen's unit tests alone.
+// printed and reparsed text) and emit no plan. The edits are the codegen family of the rule
+// catalog (gen/breakers/codegen_rules.cpp).
 namespace {
 void codegen_own_case(const Codegen& generate) {
   const gen::GeneratedProgram g = draw();
-  ir::Program p = g.program;
-  ir::Function* entry = nullptr;
-  for (ir::Function& f : p.functions)
-    if (f.kind == ir::Function::Kind::Orchestration) entry = &f;
-  RC_ASSERT(entry != nullptr);
-  std::vector<size_t> inouts;
-  for (size_t i = 0; i < entry->params.size(); ++i)
-    if (entry->params[i].type.is_tensor() && entry->params[i].dir == ir::Dir::InOut) inouts.push_back(i);
-  const size_t way = gen::choices().one_of(4);
-  int code = 306;
-  std::string marker;
-  auto read_of = [](const std::string& name, size_t rank) {
-    ir::Expr e;
-    e.kind = ir::Expr::Kind::Read;
-    e.name = name;
-    for (size_t d = 0; d < rank; ++d) e.args.push_back(ir::Expr{});
-    ir::Stmt s;
-    s.kind = ir::Stmt::Kind::Assign;
-    s.name = "zz_r";
-    s.rhs = ir::ExprRhs{std::move(e)};
-    return s;
-  };
-  if (way == 0 || (way == 1 && inouts.empty())) {
-    ir::Param q;
-    q.name = "zz_n";
-    q.dir = ir::Dir::In;
-    q.type = ir::Type::i64();
-    entry->params.push_back(q);
-    marker = "zz_n: In i64";
-    gen::tag("codegen-306-entry-scalar");
-  } else {
-    code = 303;
-    std::vector<ir::Stmt> front;
-    std::string name;
-    size_t rank = 1;
-    if (way == 1) {
-      const ir::Param& t = entry->params[inouts[gen::choices().one_of(inouts.size())]];
-      name = t.name;
-      rank = t.type.dims.size();
-      gen::tag("codegen-303-inout-entry");
-    } else {
-      ir::Stmt c;
-      c.kind = ir::Stmt::Kind::Assign;
-      c.name = "zz_t";
-      ir::CreateRhs cr;
-      ir::Expr four;
-      four.value = 4;
-      cr.shape = {four, four};
-      c.rhs = cr;
-      front.push_back(c);
-      name = "zz_t";
-      rank = 2;
-      if (way == 3) {  // a view of the create
-        ir::Stmt v;
-        v.kind = ir::Stmt::Kind::Assign;
-        v.name = "zz_v";
-        ir::SliceRhs sl;
-        sl.source = "zz_t";
-        sl.offsets = {ir::Expr{}, ir::Expr{}};
-        sl.sizes = {2, 2};
-        v.rhs = sl;
-        front.push_back(v);
-        name = "zz_v";
-        gen::tag("codegen-303-view-of-create");
-      } else {
-        gen::tag("codegen-303-create");
-      }
-    }
-    front.push_back(read_of(name, rank));
-    entry->body.insert(entry->body.begin(), front.begin(), front.end());
-    marker = "zz_r = read(";
-  }
+  std::optional<gen::BrokenProgram> broken = gen::break_codegen_rule(gen::choices(), g.program);
+  RC_ASSERT(broken.has_value());
+  gen::tag(broken->what);
+  const ir::Program& p = broken->program;
+  const int code = broken->code;
+  const std::string& marker = broken->marker;
   const std::string text = ir::print_program(p);
   const auto cx = [&] { return props::counterexample("codegen", text, {{"code", std::to_string(code)}}); };
   if (const ir::Diagnostics wf = verify::check_well_formed(p); !wf.empty())

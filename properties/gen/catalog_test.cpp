@@ -3,11 +3,15 @@
 // check refuses with the entry's own message (and an at-limit twin it accepts), and every
 // message the check can give is the message of some entry, or is listed below with the reason
 // it has none. The fatal-latch family (breakers/latch_edit.h) against status/codes.h: every
-// orchestrator code that is not retired has an entry. A rule added without an entry fails here.
+// orchestrator code that is not retired has an entry. The graph-definition family
+// (breakers/graph_def_edit.h) against runtime/image/graph_def_validate.inl: every refusal has a
+// forge. A rule added without an entry fails here.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/gen/breakers/graph_def_edit.h"
 #include "properties/gen/breakers/plan_edit.h"
 #include "properties/gen/plan_builder.h"
 #include "stack/runtime/plan/check.h"
@@ -106,12 +111,13 @@ std::vector<std::string> check_formats(std::set<std::string>& computed) {
   return out;
 }
 
+// A format string as a pattern: each {...} field matches any text.
 std::regex as_pattern(const std::string& format) {
   std::string re;
   for (size_t i = 0; i < format.size(); ++i) {
-    if (format.compare(i, 2, "{}") == 0) {
+    if (format[i] == '{' && format.find('}', i) != std::string::npos) {
       re += ".+";
-      ++i;
+      i = format.find('}', i);
     } else if (std::string("\\^$.|?*+()[]{}").find(format[i]) != std::string::npos) {
       re += std::string("\\") + format[i];
     } else {
@@ -151,6 +157,59 @@ TEST(PlanCatalogControl, a_message_no_entry_gives_is_found_missing) {
   found = false;
   for (const std::string& m : given) found = found || std::regex_match(m, present);
   EXPECT_TRUE(found);
+}
+
+// The graph-definition family (breakers/graph_def_edit.h) against the definition validator
+// (runtime/image/graph_def_validate.inl): every message it can return is the refusal of some
+// entry's forge, or is listed with why it has none.
+const std::map<std::string, std::string> kGraphDefNoEntry = {
+    {"definition shorter than its header", "a forge keeps the buffer's length (fuzz_attach's truncations meet it)"},
+    {"definition larger than INT32_MAX", "it needs a 2 GiB buffer; total_bytes past the buffer is refused first"},
+};
+
+std::vector<std::string> validator_formats() {
+  const std::string src = read(kRoot / "stack/runtime/image/graph_def_validate.inl");
+  std::vector<std::string> out;
+  const std::regex ret(R"re(return (?:std::string|fmt::format)\(\s*"((?:[^"\\]|\\.)*)")re");
+  for (auto it = std::sregex_iterator(src.begin(), src.end(), ret); it != std::sregex_iterator(); ++it)
+    out.push_back((*it)[1]);
+  return out;
+}
+
+TEST(GraphDefCatalog, every_refusal_of_the_validator_has_an_entry) {
+  const std::vector<std::string> formats = validator_formats();
+  ASSERT_GE(formats.size(), 25u) << "graph_def_validate.inl's messages were not read";
+  std::set<std::string> given;
+  std::mt19937_64 rng(20261206);
+  for (int i = 0; i < 40; ++i) {
+    std::vector<uint8_t> bytes(4096);
+    for (uint8_t& x : bytes) x = static_cast<uint8_t>(rng());
+    ByteChoices c(bytes);
+    const std::vector<std::byte> good = runtime::encode_graph_def(breakers::draw_graph_def_spec(c));
+    ASSERT_EQ(runtime::validate_graph_def_bytes(good, nullptr), std::nullopt);
+    for (const breakers::GraphDefRuleEntry& entry : breakers::graph_def_rule_catalog()) {
+      const int kind = static_cast<int>(&entry - breakers::graph_def_rule_catalog().data());
+      std::vector<uint8_t> fb(64);
+      for (uint8_t& x : fb) x = static_cast<uint8_t>(rng());
+      ByteChoices fc(fb);
+      const std::optional<breakers::Forged> f = breakers::forge_graph_def(fc, good, kind);
+      if (!f) continue;
+      EXPECT_EQ(f->rule, entry.name);
+      const std::optional<std::string> why = runtime::validate_graph_def_bytes(f->bytes, nullptr);
+      ASSERT_TRUE(why.has_value()) << entry.name << ": " << f->edit;
+      EXPECT_TRUE(std::regex_match(*why, std::regex(f->pattern))) << entry.name << ": " << *why;
+      given.insert(*why);
+    }
+  }
+  for (const std::string& format : formats) {
+    if (kGraphDefNoEntry.count(format)) continue;
+    const std::regex re = as_pattern(format);
+    bool found = false;
+    for (const std::string& m : given) found = found || std::regex_match(m, re);
+    EXPECT_TRUE(found) << "no catalog entry forges the validator's \"" << format << "\"";
+  }
+  for (const auto& [format, why] : kGraphDefNoEntry)
+    EXPECT_NE(std::find(formats.begin(), formats.end(), format), formats.end()) << format << " is gone";
 }
 
 // The fatal-latch family (breakers/latch_edit.h): the orchestrator codes (below 100) that are

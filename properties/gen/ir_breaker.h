@@ -89,6 +89,11 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const ir::Program
 // program order. nullopt when no graph is called.
 std::optional<BrokenProgram> break_at_call_site(ChoiceSource& c, const ir::Program& wf);
 
+// Codegen's own refusal of a WellFormed program (COMPILER.md §6; breakers/codegen_rules.cpp):
+// an entry scalar param (306) or a read whose root is not an entry In param (303), with the
+// marker of the line codegen must refuse; `what` is the variant's tag. nullopt without an entry.
+std::optional<BrokenProgram> break_codegen_rule(ChoiceSource& c, const ir::Program& wf);
+
 // One WellFormed rule (COMPILER.md §4, 1-99) broken in a well-formed program, through the
 // entry's body or a declaration:
 //   1 a second orchestration, a kernel or a graph defined twice, no orchestration at all

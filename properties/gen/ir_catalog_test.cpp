@@ -2,8 +2,10 @@
 // every WellFormed code of verify/well_formed/internal.h is broken, on the corpus programs,
 // by break_well_formed_rule with that code as the first diagnostic, and every
 // GraphBoundaryLegalized code the verifier reports (graph_boundary_legalized.cpp) by
-// break_graph_rule; a code without a breaker is listed below with the reason, so a code added
-// to a verifier without one fails here. The codes come from the sources, not from this file.
+// break_graph_rule, and every code of OrchestrationCodegen (codegen.h) on some breaker's
+// program; a code without a breaker is listed below with the reason, so a code added to a
+// verifier or to codegen without one fails here. The codes come from the sources, not from
+// this file.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -20,6 +22,7 @@
 
 #include "properties/gen/ir_breaker.h"
 #include "properties/gen/program_gen.h"
+#include "stack/codegen/codegen.h"
 #include "stack/ir/parser.h"
 #include "stack/passes/pipeline.h"
 #include "stack/verify/graph_boundary_legalized.h"
@@ -140,6 +143,46 @@ TEST(IrCatalog, every_graph_boundary_code_has_a_breaker) {
   const std::set<int> given = graph_codes_given();
   for (int code : codes)
     if (!kNoBreaker.count(code)) EXPECT_TRUE(given.count(code)) << "GraphBoundaryLegalized " << code << ": no breaker gives it";
+}
+
+// Every code codegen gives on the breakers' programs, run without the verifier: its own
+// refusals (break_codegen_rule), its defence behind GraphBoundaryLegalized (break_graph_rule on
+// legalized programs) and its lowering preconditions (break_well_formed_rule).
+std::set<int> codegen_codes_given() {
+  std::set<int> out;
+  const auto add = [&](const ir::Program& p) {
+    for (const ir::Diagnostic& d : codegen::generate_orchestration(p).diagnostics) out.insert(d.code);
+  };
+  std::mt19937_64 rng(80611);
+  for (const ir::Program& p : corpus_programs()) {
+    for (int i = 0; i < 8; ++i) {
+      std::vector<uint8_t> bytes = random_bytes(rng);
+      ByteChoices c(bytes);
+      if (const std::optional<BrokenProgram> b = break_codegen_rule(c, p)) add(b->program);
+      bytes = random_bytes(rng);
+      ByteChoices w(bytes);
+      if (const std::optional<BrokenProgram> b = break_well_formed_rule(w, p); b && b->lowering_precondition)
+        add(b->program);
+    }
+    passes::PassManager pm = passes::default_pipeline();
+    const passes::PipelineResult legal = pm.run(p);
+    if (!legal.ok()) continue;
+    for (int i = 0; i < 40; ++i) {
+      const std::vector<uint8_t> bytes = random_bytes(rng);
+      ByteChoices c(bytes);
+      if (const std::optional<BrokenProgram> b = break_graph_rule(c, legal.program)) add(b->program);
+    }
+  }
+  return out;
+}
+
+TEST(IrCatalog, every_codegen_code_has_a_breaker) {
+  const std::set<int> codes = enum_codes(read(kRoot / "stack/codegen/codegen.h"));
+  ASSERT_GE(codes.size(), 7u) << "codegen.h's codes were not read";
+  const std::set<int> given = codegen_codes_given();
+  for (int code : codes)
+    if (!kNoBreaker.count(code))
+      EXPECT_TRUE(given.count(code)) << "OrchestrationCodegen " << code << ": no breaker's program gives it";
 }
 
 // The control: the readers find codes (a planted enum and report calls), and a code no
