@@ -153,6 +153,169 @@ std::optional<ir::Program> alias_a_returned_param(gen::ChoiceSource& c, const ir
   return out;
 }
 
+// One run of pass_bug_case: the generated program, the clean pipeline's stages, and what the
+// three branches share.
+struct BugRun {
+  const Registry& registry;
+  const gen::GeneratedProgram& g;
+  const oracles::PipelineRun& clean;
+  size_t n;  // the pipeline's stages
+
+  // What the Saboteur at place `at` gets: the program, or the output of the stage before it.
+  const ir::Program& input_at(size_t at) const { return at == 0 ? g.program : clean.stages[at - 1].program; }
+  std::vector<std::string> names_before(size_t at) const {
+    std::vector<std::string> v;
+    for (size_t k = 0; k < at; ++k) v.push_back(clean.stages[k].pass);
+    return v;
+  }
+  std::string context(const std::string& what, const passes::PipelineResult& r) const {
+    return fmt::format("{}; the manager: outcome {}, pass '{}', message \"{}\", first code {}, passes run [{}]", what,
+                       passes::outcome_name(r.outcome), r.pass, r.message, first_code(r.diagnostics),
+                       fmt::join(r.passes_run, ", "));
+  }
+};
+
+// WellFormed broken by the Saboteur, anywhere in the pipeline (`last_only`: after the last stage).
+void saboteur_breaks_well_formed(const BugRun& run, bool last_only) {
+  const size_t at = last_only ? run.n : gen::choices().one_of(run.n + 1);
+  const ir::Program in = run.input_at(at);
+  std::optional<gen::BrokenProgram> broken;
+  for (int attempt = 0; attempt < 4 && !broken; ++attempt)  // a rule with no place: another
+    broken = gen::draw_value<std::optional<gen::BrokenProgram>>(
+        [in](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, in); });
+  if (!broken) gen::tag("no-place-wf");
+  if (!broken) props::report(Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
+  gen::tag(fmt::format("saboteur-wf-at-{}", at));
+  Built b = build(run.registry, saboteur(broken->program), at, /*consumer=*/false);
+  const passes::PipelineResult r = b.pm.run(run.g.program);
+  const std::string what = fmt::format("Saboteur after [{}] broke WellFormed {} ({})",
+                                       fmt::join(run.names_before(at), ", "), broken->code, broken->what);
+  const std::string expected_message = "bug in pass Saboteur: its output violates WellFormed: ";
+  if (r.outcome != passes::Outcome::PassBug || r.pass != "Saboteur" || r.message.rfind(expected_message, 0) != 0)
+    props::report(Verdict::fail("pass-blame", run.context(what + ": expected a PassBug of Saboteur, " +
+                                                          "its output violating WellFormed", r)));
+  if (r.diagnostics.empty() || r.diagnostics.front().code != broken->code)
+    props::report(Verdict::fail("pass-blame", run.context(what + ": expected the verifier's first finding, code " +
+                                                          std::to_string(broken->code), r)));
+  if (r.passes_run != run.names_before(at) || !ir::equal(r.program, in))
+    props::report(Verdict::fail("pass-blame", run.context(what + ": the result must hold the Saboteur's input, after " +
+                                                          "the stages before it", r)));
+  if (b.log->passes != std::vector<std::string>{"Saboteur"})
+    props::report(Verdict::fail("pass-blame", run.context(fmt::format("{}: every instrument must be told once that "
+                                                                  "Saboteur failed; told [{}]",
+                                                                  what, fmt::join(b.log->passes, ", ")),
+                                                      r)));
+  return;
+}
+
+// A claimed property broken after the last stage, found before Consumer; false when the
+// program has no place for either edit.
+bool saboteur_breaks_a_claim(const BugRun& run) {
+  const ir::Program& legal = run.clean.stages.back().program;
+  // One of the two edits, drawn; where it has no place (no graph returns a param, a rule
+  // whose edit breaks WellFormed too), up to three more draws of either.
+  bool rpe = false;
+  std::optional<ir::Program> out;
+  int code = 0;
+  std::string edit;
+  for (int attempt = 0; attempt < 4 && !out; ++attempt) {
+    rpe = gen::choices().boolean();
+    if (rpe) {
+      out = gen::draw_value<std::optional<ir::Program>>(
+          [legal](gen::ChoiceSource& c) { return alias_a_returned_param(c, legal); });
+      code = 102;
+      edit = "a graph's return made an alias of its param";
+    } else {
+      const auto broken = gen::draw_value<std::optional<gen::BrokenProgram>>(
+          [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
+      if (broken && broken->pass_owns) {
+        out = broken->program;
+        code = broken->code;
+        edit = broken->what;
+      }
+    }
+  }
+  if (!out) {  // no graph returns a param, no rule of a graph could be broken on its own
+    gen::tag("no-place-claimed");
+    return false;
+  }
+  Built b = build(run.registry, saboteur(*out), run.n, /*consumer=*/true);
+  const passes::PipelineResult r = b.pm.run(run.g.program);
+  const std::string what = fmt::format("Saboteur after every stage: {} (code {})", edit, code);
+  // Some rules of GraphBoundaryLegalized cannot be broken without breaking WellFormed too
+  // (a graph calling itself is a call cycle, 4; a create of a shape that is not a literal,
+  // 9): the Saboteur's own output fails then, and it is to blame, with WellFormed's findings.
+  if (const ir::Diagnostics wf = verify::check_well_formed(*out); !wf.empty()) {
+    gen::tag("saboteur-gbl-breaking-wf");
+    if (rpe)
+      props::report(Verdict::fail("breaker", fmt::format("the alias edit was to keep WellFormed: {}",
+                                                         wf.front().render(""))));
+    if (r.outcome != passes::Outcome::PassBug || r.pass != "Saboteur" ||
+        r.message.rfind("bug in pass Saboteur: its output violates WellFormed: ", 0) != 0 ||
+        r.diagnostics.empty() || r.diagnostics.front().code != wf.front().code ||
+        b.log->passes != std::vector<std::string>{"Saboteur"})
+      props::report(Verdict::fail(
+          "pass-blame", run.context(fmt::format("{}, which breaks WellFormed {} too: expected a PassBug of Saboteur "
+                                            "with that finding, every instrument told once",
+                                            what, wf.front().code),
+                                r)));
+    return true;
+  }
+  // Consumer's requirements are checked in property order (WF, RPE, GBL): a graph-rule edit
+  // that also breaks RPE is found there first, and NormalizeReturnOrder is to blame.
+  const bool rpe_broken = rpe || !verify::check_return_params_explicit(*out).empty();
+  const std::string claimant = rpe_broken ? "NormalizeReturnOrder" : "LegalizeGraphBoundary";
+  const std::string property = rpe_broken ? "ReturnParamsExplicit" : "GraphBoundaryLegalized";
+  gen::tag(rpe ? "saboteur-rpe" : rpe_broken ? "saboteur-gbl-found-as-rpe" : "saboteur-gbl");
+  const std::string expected_message = fmt::format(
+      "bug in pass {}: {} claimed by it no longer holds before Consumer (last pass run: Saboteur): ", claimant,
+      property);
+  if (r.outcome != passes::Outcome::PassBug || r.pass != claimant || r.message.rfind(expected_message, 0) != 0)
+    props::report(Verdict::fail(
+        "pass-blame", run.context(fmt::format("{}: expected \"{}...\"", what, expected_message), r)));
+  if (!rpe_broken && (r.diagnostics.empty() || r.diagnostics.front().code != code))
+    props::report(Verdict::fail("pass-blame", run.context(what + ": expected the verifier's first finding", r)));
+  if (rpe && (r.diagnostics.empty() || r.diagnostics.front().code != 102))
+    props::report(Verdict::fail("pass-blame", run.context(what + ": expected ReturnParamsExplicit 102", r)));
+  std::vector<std::string> run_before = run.names_before(run.n);
+  run_before.push_back("Saboteur");
+  if (r.passes_run != run_before || !ir::equal(r.program, *out))
+    props::report(Verdict::fail("pass-blame", run.context(what + ": the result must hold Saboteur's output, every "
+                                                             "pass but Consumer run", r)));
+  if (!b.log->passes.empty())
+    props::report(Verdict::fail(
+        "pass-blame", run.context(fmt::format("{}: the run ended before Consumer ran, yet [{}] were told it failed",
+                                          what, fmt::join(b.log->passes, ", ")),
+                              r)));
+  return true;
+}
+
+// A property with no verifier: trusted, and said so.
+void property_without_verifier(const BugRun& run) {
+  const bool drop_rpe = gen::choices().boolean();
+  const passes::Property dropped = drop_rpe ? passes::kReturnParamsExplicit : passes::kGraphBoundaryLegalized;
+  gen::tag(drop_rpe ? "unverified-rpe" : "unverified-gbl");
+  const Registry partial = [&run, dropped] {
+    passes::VerifierRegistry full = run.registry();
+    passes::VerifierRegistry out;
+    for (passes::Property p : passes::properties_in(kCodegenNeeds))
+      if (p != dropped && full.find(p) != nullptr) out.set(p, *full.find(p));
+    return out;
+  };
+  Built b = build(partial, nullptr, 0, /*consumer=*/true);
+  const passes::PipelineResult r = b.pm.run(run.g.program);
+  const std::string what = fmt::format("no verifier for {}", passes::property_name(dropped));
+  if (!r.ok() || r.unverified != dropped || (r.held & kCodegenNeeds) != kCodegenNeeds ||
+      !ir::equal(r.program, run.clean.stages.back().program))
+    props::report(Verdict::fail(
+        "pass-unverified",
+        run.context(fmt::format("{}: expected Ok with exactly it unverified (found {}), every property held (found {}), "
+                            "the clean pipeline's output",
+                            what, passes::property_set_name(r.unverified), passes::property_set_name(r.held)),
+                r)));
+  return;
+}
+
 // `last_only`: the WellFormed Saboteur always after the last stage (the control's: a blind
 // verifier must not let a broken program reach a pass, which need not survive it).
 void pass_bug_case(const Registry& registry, bool last_only = false) {
@@ -162,157 +325,15 @@ void pass_bug_case(const Registry& registry, bool last_only = false) {
     props::report(Verdict::fail("false-rejection", "a generated program does not compile: " + clean.verdict.message));
   const size_t n = clean.stages.size();
   RC_ASSERT(n == passes::pipeline_stages().size());
-  // What the Saboteur at place `at` gets: the program, or the output of the stage before it.
-  const auto input_at = [&](size_t at) -> const ir::Program& { return at == 0 ? g.program : clean.stages[at - 1].program; };
-  const auto names_before = [&](size_t at) {
-    std::vector<std::string> v;
-    for (size_t k = 0; k < at; ++k) v.push_back(clean.stages[k].pass);
-    return v;
-  };
-  const auto context = [&](const std::string& what, const passes::PipelineResult& r) {
-    return fmt::format("{}; the manager: outcome {}, pass '{}', message \"{}\", first code {}, passes run [{}]", what,
-                       passes::outcome_name(r.outcome), r.pass, r.message, first_code(r.diagnostics),
-                       fmt::join(r.passes_run, ", "));
-  };
-
-  // Each branch returns; one with no place for its edit goes on with the first.
-  for (size_t branch = gen::choices().one_of(4);;) switch (branch) {
+  const BugRun run{registry, g, clean, n};
+  // A claim with no place for its edit goes on with WellFormed broken.
+  switch (gen::choices().one_of(4)) {
     case 0:
-    case 1: {  // WellFormed broken by the Saboteur, anywhere in the pipeline
-      const size_t at = last_only ? n : gen::choices().one_of(n + 1);
-      const ir::Program in = input_at(at);
-      std::optional<gen::BrokenProgram> broken;
-      for (int attempt = 0; attempt < 4 && !broken; ++attempt)  // a rule with no place: another
-        broken = gen::draw_value<std::optional<gen::BrokenProgram>>(
-            [in](gen::ChoiceSource& c) { return gen::break_well_formed_rule(c, in); });
-      if (!broken) gen::tag("no-place-wf");
-      if (!broken) props::report(Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
-      gen::tag(fmt::format("saboteur-wf-at-{}", at));
-      Built b = build(registry, saboteur(broken->program), at, /*consumer=*/false);
-      const passes::PipelineResult r = b.pm.run(g.program);
-      const std::string what = fmt::format("Saboteur after [{}] broke WellFormed {} ({})",
-                                           fmt::join(names_before(at), ", "), broken->code, broken->what);
-      const std::string expected_message = "bug in pass Saboteur: its output violates WellFormed: ";
-      if (r.outcome != passes::Outcome::PassBug || r.pass != "Saboteur" || r.message.rfind(expected_message, 0) != 0)
-        props::report(Verdict::fail("pass-blame", context(what + ": expected a PassBug of Saboteur, " +
-                                                              "its output violating WellFormed", r)));
-      if (r.diagnostics.empty() || r.diagnostics.front().code != broken->code)
-        props::report(Verdict::fail("pass-blame", context(what + ": expected the verifier's first finding, code " +
-                                                              std::to_string(broken->code), r)));
-      if (r.passes_run != names_before(at) || !ir::equal(r.program, in))
-        props::report(Verdict::fail("pass-blame", context(what + ": the result must hold the Saboteur's input, after " +
-                                                              "the stages before it", r)));
-      if (b.log->passes != std::vector<std::string>{"Saboteur"})
-        props::report(Verdict::fail("pass-blame", context(fmt::format("{}: every instrument must be told once that "
-                                                                      "Saboteur failed; told [{}]",
-                                                                      what, fmt::join(b.log->passes, ", ")),
-                                                          r)));
+    case 1: return saboteur_breaks_well_formed(run, last_only);
+    case 2:
+      if (!saboteur_breaks_a_claim(run)) saboteur_breaks_well_formed(run, last_only);
       return;
-    }
-    case 2: {  // a claimed property broken after the last stage, found before Consumer
-      const ir::Program& legal = clean.stages.back().program;
-      // One of the two edits, drawn; where it has no place (no graph returns a param, a rule
-      // whose edit breaks WellFormed too), up to three more draws of either.
-      bool rpe = false;
-      std::optional<ir::Program> out;
-      int code = 0;
-      std::string edit;
-      for (int attempt = 0; attempt < 4 && !out; ++attempt) {
-        rpe = gen::choices().boolean();
-        if (rpe) {
-          out = gen::draw_value<std::optional<ir::Program>>(
-              [legal](gen::ChoiceSource& c) { return alias_a_returned_param(c, legal); });
-          code = 102;
-          edit = "a graph's return made an alias of its param";
-        } else {
-          const auto broken = gen::draw_value<std::optional<gen::BrokenProgram>>(
-              [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
-          if (broken && broken->pass_owns) {
-            out = broken->program;
-            code = broken->code;
-            edit = broken->what;
-          }
-        }
-      }
-      if (!out) {  // no graph returns a param, no rule of a graph could be broken on its own
-        gen::tag("no-place-claimed");
-        branch = 0;
-        continue;
-      }
-      Built b = build(registry, saboteur(*out), n, /*consumer=*/true);
-      const passes::PipelineResult r = b.pm.run(g.program);
-      const std::string what = fmt::format("Saboteur after every stage: {} (code {})", edit, code);
-      // Some rules of GraphBoundaryLegalized cannot be broken without breaking WellFormed too
-      // (a graph calling itself is a call cycle, 4; a create of a shape that is not a literal,
-      // 9): the Saboteur's own output fails then, and it is to blame, with WellFormed's findings.
-      if (const ir::Diagnostics wf = verify::check_well_formed(*out); !wf.empty()) {
-        gen::tag("saboteur-gbl-breaking-wf");
-        if (rpe)
-          props::report(Verdict::fail("breaker", fmt::format("the alias edit was to keep WellFormed: {}",
-                                                             wf.front().render(""))));
-        if (r.outcome != passes::Outcome::PassBug || r.pass != "Saboteur" ||
-            r.message.rfind("bug in pass Saboteur: its output violates WellFormed: ", 0) != 0 ||
-            r.diagnostics.empty() || r.diagnostics.front().code != wf.front().code ||
-            b.log->passes != std::vector<std::string>{"Saboteur"})
-          props::report(Verdict::fail(
-              "pass-blame", context(fmt::format("{}, which breaks WellFormed {} too: expected a PassBug of Saboteur "
-                                                "with that finding, every instrument told once",
-                                                what, wf.front().code),
-                                    r)));
-        return;
-      }
-      // Consumer's requirements are checked in property order (WF, RPE, GBL): a graph-rule edit
-      // that also breaks RPE is found there first, and NormalizeReturnOrder is to blame.
-      const bool rpe_broken = rpe || !verify::check_return_params_explicit(*out).empty();
-      const std::string claimant = rpe_broken ? "NormalizeReturnOrder" : "LegalizeGraphBoundary";
-      const std::string property = rpe_broken ? "ReturnParamsExplicit" : "GraphBoundaryLegalized";
-      gen::tag(rpe ? "saboteur-rpe" : rpe_broken ? "saboteur-gbl-found-as-rpe" : "saboteur-gbl");
-      const std::string expected_message = fmt::format(
-          "bug in pass {}: {} claimed by it no longer holds before Consumer (last pass run: Saboteur): ", claimant,
-          property);
-      if (r.outcome != passes::Outcome::PassBug || r.pass != claimant || r.message.rfind(expected_message, 0) != 0)
-        props::report(Verdict::fail(
-            "pass-blame", context(fmt::format("{}: expected \"{}...\"", what, expected_message), r)));
-      if (!rpe_broken && (r.diagnostics.empty() || r.diagnostics.front().code != code))
-        props::report(Verdict::fail("pass-blame", context(what + ": expected the verifier's first finding", r)));
-      if (rpe && (r.diagnostics.empty() || r.diagnostics.front().code != 102))
-        props::report(Verdict::fail("pass-blame", context(what + ": expected ReturnParamsExplicit 102", r)));
-      std::vector<std::string> run_before = names_before(n);
-      run_before.push_back("Saboteur");
-      if (r.passes_run != run_before || !ir::equal(r.program, *out))
-        props::report(Verdict::fail("pass-blame", context(what + ": the result must hold Saboteur's output, every "
-                                                                 "pass but Consumer run", r)));
-      if (!b.log->passes.empty())
-        props::report(Verdict::fail(
-            "pass-blame", context(fmt::format("{}: the run ended before Consumer ran, yet [{}] were told it failed",
-                                              what, fmt::join(b.log->passes, ", ")),
-                                  r)));
-      return;
-    }
-    default: {  // a property with no verifier: trusted, and said so
-      const bool drop_rpe = gen::choices().boolean();
-      const passes::Property dropped = drop_rpe ? passes::kReturnParamsExplicit : passes::kGraphBoundaryLegalized;
-      gen::tag(drop_rpe ? "unverified-rpe" : "unverified-gbl");
-      const Registry partial = [&registry, dropped] {
-        passes::VerifierRegistry full = registry();
-        passes::VerifierRegistry out;
-        for (passes::Property p : passes::properties_in(kCodegenNeeds))
-          if (p != dropped && full.find(p) != nullptr) out.set(p, *full.find(p));
-        return out;
-      };
-      Built b = build(partial, nullptr, 0, /*consumer=*/true);
-      const passes::PipelineResult r = b.pm.run(g.program);
-      const std::string what = fmt::format("no verifier for {}", passes::property_name(dropped));
-      if (!r.ok() || r.unverified != dropped || (r.held & kCodegenNeeds) != kCodegenNeeds ||
-          !ir::equal(r.program, clean.stages.back().program))
-        props::report(Verdict::fail(
-            "pass-unverified",
-            context(fmt::format("{}: expected Ok with exactly it unverified (found {}), every property held (found {}), "
-                                "the clean pipeline's output",
-                                what, passes::property_set_name(r.unverified), passes::property_set_name(r.held)),
-                    r)));
-      return;
-    }
+    default: return property_without_verifier(run);
   }
 }
 
