@@ -139,8 +139,8 @@ def check(root: str) -> list[str]:
         grew = f", up from {was} when this check came in" if was is not None else ""
         if n > MAX:
             bad.append(f"{rel}:{line}: {name}: {n} lines (limit {MAX}{grew}): split it")
-        elif n > REASON and not reason and was is None:
-            bad.append(f"{rel}:{line}: {name}: {n} lines (over {REASON}): split it, or give the "
+        elif n > REASON and not reason:
+            bad.append(f"{rel}:{line}: {name}: {n} lines (over {REASON}{grew}): split it, or give the "
                        f"reason in a `long:` comment above it")
     return bad
 
