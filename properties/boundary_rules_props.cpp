@@ -56,16 +56,15 @@ bool calls_graph(const ir::Program& p, const std::string& g) {
   return false;
 }
 void codegen_defence_case(const gen::BrokenProgram& b, const Codegen& generate) {
-  static const std::map<int, int> kCodegenCode = {{202, 301}, {206, 302}, {217, 303},
-                                                  {208, 304}, {204, 305}, {205, 305}};
-  const auto it = kCodegenCode.find(b.code);
-  if (it == kCodegenCode.end()) return;
+  // The code codegen must refuse the edit with, from the rule's catalog entry (0: none).
+  const int want = b.codegen_code;
+  if (want == 0) return;
   // 305 refuses a `submit_graph` with too many args (COMPILER.md §6): a graph that no statement
   // calls is never submitted, and its definition alone is not codegen's to refuse.
-  if ((b.code == 204 || b.code == 205) && !calls_graph(b.program, b.graph)) return;
+  if (want == 305 && !calls_graph(b.program, b.graph)) return;
   const codegen::CodegenResult cg = generate(b.program);
   const bool has = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
-                               [&](const ir::Diagnostic& x) { return x.code == it->second; });
+                               [&](const ir::Diagnostic& x) { return x.code == want; });
   if (cg.ok || !has)
     props::report(oracles::Verdict::fail(
                       "codegen-code",
@@ -74,7 +73,7 @@ void codegen_defence_case(const gen::BrokenProgram& b, const Codegen& generate) 
                                   cg.ok ? "accepted it"
                                         : "rejected it with " + std::to_string(cg.diagnostics.front().code) + ": " +
                                               cg.diagnostics.front().message,
-                                  it->second)),
+                                  want)),
                   props::counterexample("verifier", ir::print_program(b.program), {{"code", std::to_string(b.code)}}));
 }
 

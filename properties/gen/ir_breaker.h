@@ -66,6 +66,9 @@ struct BrokenProgram {
   // of which it must give at the marker's line (COMPILER.md §7), from the rule's catalog entry
   // and the two flags above; empty: the interpreter is not judged.
   std::vector<interp::ErrorKind> interp_errors;
+  // break_graph_rule: the code codegen, run without the verifier, must refuse the edit with
+  // (its defence in depth, COMPILER.md §6; from the rule's catalog entry); 0: none.
+  int codegen_code = 0;
   // break_graph_rule, a limit's rule (204, 205): the same edit with exactly the limit's count,
   // legal at every stage (the verifier, the pass, codegen, the runtime's graph arguments).
   std::optional<ir::Program> at_limit;

@@ -17,23 +17,23 @@ namespace breakers {
 namespace {
 
 constexpr std::array<GraphRuleEntry, 17> kCatalog = {{
-    {201, break_scalar_param_written},
-    {202, break_tensor_param_out},
-    {203, break_empty_boundary},
-    {204, break_param_limit},
-    {205, break_param_limit},
-    {206, break_full_in_graph},
-    {207, break_create_shape},
-    {208, break_self_call},
-    {209, break_return_view},
-    {210, break_arguments},
-    {211, break_frozen_offset},
-    {212, break_frozen_offset},
-    {213, break_launch_scalar},
-    {214, break_launch_in_block},
-    {215, break_launch_in_block},
-    {216, break_node_count},
-    {217, break_read_in_graph},
+    {201, 0, break_scalar_param_written},
+    {202, 301, break_tensor_param_out},
+    {203, 0, break_empty_boundary},
+    {204, 305, break_param_limit},
+    {205, 305, break_param_limit},
+    {206, 302, break_full_in_graph},
+    {207, 0, break_create_shape},
+    {208, 304, break_self_call},
+    {209, 0, break_return_view},
+    {210, 0, break_arguments},
+    {211, 0, break_frozen_offset},
+    {212, 0, break_frozen_offset},
+    {213, 0, break_launch_scalar},
+    {214, 0, break_launch_in_block},
+    {215, 0, break_launch_in_block},
+    {216, 0, break_node_count},
+    {217, 303, break_read_in_graph},
 }};
 
 }  // namespace
@@ -74,6 +74,7 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
   const auto catalog = breakers::graph_rule_catalog();
   const auto entry = std::find_if(catalog.begin(), catalog.end(), [&](const auto& r) { return r.code == b.code; });
   if (entry == catalog.end() || !entry->break_it(e)) return std::nullopt;
+  b.codegen_code = entry->codegen_code;
   return b;
 }
 

@@ -44,6 +44,10 @@ struct GraphRuleEdit {
 
 struct GraphRuleEntry {
   int code;
+  // Codegen's defence in depth behind the rule (COMPILER.md §6: 301 behind 202, 302 behind
+  // 206, 303 behind 217, 304 behind 208, 305 behind 204 and 205): the code codegen, run without
+  // the verifier, must refuse the edit with; 0 where codegen has none.
+  int codegen_code;
   // Makes the edit; false when the graph has no place for it (no scalar param, no launch, ...).
   bool (*break_it)(GraphRuleEdit& e);
 };
