@@ -11,11 +11,13 @@
 //                                     stop the others): pass, inconclusive:<reason_key>,
 //                                     rejected, fail:<oracle>/<rule>; a child that dies is
 //                                     fail:crash/<SIGNAME|exit-N|timeout>
-//   <t>_replay --check-text N [--seed S] [--max-len L]
+//   <t>_replay --check-text N [--seed S] [--max-len L] [--cases A:B]
 //                                     N random byte strings: each one's class equals its
 //                                     text form's class, the text form is a fixed point, and
 //                                     (positive control) the text form with a line no parser
-//                                     accepts is rejected, which no raw input is
+//                                     accepts is rejected, which no raw input is; --cases
+//                                     checks only cases A to B-1 of the same N (the others are
+//                                     drawn and passed over), so parts of a check run apart
 // Exit codes: 0 done (no finding: a finding aborts); 1 --check-text found a mismatch; 2 usage,
 // or a file that is no input (unreadable, empty, oversize) or, named on the command line, no
 // corpus file of this target (another target's header, a text form it rejects).
@@ -245,8 +247,9 @@ int usage(const char* argv0) {
                "       %s --classify FILE|DIR...   print `<class>\\t<path>` per file\n"
                "       %s --hash FILE|DIR...       run each file twice, print `<digest>\\t<class>\\t<path>`;\n"
                "                                   exit 1 when the two runs differ\n"
-               "       %s --check-text N [--seed S] [--max-len L]\n"
-               "                                   raw bytes and their text form classify alike\n",
+               "       %s --check-text N [--seed S] [--max-len L] [--cases A:B]\n"
+               "                                   raw bytes and their text form classify alike\n"
+               "                                   (--cases: only cases A to B-1 of the N)\n",
                argv0, argv0, argv0, argv0, argv0);
   return 2;
 }
@@ -361,7 +364,7 @@ std::string spoiled(const std::string& text) {
   return text.substr(0, at) + "@ not a statement\n" + text.substr(at);
 }
 
-int check_text(uint64_t n, uint64_t seed, uint64_t max_len) {
+int check_text(uint64_t n, uint64_t seed, uint64_t max_len, uint64_t from, uint64_t to) {
   support::SplitMix64 rng(seed);
   const std::string head = std::string("# stackcheck ") + target_name() + "\n";
   uint64_t mismatches = 0;
@@ -376,6 +379,7 @@ int check_text(uint64_t n, uint64_t seed, uint64_t max_len) {
   for (uint64_t k = 0; k < n; ++k) {
     std::vector<uint8_t> bytes(max_len == 0 ? 0 : rng.next() % (max_len + 1));
     for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng.next());
+    if (k < from || k >= to) continue;  // another part's case: drawn, so that case k is the same in every part
     if (is_text_form(as_text(bytes.data(), bytes.size()))) continue;  // (a 1 in 2^96 chance)
     const std::string raw = classify_here(bytes);
     ++classes[raw];
@@ -394,7 +398,8 @@ int check_text(uint64_t n, uint64_t seed, uint64_t max_len) {
   }
   std::string summary;
   for (const auto& [c, count] : classes) summary += fmt::format(" {}={}", c, count);
-  std::fprintf(stderr, "check-text: %s: %llu cases, %llu mismatches; raw classes:%s\n", target_name(),
+  std::fprintf(stderr, "check-text: %s: cases %llu-%llu of %llu, %llu mismatches; raw classes:%s\n", target_name(),
+               static_cast<unsigned long long>(std::min(from, n)), static_cast<unsigned long long>(std::min(to, n)),
                static_cast<unsigned long long>(n), static_cast<unsigned long long>(mismatches), summary.c_str());
   return mismatches == 0 ? 0 : 1;
 }
@@ -406,6 +411,18 @@ bool parse_u64(const char* s, uint64_t& out) {
   const unsigned long long v = std::strtoull(s, &end, 10);
   if (errno != 0 || *end != '\0' || s[0] == '-') return false;
   out = v;
+  return true;
+}
+
+// "A:B" with A < B: cases A to B-1.
+bool parse_range(const std::string& s, uint64_t& from, uint64_t& to) {
+  const size_t colon = s.find(':');
+  if (colon == std::string::npos) return false;
+  const std::string a = s.substr(0, colon), b = s.substr(colon + 1);
+  uint64_t x = 0, y = 0;
+  if (!parse_u64(a.c_str(), x) || !parse_u64(b.c_str(), y) || x >= y) return false;
+  from = x;
+  to = y;
   return true;
 }
 
@@ -431,15 +448,16 @@ int main(int argc, char** argv) {
     return hash_files(rest);
   }
   if (mode == "--check-text") {
-    uint64_t n = 0, seed = 1, max_len = 2048;
+    uint64_t n = 0, seed = 1, max_len = 2048, from = 0, to = UINT64_MAX;
     if (rest.empty() || !parse_u64(rest[0].c_str(), n)) return usage(argv[0]);
     for (size_t i = 1; i < rest.size(); i += 2) {
       if (i + 1 >= rest.size()) return usage(argv[0]);
       if (rest[i] == "--seed" && parse_u64(rest[i + 1].c_str(), seed)) continue;
       if (rest[i] == "--max-len" && parse_u64(rest[i + 1].c_str(), max_len)) continue;
+      if (rest[i] == "--cases" && parse_range(rest[i + 1], from, to)) continue;
       return usage(argv[0]);
     }
-    return check_text(n, seed, max_len);
+    return check_text(n, seed, max_len, from, to);
   }
   if (mode.rfind("--", 0) == 0 || mode == "-h") return usage(argv[0]);
   return run_files(std::vector<std::string>(argv + 1, argv + argc));
