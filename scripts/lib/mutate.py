@@ -483,7 +483,7 @@ def parser() -> argparse.ArgumentParser:
                    "(default 1)")
     p.add_argument("--timeout", type=positive(float), default=None, metavar="SECONDS",
                    help="time limit of one mutant's tests (default 60 + 3x the baseline's; one test may take "
-                        "10x its baseline time, 20 s at least): past it, TIMEOUT")
+                        "10x its baseline time, 5 s at least): past it, TIMEOUT")
     p.add_argument("--corpus", type=folder, default=None, metavar="DIR",
                    help="also replay a campaign corpus (DIR/<target>/...) through each target's replay driver")
     p.add_argument("--with-unit", action="store_true",

@@ -12,7 +12,7 @@ mutant judged by the tests that run its site (HARNESS.md §10, "At scale").
    taken to reach every site).
 3. Judge. A mutant runs, with STACKCHECK_MUTANT=<its switch>, only the tests that reached its
    site, cheapest first, stopping at the first failure; the time limits are the one-at-a-time
-   mode's (a test 10x its baseline time, 20 s at least; the mutant 60 s + 3x its tests'). No test
+   mode's (a test 10x its baseline time, 5 s at least; the mutant 60 s + 3x its tests'). No test
    reached it: NOT REACHED, not run. A survivor (or a mutant not reached) of a TU's own file is
    compiled alone in a plain clone and compared with the unmutated object (trivial compiler
    equivalence), as in the one-at-a-time mode. RapidCheck does not shrink here (noshrink=1): a
@@ -367,19 +367,23 @@ class SchemataJudge:
             self.r.phase["one at a time"] = time.time() - t0
         return [m for m in rest if m.id not in self.r.done]
 
-    def alone_order(self, m: mutants.Mutant) -> list[judge.Test]:
-        """Every test (no reach is known for a site without a switch), first those that reached a
-        switch of the same function, each part cheapest first: the likely killers start early."""
+    def alone_stages(self, m: mutants.Mutant) -> list[list[judge.Test]]:
+        """Every test (no reach is known for a site without a switch) in two stages: first those
+        that reached a switch of the same function and run a binary of their own (the likely
+        killers, built first: a kill there spares building the rest), then all the others;
+        each stage cheapest first."""
         near = {self.nums[o.id] for o in self.planned
                 if o.file == m.file and o.function == m.function and self.nums[o.id] not in self.ejected}
-        first = [t for t in self.tests if self.reach.get(t.name) is None or self.reach_sets.get(t.name, set()) & near]
-        return first + [t for t in self.tests if t not in first]
+        first = [t for t in self.tests if (self.reach.get(t.name) is None or self.reach_sets.get(t.name, set()) & near)
+                 and judge.targets_of([t], self.s.build_dir)]
+        return [first, [t for t in self.tests if t not in first]]
 
     def judge_alone(self, m: mutants.Mutant, plain: judge.Scratch) -> dict:
         """One mutant the schemata build could not hold: its file written with this mutant alone
-        (no schema), built incrementally in the schemata clone, judged by every test (no reach is
-        known for its site) on --jobs runners at once, those that reached its function first;
-        then the file's schemata are put back (the next build rebuilds it)."""
+        (no schema), built incrementally in the schemata clone and judged by every test on
+        --jobs runners at once, in the stages of alone_stages: the first stage's binaries are
+        built and run before the rest are built, the first failure ends it; then the file's
+        schemata are put back (the next build rebuilds what this one rebuilt)."""
         row = {"path": "one at a time", "reached": "-", "tce_s": "-", "build_s": "-", "test_s": "-", "unit": "-"}
         work = self.dir / "work" / f"alone-{self.nums[m.id]:05d}"
         t1 = time.time()
@@ -389,21 +393,31 @@ class SchemataJudge:
         if same == "yes":
             return {**row, "outcome": "EQUIVALENT", "message": "same object code (debug info stripped)"}
         path = self.s.path / m.file
-        blog = work / "build.log"
         work.mkdir(parents=True, exist_ok=True)
+        budget = self.a.timeout or (60 + 3 * sum(t.seconds for t in self.tests))
+        build_s = test_s = 0.0
+        v = judge.Verdict(False)
         try:
             path.write_bytes(m.apply(self.originals[m.file]))
-            t1 = time.time()
-            ok = self.s.build(self.targets, blog)
-            row["build_s"] = f"{time.time() - t1:.1f}"
-            if not ok:
-                return {**row, "outcome": "BUILD-FAIL", "message": judge.tail(blog, r"error: ")}
-            t1 = time.time()
-            budget = self.a.timeout or (60 + 3 * sum(t.seconds for t in self.tests))
-            v = judge.run_tests_split(self.alone_order(m), work / "tests", budget, self.a.jobs, extra_env=self.env())
-            row["test_s"] = f"{time.time() - t1:.1f}"
+            for k, tests in enumerate(self.alone_stages(m)):
+                if not tests:
+                    continue
+                blog = work / f"build-{k + 1}.log"
+                t1 = time.time()
+                ok = self.s.build(judge.targets_of(tests, self.s.build_dir) if k == 0 else self.targets, blog)
+                build_s += time.time() - t1
+                if not ok:
+                    return {**row, "build_s": f"{build_s:.1f}", "outcome": "BUILD-FAIL",
+                            "message": judge.tail(blog, r"error: ")}
+                t1 = time.time()
+                v = judge.run_tests_split(tests, work / f"tests-{k + 1}", budget - test_s, self.a.jobs,
+                                          extra_env=self.env())
+                test_s += time.time() - t1
+                if v.failed:
+                    break
         finally:
             path.write_bytes(self.built[m.file])
+        row["build_s"], row["test_s"] = f"{build_s:.1f}", f"{test_s:.1f}"
         if v.failed:
             return {**row, "outcome": judge_timeout(v), "killer": v.test,
                     "oracle": v.oracle if not v.timed_out else "timeout", "rule": v.rule, "message": v.message}
