@@ -40,6 +40,10 @@ class Functions(unittest.TestCase):
                 + "TEST(Suite, case_one) {\n  int a = 0;\n}\n}  // namespace x\n")
         got = [(name, n) for _, _, name, n, _ in self.functions({"stack/a.cpp": text})]
         self.assertEqual(got, [("Runtime::ship", 20), ("Suite.case_one", 3)])
+        # A one-line definition is skipped, not run on into the next function (it named that one).
+        text = "int one(int a) { return a; }\n" + cpp_fn("next_one", 5)
+        got = [(name, n) for _, _, name, n, _ in self.functions({"stack/a.cpp": text})]
+        self.assertEqual(got, [("next_one", 5)])
         got = [(name, n) for _, _, name, n, _ in self.functions({"scripts/lib/a.py": py_fn("go", 7)})]
         self.assertEqual(got, [("go", 7)])
 
