@@ -154,6 +154,8 @@ std::vector<MutationDraw> draw_mutations(ChoiceSource& c) {
   return out;
 }
 
+// long: one pass over the draws sharing the bytes changed so far (byte_now): a whole field at a limit, else one
+// byte by its `where`; under gen/, kept whole so the mutations stay byte-identical
 std::vector<runtime::Mutation> resolve_mutations(std::span<const MutationDraw> draws, std::span<const std::byte> staged,
                                                  uint64_t image_offset) {
   std::vector<runtime::Mutation> out;

@@ -235,6 +235,8 @@ std::vector<Call> generate_fan(ChoiceSource& c, const OrchestratorModel& m) {
   return calls;
 }
 
+// long: one switch over the provocation kinds, a few lines of draws each; a generator, kept whole so its choice
+// order stays byte-identical
 std::vector<Call> provoke_kind(ChoiceSource& c, const OrchestratorModel& m, size_t kind) {
   const auto& bufs = m.buffers();
   const uint32_t b = static_cast<uint32_t>(c.one_of(bufs.size()));
@@ -474,6 +476,8 @@ BodyNode fill_of_output(ChoiceSource& c) {
   return node;
 }
 
+// long: the config's draws, then one switch over the eleven ways a provoking graph body breaks a rule; a
+// generator, kept whole so its choice order stays byte-identical
 ModelSetup generate_model_setup(ChoiceSource& c, bool provoking) {
   ModelSetup s;
   ModelConfig& k = s.config;

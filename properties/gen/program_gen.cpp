@@ -262,6 +262,8 @@ ir::Expr Builder::offset_expr(const std::vector<const Scalar*>& pl, int64_t span
   return mod(scalar_expr(pl, 1, sources), lit(span));
 }
 
+// long: a view's draws in order (offset class, placement against an earlier access, each offset), then its
+// features; a generator, kept whole so its choice order stays byte-identical
 Tensor Builder::make_view(Stmts& out, Scope& s, const Tensor& base, const Dims& w, bool derivable) {
   const size_t rank = w.size();
   Dims span(rank);
@@ -516,6 +518,8 @@ void Builder::note_write_overlaps(const Tensor& dst) {
     tag_write_overlap(features_, a.off, a.dims, *dst.off, dst.dims);
 }
 
+// long: one launch's draws in order (window, builtin, operands, variant, scalar, submit, binding); a generator,
+// kept whole so its choice order stays byte-identical
 bool Builder::launch(Stmts& out, Scope& s) {
   std::optional<Tensor> base = pick_writable(s);
   if (!base) return false;

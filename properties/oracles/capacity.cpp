@@ -103,6 +103,8 @@ std::optional<int64_t> least_binding(const OrchProgram& p, const std::string& ke
   return lo;
 }
 
+// long: the two judges (at the need, one past it) are lambdas over the roomy bind and the finding, used by both
+// searches: W's (padded to a power of two) and the other keys' (the least value that binds)
 Verdict check_capacity_at_need(const OrchProgram& plan, const CapacityKey& k, uint64_t tasks, const PlanBinder& bind,
                                CapacityFinding* finding) {
   CapacityFinding local;

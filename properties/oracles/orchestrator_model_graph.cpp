@@ -82,6 +82,8 @@ void OrchestratorModel::submit_graph(const SubmitGraph& s) {
 // Recording (§9): no slot, no heap; a local book over per-tensor spaces gives the node edges,
 // every multi-member alias class one whole space; a node writing an `input` boundary, a bad
 // window or slot, a scope, a nested graph, wait_tensor or zero nodes latch 5.
+// long: one walk over the body's nodes that checks, places and links each against the local book; every check is
+// a latch that ends the recording, so the walk's steps share its early returns
 bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<TensorArg>& boundary,
                                      const std::vector<uint64_t>& scalars, ModelDef& def) {
   const std::vector<uint32_t> cls = classes_of(boundary);

@@ -54,6 +54,7 @@ const char* tok_name(Tok t) {
   return "?";
 }
 
+// long: the lexer's one dispatch over the first character; each case is two or three lines
 bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
   uint32_t line = 1, col = 1;
   bool line_has_token = false;

@@ -149,6 +149,7 @@ const char* builtin_kernel_name(int32_t kernel_id) {
   return kernel_id >= 0 && kernel_id <= kKernelZero ? kNames[kernel_id] : "?";
 }
 
+// long: the builtins' one dispatch: the arity check, then each kernel's shape rule and arithmetic, a few lines each
 std::optional<KernelError> run_kernel(DeviceAccess& dev, int32_t kernel, std::span<const TensorArg> tensors,
                                       std::span<const uint64_t> scalars) {
   if (kernel < 0 || kernel > kKernelZero) return KernelError{fmt::format("unknown kernel id {}", kernel)};

@@ -56,6 +56,8 @@ GraphCtx SchedulerRun::graph_ctx(uint32_t task) {
   return g;
 }
 
+// long: one pass writing every node's arguments and storage from the definition and the boundary, then the
+// roots released: no root may go out before the last node is written
 void SchedulerRun::start_graph(uint32_t task, unsigned tid) {
   const GraphCtx g = graph_ctx(task);
   const GraphDefHeader& dh = g.dh;

@@ -60,6 +60,8 @@ std::array<uint64_t, kSegCount> live_segment_bytes(PoolCounts cursors, uint64_t 
           cursors.tensors * sizeof(TensorArg), cursors.scalars * 8,     cursors.fanin * 4};
 }
 
+// long: the compaction's three phases in order over one plan (preconditions before the first read of the mirror,
+// header and segment copies counted to prove the size, deltas re-taken), each a straight run of checks
 Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mirror, const MirrorLayout& layout,
                                                   PoolCounts cursors, uint64_t n, std::span<std::byte> out) {
   // ---- preconditions: all before the first read of the mirror ----
