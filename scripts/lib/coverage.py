@@ -482,6 +482,61 @@ def parse_args(argv: list[str]):
     return a
 
 
+def build_preset(out: Path) -> bool:
+    """Configures and builds the coverage preset (ccache when there is one), logging to out/build.log;
+    False (logged) when a step fails."""
+    log("building the coverage preset (log: build.log)")
+    env = dict(os.environ)
+    launcher = []
+    if subprocess.run(["sh", "-c", "command -v ccache"], capture_output=True).returncode == 0 and \
+            not env.get("STACKCHECK_NO_CCACHE"):
+        env.setdefault("CCACHE_BASEDIR", str(ROOT))
+        env.setdefault("CCACHE_NOHASHDIR", "1")
+        launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+    with open(out / "build.log", "ab") as blog:
+        for c in (["cmake", "--preset", PRESET, *launcher], ["cmake", "--build", "--preset", PRESET]):
+            if subprocess.run(c, cwd=ROOT, stdout=blog, stderr=subprocess.STDOUT, env=env).returncode != 0:
+                log(f"build failed: {' '.join(c)} (log: {out / 'build.log'})")
+                return False
+    return True
+
+
+def export_reach(prof: Path, cov_args: list[str]) -> dict | None:
+    """Each side's lines and branches as llvm-cov exports them, less what no input can reach (folded
+    branches, the zoo's hooks, closing braces after a jump); None (logged) when llvm-cov fails."""
+    exports = {}
+    for side in ("harness", "unit"):
+        pd = f"-instr-profile={prof / (side + '.profdata')}"
+        lcov = subprocess.run([LLVM["cov"], "export", "-format=lcov", pd, *cov_args], capture_output=True, text=True)
+        if lcov.returncode != 0:
+            log(f"llvm-cov export failed: {lcov.stderr.strip()[:300]}")
+            return None
+        exports[side] = read_lcov(lcov.stdout)
+        js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-functions", pd, *cov_args],
+                            capture_output=True, text=True)
+        if js.returncode != 0:
+            log(f"llvm-cov export failed: {js.stderr.strip()[:300]}")
+            return None
+        read_branches(json.loads(js.stdout), exports[side])
+    show = subprocess.run([LLVM["cov"], "show", "-show-branches=count", "-show-instantiations=false",
+                           f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
+    if show.returncode != 0:
+        log(f"llvm-cov show failed: {show.stderr.strip()[:300]}")
+        return None
+    folded = read_folded(show.stdout)
+    gone = drop_folded(exports["harness"], folded)
+    drop_folded(exports["unit"], folded)
+    log(f"folded branches left out (llvm-cov's rule): {sum(len(v) for v in folded.values())} conditions, "
+        f"{gone} outcomes")
+    zoo_lines, zoo_branches = drop_zoo_hooks(exports["harness"], ROOT)
+    drop_zoo_hooks(exports["unit"], ROOT)
+    log(f"the zoo's hooks left out (code only a switched-on defect runs): {zoo_lines} lines, "
+        f"{zoo_branches} branch outcomes")
+    braces = drop_dead_braces(exports["harness"], exports["unit"], ROOT)
+    log(f"closing braces after a jump that ran left out (no input can reach them): {braces} lines")
+    return exports
+
+
 def main(argv: list[str]) -> int:
     a = parse_args(argv)
     started = time.time()
@@ -494,20 +549,8 @@ def main(argv: list[str]) -> int:
     rc_params = f"seed={a.seed}"
     log(f"seed {a.seed} (RC_PARAMS=\"{rc_params}\"); run directory {out}")
     log(f"replay this measurement: scripts/coverage --seed {a.seed}" + (f" --corpus {a.corpus}" if a.corpus else ""))
-    if not a.no_build and not a.no_run:
-        log("building the coverage preset (log: build.log)")
-        env = dict(os.environ)
-        launcher = []
-        if subprocess.run(["sh", "-c", "command -v ccache"], capture_output=True).returncode == 0 and \
-                not env.get("STACKCHECK_NO_CCACHE"):
-            env.setdefault("CCACHE_BASEDIR", str(ROOT))
-            env.setdefault("CCACHE_NOHASHDIR", "1")
-            launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
-        with open(out / "build.log", "ab") as blog:
-            for c in (["cmake", "--preset", PRESET, *launcher], ["cmake", "--build", "--preset", PRESET]):
-                if subprocess.run(c, cwd=ROOT, stdout=blog, stderr=subprocess.STDOUT, env=env).returncode != 0:
-                    log(f"build failed: {' '.join(c)} (log: {out / 'build.log'})")
-                    return 1
+    if not a.no_build and not a.no_run and not build_preset(out):
+        return 1
 
     harness = judge.judge_tests(judge.list_tests(BUILD, "property") + judge.list_tests(BUILD, "replay"))
     if a.corpus is not None:
@@ -537,36 +580,9 @@ def main(argv: list[str]) -> int:
 
     objects = sorted({str(bin_dir / n) for n in judge.targets_of(harness + unit, BUILD)})
     cov_args = [objects[0], *[x for o in objects[1:] for x in ("-object", o)]]
-    exports = {}
-    for side in ("harness", "unit"):
-        pd = f"-instr-profile={prof / (side + '.profdata')}"
-        lcov = subprocess.run([LLVM["cov"], "export", "-format=lcov", pd, *cov_args], capture_output=True, text=True)
-        if lcov.returncode != 0:
-            log(f"llvm-cov export failed: {lcov.stderr.strip()[:300]}")
-            return 1
-        exports[side] = read_lcov(lcov.stdout)
-        js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-functions", pd, *cov_args],
-                            capture_output=True, text=True)
-        if js.returncode != 0:
-            log(f"llvm-cov export failed: {js.stderr.strip()[:300]}")
-            return 1
-        read_branches(json.loads(js.stdout), exports[side])
-    show = subprocess.run([LLVM["cov"], "show", "-show-branches=count", "-show-instantiations=false",
-                           f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
-    if show.returncode != 0:
-        log(f"llvm-cov show failed: {show.stderr.strip()[:300]}")
+    exports = export_reach(prof, cov_args)
+    if exports is None:
         return 1
-    folded = read_folded(show.stdout)
-    gone = drop_folded(exports["harness"], folded)
-    drop_folded(exports["unit"], folded)
-    log(f"folded branches left out (llvm-cov's rule): {sum(len(v) for v in folded.values())} conditions, "
-        f"{gone} outcomes")
-    zoo_lines, zoo_branches = drop_zoo_hooks(exports["harness"], ROOT)
-    drop_zoo_hooks(exports["unit"], ROOT)
-    log(f"the zoo's hooks left out (code only a switched-on defect runs): {zoo_lines} lines, "
-        f"{zoo_branches} branch outcomes")
-    braces = drop_dead_braces(exports["harness"], exports["unit"], ROOT)
-    log(f"closing braces after a jump that ran left out (no input can reach them): {braces} lines")
     js = subprocess.run([LLVM["cov"], "export", "-format=text", "-skip-expansions",
                          f"-instr-profile={prof / 'harness.profdata'}", *cov_args], capture_output=True, text=True)
     if js.returncode != 0:

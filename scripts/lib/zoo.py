@@ -151,6 +151,30 @@ class Zoo:
             out.sort(key=lambda h: self.cost.get(h.name, float("inf")))  # stable: ties keep the shuffle
         return out
 
+    def start_slice(self, h: Hunter, slice_no: int, rnd: int, control: bool, budget_left: float, work_root: Path,
+                    env_base: dict) -> tuple[Hunter, subprocess.Popen, float, Path, int]:
+        """Starts one slice of a hunter in a work folder of its own: a property runs its cases (a
+        normal property run, then 4x per round) within the property cap; a fuzz target runs one
+        slice. Returns it as hunt() keeps it running: (hunter, process, started, work, seconds)."""
+        seed = self.a.seed + slice_no
+        work = work_root / f"{slice_no:04d}-{h.name.replace('/', '_')}"
+        work.mkdir(parents=True, exist_ok=True)
+        cap = self.a.property_cap if h.kind == "property" else self.a.slice
+        secs = int(cap if control else max(1, min(cap, budget_left)))
+        cases = self.a.control_cases if control else self.a.cases * 4 ** (rnd - 1)
+        cmd, env = h.command(seed, secs, work, cases)
+        lf = open(work / "log", "wb")
+        proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work,
+                                env={**env_base, **env}, preexec_fn=die_with_parent)
+        lf.close()
+        return h, proc, time.time(), work, secs
+
+    @staticmethod
+    def kill_all(running: list[tuple[Hunter, subprocess.Popen, float, Path, int]]) -> None:
+        for other in running:
+            os.killpg(other[1].pid, signal.SIGKILL)
+            other[1].wait()
+
     def hunt(self, defect: str, hs: list[Hunter], control: bool) -> dict:
         """Runs the hunters round-robin, --jobs at a time, until the first failure or the
         budget (control: every hunter gets exactly one turn)."""
@@ -178,22 +202,8 @@ class Zoo:
                     rnd += 1
                     if not pending:
                         break
-                h = pending.pop(0)
                 slices += 1
-                seed = self.a.seed + slices
-                work = work_root / f"{slices:04d}-{h.name.replace('/', '_')}"
-                work.mkdir(parents=True, exist_ok=True)
-                # A property runs its cases (a normal property run, then 4x per round) within
-                # the property cap; a fuzz target runs one slice.
-                cap = self.a.property_cap if h.kind == "property" else self.a.slice
-                secs = int(cap if control else max(1, min(cap, budget_left)))
-                cases = self.a.control_cases if control else self.a.cases * 4 ** (rnd - 1)
-                cmd, env = h.command(seed, secs, work, cases)
-                lf = open(work / "log", "wb")
-                proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work,
-                                        env={**env_base, **env}, preexec_fn=die_with_parent)
-                lf.close()
-                running.append((h, proc, time.time(), work, secs))
+                running.append(self.start_slice(pending.pop(0), slices, rnd, control, budget_left, work_root, env_base))
             if not running:
                 break
             time.sleep(0.2)
@@ -222,17 +232,13 @@ class Zoo:
                 ended = time.time() - t0
                 m = FIRST_RE.search((work / "log").read_text(errors="replace")) if h.kind == "property" else None
                 detect = min(ended, started - t0 + float(m.group(1))) if m else ended
-                for other in running:  # stop the rest: they would only slow that work down
-                    os.killpg(other[1].pid, signal.SIGKILL)
-                    other[1].wait()
+                self.kill_all(running)  # stop the rest: they would only slow that work down
                 result.update(self.read_failure(h, work, proc.returncode))
                 result["detected"] = "yes"
                 result["seconds"] = f"{detect:.1f}"
                 result["shrunk_seconds"] = f"{ended:.1f}"
                 return result
-        for other in running:
-            os.killpg(other[1].pid, signal.SIGKILL)
-            other[1].wait()
+        self.kill_all(running)
         if not control:
             result["seconds"] = f"{self.a.budget:.0f}"
         return result

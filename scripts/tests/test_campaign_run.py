@@ -125,7 +125,24 @@ class CampaignRunTest(unittest.TestCase):
         self.assertIn(f"[{CRASHER}] resumed: 1 unit(s) recovered from interrupted runs, 1 partial file(s) dropped", err)
         run = c.run_dir
 
-        # Every fuzzer run: its flags, the seed moved on by each restart, OSS-Fuzz's limits.
+        crashes = self.check_figures(run, self.check_fuzzer_runs())
+        self.check_corpus(names)
+        b = self.check_bucket(run, crashes)
+        self.check_properties_and_report(run, out)
+
+        # Resumed on the same folder: no artifact counted twice, the bucket carried over.
+        with Env(FAKE_CRASH=None, FAKE_PROPERTY_FAILS=None):
+            again = self.campaign("--minutes", "0.1", "--no-properties")
+            rc, _, err = self.run_campaign(again)
+        self.assertEqual(rc, 0, err)  # without --fail-on-finding
+        (b2,) = table(again.run_dir / "buckets.tsv")
+        self.assertEqual((b2["bucket"], b2["count"]), (b["bucket"], b["count"]))
+        self.assertFalse((again.run_dir / "properties.tsv").exists())
+        self.assertTrue(names["kept"] in {f.name for f in (self.out / "corpus" / CRASHER).iterdir()})
+
+    def check_fuzzer_runs(self) -> dict[str, int]:
+        """Every fuzzer run: its flags, the seed moved on by each restart, OSS-Fuzz's limits; returns
+        each target's number of runs."""
         runs = [l.split("\t") for l in self.argv_log.read_text().splitlines()]
         fuzzing = [r for r in runs if not any(a.startswith(("-merge", "-minimize", "--")) for a in r[1:])
                    and not r[0].endswith("_replay")]
@@ -148,8 +165,11 @@ class CampaignRunTest(unittest.TestCase):
                 self.assertIn("-timeout=25", first)
             if "rss_limit_mb" not in own:
                 self.assertIn("-rss_limit_mb=2560", first)
+        return runs_of
 
-        # The figures read from the logs, the peak RSS the OS measured, the budget kept.
+    def check_figures(self, run: Path, runs_of: dict[str, int]) -> list[Path]:
+        """The figures read from the logs, the peak RSS the OS measured, the budget kept; returns the
+        crash artifacts."""
         rows = {r["target"]: r for r in table(run / "targets.tsv")}
         self.assertEqual(set(rows), {CRASHER, CLEAN})
         for t, r in rows.items():
@@ -162,8 +182,10 @@ class CampaignRunTest(unittest.TestCase):
         self.assertEqual((rows[CRASHER]["buckets"], rows[CLEAN]["findings"], rows[CLEAN]["buckets"]), ("1", "0", "0"))
         series = (run / "series" / f"{CLEAN}.tsv").read_text().splitlines()
         self.assertEqual(series[0], "t_s\texecs\texec_s\tcov\tft\tcorpus\trss_mb")
+        return crashes
 
-        # The corpus: complete units only, the recovered one kept, the redundant one pruned.
+    def check_corpus(self, names: dict[str, str]):
+        """The corpus: complete units only, the recovered one kept, the redundant one pruned."""
         for t in (CRASHER, CLEAN):
             corpus = self.out / "corpus" / t
             for f in corpus.iterdir():
@@ -175,15 +197,18 @@ class CampaignRunTest(unittest.TestCase):
         self.assertTrue((self.out / "pruned" / CRASHER / names["redundant"]).exists())
         self.assertFalse((self.out / "sessions" / CRASHER).exists() and any((self.out / "sessions" / CRASHER).iterdir()))
 
-        # The crashes: one bucket, minimized, a candidate that reproduces.
+    def check_bucket(self, run: Path, crashes: list[Path]) -> dict:
+        """The crashes: one bucket, minimized, a candidate that reproduces."""
         (b,) = table(run / "buckets.tsv")
         self.assertEqual((b["target"], b["oracle"], b["rule"], b["count"], b["reproduces"]),
                          (CRASHER, "end-to-end", "rule-A", str(len(crashes)), "yes"))
         cand = Path(b["candidate"]).read_text()
         self.assertIn("# seed: 42\n", cand)
         self.assertTrue(cand.endswith("\nBUG-A"), cand)
+        return b
 
-        # The properties, the classes, the report.
+    def check_properties_and_report(self, run: Path, out: str):
+        """The properties, the classes, the report."""
         props = {(r["suite"], r["property"], r["result"]) for r in table(run / "properties.tsv")}
         self.assertEqual(props, {("Fake", "passes", "pass"), ("Fake", "fails", "fail")})
         self.assertIn("RC_PARAMS=\"seed=42 max_success=300\"", (run / "properties.tsv").read_text())
@@ -196,16 +221,6 @@ class CampaignRunTest(unittest.TestCase):
         self.assertIn(f"report: {run / 'report.md'}\n        {run / 'index.html'}", out)
         self.assertIn("rerun: scripts/campaign --seed 42 --minutes 0.2", out)
         self.assertIn("1 finding bucket(s):", out)
-
-        # Resumed on the same folder: no artifact counted twice, the bucket carried over.
-        with Env(FAKE_CRASH=None, FAKE_PROPERTY_FAILS=None):
-            again = self.campaign("--minutes", "0.1", "--no-properties")
-            rc, _, err = self.run_campaign(again)
-        self.assertEqual(rc, 0, err)  # without --fail-on-finding
-        (b2,) = table(again.run_dir / "buckets.tsv")
-        self.assertEqual((b2["bucket"], b2["count"]), (b["bucket"], b["count"]))
-        self.assertFalse((again.run_dir / "properties.tsv").exists())
-        self.assertTrue(names["kept"] in {f.name for f in (self.out / "corpus" / CRASHER).iterdir()})
 
     def test_without_findings_or_failures_fail_on_finding_passes(self):
         with Env(FAKE_CRASH=None, FAKE_PROPERTY_FAILS=None):
