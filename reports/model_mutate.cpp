@@ -121,19 +121,11 @@ Cell reach_cell(const MutantResult& m) {
   return cell(shown);
 }
 
-}  // namespace
-
-void add_mutate(const RunData& data, std::vector<Section>& out) {
-  if (!data.has_mutants) return;
+// The score: killed of scored with its interval, what was left out of it and what the unit tests
+// say of the survivors; then per folder, operator and file.
+Section score_section(const RunData& data, const Tally& all, const std::map<std::string, Tally>& folders,
+                      const std::map<std::string, Tally>& files, const std::map<std::string, Tally>& operators) {
   Section s{"mutation", "Mutation score", {}};
-  Tally all;
-  std::map<std::string, Tally> folders, files, operators;
-  for (const auto& m : data.mutants) {
-    all.add(m);
-    folders[m.folder()].add(m);
-    files[m.file].add(m);
-    operators[m.op].add(m);
-  }
   size_t unit_kills = 0, unit_none = 0;
   for (const auto& m : data.mutants)
     if (m.scored() && m.outcome == "SURVIVED") {
@@ -181,9 +173,11 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
     s.blocks.push_back(Paragraph{{text("Per file:")}, ""});
     score_blocks(files, "file", all, s.blocks);
   }
-  out.push_back(std::move(s));
+  return s;
+}
 
-  // Survivors, by file, then function and line.
+// Survivors, by file, then function and line.
+Section survivors_section(const RunData& data) {
   std::vector<const MutantResult*> surv;
   for (const auto& m : data.mutants)
     if (m.scored() && m.missed()) surv.push_back(&m);
@@ -210,9 +204,11 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
       sv.blocks.push_back(std::move(t));
     }
   }
-  out.push_back(std::move(sv));
+  return sv;
+}
 
-  // The argued equivalents, the timeouts, and the killers.
+// The argued equivalents, the timeouts, and the killers.
+Section others_section(const RunData& data, const Tally& all) {
   auto listed = [&](auto pred, std::vector<Column> cols, auto row) {
     auto t = table(std::move(cols));
     for (const auto& m : data.mutants)
@@ -252,7 +248,24 @@ void add_mutate(const RunData& data, std::vector<Section>& out) {
   std::stable_sort(ks.begin(), ks.end(), [](auto& a, auto& b) { return a.second.second > b.second.second; });
   for (const auto& [who, k] : ks) add_row(kt, {cell(who), cell(k.first), cell(count(k.second))});
   if (!kt.rows.empty()) rest.blocks.push_back(std::move(kt));
-  out.push_back(std::move(rest));
+  return rest;
+}
+
+}  // namespace
+
+void add_mutate(const RunData& data, std::vector<Section>& out) {
+  if (!data.has_mutants) return;
+  Tally all;
+  std::map<std::string, Tally> folders, files, operators;
+  for (const auto& m : data.mutants) {
+    all.add(m);
+    folders[m.folder()].add(m);
+    files[m.file].add(m);
+    operators[m.op].add(m);
+  }
+  out.push_back(score_section(data, all, folders, files, operators));
+  out.push_back(survivors_section(data));
+  out.push_back(others_section(data, all));
 }
 
 }  // namespace stackcheck::report::detail
