@@ -188,26 +188,17 @@ std::optional<std::vector<Footprint>> accesses(const Resolver& r, const runtime:
   return out;
 }
 
-}  // namespace
-
-STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1) {
-  gen::PlanKnobs k;
-  k.max_stmts = 16;
-  k.graphs = false;
-  k.scopes = false;  // scope statements between submissions would break every pair
-  k.overlaps = gen::choices().boolean();
-  // Full-size plans from the first case: a discarded case does not grow RapidCheck's size,
-  // and small plans rarely hold two adjacent independent submissions.
-  const gen::GeneratedPlan g = gen::any_plan(k, gen::Size::kFull);
-  gen::tag_plan(g.features);
+// Each i where root statements i and i + 1 are submissions neither of which uses a name the
+// other defines, and whose footprints overlap in no write.
+std::vector<size_t> independent_pairs(const runtime::OrchProgram& plan) {
   Resolver res;
-  for (const runtime::EntryTensor& t : g.plan.tensors) res.define(t.name, t.shape);
+  for (const runtime::EntryTensor& t : plan.tensors) res.define(t.name, t.shape);
   std::vector<size_t> candidates;
-  for (size_t i = 0; i + 1 < g.plan.body.size(); ++i) {
-    const auto& node = g.plan.body[i].node;
+  for (size_t i = 0; i + 1 < plan.body.size(); ++i) {
+    const auto& node = plan.body[i].node;
     // Names the statements before i defined (what i and i + 1 may use).
     if (i > 0) {
-      const auto& prev = g.plan.body[i - 1].node;
+      const auto& prev = plan.body[i - 1].node;
       if (const auto* a = std::get_if<runtime::AllocStmt>(&prev))
         for (const runtime::PlanBuffer& b : a->buffers) res.define(b.name, b.shape);
       if (const auto* v = std::get_if<runtime::ViewStmt>(&prev))
@@ -217,7 +208,7 @@ STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1
           if (a.tag == runtime::PlanTag::Output) res.define(a.out_name, a.out_shape);
     }
     const auto* s1 = std::get_if<runtime::SubmitStmt>(&node);
-    const auto* s2 = std::get_if<runtime::SubmitStmt>(&g.plan.body[i + 1].node);
+    const auto* s2 = std::get_if<runtime::SubmitStmt>(&plan.body[i + 1].node);
     if (s1 == nullptr || s2 == nullptr) continue;
     std::vector<std::string> d1, d2;
     const auto f1 = accesses(res, *s1, d1), f2 = accesses(res, *s2, d2);
@@ -230,6 +221,22 @@ STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1
       for (const Footprint& b : *f2) independent &= !(overlaps(a, b) && (a.writes || b.writes));
     if (independent) candidates.push_back(i);
   }
+  return candidates;
+}
+
+}  // namespace
+
+STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1) {
+  gen::PlanKnobs k;
+  k.max_stmts = 16;
+  k.graphs = false;
+  k.scopes = false;  // scope statements between submissions would break every pair
+  k.overlaps = gen::choices().boolean();
+  // Full-size plans from the first case: a discarded case does not grow RapidCheck's size,
+  // and small plans rarely hold two adjacent independent submissions.
+  const gen::GeneratedPlan g = gen::any_plan(k, gen::Size::kFull);
+  gen::tag_plan(g.features);
+  const std::vector<size_t> candidates = independent_pairs(g.plan);
   runtime::OrchProgram plan = g.plan;
   size_t at = 0;
   if (!candidates.empty()) {
