@@ -489,6 +489,58 @@ bool spec_allows(const ConfigSpec& s, uint64_t v) {
 
 using ApplyConfig = std::optional<std::string> (*)(std::span<const runtime::ConfigEntry>, runtime::RuntimeConfig&);
 using BindFn = runtime::BindResult (*)(const runtime::OrchProgram&, const runtime::BindOptions&);
+
+// The same entries in a plan built as an AST (the parser refuses such a line, so only a
+// code-built plan hands bind_plan a value out of range): bind_plan must refuse it before
+// anything is made, as an invalid plan (-1: the plan check owns a config line's range, and
+// bind_plan's own apply_config, with -2, is only its defence) whose reason is the table's. A
+// plan whose entries are all legal is not bound here (W = 2^19 alone is a mirror of many
+// megabytes).
+// A plan names each key once (the check refuses a repeated one): the first entry of each.
+void check_plan_config(const std::vector<runtime::ConfigEntry>& entries, BindFn bind) {
+  runtime::OrchProgram plan;
+  std::optional<std::string> plan_want;
+  std::string plan_shown;
+  for (const runtime::ConfigEntry& e : entries) {
+    if (std::any_of(plan.config.begin(), plan.config.end(), [&](const auto& x) { return x.key == e.key; })) continue;
+    plan.config.push_back(e);
+    plan_shown += fmt::format(" {}={}", e.key, e.value);
+    const ConfigSpec& s = *std::find_if(std::begin(kConfigSpec), std::end(kConfigSpec),
+                                        [&](const ConfigSpec& x) { return x.key == e.key; });
+    if (!plan_want && (e.value < 0 || !spec_allows(s, static_cast<uint64_t>(e.value))))
+      plan_want = fmt::format("config {}={} is not {}", s.key, e.value, s.text);
+  }
+  if (plan_want) {
+    const runtime::BindResult r = bind(plan, runtime::BindOptions{});
+    if (r.failure != runtime::BindFailure::kInvalidPlan || r.status != runtime::kStatusGeneric ||
+        r.detail.find(*plan_want) == std::string::npos)
+      props::report(Verdict::fail(
+          "config", fmt::format("a plan with config{}: bind_plan ended {} (status {}, '{}'), expected an invalid plan "
+                                "(status {}) for '{}'",
+                                plan_shown, runtime::bind_failure_name(r.failure), r.status, r.detail,
+                                runtime::kStatusGeneric, *plan_want)));
+    gen::tag("bound a plan of a refused config");
+  }
+}
+
+// A RuntimeConfig built in code with one key at a bound, past it or past INT64_MAX:
+// validate_config says what the table says.
+void check_built_config(gen::ChoiceSource& c) {
+  const ConfigSpec& s = kConfigSpec[c.one_of(std::size(kConfigSpec))];
+  const uint64_t lo = static_cast<uint64_t>(s.lo), hi = static_cast<uint64_t>(s.hi);
+  const uint64_t u = c.pick(std::vector<uint64_t>{lo, hi, hi + 1, lo - 1, uint64_t{INT64_MAX},
+                                                  uint64_t{INT64_MAX} + 1, UINT64_MAX});
+  runtime::RuntimeConfig built;
+  built.*s.field = u;
+  const std::optional<std::string> built_want =
+      spec_allows(s, u) ? std::nullopt : std::optional<std::string>(fmt::format("config {}={} is not {}", s.key, u, s.text));
+  gen::tag(u > static_cast<uint64_t>(INT64_MAX) ? "built past INT64_MAX" : "built within INT64_MAX");
+  if (const std::optional<std::string> v = runtime::validate_config(built); v != built_want)
+    props::report(Verdict::fail("config", fmt::format("a RuntimeConfig with {}={}: validate_config said '{}', the "
+                                                      "table '{}'",
+                                                      s.key, u, v.value_or("ok"), built_want.value_or("ok"))));
+}
+
 void config_case(ApplyConfig apply_config, BindFn bind = runtime::bind_plan) {
   gen::feature_tally().begin_case();  // no program or plan is drawn: the tags count cases here
   gen::ChoiceSource& c = gen::choices();
@@ -527,50 +579,8 @@ void config_case(ApplyConfig apply_config, BindFn bind = runtime::bind_plan) {
       if (got.*s.field != expect.*s.field)
         props::report(Verdict::fail("config", fmt::format("config{}: {} is {}, the last value given {}", shown, s.key,
                                                           got.*s.field, expect.*s.field)));
-  // The same entries in a plan built as an AST (the parser refuses such a line, so only a
-  // code-built plan hands bind_plan a value out of range): bind_plan must refuse it before
-  // anything is made, as an invalid plan (-1: the plan check owns a config line's range, and
-  // bind_plan's own apply_config, with -2, is only its defence) whose reason is the table's. A
-  // plan whose entries are all legal is not bound here (W = 2^19 alone is a mirror of many
-  // megabytes).
-  // A plan names each key once (the check refuses a repeated one): the first entry of each.
-  runtime::OrchProgram plan;
-  std::optional<std::string> plan_want;
-  std::string plan_shown;
-  for (const runtime::ConfigEntry& e : entries) {
-    if (std::any_of(plan.config.begin(), plan.config.end(), [&](const auto& x) { return x.key == e.key; })) continue;
-    plan.config.push_back(e);
-    plan_shown += fmt::format(" {}={}", e.key, e.value);
-    const ConfigSpec& s = *std::find_if(std::begin(kConfigSpec), std::end(kConfigSpec),
-                                        [&](const ConfigSpec& x) { return x.key == e.key; });
-    if (!plan_want && (e.value < 0 || !spec_allows(s, static_cast<uint64_t>(e.value))))
-      plan_want = fmt::format("config {}={} is not {}", s.key, e.value, s.text);
-  }
-  if (plan_want) {
-    const runtime::BindResult r = bind(plan, runtime::BindOptions{});
-    if (r.failure != runtime::BindFailure::kInvalidPlan || r.status != runtime::kStatusGeneric ||
-        r.detail.find(*plan_want) == std::string::npos)
-      props::report(Verdict::fail(
-          "config", fmt::format("a plan with config{}: bind_plan ended {} (status {}, '{}'), expected an invalid plan "
-                                "(status {}) for '{}'",
-                                plan_shown, runtime::bind_failure_name(r.failure), r.status, r.detail,
-                                runtime::kStatusGeneric, *plan_want)));
-    gen::tag("bound a plan of a refused config");
-  }
-
-  const ConfigSpec& s = kConfigSpec[c.one_of(std::size(kConfigSpec))];
-  const uint64_t lo = static_cast<uint64_t>(s.lo), hi = static_cast<uint64_t>(s.hi);
-  const uint64_t u = c.pick(std::vector<uint64_t>{lo, hi, hi + 1, lo - 1, uint64_t{INT64_MAX},
-                                                  uint64_t{INT64_MAX} + 1, UINT64_MAX});
-  runtime::RuntimeConfig built;
-  built.*s.field = u;
-  const std::optional<std::string> built_want =
-      spec_allows(s, u) ? std::nullopt : std::optional<std::string>(fmt::format("config {}={} is not {}", s.key, u, s.text));
-  gen::tag(u > static_cast<uint64_t>(INT64_MAX) ? "built past INT64_MAX" : "built within INT64_MAX");
-  if (const std::optional<std::string> v = runtime::validate_config(built); v != built_want)
-    props::report(Verdict::fail("config", fmt::format("a RuntimeConfig with {}={}: validate_config said '{}', the "
-                                                      "table '{}'",
-                                                      s.key, u, v.value_or("ok"), built_want.value_or("ok"))));
+  check_plan_config(entries, bind);
+  check_built_config(c);
 }
 
 // The control: an apply_config that skips an invalid entry instead of refusing it.
