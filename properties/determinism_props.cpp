@@ -163,6 +163,36 @@ struct Earlier {
   uint64_t max_statements = runtime::BindOptions{}.max_statements;
 };
 
+// Binds the earlier plans on the used Runtime, each with this plan's config and its own budget;
+// returns what they ended with, for the message (" [status]" each).
+std::string bind_history(oracles::Bench& used, const runtime::OrchProgram& plan, const std::vector<Earlier>& history,
+                         const runtime::BindOptions& o) {
+  std::string before;
+  for (const Earlier& h : history) {
+    runtime::OrchProgram same_config = h.plan;
+    same_config.config = plan.config;
+    runtime::BindOptions ho = o;
+    ho.max_statements = h.max_statements;
+    const oracles::Captured r = used.bind(same_config, ho);
+    before += fmt::format(" [{}{}]", runtime::status_line(r.result),
+                          h.max_statements == o.max_statements ? "" : fmt::format(" at budget {}", h.max_statements));
+  }
+  return before;
+}
+
+// Whether the earlier plans may fill the graph cache where this plan alone does not (the reasoning
+// is at its use in bind_after_history).
+bool history_may_fill_cache(const runtime::OrchProgram& plan, const std::vector<Earlier>& history, uint64_t seed) {
+  const auto keys = [&](const runtime::OrchProgram& q) -> size_t {
+    if (q.graphs.empty()) return 0;
+    const oracles::PlanModelResult m = oracles::run_plan_model(q, seed);
+    return m.ok() ? m.definitions + (m.inlined != 0 ? 1 : 0) : kGraphCacheSize;
+  };
+  size_t left_behind = 0;
+  for (const Earlier& h : history) left_behind += keys(h.plan);
+  return left_behind != 0 && left_behind + keys(plan) > kGraphCacheSize;
+}
+
 oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std::vector<Earlier>& history,
                                     uint64_t seed, const runtime::ScheduleOptions& sched,
                                     std::optional<uint64_t> used_seed = std::nullopt) {
@@ -174,16 +204,7 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   runtime::BindOptions o;
   o.seed = seed;
   o.schedule = sched;
-  std::string before;
-  for (const Earlier& h : history) {
-    runtime::OrchProgram same_config = h.plan;
-    same_config.config = plan.config;
-    runtime::BindOptions ho = o;
-    ho.max_statements = h.max_statements;
-    const oracles::Captured r = used->bind(same_config, ho);
-    before += fmt::format(" [{}{}]", runtime::status_line(r.result),
-                          h.max_statements == o.max_statements ? "" : fmt::format(" at budget {}", h.max_statements));
-  }
+  const std::string before = bind_history(*used, plan, history, o);
   const oracles::Captured b = fresh->bind(plan, o);
   if (used_seed) o.seed = *used_seed;
   const oracles::Captured a = used->bind(plan, o);
@@ -207,14 +228,7 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   // nowhere (found by the zoo's control fuzzing this property: W=64, 18 graphs, one definition
   // left by an earlier plan; both binds latched TASK_WINDOW_EXHAUSTED at 64 tasks, the used one
   // with 80 nodes recorded, the fresh one with 89, inlined=0 in both).
-  const auto keys = [&](const runtime::OrchProgram& q) -> size_t {
-    if (q.graphs.empty()) return 0;
-    const oracles::PlanModelResult m = oracles::run_plan_model(q, o.seed);
-    return m.ok() ? m.definitions + (m.inlined != 0 ? 1 : 0) : kGraphCacheSize;
-  };
-  size_t left_behind = 0;
-  for (const Earlier& h : history) left_behind += keys(h.plan);
-  const bool cache_may_fill = left_behind != 0 && left_behind + keys(plan) > kGraphCacheSize;
+  const bool cache_may_fill = history_may_fill_cache(plan, history, o.seed);
   if (cache_may_fill) gen::tag("history-cache-may-fill");
   const std::string sa = cache_free_stats(a.result.stats), sb = cache_free_stats(b.result.stats);
   const auto region = [](const runtime::BindStats& st) { return st.reserved.device_only + st.reserved.copied; };
