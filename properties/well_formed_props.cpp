@@ -45,6 +45,69 @@ namespace {
 using WellFormedFn = std::function<ir::Diagnostics(const ir::Program&)>;
 using Interpreter = std::function<interp::Result(const ir::Program&, uint64_t)>;
 interp::Result reference_interpreter(const ir::Program& p, uint64_t seed) { return interp::run(p, seed); }
+// The reference interpreter on it (COMPILER.md §7): one of the errors the rule's catalog
+// entry expects (BrokenProgram::interp_errors), at the broken statement's line where the
+// breaker knows it. A trap the generator planted may stop the run first: on a line before
+// it, or anywhere where the breaker does not know the line.
+void judge_interp_error(const gen::BrokenProgram& b, const std::string& text, const ir::Program& parsed,
+                        const std::string& what, const std::function<oracles::Counterexample()>& cx,
+                        const Interpreter& run_interp) {
+  if (const std::vector<interp::ErrorKind>& want = b.interp_errors; !want.empty()) {
+    const size_t at = b.marker.empty() ? std::string::npos : text.rfind(b.marker);
+    const uint32_t line =
+        at == std::string::npos
+            ? 0
+            : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    const interp::Result r = run_interp(parsed, 1);
+    const auto expected = [&](interp::ErrorKind k) {
+      return std::find(want.begin(), want.end(), k) != want.end();
+    };
+    const bool trap_before = !r.ok() && r.error().kind != interp::ErrorKind::Invalid &&
+                             r.error().kind != interp::ErrorKind::Budget &&
+                             (line == 0 || r.error().location.line < line);
+    if (r.ok() || (!trap_before && (!expected(r.error().kind) || (line != 0 && r.error().location.line != line))))
+      props::report(oracles::Verdict::fail(
+                        "interp-error",
+                        fmt::format("broke {}: the interpreter {}, expected {} error{}", what,
+                                    r.ok() ? std::string("ran it to the end") : "reported " + r.error().render(),
+                                    interp::error_kind_name(want.front()),
+                                    line == 0 ? std::string() : fmt::format(" on line {}", line))),
+                    cx());
+  }
+}
+// At the line of the broken statement, where the breaker knows it (BrokenProgram::marker),
+// WellFormed's diagnostic on the printed text and codegen's refusal point.
+void judge_broken_line(const gen::BrokenProgram& b, const std::string& text, const ir::Diagnostics& t,
+                       const ir::Program& parsed, const std::string& what,
+                       const std::function<oracles::Counterexample()>& cx, const Codegen& generate) {
+  if (!b.marker.empty() && text.rfind(b.marker) == std::string::npos)
+    props::report(oracles::Verdict::fail("breaker", fmt::format("broke {}: the marker \"{}\" of the broken statement "
+                                                                "is not in the printed text",
+                                                                what, b.marker)),
+                  cx());
+  if (const size_t at = b.marker.empty() ? std::string::npos : text.rfind(b.marker); at != std::string::npos) {
+    const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    if (t.front().location.line != line)
+      props::report(oracles::Verdict::fail("well-formed-line",
+                                           fmt::format("broke {}: WellFormed reported {} where the broken statement "
+                                                       "is on line {}",
+                                                       what, t.front().render(""), line)),
+                    cx());
+    // Codegen's own refusal (COMPILER.md §6, run without the verifier on the parsed text, whose
+    // statements have their lines) points at the same statement.
+    if (b.lowering_precondition) {
+      const codegen::CodegenResult cg = generate(parsed);
+      const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
+                                     [&](const ir::Diagnostic& x) { return x.location.line == line; });
+      if (!cg.ok && !there)
+        props::report(oracles::Verdict::fail(
+                          "codegen-line", fmt::format("broke {}: codegen, run without the verifier, refused it with "
+                                                      "{} where the broken statement is on line {}",
+                                                      what, cg.diagnostics.front().render(""), line)),
+                      cx());
+    }
+  }
+}
 void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormedFn& well_formed,
                               const Codegen& generate = codegen::generate_orchestration,
                               const Interpreter& run_interp = reference_interpreter) {
@@ -83,33 +146,9 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
           oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: on the printed text WellFormed reported {}",
                                                                  what, t.empty() ? "nothing" : t.front().render(""))),
           cx());
-    // The reference interpreter on it (COMPILER.md §7): one of the errors the rule's catalog
-    // entry expects (BrokenProgram::interp_errors), at the broken statement's line where the
-    // breaker knows it. A trap the generator planted may stop the run first: on a line before
-    // it, or anywhere where the breaker does not know the line.
-    if (const std::vector<interp::ErrorKind>& want = b->interp_errors; !want.empty()) {
-      const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker);
-      const uint32_t line =
-          at == std::string::npos
-              ? 0
-              : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-      const interp::Result r = run_interp(parsed.program(), 1);
-      const auto expected = [&](interp::ErrorKind k) {
-        return std::find(want.begin(), want.end(), k) != want.end();
-      };
-      const bool trap_before = !r.ok() && r.error().kind != interp::ErrorKind::Invalid &&
-                               r.error().kind != interp::ErrorKind::Budget &&
-                               (line == 0 || r.error().location.line < line);
-      if (r.ok() || (!trap_before && (!expected(r.error().kind) || (line != 0 && r.error().location.line != line))))
-        props::report(oracles::Verdict::fail(
-                          "interp-error",
-                          fmt::format("broke {}: the interpreter {}, expected {} error{}", what,
-                                      r.ok() ? std::string("ran it to the end") : "reported " + r.error().render(),
-                                      interp::error_kind_name(want.front()),
-                                      line == 0 ? std::string() : fmt::format(" on line {}", line))),
-                      cx());
-    }
-    // ... naming what broke it (BrokenProgram::message_has) ...
+    // The reference interpreter on it (COMPILER.md §7).
+    judge_interp_error(*b, text, parsed.program(), what, cx, run_interp);
+    // WellFormed on the printed text names what broke it (BrokenProgram::message_has) ...
     for (const std::string& want : b->message_has)
       if (t.front().message.find(want) == std::string::npos)
         props::report(oracles::Verdict::fail("well-formed-message",
@@ -117,34 +156,8 @@ void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormed
                                                          "say \"{}\"",
                                                          what, t.front().render(""), want)),
                       cx());
-    // ... at the line of the broken statement, where the breaker knows it (BrokenProgram::marker).
-    if (!b->marker.empty() && text.rfind(b->marker) == std::string::npos)
-      props::report(oracles::Verdict::fail("breaker", fmt::format("broke {}: the marker \"{}\" of the broken statement "
-                                                                  "is not in the printed text",
-                                                                  what, b->marker)),
-                    cx());
-    if (const size_t at = b->marker.empty() ? std::string::npos : text.rfind(b->marker); at != std::string::npos) {
-      const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-      if (t.front().location.line != line)
-        props::report(oracles::Verdict::fail("well-formed-line",
-                                             fmt::format("broke {}: WellFormed reported {} where the broken statement "
-                                                         "is on line {}",
-                                                         what, t.front().render(""), line)),
-                      cx());
-      // Codegen's own refusal (COMPILER.md §6, run without the verifier on the parsed text, whose
-      // statements have their lines) points at the same statement.
-      if (b->lowering_precondition) {
-        const codegen::CodegenResult cg = generate(parsed.program());
-        const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
-                                       [&](const ir::Diagnostic& x) { return x.location.line == line; });
-        if (!cg.ok && !there)
-          props::report(oracles::Verdict::fail(
-                            "codegen-line", fmt::format("broke {}: codegen, run without the verifier, refused it with "
-                                                        "{} where the broken statement is on line {}",
-                                                        what, cg.diagnostics.front().render(""), line)),
-                        cx());
-      }
-    }
+    // ... at the line of the broken statement, and so does codegen's refusal.
+    judge_broken_line(*b, text, t, parsed.program(), what, cx, generate);
   }
   const oracles::PipelineRun run = oracles::run_pipeline(b->program);
   if (run.verdict.reason != oracles::Inconclusive::kInputRejected)
