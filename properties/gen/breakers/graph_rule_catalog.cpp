@@ -73,8 +73,9 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
   e.sites = breakers::call_sites(b.program, g.name);
   const auto catalog = breakers::graph_rule_catalog();
   const auto entry = std::find_if(catalog.begin(), catalog.end(), [&](const auto& r) { return r.code == b.code; });
-  if (entry == catalog.end() || !entry->break_it(e)) return std::nullopt;
-  b.codegen_code = entry->codegen_code;
+  if (entry == catalog.end()) return std::nullopt;
+  b.codegen_code = entry->codegen_code;  // (the entry may clear it: GraphRuleEntry::codegen_code)
+  if (!entry->break_it(e)) return std::nullopt;
   return b;
 }
 

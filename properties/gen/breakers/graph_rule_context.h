@@ -46,7 +46,10 @@ struct GraphRuleEntry {
   int code;
   // Codegen's defence in depth behind the rule (COMPILER.md §6: 301 behind 202, 302 behind
   // 206, 303 behind 217, 304 behind 208, 305 behind 204 and 205): the code codegen, run without
-  // the verifier, must refuse the edit with; 0 where codegen has none.
+  // the verifier, must refuse the edit with; 0 where codegen has none. The dispatcher puts it
+  // in BrokenProgram::codegen_code before the entry runs, and an entry clears it where its edit
+  // leaves codegen nothing to refuse (305 refuses a `submit_graph`: a graph no statement calls
+  // is never submitted).
   int codegen_code;
   // Makes the edit; false when the graph has no place for it (no scalar param, no launch, ...).
   bool (*break_it)(GraphRuleEdit& e);
