@@ -5,8 +5,6 @@
 // undefined behaviour. ir::BinOp and the plan's PlanBinOp are its enums.
 #pragma once
 
-#include "stack/support/enum_names.h"
-
 #include <cstdint>
 #include <optional>
 
@@ -43,15 +41,10 @@ inline std::optional<int64_t> floor_mod(int64_t a, int64_t b) {
 enum class ArithOp : uint8_t { Add, Sub, Mul, Div, Mod };
 enum class CompareOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 
-// Their text in both languages (`.gir` and `.plan` spell them alike).
-inline const char* op_text(ArithOp op) {
-  static constexpr auto kText = names_through<ArithOp::Mod>({"+", "-", "*", "/", "%"});
-  return enum_name(kText, op);
-}
-inline const char* op_text(CompareOp op) {
-  static constexpr auto kText = names_through<CompareOp::Ge>({"==", "!=", "<", "<=", ">", ">="});
-  return enum_name(kText, op);
-}
+// Their text in both languages (`.gir` and `.plan` spell them alike; wrapping.cpp, so that
+// the name tables' constants are not compiled into every file that includes this one).
+const char* op_text(ArithOp op);
+const char* op_text(CompareOp op);
 
 inline std::optional<int64_t> apply(ArithOp op, int64_t a, int64_t b) {
   switch (op) {
