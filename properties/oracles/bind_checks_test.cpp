@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,15 +30,35 @@ OrchProgram parse(const char* text) {
   return p.ok() ? p.program() : OrchProgram{};
 }
 
+// A plan of corpus/plans/, parsed.
+OrchProgram corpus_plan(const char* name) {
+  std::ifstream in(std::string(STACKCHECK_CORPUS_DIR "/plans/") + name);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse(text.c_str());
+}
+
+// One bind of a program on a bench poisoned with 0xAA that keeps a copy ledger: the program,
+// the bench (whose memory and runtime the checks read) and what the bind captured. Built in
+// place (never moved), so the bench's program stays where it was bound.
+struct Bound {
+  explicit Bound(OrchProgram program) : p(std::move(program)), b(Bench::create(p, 0xAA, true)), c(b->bind(p)) {}
+  Bound(const Bound&) = delete;
+  Bound& operator=(const Bound&) = delete;
+  const OrchProgram p;
+  const std::unique_ptr<Bench> b;
+  const Captured c;
+};
+
+// A plan whose bind latches EXPLICIT_FATAL before it uploads anything.
+const char* kFatalPlan = "tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\nfatal\n";
+
 const char* kGraphPlan =
     "config W=64\ntensor x: In [16]\ntensor c: InOut [16]\n"
     "graph g(a, b) {\n  alloc t: [8]\n  submit copy(input a, output_existing t)\n  submit acc(input t, inout b)\n}\n"
     "submit_graph g(input x[0:8], inout c[0:8])\nsubmit_graph g(input x[8:8], inout c[8:8])\n";
 
 TEST(BindChecks, copies_and_bytes_read) {
-  const OrchProgram p = parse(kGraphPlan);
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(parse(kGraphPlan));
   ASSERT_EQ(c.result.status, 0) << c.result.detail;
   EXPECT_TRUE(check_copies(c.result.stats, 1, 2).passed());
   BindStats twice = c.result.stats;
@@ -53,11 +74,7 @@ TEST(BindChecks, copies_and_bytes_read) {
 // image, in the padding between the image and the zone, in the zone's padding after the first
 // record), a copy missing from the ledger's view, and BindStats that report other figures.
 TEST(BindChecks, every_shipped_byte_read) {
-  std::ifstream in(STACKCHECK_CORPUS_DIR "/plans/graph_three_records.plan");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const OrchProgram p = parse(text.c_str());
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(corpus_plan("graph_three_records.plan"));
   ASSERT_EQ(c.result.status, 0) << c.result.detail;
   EXPECT_TRUE(check_image_read(c, b->memory()).passed()) << check_image_read(c, b->memory()).to_string();
   RuntimeHeader rh;
@@ -94,11 +111,7 @@ TEST(BindChecks, every_shipped_byte_read) {
 }
 
 TEST(BindChecks, graph_heap_blocks_and_high_water) {
-  std::ifstream in(STACKCHECK_CORPUS_DIR "/plans/graph_three_records.plan");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const OrchProgram p = parse(text.c_str());
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(corpus_plan("graph_three_records.plan"));
   ASSERT_EQ(c.result.status, 0) << c.result.detail;
   EXPECT_TRUE(check_graph_storage(c, b->memory()).passed()) << check_graph_storage(c, b->memory()).to_string();
   Captured lying = c;  // a high water that is not the blocks' 64-rounded sum
@@ -109,11 +122,7 @@ TEST(BindChecks, graph_heap_blocks_and_high_water) {
 }
 
 TEST(BindChecks, stats_figures_are_the_observed_ones) {
-  std::ifstream in(STACKCHECK_CORPUS_DIR "/plans/graph_three_records.plan");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const OrchProgram p = parse(text.c_str());
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(corpus_plan("graph_three_records.plan"));
   ASSERT_EQ(c.result.status, 0) << c.result.detail;
   EXPECT_TRUE(check_stats_observed(c, b->memory()).passed()) << check_stats_observed(c, b->memory()).to_string();
   ASSERT_GT(c.result.stats.defs, 0u);
@@ -161,9 +170,7 @@ TEST(BindChecks, stats_figures_are_the_observed_ones) {
 // §13/§14 as a user reads them: a real completed bind and a latched one pass; a status §13
 // does not list, a failure without a detail, and copy figures the ledger does not hold fail.
 TEST(BindChecks, bind_report_with_control) {
-  const OrchProgram p = parse(kGraphPlan);
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(parse(kGraphPlan));
   ASSERT_EQ(c.result.status, 0) << c.result.detail;
   EXPECT_TRUE(check_bind_report(c, b->memory()).passed()) << check_bind_report(c, b->memory()).to_string();
   const std::vector<std::pair<std::function<void(Captured&)>, const char*>> lies{
@@ -181,9 +188,7 @@ TEST(BindChecks, bind_report_with_control) {
     EXPECT_EQ(v.rule, "bind-report") << says;
     EXPECT_NE(v.message.find(says), std::string::npos) << v.message;
   }
-  const OrchProgram fatal = parse("tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\nfatal\n");
-  auto bf = Bench::create(fatal, 0xAA, true);
-  const Captured latched = bf->bind(fatal);
+  const auto& [fatal, bf, latched] = Bound(parse(kFatalPlan));
   ASSERT_EQ(latched.result.status, -1009);
   EXPECT_TRUE(check_bind_report(latched, bf->memory()).passed()) << check_bind_report(latched, bf->memory()).to_string();
   Captured silent = latched;
@@ -194,9 +199,7 @@ TEST(BindChecks, bind_report_with_control) {
 }
 
 TEST(BindChecks, latched_binds_upload_nothing) {
-  const OrchProgram p = parse("tensor c: InOut [8]\nsubmit fill(output_existing c, scalar 1)\nfatal\n");
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(parse(kFatalPlan));
   ASSERT_EQ(c.result.status, -1009);
   EXPECT_TRUE(check_latch_uploads_nothing(c).passed());
   Captured leaked = c;
@@ -208,9 +211,7 @@ TEST(BindChecks, latched_binds_upload_nothing) {
 }
 
 TEST(BindChecks, compaction_reading_past_the_live_prefix_is_caught) {
-  const OrchProgram p = parse(kGraphPlan);
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(parse(kGraphPlan));
   ASSERT_EQ(c.result.status, 0);
   const Orchestrator& o = b->runtime().orchestrator();
   EXPECT_TRUE(check_compaction_live_prefix(runtime_compactor(), b->runtime().mirror(), o.layout(), o.cursors(),
@@ -230,9 +231,7 @@ TEST(BindChecks, compaction_reading_past_the_live_prefix_is_caught) {
 }
 
 TEST(BindChecks, graph_storage_figures) {
-  const OrchProgram p = parse(kGraphPlan);
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(parse(kGraphPlan));
   ASSERT_EQ(c.result.status, 0);
   uint32_t n = 0;
   EXPECT_TRUE(check_graph_storage(c, b->memory(), &n).passed()) << check_graph_storage(c, b->memory()).to_string();
@@ -260,9 +259,7 @@ TEST(BindChecks, graph_storage_figures) {
 // short of what its definition needs, or off the graph heap, must be reported; an image attach
 // rejected vouches for nothing.
 TEST(BindChecks, accepted_graph_blocks) {
-  const OrchProgram p = parse(kGraphPlan);
-  auto b = Bench::create(p, 0xAA, true);
-  const Captured c = b->bind(p);
+  const auto& [p, b, c] = Bound(parse(kGraphPlan));
   ASSERT_EQ(c.result.status, 0);
   EXPECT_TRUE(check_accepted_graph_blocks(c, b->memory()).passed())
       << check_accepted_graph_blocks(c, b->memory()).to_string();
