@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "stack/runtime/plan/config_ranges.h"
 #include "stack/runtime/plan/check.h"
@@ -34,6 +36,22 @@ std::string strip_header(std::string s) {
 std::string error_of(std::string_view text) {
   PlanParseResult r = parse_plan(text);
   return r.ok() ? "ok" : r.error().to_string();
+}
+
+// A text and what its parse says: its first error with line:column, or "ok".
+struct ErrorCase {
+  std::string_view text;
+  std::string_view error;
+};
+void expect_errors(std::initializer_list<ErrorCase> cases) {
+  for (const ErrorCase& c : cases) EXPECT_EQ(error_of(c.text), c.error) << c.text;
+}
+
+// `text` parses, and prints as `printed` (the canonical form).
+void expect_prints(std::string_view text, std::string_view printed) {
+  PlanParseResult r = parse_plan(text);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(print_plan(r.program()), printed);
 }
 
 // parse -> print -> parse: equal programs, and the print is a fixed point.
@@ -135,30 +153,24 @@ TEST(PlanParser, mutate_target_is_part_of_the_program) {
 }
 
 TEST(PlanParser, canonical_parentheses_and_spacing) {
-  PlanParseResult r = parse_plan(
+  expect_prints(
       "set a = ((1+2))*3\nset b = 1-(2-3)\nset c = (1-2)-3\nset d = 1*(2*3)\n"
-      "set e = 1  +  2*3\n");
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_EQ(print_plan(r.program()),
-            "set a = (1 + 2) * 3\nset b = 1 - (2 - 3)\nset c = 1 - 2 - 3\nset d = 1 * (2 * 3)\n"
-            "set e = 1 + 2 * 3\n");
+      "set e = 1  +  2*3\n",
+      "set a = (1 + 2) * 3\nset b = 1 - (2 - 3)\nset c = 1 - 2 - 3\nset d = 1 * (2 * 3)\n"
+      "set e = 1 + 2 * 3\n");
 }
 
 TEST(PlanParser, comments_blank_lines_and_graph_between_statements) {
-  PlanParseResult r = parse_plan(
+  expect_prints(
       "\n# c\n\ntensor x: In [4]  # tail\n\nset a = 1\n"
       "graph g(p) {\n\n  submit fill(output_existing p, scalar $3)\n}\n"
-      "submit_graph g(inout x, scalar a)\n");
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_EQ(print_plan(r.program()),
-            "tensor x: In [4]\ngraph g(p) {\n  submit fill(output_existing p, scalar $3)\n}\n"
-            "set a = 1\nsubmit_graph g(inout x, scalar a)\n");
+      "submit_graph g(inout x, scalar a)\n",
+      "tensor x: In [4]\ngraph g(p) {\n  submit fill(output_existing p, scalar $3)\n}\n"
+      "set a = 1\nsubmit_graph g(inout x, scalar a)\n");
 }
 
 TEST(PlanParser, empty_else_is_dropped) {
-  PlanParseResult r = parse_plan("if 1 < 2 {\n  fatal\n} else {\n}\n");
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(print_plan(r.program()), "if 1 < 2 {\n  fatal\n}\n");
+  expect_prints("if 1 < 2 {\n  fatal\n} else {\n}\n", "if 1 < 2 {\n  fatal\n}\n");
 }
 
 TEST(PlanParser, empty_input_is_an_empty_program) {
@@ -169,55 +181,57 @@ TEST(PlanParser, empty_input_is_an_empty_program) {
 }
 
 TEST(PlanParser, syntax_errors_have_locations) {
-  EXPECT_EQ(error_of("set a = 1\r\n"), "1:10: carriage return (CRLF line endings are not accepted)");
-  EXPECT_EQ(error_of("set a = 9223372036854775808\n"), "1:9: integer literal too large");
-  EXPECT_EQ(error_of("set a = 99999999999999999999\n"), "1:9: integer literal too large");
-  EXPECT_EQ(error_of("set a = -9223372036854775808\n"), "ok");
-  EXPECT_EQ(error_of("set a = 1 ?\n"), "1:11: unexpected character '?'");
-  EXPECT_EQ(error_of("set a = \x01\n"), "1:9: unexpected byte 0x01");
-  EXPECT_EQ(error_of("submit frob(input x)\n"),
-            "1:8: unknown builtin 'frob' (fill, copy, add, acc, scale, matmul, rowsum)");
-  EXPECT_EQ(error_of("set for = 1\n"), "1:5: expected a name, found keyword 'for'");
-  EXPECT_EQ(error_of("for i = 0, 1, 1 {\n"), "2:1: expected '}' before end of input");
-  EXPECT_EQ(error_of("for i = 0, 1, 1 { fatal\n}\n"), "1:19: expected end of line after '{', found 'fatal'");
-  EXPECT_EQ(error_of("fatal fatal\n"), "1:7: expected end of line, found 'fatal'");
-  EXPECT_EQ(error_of("fatal\ntensor x: In [4]\n"), "2:1: entry tensors must come before graphs and statements");
-  EXPECT_EQ(error_of("fatal\nconfig W=4\n"), "2:1: config must be the first line");
-  EXPECT_EQ(error_of("mutate 1 2\nfatal\n"), "2:1: expected 'mutate' after a mutate line, found 'fatal'");
-  EXPECT_EQ(error_of("mutate 1 256\n"), "1:10: mutate value is not in 0..255");
-  EXPECT_EQ(error_of("mutate header 1 256\n"), "1:17: mutate value is not in 0..255");
-  EXPECT_EQ(error_of("mutate header x 1\n"), "1:15: expected a mutate offset, found 'x'");
-  EXPECT_EQ(error_of("mutate head 1 2\n"), "1:8: expected a mutate offset, found 'head'");
-  EXPECT_EQ(error_of("mutate header 1 2\nset a = 1\n"), "2:1: expected 'mutate' after a mutate line, found 'set'");
-  EXPECT_EQ(error_of("submit acc(foo x)\n"),
-            "1:12: expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found 'foo'");
-  EXPECT_EQ(error_of("graph g() {\n  graph h() {\n  }\n}\n"), "2:3: graphs cannot be defined inside a block");
-  EXPECT_EQ(error_of("if 1 = 2 {\n}\n"), "1:6: expected a comparison, found '='");
-  EXPECT_EQ(error_of("tensor x: Out [4]\n"), "1:11: expected 'In' or 'InOut', found 'Out'");
-  EXPECT_EQ(error_of("alloc t: [1, 2, 3, 4, 5]\n"), "1:23: more than 4 dimensions");
+  expect_errors({
+      {"set a = 1\r\n", "1:10: carriage return (CRLF line endings are not accepted)"},
+      {"set a = 9223372036854775808\n", "1:9: integer literal too large"},
+      {"set a = 99999999999999999999\n", "1:9: integer literal too large"},
+      {"set a = -9223372036854775808\n", "ok"},
+      {"set a = 1 ?\n", "1:11: unexpected character '?'"},
+      {"set a = \x01\n", "1:9: unexpected byte 0x01"},
+      {"submit frob(input x)\n", "1:8: unknown builtin 'frob' (fill, copy, add, acc, scale, matmul, rowsum)"},
+      {"set for = 1\n", "1:5: expected a name, found keyword 'for'"},
+      {"for i = 0, 1, 1 {\n", "2:1: expected '}' before end of input"},
+      {"for i = 0, 1, 1 { fatal\n}\n", "1:19: expected end of line after '{', found 'fatal'"},
+      {"fatal fatal\n", "1:7: expected end of line, found 'fatal'"},
+      {"fatal\ntensor x: In [4]\n", "2:1: entry tensors must come before graphs and statements"},
+      {"fatal\nconfig W=4\n", "2:1: config must be the first line"},
+      {"mutate 1 2\nfatal\n", "2:1: expected 'mutate' after a mutate line, found 'fatal'"},
+      {"mutate 1 256\n", "1:10: mutate value is not in 0..255"},
+      {"mutate header 1 256\n", "1:17: mutate value is not in 0..255"},
+      {"mutate header x 1\n", "1:15: expected a mutate offset, found 'x'"},
+      {"mutate head 1 2\n", "1:8: expected a mutate offset, found 'head'"},
+      {"mutate header 1 2\nset a = 1\n", "2:1: expected 'mutate' after a mutate line, found 'set'"},
+      {"submit acc(foo x)\n",
+       "1:12: expected an argument tag (input, inout, output, output_existing, no_dep, scalar), found 'foo'"},
+      {"graph g() {\n  graph h() {\n  }\n}\n", "2:3: graphs cannot be defined inside a block"},
+      {"if 1 = 2 {\n}\n", "1:6: expected a comparison, found '='"},
+      {"tensor x: Out [4]\n", "1:11: expected 'In' or 'InOut', found 'Out'"},
+      {"alloc t: [1, 2, 3, 4, 5]\n", "1:23: more than 4 dimensions"},
+  });
 }
 
 TEST(PlanParser, meaning_errors_have_locations) {
-  EXPECT_EQ(error_of("set a = b\n"), "1:9: undefined name 'b'");
-  EXPECT_EQ(error_of("set a = 1\nset a = 2\n"), "2:1: name 'a' bound twice in one body");
-  EXPECT_EQ(error_of("tensor x: In [4]\nset a = x\n"), "2:9: 'x' is a tensor, not a scalar");
-  EXPECT_EQ(error_of("set a = 1\nview v = a\n"), "2:10: 'a' is a scalar, not a tensor");
-  EXPECT_EQ(error_of("for i = 0, 2, 1 {\n  set k = i\n}\nset z = k\n"), "4:9: undefined name 'k'");
-  EXPECT_EQ(error_of("for i = 0, 2, 1 {\n}\nset z = i\n"), "3:9: undefined name 'i'");
-  EXPECT_EQ(error_of("for i = 0, 2, 1 {\n  set k = i\n}\nset k = 1\n"), "4:1: name 'k' bound twice in one body");
-  EXPECT_EQ(error_of("set a = $0\n"), "1:9: '$' slot outside a graph body");
-  EXPECT_EQ(error_of("graph g(p) {\n  set a = $64\n}\n"), "2:11: slot $64 is not in $0..$63");
-  EXPECT_EQ(error_of("tensor c: InOut [4]\nread r = c[0]\n"), "2:1: read of 'c', whose root is not an entry In tensor");
-  EXPECT_EQ(error_of("tensor x: In [4]\nview v = x[1:2]\nread r = v[0]\n"), "ok");
-  EXPECT_EQ(error_of("submit_graph h()\n"), "1:1: undefined graph 'h'");
-  EXPECT_EQ(error_of("alloc t: [0]\n"), "1:1: alloc dimension 0 is not >= 1");
-  EXPECT_EQ(error_of("tensor x: In [2048, 1024]\n"), "1:1: entry tensor has more than 1048576 elements");
-  EXPECT_EQ(error_of("config W=4 W=8\n"), "1:12: config key 'W' repeated");
-  EXPECT_EQ(error_of("config V=4\n"), "1:8: unknown config key 'V'");
-  EXPECT_EQ(error_of("submit copy(output o: [4], input o)\n"), "1:34: undefined name 'o'");
-  EXPECT_EQ(error_of("graph g(p, p) {\n}\n"), "1:1: name 'p' bound twice in one body");
-  EXPECT_EQ(error_of("tensor x: In [4]\ngraph g(p) {\n  submit acc(input x, inout p)\n}\n"),
-            "3:20: undefined name 'x'");
+  expect_errors({
+      {"set a = b\n", "1:9: undefined name 'b'"},
+      {"set a = 1\nset a = 2\n", "2:1: name 'a' bound twice in one body"},
+      {"tensor x: In [4]\nset a = x\n", "2:9: 'x' is a tensor, not a scalar"},
+      {"set a = 1\nview v = a\n", "2:10: 'a' is a scalar, not a tensor"},
+      {"for i = 0, 2, 1 {\n  set k = i\n}\nset z = k\n", "4:9: undefined name 'k'"},
+      {"for i = 0, 2, 1 {\n}\nset z = i\n", "3:9: undefined name 'i'"},
+      {"for i = 0, 2, 1 {\n  set k = i\n}\nset k = 1\n", "4:1: name 'k' bound twice in one body"},
+      {"set a = $0\n", "1:9: '$' slot outside a graph body"},
+      {"graph g(p) {\n  set a = $64\n}\n", "2:11: slot $64 is not in $0..$63"},
+      {"tensor c: InOut [4]\nread r = c[0]\n", "2:1: read of 'c', whose root is not an entry In tensor"},
+      {"tensor x: In [4]\nview v = x[1:2]\nread r = v[0]\n", "ok"},
+      {"submit_graph h()\n", "1:1: undefined graph 'h'"},
+      {"alloc t: [0]\n", "1:1: alloc dimension 0 is not >= 1"},
+      {"tensor x: In [2048, 1024]\n", "1:1: entry tensor has more than 1048576 elements"},
+      {"config W=4 W=8\n", "1:12: config key 'W' repeated"},
+      {"config V=4\n", "1:8: unknown config key 'V'"},
+      {"submit copy(output o: [4], input o)\n", "1:34: undefined name 'o'"},
+      {"graph g(p, p) {\n}\n", "1:1: name 'p' bound twice in one body"},
+      {"tensor x: In [4]\ngraph g(p) {\n  submit acc(input x, inout p)\n}\n", "3:20: undefined name 'x'"},
+  });
 }
 
 TEST(PlanParser, nesting_and_depth_limits) {
