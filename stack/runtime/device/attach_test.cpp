@@ -129,6 +129,21 @@ struct Staged {
   }
 };
 
+// attach()'s verdict on a fresh staging with one field of the image header overwritten.
+template <class T>
+std::string attach_with_header(size_t field, T value) {
+  Staged s;
+  s.poke<T>(s.hdr(field), value);
+  return s.attach();
+}
+// The same with one field of the graph submission record overwritten.
+template <class T>
+std::string attach_with_submission(size_t field, T value) {
+  Staged s;
+  s.poke<T>(s.subs + field, value);
+  return s.attach();
+}
+
 TEST(Attach, attach_accepts_valid) {
   Staged s;
   auto r = attach_populated(s.dev, s.rt_addr);
@@ -160,24 +175,16 @@ TEST(Attach, attach_rejects_bad_magic) {
   Staged s;
   s.poke<uint8_t>(s.image + 2, 'X');
   EXPECT_EQ(s.attach(), "BadMagic");
-  Staged v;
-  v.poke<uint32_t>(v.hdr(offsetof(ImageHeader, version)), 2);
-  EXPECT_EQ(v.attach(), "BadMagic");
+  EXPECT_EQ(attach_with_header<uint32_t>(offsetof(ImageHeader, version), 2), "BadMagic");
   Staged r;
   r.poke<uint8_t>(r.rt_addr, 0);
   EXPECT_EQ(r.attach(), "BadMagic");
 }
 
 TEST(Attach, attach_rejects_bad_pitch) {
-  Staged s;
-  s.poke<uint32_t>(s.hdr(offsetof(ImageHeader, pitch)), 5);
-  EXPECT_EQ(s.attach(), "BadPitch");
-  Staged z;
-  z.poke<uint32_t>(z.hdr(offsetof(ImageHeader, pitch)), 0);
-  EXPECT_EQ(z.attach(), "BadPitch");
-  Staged w;
-  w.poke<uint32_t>(w.hdr(offsetof(ImageHeader, W)), 2);  // pitch 4 > W
-  EXPECT_EQ(w.attach(), "BadPitch");
+  EXPECT_EQ(attach_with_header<uint32_t>(offsetof(ImageHeader, pitch), 5), "BadPitch");
+  EXPECT_EQ(attach_with_header<uint32_t>(offsetof(ImageHeader, pitch), 0), "BadPitch");
+  EXPECT_EQ(attach_with_header<uint32_t>(offsetof(ImageHeader, W), 2), "BadPitch");  // pitch 4 > W
 }
 
 TEST(Attach, attach_rejects_truncated) {
@@ -186,9 +193,8 @@ TEST(Attach, attach_rejects_truncated) {
   s.poke<uint64_t>(s.hdr(offsetof(ImageHeader, image_bytes)), flag_end - 1);
   s.poke<uint64_t>(s.rt_addr + offsetof(RuntimeHeader, image_bytes), flag_end - 1);
   EXPECT_EQ(s.attach(), "Truncated");
-  Staged d;  // the image header alone is short: judged on its own figure, before the disagreement
-  d.poke<uint64_t>(d.hdr(offsetof(ImageHeader, image_bytes)), flag_end - 1);
-  EXPECT_EQ(d.attach(), "Truncated");
+  // the image header alone is short: judged on its own figure, before the disagreement
+  EXPECT_EQ(attach_with_header<uint64_t>(offsetof(ImageHeader, image_bytes), flag_end - 1), "Truncated");
   Staged r;  // the runtime header alone is short: the headers disagree, the image is whole
   r.poke<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, image_bytes), flag_end - 1);
   EXPECT_EQ(r.attach(), "BadLayout");
@@ -200,9 +206,8 @@ TEST(Attach, attach_rejects_too_large) {
   s.poke<uint64_t>(s.hdr(offsetof(ImageHeader, image_bytes)), huge);
   s.poke<uint64_t>(s.rt_addr + offsetof(RuntimeHeader, image_bytes), huge);
   EXPECT_EQ(s.attach(), "TooLarge");
-  Staged i;  // only the image header's figure is huge: TooLarge although the headers disagree
-  i.poke<uint64_t>(i.hdr(offsetof(ImageHeader, image_bytes)), huge);
-  EXPECT_EQ(i.attach(), "TooLarge");
+  // only the image header's figure is huge: TooLarge although the headers disagree
+  EXPECT_EQ(attach_with_header<uint64_t>(offsetof(ImageHeader, image_bytes), huge), "TooLarge");
   Staged h;  // only the runtime header's figure is huge: the image fits, the headers disagree
   h.poke<uint64_t>(h.rt_addr + offsetof(RuntimeHeader, image_bytes), huge);
   EXPECT_EQ(h.attach(), "BadLayout");
@@ -210,9 +215,8 @@ TEST(Attach, attach_rejects_too_large) {
   uint64_t rb = r.peek<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, region_bytes));
   r.poke<uint64_t>(r.rt_addr + offsetof(RuntimeHeader, region_bytes), rb - r.plan.total_bytes);
   EXPECT_EQ(r.attach(), "TooLarge");
-  Staged p;  // the image header's figure runs past the region, the runtime header's does not
-  p.poke<uint64_t>(p.hdr(offsetof(ImageHeader, image_bytes)), rb);
-  EXPECT_EQ(p.attach(), "TooLarge");
+  // the image header's figure runs past the region, the runtime header's does not
+  EXPECT_EQ(attach_with_header<uint64_t>(offsetof(ImageHeader, image_bytes), rb), "TooLarge");
   Staged u;  // a region larger than the reservation is not mapped
   u.poke<uint64_t>(u.rt_addr + offsetof(RuntimeHeader, region_bytes), rb + 1);
   EXPECT_EQ(u.attach(), "TooLarge");
@@ -226,9 +230,8 @@ TEST(Attach, attach_rejects_bad_layout) {
   DevAddr f = s.hdr(offsetof(ImageHeader, seg_off) + 8 * kSegPayload);
   s.poke<uint64_t>(f, s.peek<uint64_t>(f) + 64);
   EXPECT_EQ(s.attach(), "BadLayout");
-  Staged t;  // a pool count change moves the later segments
-  t.poke<uint32_t>(t.hdr(offsetof(ImageHeader, tensor_count)), 9);
-  EXPECT_EQ(t.attach(), "BadLayout");
+  // a pool count change moves the later segments
+  EXPECT_EQ(attach_with_header<uint32_t>(offsetof(ImageHeader, tensor_count), 9), "BadLayout");
   Staged d;  // the two headers disagree on image_bytes (both figures plausible)
   d.poke<uint64_t>(d.rt_addr + offsetof(RuntimeHeader, image_bytes), d.plan.total_bytes - 4);
   EXPECT_EQ(d.attach(), "BadLayout");
@@ -377,9 +380,7 @@ TEST(Attach, attach_rejects_dirty_padding) {
   Staged r;
   r.poke<uint32_t>(r.image + r.plan.payload_at(2) + offsetof(TaskPayload, reserved), 1);
   EXPECT_EQ(r.attach(), "DirtyPadding");
-  Staged h;
-  h.poke<uint32_t>(h.hdr(offsetof(ImageHeader, reserved)), 1);
-  EXPECT_EQ(h.attach(), "DirtyPadding");
+  EXPECT_EQ(attach_with_header<uint32_t>(offsetof(ImageHeader, reserved), 1), "DirtyPadding");
   Staged w;
   w.poke<int32_t>(w.image + w.plan.slot_at(0) + offsetof(SlotState, wake_head), -1);
   EXPECT_EQ(w.attach(), "DirtyPadding");
@@ -402,27 +403,18 @@ TEST(Attach, attach_rejects_bad_graph_ctx) {
   Staged m;  // definition magic
   m.poke<uint8_t>(m.def + 7, '2');
   EXPECT_EQ(m.attach(), "BadGraphContext");
-  Staged o;  // submission names another outer task
-  o.poke<int32_t>(o.subs + offsetof(GraphSubmission, outer_id), 2);
-  EXPECT_EQ(o.attach(), "BadGraphContext");
-  Staged b;  // block too small
-  b.poke<uint64_t>(b.subs + offsetof(GraphSubmission, block_bytes), 64);
-  EXPECT_EQ(b.attach(), "BadGraphContext");
-  Staged u;  // definition address unmapped (no fault escapes)
-  u.poke<uint64_t>(u.subs + offsetof(GraphSubmission, definition_addr), 0x10);
-  EXPECT_EQ(u.attach(), "BadGraphContext");
+  // submission names another outer task
+  EXPECT_EQ(attach_with_submission<int32_t>(offsetof(GraphSubmission, outer_id), 2), "BadGraphContext");
+  // block too small
+  EXPECT_EQ(attach_with_submission<uint64_t>(offsetof(GraphSubmission, block_bytes), 64), "BadGraphContext");
+  // definition address unmapped (no fault escapes)
+  EXPECT_EQ(attach_with_submission<uint64_t>(offsetof(GraphSubmission, definition_addr), 0x10), "BadGraphContext");
 }
 
 TEST(Attach, attach_rejects_latched) {
-  Staged s;
-  s.poke<int32_t>(s.hdr(offsetof(ImageHeader, orch_error)), 5);
-  EXPECT_EQ(s.attach(), "LatchedError");
-  Staged t;
-  t.poke<uint64_t>(t.hdr(offsetof(ImageHeader, sched_error_bitmap)), 1);
-  EXPECT_EQ(t.attach(), "LatchedError");
-  Staged d;
-  d.poke<uint32_t>(d.hdr(offsetof(ImageHeader, orch_done)), 0);
-  EXPECT_EQ(d.attach(), "LatchedError");
+  EXPECT_EQ(attach_with_header<int32_t>(offsetof(ImageHeader, orch_error), 5), "LatchedError");
+  EXPECT_EQ(attach_with_header<uint64_t>(offsetof(ImageHeader, sched_error_bitmap), 1), "LatchedError");
+  EXPECT_EQ(attach_with_header<uint32_t>(offsetof(ImageHeader, orch_done), 0), "LatchedError");
 }
 
 TEST(Attach, attach_checks_in_order) {
