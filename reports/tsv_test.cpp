@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "reports/run_data.h"
 #include "reports/tsv.h"
@@ -198,27 +199,26 @@ TEST(Load, reach_rows_are_checked_against_each_other) {
     d.write("reach.tsv", std::string(kReachHeader) + "total\tstack/\t100\t90\t80\t95\t50\t40\t30\t45\n" + row + "\n");
     return d.error().to_string();
   };
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t96\t80\t95\t50\t40\t30\t45"),
-            file + ":3: stack/ir: column harness: 96 is above union (95)");
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t96\t95\t50\t40\t30\t45"),
-            file + ":3: stack/ir: column unit: 96 is above union (95)");
-  EXPECT_EQ(error_with("folder\tstack/ir\t90\t90\t80\t95\t50\t40\t30\t45"),
-            file + ":3: stack/ir: column union: 95 is above lines (90)");
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t50\t40\t95\t50\t40\t30\t45"),
-            file + ":3: stack/ir: column union: 95 is above harness + unit (90)");
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t50\t46\t30\t45"),
-            file + ":3: stack/ir: column b_harness: 46 is above b_union (45)");
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t44\t40\t30\t45"),
-            file + ":3: stack/ir: column b_union: 45 is above branches (44)");
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t50\t20\t20\t45"),
-            file + ":3: stack/ir: column b_union: 45 is above b_harness + b_unit (40)");
-  EXPECT_EQ(error_with("dir\tstack/ir\t100\t90\t80\t95\t50\t40\t30\t45"),
-            file + ":3: column scope: expected total, folder or file, found 'dir'");
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\tmost\t95\t50\t40\t30\t45"),
-            file + ":3: column unit: expected a non-negative number, found 'most'");
-  EXPECT_EQ(error_with("folder\tstack/ir\t100\t90\t80\t95\t50\t40\t-3\t45"),
-            file + ":3: column b_unit: expected a non-negative number, found '-3'");
-  EXPECT_EQ(error_with("total\tstack/\t100\t90\t80\t95\t50\t40\t30\t45"), file + ":3: a second total row");
+  // Each row after the total, and what the load says of it after the file's name.
+  const std::pair<const char*, const char*> bad_rows[] = {
+      {"folder\tstack/ir\t100\t96\t80\t95\t50\t40\t30\t45", ":3: stack/ir: column harness: 96 is above union (95)"},
+      {"folder\tstack/ir\t100\t90\t96\t95\t50\t40\t30\t45", ":3: stack/ir: column unit: 96 is above union (95)"},
+      {"folder\tstack/ir\t90\t90\t80\t95\t50\t40\t30\t45", ":3: stack/ir: column union: 95 is above lines (90)"},
+      {"folder\tstack/ir\t100\t50\t40\t95\t50\t40\t30\t45",
+       ":3: stack/ir: column union: 95 is above harness + unit (90)"},
+      {"folder\tstack/ir\t100\t90\t80\t95\t50\t46\t30\t45", ":3: stack/ir: column b_harness: 46 is above b_union (45)"},
+      {"folder\tstack/ir\t100\t90\t80\t95\t44\t40\t30\t45", ":3: stack/ir: column b_union: 45 is above branches (44)"},
+      {"folder\tstack/ir\t100\t90\t80\t95\t50\t20\t20\t45",
+       ":3: stack/ir: column b_union: 45 is above b_harness + b_unit (40)"},
+      {"dir\tstack/ir\t100\t90\t80\t95\t50\t40\t30\t45",
+       ":3: column scope: expected total, folder or file, found 'dir'"},
+      {"folder\tstack/ir\t100\t90\tmost\t95\t50\t40\t30\t45",
+       ":3: column unit: expected a non-negative number, found 'most'"},
+      {"folder\tstack/ir\t100\t90\t80\t95\t50\t40\t-3\t45",
+       ":3: column b_unit: expected a non-negative number, found '-3'"},
+      {"total\tstack/\t100\t90\t80\t95\t50\t40\t30\t45", ":3: a second total row"},
+  };
+  for (const auto& [row, error] : bad_rows) EXPECT_EQ(error_with(row), file + error) << row;
   d.write("reach.tsv", "scope\tname\tlines\tharness\tunit\tbranches\tb_harness\tb_unit\tb_union\n");
   EXPECT_EQ(d.error().to_string(), file + ":1: the header lacks the column 'union'");
 }
