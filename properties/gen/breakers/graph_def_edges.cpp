@@ -11,9 +11,7 @@ namespace stackcheck::gen::breakers {
 
 // 21: a fanin entry at or above its node, or two entries swapped
 bool forge_fanin_order(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const auto i = e.node_with([&](uint32_t x) { return e.node16(x, kNFanin) > 0; });
   if (!i) return false;
   const uint64_t at = get<uint64_t>(b, kFaninOff) + 2ull * e.node32(*i, kFaninBegin);
@@ -35,7 +33,7 @@ bool forge_fanin_order(GraphDefEdit& e) {
 
 // 22: a fanout entry moved off its consumer: that edge is missing from the CSR
 bool forge_edge_missing(GraphDefEdit& e) {
-  std::vector<std::byte>& b = e.b;
+  std::vector<std::byte>& b = e.b;  // the lambda below reads it (a reference, not a binding)
   Forged& f = e.f;
   const uint32_t n = e.n;
   // A producer p whose last fanout entry i has i + 1 < n: it becomes i + 1 (still ascending).
@@ -55,9 +53,7 @@ bool forge_edge_missing(GraphDefEdit& e) {
 
 // 23: 23: a fanout entry at or below its node
 bool forge_fanout_order(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const auto p = e.node_with([&](uint32_t x) { return e.node16(x, kNFanout) > 0; });
   if (!p) return false;
   const uint64_t at = get<uint64_t>(b, kFanoutOff) + 2ull * e.node32(*p, kFanoutBegin);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "properties/gen/choice.h"
@@ -67,6 +68,10 @@ struct GraphDefEdit {
   uint32_t n = 0, n_bt = 0, n_bs = 0, T = 0, K = 0, n_internal = 0;
   uint64_t nodes_off = 0, internal_off_off = 0;
 
+  // What every entry edits, to name as c, b and f: auto [c, b, f] = e.context().
+  std::tuple<ChoiceSource&, std::vector<std::byte>&, Forged&> context() { return {c, b, f}; }
+  // A node drawn from 0..n-1.
+  uint32_t draw_node() { return static_cast<uint32_t>(c.integer(0, n - 1)); }
   uint64_t node_at(uint32_t i) const { return nodes_off + uint64_t{i} * kNodeBytes; }
   uint16_t node16(uint32_t i, size_t field) const { return get<uint16_t>(b, node_at(i) + field); }
   uint32_t node32(uint32_t i, size_t field) const { return get<uint32_t>(b, node_at(i) + field); }

@@ -11,9 +11,7 @@ namespace stackcheck::gen::breakers {
 
 // 0: magic
 bool forge_magic(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const size_t at = c.one_of(8);
   put<uint8_t>(b, at, static_cast<uint8_t>(get<uint8_t>(b, at) ^ static_cast<uint8_t>(c.integer(1, 255))));
   f.pattern = "definition magic";
@@ -23,9 +21,7 @@ bool forge_magic(GraphDefEdit& e) {
 
 // 1: total_bytes outside [128, available]
 bool forge_total_bytes(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const uint64_t v = c.boolean() ? b.size() + 8 * static_cast<uint64_t>(c.integer(1, 64))
                                  : static_cast<uint64_t>(c.integer(0, 127));
   put<uint64_t>(b, kTotalBytes, v);
@@ -36,9 +32,7 @@ bool forge_total_bytes(GraphDefEdit& e) {
 
 // 2: a byte after the header changed, the hash left as it was
 bool forge_hash(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const size_t at = static_cast<size_t>(c.integer(128, static_cast<int64_t>(b.size()) - 1));
   put<uint8_t>(b, at, static_cast<uint8_t>(get<uint8_t>(b, at) ^ static_cast<uint8_t>(c.integer(1, 255))));
   e.rehash = false;
@@ -49,9 +43,7 @@ bool forge_hash(GraphDefEdit& e) {
 
 // 3: reserved
 bool forge_reserved(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   put<uint64_t>(b, kReserved, static_cast<uint64_t>(c.integer(1, INT64_MAX)));
   f.pattern = "definition reserved field nonzero";
   f.edit = "header reserved nonzero";
@@ -60,9 +52,7 @@ bool forge_reserved(GraphDefEdit& e) {
 
 // 4: node count
 bool forge_node_count(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const uint32_t v = c.boolean() ? 0 : static_cast<uint32_t>(c.near_edges(rt::kGraphMaxNodes + 1, UINT32_MAX));
   put<uint32_t>(b, kNodes, v);
   f.pattern = R"(definition has \d+ nodes \(1\.\.1024\))";
@@ -72,9 +62,7 @@ bool forge_node_count(GraphDefEdit& e) {
 
 // 5: boundary counts
 bool forge_boundary_counts(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const bool tensors = c.boolean();
   const uint32_t v = static_cast<uint32_t>(
       c.near_edges((tensors ? rt::kGraphMaxBoundaryTensors : rt::kGraphMaxBoundaryScalars) + 1, UINT32_MAX));
@@ -86,9 +74,7 @@ bool forge_boundary_counts(GraphDefEdit& e) {
 
 // 6: arg totals
 bool forge_arg_totals(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const uint32_t n = e.n;
   const bool tensors = c.boolean();
   const uint64_t v = uint64_t{n} * (tensors ? rt::kGraphMaxNodeTensors : rt::kGraphMaxNodeScalars) + 1;
@@ -100,8 +86,7 @@ bool forge_arg_totals(GraphDefEdit& e) {
 
 // 7: edge count
 bool forge_edge_count(GraphDefEdit& e) {
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const uint32_t n = e.n;
   put<uint32_t>(b, kEdges, n * n + 1);
   f.pattern = "definition edge count";
@@ -111,9 +96,7 @@ bool forge_edge_count(GraphDefEdit& e) {
 
 // 8: an offset moved, or total_bytes grown with the buffer (both differ from the plan)
 bool forge_offsets(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const size_t which = c.one_of(7);
   if (which == 6) {
     b.resize(b.size() + 64, std::byte{0});
@@ -130,9 +113,7 @@ bool forge_offsets(GraphDefEdit& e) {
 
 // 9: storage
 bool forge_storage(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   const uint64_t v = get<uint64_t>(b, kStorage) + (c.boolean() ? 64 : static_cast<uint64_t>(-64));
   put<uint64_t>(b, kStorage, v);
   f.pattern = R"(definition storage_bytes \d+ != \d+)";
@@ -142,13 +123,9 @@ bool forge_storage(GraphDefEdit& e) {
 
 // 10: internal_off: entry 0 nonzero; a later entry misaligned, equal to or below the one before
 bool forge_internal_off(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n_internal = e.n_internal;
-  const uint64_t internal_off_off = e.internal_off_off;
-  const uint32_t k = static_cast<uint32_t>(c.integer(0, n_internal));
-  const uint64_t at = internal_off_off + 8ull * k;
+  auto [c, b, f] = e.context();
+  const uint32_t k = static_cast<uint32_t>(c.integer(0, e.n_internal));
+  const uint64_t at = e.internal_off_off + 8ull * k;
   const uint64_t prev = k == 0 ? 0 : get<uint64_t>(b, at - 8);
   const size_t how = k == 0 ? 0 : c.one_of(prev >= 64 ? 3 : 2);
   if (k == 0) {
@@ -171,8 +148,7 @@ bool forge_internal_off(GraphDefEdit& e) {
 
 // 11: required heap
 bool forge_required_heap(GraphDefEdit& e) {
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
+  auto [c, b, f] = e.context();
   put<uint64_t>(b, kRequiredHeap, get<uint64_t>(b, kRequiredHeap) + 64);
   f.pattern = "internal_off does not end at required_heap";
   f.edit = "required_heap + 64";
@@ -181,13 +157,10 @@ bool forge_required_heap(GraphDefEdit& e) {
 
 // 12: the last internal allocation grown to 2 GiB, required_heap with it
 bool forge_heap_int32(GraphDefEdit& e) {
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n_internal = e.n_internal;
-  const uint64_t internal_off_off = e.internal_off_off;
-  if (n_internal == 0) return false;
+  auto [c, b, f] = e.context();
+  if (e.n_internal == 0) return false;
   const uint64_t v = uint64_t{1} << 31;
-  put<uint64_t>(b, internal_off_off + 8ull * n_internal, v);
+  put<uint64_t>(b, e.internal_off_off + 8ull * e.n_internal, v);
   put<uint64_t>(b, kRequiredHeap, v);
   f.pattern = R"(required_heap \+ args \+ storage > INT32_MAX)";
   f.edit = "the last internal allocation grown to 2 GiB";

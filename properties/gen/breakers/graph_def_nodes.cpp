@@ -11,11 +11,8 @@ namespace stackcheck::gen::breakers {
 
 // 13: node reserved
 bool forge_node_reserved(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n = e.n;
-  const uint32_t i = static_cast<uint32_t>(c.integer(0, n - 1));
+  auto [c, b, f] = e.context();
+  const uint32_t i = e.draw_node();
   put<uint32_t>(b, e.node_at(i) + kNodeReserved, static_cast<uint32_t>(c.integer(1, UINT32_MAX)));
   f.pattern = fmt::format("node {} reserved field nonzero", i);
   f.edit = fmt::format("node {} reserved nonzero", i);
@@ -24,11 +21,8 @@ bool forge_node_reserved(GraphDefEdit& e) {
 
 // 14: kernel id
 bool forge_kernel_id(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n = e.n;
-  const uint32_t i = static_cast<uint32_t>(c.integer(0, n - 1));
+  auto [c, b, f] = e.context();
+  const uint32_t i = e.draw_node();
   const int32_t v = c.boolean() ? static_cast<int32_t>(c.near_edges(INT32_MIN, -1))
                                 : static_cast<int32_t>(c.near_edges(rt::kMaxBuiltinKernelId + 1, INT32_MAX));
   put<int32_t>(b, e.node_at(i) + kKernel, v);
@@ -39,11 +33,8 @@ bool forge_kernel_id(GraphDefEdit& e) {
 
 // 15: node counts
 bool forge_node_counts(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n = e.n;
-  const uint32_t i = static_cast<uint32_t>(c.integer(0, n - 1));
+  auto [c, b, f] = e.context();
+  const uint32_t i = e.draw_node();
   const bool tensors = c.boolean();
   const uint16_t v = static_cast<uint16_t>(
       c.near_edges((tensors ? rt::kGraphMaxNodeTensors : rt::kGraphMaxNodeScalars) + 1, UINT16_MAX));
@@ -55,11 +46,8 @@ bool forge_node_counts(GraphDefEdit& e) {
 
 // 16: a range start off by one
 bool forge_consecutive(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n = e.n;
-  const uint32_t i = static_cast<uint32_t>(c.integer(0, n - 1));
+  auto [c, b, f] = e.context();
+  const uint32_t i = e.draw_node();
   const size_t field = kTensorBegin + 4 * c.one_of(4);
   put<uint32_t>(b, e.node_at(i) + field, e.node32(i, field) + 1);
   f.pattern = fmt::format("node {} ranges are not consecutive", i);
@@ -69,11 +57,8 @@ bool forge_consecutive(GraphDefEdit& e) {
 
 // 17: the last node one argument more than the totals hold
 bool forge_past_totals(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n = e.n;
-  const uint32_t i = n - 1;
+  auto [c, b, f] = e.context();
+  const uint32_t i = e.n - 1;
   const bool tensors = c.boolean();
   const uint16_t cur = e.node16(i, tensors ? kNTensors : kNScalars);
   if (cur >= (tensors ? rt::kGraphMaxNodeTensors : rt::kGraphMaxNodeScalars)) return false;
@@ -85,11 +70,8 @@ bool forge_past_totals(GraphDefEdit& e) {
 
 // 18: the last node one argument fewer: the totals are not covered
 bool forge_cover_totals(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n = e.n;
-  const uint32_t i = n - 1;
+  auto [c, b, f] = e.context();
+  const uint32_t i = e.n - 1;
   const bool tensors = e.node16(i, kNTensors) > 0 && (e.node16(i, kNScalars) == 0 || c.boolean());
   const uint16_t cur = e.node16(i, tensors ? kNTensors : kNScalars);
   if (cur == 0) return false;
@@ -99,56 +81,63 @@ bool forge_cover_totals(GraphDefEdit& e) {
   return true;
 }
 
+// One argument record of a node that has arguments of the kind `count` counts (kNTensors or
+// kNScalars): the node and the argument, drawn in that order, and the record's byte offset.
+namespace {
+
+struct ArgumentAt {
+  uint32_t node, arg;
+  uint64_t at;
+};
+ArgumentAt draw_argument(GraphDefEdit& e, NodeField count) {
+  const bool tensors = count == kNTensors;
+  const uint32_t i = *e.node_with([&](uint32_t x) { return e.node16(x, count) > 0; });
+  const uint32_t a = static_cast<uint32_t>(e.c.integer(0, e.node16(i, count) - 1));
+  const uint64_t first = e.node32(i, tensors ? kTensorBegin : kScalarBegin);
+  const uint64_t at = get<uint64_t>(e.b, tensors ? kTensorArgsOff : kScalarArgsOff) +
+                      (first + a) * (tensors ? kTensorArgBytes : kScalarArgBytes);
+  return {i, a, at};
+}
+
+}  // namespace
+
 // 19: a tensor argument: source, index, tag, rank or reserved
 bool forge_tensor_arg(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n_bt = e.n_bt;
-  const uint32_t T = e.T;
-  const uint32_t n_internal = e.n_internal;
-  if (T == 0) return false;
-  const auto i = e.node_with([&](uint32_t x) { return e.node16(x, kNTensors) > 0; });
-  const uint32_t a = static_cast<uint32_t>(c.integer(0, e.node16(*i, kNTensors) - 1));
-  const uint64_t at = get<uint64_t>(b, kTensorArgsOff) + (uint64_t{e.node32(*i, kTensorBegin)} + a) * kTensorArgBytes;
+  auto [c, b, f] = e.context();
+  if (e.T == 0) return false;
+  const auto [i, a, at] = draw_argument(e, kNTensors);
   const uint32_t source = get<uint32_t>(b, at);
   switch (c.one_of(5)) {
     case 0: put<uint32_t>(b, at, c.boolean() ? 0 : static_cast<uint32_t>(c.integer(3, UINT32_MAX))); f.edit = "source"; break;
     case 1:
-      put<uint32_t>(b, at + 4, source == rt::kSrcBoundary ? n_bt : n_internal);
+      put<uint32_t>(b, at + 4, source == rt::kSrcBoundary ? e.n_bt : e.n_internal);
       f.edit = "index one past its pool";
       break;
     case 2: put<uint32_t>(b, at + 16, c.boolean() ? rt::kTagInput - 1 : rt::kTagNoDep + 1); f.edit = "tag"; break;
     case 3: put<uint32_t>(b, at + 20, c.boolean() ? 0 : 5); f.edit = "rank"; break;
     default: put<uint64_t>(b, at + 56, static_cast<uint64_t>(c.integer(1, INT64_MAX))); f.edit = "reserved"; break;
   }
-  f.pattern = fmt::format("node {} tensor arg {} malformed", *i, a);
-  f.edit = fmt::format("node {} tensor arg {}: {}", *i, a, f.edit);
+  f.pattern = fmt::format("node {} tensor arg {} malformed", i, a);
+  f.edit = fmt::format("node {} tensor arg {}: {}", i, a, f.edit);
   return true;
 }
 
 // 20: a scalar argument: source, slot index, reserved
 bool forge_scalar_arg(GraphDefEdit& e) {
-  gen::ChoiceSource& c = e.c;
-  std::vector<std::byte>& b = e.b;
-  Forged& f = e.f;
-  const uint32_t n_bs = e.n_bs;
-  const uint32_t K = e.K;
-  if (K == 0) return false;
-  const auto i = e.node_with([&](uint32_t x) { return e.node16(x, kNScalars) > 0; });
-  const uint32_t a = static_cast<uint32_t>(c.integer(0, e.node16(*i, kNScalars) - 1));
-  const uint64_t at = get<uint64_t>(b, kScalarArgsOff) + (uint64_t{e.node32(*i, kScalarBegin)} + a) * kScalarArgBytes;
+  auto [c, b, f] = e.context();
+  if (e.K == 0) return false;
+  const auto [i, a, at] = draw_argument(e, kNScalars);
   switch (c.one_of(3)) {
     case 0: put<uint32_t>(b, at, c.boolean() ? 0 : 3); f.edit = "source"; break;
     case 1:
       put<uint32_t>(b, at, rt::kScalarSlot);
-      put<uint64_t>(b, at + 8, n_bs + static_cast<uint64_t>(c.integer(0, 3)));
+      put<uint64_t>(b, at + 8, e.n_bs + static_cast<uint64_t>(c.integer(0, 3)));
       f.edit = "slot past the boundary scalars";
       break;
     default: put<uint32_t>(b, at + 4, static_cast<uint32_t>(c.integer(1, UINT32_MAX))); f.edit = "reserved"; break;
   }
-  f.pattern = fmt::format("node {} scalar arg {} malformed", *i, a);
-  f.edit = fmt::format("node {} scalar arg {}: {}", *i, a, f.edit);
+  f.pattern = fmt::format("node {} scalar arg {} malformed", i, a);
+  f.edit = fmt::format("node {} scalar arg {}: {}", i, a, f.edit);
   return true;
 }
 
