@@ -513,26 +513,25 @@ void DeviceMemory::for_resident(DevAddr a, uint64_t n, Fn&& fn) const {
   }
 }
 
-uint64_t DeviceMemory::bytes_read(DevAddr a, uint64_t n) const {
+template <class Bits>
+uint64_t DeviceMemory::count_marked(DevAddr a, uint64_t n, Bits bits) const {
   std::shared_lock lock(mu_);
   uint64_t total = 0;
   for_resident(a, n, [&](Page& p, uint64_t po, uint64_t len) {
+    uint64_t* words = bits(p);
     for_words(po, len, [&](uint64_t w, uint64_t m) {
-      total += std::popcount(std::atomic_ref<uint64_t>(p.read_bits[w]).load(std::memory_order_relaxed) & m);
+      total += std::popcount(std::atomic_ref<uint64_t>(words[w]).load(std::memory_order_relaxed) & m);
     });
   });
   return total;
 }
 
+uint64_t DeviceMemory::bytes_read(DevAddr a, uint64_t n) const {
+  return count_marked(a, n, [](Page& p) { return p.read_bits; });
+}
+
 uint64_t DeviceMemory::bytes_written(DevAddr a, uint64_t n) const {
-  std::shared_lock lock(mu_);
-  uint64_t total = 0;
-  for_resident(a, n, [&](Page& p, uint64_t po, uint64_t len) {
-    for_words(po, len, [&](uint64_t w, uint64_t m) {
-      total += std::popcount(std::atomic_ref<uint64_t>(p.written_bits[w]).load(std::memory_order_relaxed) & m);
-    });
-  });
-  return total;
+  return count_marked(a, n, [](Page& p) { return p.written_bits; });
 }
 
 void DeviceMemory::clear_read_bits(DevAddr a, uint64_t n) {

@@ -202,6 +202,9 @@ class DeviceMemory {
   // overlapping [a, a+n); no faults. Caller holds mu_.
   template <class Fn>
   void for_resident(DevAddr a, uint64_t n, Fn&& fn) const;
+  // The bytes of [a, a+n) whose bit is set in bits(page) (its read or its written bits).
+  template <class Bits>
+  uint64_t count_marked(DevAddr a, uint64_t n, Bits bits) const;
   // Frees the pages and chunks of `r` into the spares (the rest deleted); returns the pages.
   uint64_t drop(Reservation& r);
   Page* new_page();
