@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "stack/support/append.h"
+
 namespace stackcheck::ir {
 
 namespace {
@@ -15,11 +17,7 @@ int precedence(const Expr& e) {
   return (e.op == BinOp::Add || e.op == BinOp::Sub) ? 1 : 2;
 }
 
-// Everything appends to one string: no temporary per name, statement or line.
-template <class... Args>
-void put(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
-  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
-}
+using support::put;  // everything appends to one string (support/append.h)
 
 void print_expr_to(std::string& out, const Expr& e);
 
@@ -218,23 +216,11 @@ void print_function_to(std::string& out, const Function& f) {
 
 }  // namespace
 
-std::string print_expr(const Expr& e) {
-  std::string out;
-  print_expr_to(out, e);
-  return out;
-}
+std::string print_expr(const Expr& e) { return support::printed(print_expr_to, e); }
 
-std::string print_type(const Type& t) {
-  std::string out;
-  print_type_to(out, t);
-  return out;
-}
+std::string print_type(const Type& t) { return support::printed(print_type_to, t); }
 
-std::string print_function(const Function& f) {
-  std::string out;
-  print_function_to(out, f);
-  return out;
-}
+std::string print_function(const Function& f) { return support::printed(print_function_to, f); }
 
 std::string print_program(const Program& p) {
   std::string out;

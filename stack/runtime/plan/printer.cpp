@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "stack/support/append.h"
+
 namespace stackcheck::runtime {
 namespace {
 
@@ -15,11 +17,7 @@ int precedence(const PlanExpr& e) {
   return (e.op == PlanBinOp::Add || e.op == PlanBinOp::Sub) ? 1 : 2;
 }
 
-// Everything appends to one string: no temporary per expression, argument or line.
-template <class... Args>
-void put(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
-  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
-}
+using support::put;  // everything appends to one string (support/append.h)
 
 void expr_to(std::string& out, const PlanExpr& e) {
   switch (e.kind) {
@@ -168,23 +166,11 @@ void stmt_to(std::string& out, const PlanStmt& s, int indent) {
 
 }  // namespace
 
-std::string print_plan_expr(const PlanExpr& e) {
-  std::string out;
-  expr_to(out, e);
-  return out;
-}
+std::string print_plan_expr(const PlanExpr& e) { return support::printed(expr_to, e); }
 
-std::string print_plan_window(const PlanWindow& w) {
-  std::string out;
-  window_to(out, w);
-  return out;
-}
+std::string print_plan_window(const PlanWindow& w) { return support::printed(window_to, w); }
 
-std::string print_plan_stmt(const PlanStmt& s, int indent) {
-  std::string out;
-  stmt_to(out, s, indent);
-  return out;
-}
+std::string print_plan_stmt(const PlanStmt& s, int indent) { return support::printed(stmt_to, s, indent); }
 
 std::string print_plan(const OrchProgram& p) {
   std::string out;

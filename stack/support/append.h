@@ -1,0 +1,26 @@
+// Text built by appending to one std::string, as the IR and plan printers build theirs: put()
+// formats onto the end (no temporary per name, statement or line), and printed() runs one
+// `x_to(out, x, ...)` printer into a fresh string for the public `print_x(x)` entry points.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <iterator>
+#include <string>
+#include <utility>
+
+namespace stackcheck::support {
+
+template <class... Args>
+void put(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+}
+
+template <class Printer, class... Args>
+std::string printed(Printer&& to, const Args&... args) {
+  std::string out;
+  to(out, args...);
+  return out;
+}
+
+}  // namespace stackcheck::support
