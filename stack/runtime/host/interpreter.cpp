@@ -154,6 +154,18 @@ class Interpreter {
     bind(r.name, Value{false, host[elem], {}});  // i32 element, sign-extended to i64
   }
 
+  // A window argument of a kernel or graph submission, added under its tag (input, inout,
+  // output_existing; any other tag reaching here is no_dep).
+  template <class SubmissionArgs>
+  static void add_window(SubmissionArgs& args, PlanTag tag, const TensorRef& w) {
+    switch (tag) {
+      case PlanTag::Input: args.add_input(w); break;
+      case PlanTag::Inout: args.add_inout(w); break;
+      case PlanTag::OutputExisting: args.add_output_existing(w); break;
+      default: args.add_no_dep(w); break;
+    }
+  }
+
   void submit(const SubmitStmt& s, PlanLoc loc) {
     Args args = rec_ ? Args(*rec_) : Args(o_);
     boost::container::small_vector<TensorRef, 4> outs(s.args.size());
@@ -175,12 +187,7 @@ class Interpreter {
         default: {
           const auto w = window(a.window, at);
           if (!w) return;
-          switch (a.tag) {
-            case PlanTag::Input: args.add_input(*w); break;
-            case PlanTag::Inout: args.add_inout(*w); break;
-            case PlanTag::OutputExisting: args.add_output_existing(*w); break;
-            default: args.add_no_dep(*w); break;
-          }
+          add_window(args, a.tag, *w);
         }
       }
       if (o_.latched()) return;
@@ -217,12 +224,7 @@ class Interpreter {
       } else {
         const auto w = window(a.window, at);
         if (!w) return;
-        switch (a.tag) {
-          case PlanTag::Input: ga.add_input(*w); break;
-          case PlanTag::Inout: ga.add_inout(*w); break;
-          case PlanTag::OutputExisting: ga.add_output_existing(*w); break;
-          default: ga.add_no_dep(*w); break;
-        }
+        add_window(ga, a.tag, *w);
       }
       if (o_.latched()) return;
     }
