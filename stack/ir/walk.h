@@ -68,17 +68,17 @@ void walk_statements(std::vector<Stmt>& root, Visitor&& visitor);
 
 // Calls f on every expression of s itself, not of its nested lists, in source order: the
 // value of `v = e`, call/submit arguments, create/full shape (then full's value),
-// slice/assemble offsets, a for's start, stop and step, an if's two operands.
-template <typename F>
-void for_each_expr(const Stmt& s, F&& f);
-template <typename F>
-void for_each_expr(Stmt& s, F&& f);
+// slice/assemble offsets, a for's start, stop and step, an if's two operands. S is Stmt or
+// const Stmt: the mutable and const forms are one template.
+template <typename S, typename F>
+  requires std::same_as<std::remove_const_t<S>, Stmt>
+void for_each_expr(S& s, F&& f);
 
-// Calls f on e and every sub-expression of it, pre-order, operands left to right.
-template <typename F>
-void for_each_subexpr(const Expr& e, F&& f);
-template <typename F>
-void for_each_subexpr(Expr& e, F&& f);
+// Calls f on e and every sub-expression of it, pre-order, operands left to right. E is Expr or
+// const Expr.
+template <typename E, typename F>
+  requires std::same_as<std::remove_const_t<E>, Expr>
+void for_each_subexpr(E& e, F&& f);
 
 // ---- definitions ---------------------------------------------------------------------
 
@@ -222,21 +222,15 @@ void walk_statements(std::vector<Stmt>& root, Visitor&& visitor) {
   walk_detail::walk<Stmt>(root, visitor);
 }
 
-template <typename F>
-void for_each_expr(const Stmt& s, F&& f) {
-  walk_detail::exprs(s, f);
-}
-template <typename F>
-void for_each_expr(Stmt& s, F&& f) {
+template <typename S, typename F>
+  requires std::same_as<std::remove_const_t<S>, Stmt>
+void for_each_expr(S& s, F&& f) {
   walk_detail::exprs(s, f);
 }
 
-template <typename F>
-void for_each_subexpr(const Expr& e, F&& f) {
-  walk_detail::subexprs(e, f);
-}
-template <typename F>
-void for_each_subexpr(Expr& e, F&& f) {
+template <typename E, typename F>
+  requires std::same_as<std::remove_const_t<E>, Expr>
+void for_each_subexpr(E& e, F&& f) {
   walk_detail::subexprs(e, f);
 }
 
