@@ -132,30 +132,29 @@ inline Param param(std::string name, Dir dir, Type t) {
   p.type = std::move(t);
   return p;
 }
-inline Function kernel(std::string name, std::vector<Param> params, std::vector<std::string> returns,
-                       std::string builtin) {
+// The fields every kind of function has; the builders below add their kind's own.
+inline Function function_of(Function::Kind kind, std::string name, std::vector<Param> params) {
   Function f;
-  f.kind = Function::Kind::Kernel;
+  f.kind = kind;
   f.name = std::move(name);
   f.params = std::move(params);
+  return f;
+}
+inline Function kernel(std::string name, std::vector<Param> params, std::vector<std::string> returns,
+                       std::string builtin) {
+  Function f = function_of(Function::Kind::Kernel, std::move(name), std::move(params));
   f.kernel_returns = std::move(returns);
   f.builtin = std::move(builtin);
   return f;
 }
 inline Function graph(std::string name, std::vector<Param> params, std::vector<Type> results, std::vector<Stmt> body) {
-  Function f;
-  f.kind = Function::Kind::Graph;
-  f.name = std::move(name);
-  f.params = std::move(params);
+  Function f = function_of(Function::Kind::Graph, std::move(name), std::move(params));
   f.results = std::move(results);
   f.body = std::move(body);
   return f;
 }
 inline Function orchestration(std::string name, std::vector<Param> params, std::vector<Stmt> body) {
-  Function f;
-  f.kind = Function::Kind::Orchestration;
-  f.name = std::move(name);
-  f.params = std::move(params);
+  Function f = function_of(Function::Kind::Orchestration, std::move(name), std::move(params));
   f.body = std::move(body);
   return f;
 }
