@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 #include "properties/oracles/plan_model.h"
 #include "stack/runtime/plan/parser.h"
@@ -16,6 +17,21 @@
 
 namespace stackcheck::oracles {
 namespace {
+
+// A verdict that fails, saying `says`.
+void expect_failure_saying(const Verdict& v, std::string_view says) {
+  ASSERT_TRUE(v.failed()) << v.to_string();
+  EXPECT_NE(v.message.find(says), std::string::npos) << v.message;
+}
+
+// A runtime that latches code `instead` where it should latch `code`.
+PlanBinder latching_instead(int code, int instead) {
+  return [code, instead](const runtime::OrchProgram& q) {
+    runtime::BindResult r = runtime::bind_plan(q);
+    if (runtime::status_to_code(r.status) == code) r.status = -(1000 + instead);
+    return r;
+  };
+}
 
 // RUNTIME.md §17's example, as corpus/plans/example.plan keeps it.
 std::string example_text() {
@@ -77,8 +93,7 @@ TEST(Capacity, control_a_window_one_short_is_reported) {
     return runtime::bind_plan(config(q, "W") != 64 ? pad_with_tasks(q, 1) : q);
   };
   const Verdict v = check_capacity_at_need(p, key("W"), tasks(p), one_short);
-  ASSERT_TRUE(v.failed());
-  EXPECT_NE(v.message.find("W at its need"), std::string::npos) << v.message;
+  expect_failure_saying(v, "W at its need");
 }
 
 // Positive control: a task heap that fits 64 B less than it is given: the least heap that
@@ -90,21 +105,15 @@ TEST(Capacity, control_a_heap_short_by_a_line_is_reported) {
     return runtime::bind_plan(h > 0 ? with_config(q, "task_heap", std::max<int64_t>(1024, h - 64)) : q);
   };
   const Verdict v = check_capacity_at_need(p, key("task_heap"), tasks(p), short_heap);
-  ASSERT_TRUE(v.failed());
-  EXPECT_NE(v.message.find("high-water"), std::string::npos) << v.message;
+  expect_failure_saying(v, "high-water");
 }
 
 // Positive control: a runtime that latches another code when the scope task list overflows.
 TEST(Capacity, control_another_code_past_the_limit_is_reported) {
   const runtime::OrchProgram p = plan();
-  const PlanBinder wrong_code = [](const runtime::OrchProgram& q) {
-    runtime::BindResult r = runtime::bind_plan(q);
-    if (runtime::status_to_code(r.status) == 10) r.status = -(1000 + 11);
-    return r;
-  };
+  const PlanBinder wrong_code = latching_instead(10, 11);
   const Verdict v = check_capacity_at_need(p, key("scope_tasks_capacity"), tasks(p), wrong_code);
-  ASSERT_TRUE(v.failed());
-  EXPECT_NE(v.message.find("one past its need"), std::string::npos) << v.message;
+  expect_failure_saying(v, "one past its need");
 }
 
 }  // namespace
@@ -152,21 +161,15 @@ TEST(Capacity, control_a_scope_limit_one_short_is_reported) {
     return runtime::bind_plan(more);
   };
   const Verdict v = check_structural_limit(p, structural("scope-depth"), 1, one_short);
-  ASSERT_TRUE(v.failed());
-  EXPECT_NE(v.message.find("scope-depth at its limit 64"), std::string::npos) << v.message;
+  expect_failure_saying(v, "scope-depth at its limit 64");
 }
 
 // Positive control: a runtime that latches INVALID_ARGS where a task has too many producers.
 TEST(Capacity, control_another_code_past_the_fanin_limit_is_reported) {
   const runtime::OrchProgram p = plan();
-  const PlanBinder wrong_code = [](const runtime::OrchProgram& q) {
-    runtime::BindResult r = runtime::bind_plan(q);
-    if (runtime::status_to_code(r.status) == 4) r.status = -(1000 + 5);
-    return r;
-  };
+  const PlanBinder wrong_code = latching_instead(4, 5);
   const Verdict v = check_structural_limit(p, structural("fanin"), 1, wrong_code);
-  ASSERT_TRUE(v.failed());
-  EXPECT_NE(v.message.find("fanin one past its limit (129)"), std::string::npos) << v.message;
+  expect_failure_saying(v, "fanin one past its limit (129)");
 }
 
 }  // namespace
