@@ -127,6 +127,21 @@ std::regex as_pattern(const std::string& format) {
   return std::regex(re);
 }
 
+// Every message format read from `source` is matched by a message the catalog's entries gave,
+// unless `no_entry` says why none can; and every format `no_entry` excuses is still in the source.
+void expect_formats_given(const std::vector<std::string>& formats, const std::set<std::string>& given,
+                          const std::map<std::string, std::string>& no_entry, const char* source) {
+  for (const std::string& f : formats) {
+    if (no_entry.count(f)) continue;
+    const std::regex re = as_pattern(f);
+    bool found = false;
+    for (const std::string& m : given) found = found || std::regex_match(m, re);
+    EXPECT_TRUE(found) << "no catalog entry gives " << source << "'s \"" << f << "\"";
+  }
+  for (const auto& [f, why] : no_entry)
+    EXPECT_NE(std::find(formats.begin(), formats.end(), f), formats.end()) << f << " is gone from " << source;
+}
+
 TEST(PlanCatalog, every_message_of_the_check_has_an_entry) {
   std::set<std::string> computed;
   const std::vector<std::string> formats = check_formats(computed);
@@ -134,15 +149,7 @@ TEST(PlanCatalog, every_message_of_the_check_has_an_entry) {
   EXPECT_EQ(computed, kComputed) << "a fail() message not written as a literal: follow it to its format";
   std::set<std::string> given;
   for (const auto& [rule, msgs] : messages_by_rule()) given.insert(msgs.begin(), msgs.end());
-  for (const std::string& f : formats) {
-    if (kNoEntry.count(f)) continue;
-    const std::regex re = as_pattern(f);
-    bool found = false;
-    for (const std::string& m : given) found = found || std::regex_match(m, re);
-    EXPECT_TRUE(found) << "no catalog entry gives check.cpp's \"" << f << "\"";
-  }
-  for (const auto& [f, why] : kNoEntry)
-    EXPECT_NE(std::find(formats.begin(), formats.end(), f), formats.end()) << f << " is gone from check.cpp";
+  expect_formats_given(formats, given, kNoEntry, "check.cpp");
 }
 
 // The control: a check message no entry gives must be reported (the matcher is not blind).
@@ -201,15 +208,7 @@ TEST(GraphDefCatalog, every_refusal_of_the_validator_has_an_entry) {
       given.insert(*why);
     }
   }
-  for (const std::string& format : formats) {
-    if (kGraphDefNoEntry.count(format)) continue;
-    const std::regex re = as_pattern(format);
-    bool found = false;
-    for (const std::string& m : given) found = found || std::regex_match(m, re);
-    EXPECT_TRUE(found) << "no catalog entry forges the validator's \"" << format << "\"";
-  }
-  for (const auto& [format, why] : kGraphDefNoEntry)
-    EXPECT_NE(std::find(formats.begin(), formats.end(), format), formats.end()) << format << " is gone";
+  expect_formats_given(formats, given, kGraphDefNoEntry, "graph_def_validate.inl");
 }
 
 // The fatal-latch family (breakers/latch_edit.h): the orchestrator codes (below 100) that are
