@@ -65,6 +65,11 @@ bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
     i += len;
     col += static_cast<uint32_t>(len);
   };
+  // `c`, or `c` and `second` when the next character is that: Minus or Arrow, Lt or Le, ...
+  auto push_one_or_two = [&](unsigned char second, Tok two, Tok one) {
+    const bool both = i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) == second;
+    push(both ? two : one, both ? 2 : 1);
+  };
   auto fail = [&](std::string msg) {
     error = LexError{line, col, std::move(msg)};
     return false;
@@ -132,36 +137,16 @@ bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
       case '*': push(Tok::Star, 1); continue;
       case '/': push(Tok::Slash, 1); continue;
       case '%': push(Tok::Percent, 1); continue;
-      case '-':
-        if (next == '>')
-          push(Tok::Arrow, 2);
-        else
-          push(Tok::Minus, 1);
-        continue;
-      case '=':
-        if (next == '=')
-          push(Tok::EqEq, 2);
-        else
-          push(Tok::Assign, 1);
-        continue;
+      case '-': push_one_or_two('>', Tok::Arrow, Tok::Minus); continue;
+      case '=': push_one_or_two('=', Tok::EqEq, Tok::Assign); continue;
       case '!':
         if (next == '=') {
           push(Tok::NotEq, 2);
           continue;
         }
         return fail("unexpected '!' (did you mean '!='?)");
-      case '<':
-        if (next == '=')
-          push(Tok::Le, 2);
-        else
-          push(Tok::Lt, 1);
-        continue;
-      case '>':
-        if (next == '=')
-          push(Tok::Ge, 2);
-        else
-          push(Tok::Gt, 1);
-        continue;
+      case '<': push_one_or_two('=', Tok::Le, Tok::Lt); continue;
+      case '>': push_one_or_two('=', Tok::Ge, Tok::Gt); continue;
       case '\r': return fail("carriage return (CR) is not allowed; use LF line endings");
       default: break;
     }
