@@ -255,6 +255,12 @@ class Parser {
       fail(tok_, fmt::format("expected {}, found keyword '{}'", what, tok_.text));
     return std::string(expect_id(what).text);
   }
+  // `NAME =`: the name bound.
+  std::string bound_name(const char* what = "a name") {
+    std::string n = name(what);
+    expect_punct("=");
+    return n;
+  }
   // INT <= 2^63-1.
   uint64_t plain_int(const char* what) {
     if (tok_.kind != Token::Kind::Int) fail(tok_, fmt::format("expected {}, found {}", what, describe(tok_)));
@@ -503,23 +509,14 @@ class Parser {
       s.node = std::move(a);
     } else if (w == "view") {
       next();
-      ViewStmt v;
-      v.name = name();
-      expect_punct("=");
-      v.source = window();
-      s.node = std::move(v);
+      s.node = ViewStmt{bound_name(), window()};  // a braced list runs left to right
     } else if (w == "set") {
       next();
-      SetStmt v;
-      v.name = name();
-      expect_punct("=");
-      v.value = expr();
-      s.node = std::move(v);
+      s.node = SetStmt{bound_name(), expr()};
     } else if (w == "read") {
       next();
       ReadStmt r;
-      r.name = name();
-      expect_punct("=");
+      r.name = bound_name();
       r.tensor = name("a tensor name");
       expect_punct("[");
       do {
@@ -546,8 +543,7 @@ class Parser {
     } else if (w == "for") {
       next();
       ForStmt f;
-      f.var = name("a loop variable");
-      expect_punct("=");
+      f.var = bound_name("a loop variable");
       f.start = expr();
       expect_punct(",");
       f.stop = expr();
