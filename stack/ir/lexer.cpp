@@ -1,6 +1,9 @@
 #include "stack/ir/lexer.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -11,6 +14,13 @@ constexpr std::array<std::string_view, 24> kKeywords = {
     "kernel", "builtin", "graph",  "orchestration", "In",    "Out",      "InOut", "i64",
     "tensor", "i32",     "return", "for",           "in",    "range",    "if",    "else",
     "call",   "submit",  "create", "full",          "slice", "assemble", "dim",   "read"};
+
+// The tokens of one character; the one-or-two-character operators are in the lexer's switch.
+constexpr std::pair<unsigned char, Tok> kOneCharTokens[] = {
+    {'(', Tok::LParen}, {')', Tok::RParen}, {'[', Tok::LBracket}, {']', Tok::RBracket}, {'{', Tok::LBrace},
+    {'}', Tok::RBrace}, {',', Tok::Comma},  {':', Tok::Colon},    {'.', Tok::Dot},      {'+', Tok::Plus},
+    {'*', Tok::Star},   {'/', Tok::Slash},  {'%', Tok::Percent},
+};
 
 bool is_id_start(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
 bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -123,20 +133,13 @@ bool lex(std::string_view text, std::vector<Token>& out, LexError& error) {
       push(Tok::Int, n, v);
       continue;
     }
+    if (const auto* one = std::find_if(std::begin(kOneCharTokens), std::end(kOneCharTokens),
+                                       [c](const auto& t) { return t.first == c; });
+        one != std::end(kOneCharTokens)) {
+      push(one->second, 1);
+      continue;
+    }
     switch (c) {
-      case '(': push(Tok::LParen, 1); continue;
-      case ')': push(Tok::RParen, 1); continue;
-      case '[': push(Tok::LBracket, 1); continue;
-      case ']': push(Tok::RBracket, 1); continue;
-      case '{': push(Tok::LBrace, 1); continue;
-      case '}': push(Tok::RBrace, 1); continue;
-      case ',': push(Tok::Comma, 1); continue;
-      case ':': push(Tok::Colon, 1); continue;
-      case '.': push(Tok::Dot, 1); continue;
-      case '+': push(Tok::Plus, 1); continue;
-      case '*': push(Tok::Star, 1); continue;
-      case '/': push(Tok::Slash, 1); continue;
-      case '%': push(Tok::Percent, 1); continue;
       case '-': push_one_or_two('>', Tok::Arrow, Tok::Minus); continue;
       case '=': push_one_or_two('=', Tok::EqEq, Tok::Assign); continue;
       case '!':
