@@ -281,14 +281,21 @@ class Parser {
 
   std::vector<int64_t> shape() {
     expect_punct("[");
-    std::vector<int64_t> dims;
+    return dimensions<int64_t>([&] { return static_cast<int64_t>(plain_int("a dimension")); });
+  }
+
+  // The rest of a bracketed list after its '[': up to max_rank items, each read by item(),
+  // separated by ',', then the ']'.
+  template <class T, class Item>
+  std::vector<T> dimensions(Item item) {
+    std::vector<T> out;
     do {
-      if (!dims.empty()) next();  // the ','
-      if (dims.size() >= lim_.max_rank) fail(tok_, fmt::format("more than {} dimensions", lim_.max_rank));
-      dims.push_back(static_cast<int64_t>(plain_int("a dimension")));
+      if (!out.empty()) next();  // the ','
+      if (out.size() >= lim_.max_rank) fail(tok_, fmt::format("more than {} dimensions", lim_.max_rank));
+      out.push_back(item());
     } while (is_punct(","));
     expect_punct("]");
-    return dims;
+    return out;
   }
 
   EntryTensor entry_tensor() {
@@ -411,16 +418,13 @@ class Parser {
     w.name = name("a tensor name");
     if (!is_punct("[")) return w;
     next();
-    do {
-      if (!w.ranges.empty()) next();  // the ','
-      if (w.ranges.size() >= lim_.max_rank) fail(tok_, fmt::format("more than {} dimensions", lim_.max_rank));
+    w.ranges = dimensions<PlanRange>([&] {
       PlanRange r;
       r.offset = expr();
       expect_punct(":");
       r.size = static_cast<int64_t>(plain_int("a window size"));
-      w.ranges.push_back(std::move(r));
-    } while (is_punct(","));
-    expect_punct("]");
+      return r;
+    });
     return w;
   }
 
