@@ -115,11 +115,7 @@ class Parser {
     expect(Tok::Arrow, "'->'");
     expect(Tok::LParen);
     if (peek().kind != Tok::RParen) {
-      f.kernel_returns.push_back(ident("returned parameter name"));
-      while (peek().kind == Tok::Comma) {
-        next();
-        f.kernel_returns.push_back(ident("returned parameter name"));
-      }
+      comma_separated(f.kernel_returns, [&] { return ident("returned parameter name"); });
     }
     expect(Tok::RParen);
     expect(Tok::Assign, "'='");
@@ -139,11 +135,7 @@ class Parser {
     if (f.kind == Function::Kind::Graph && peek().kind == Tok::Arrow) {
       next();
       expect(Tok::LParen);
-      f.results.push_back(type());
-      while (peek().kind == Tok::Comma) {
-        next();
-        f.results.push_back(type());
-      }
+      comma_separated(f.results, [&] { return type(); });
       expect(Tok::RParen);
     }
     f.body = block();
@@ -151,15 +143,21 @@ class Parser {
     return f;
   }
 
+  // One or more items, each read by item() and appended to `out`, separated by ','.
+  template <class List, class Item>
+  void comma_separated(List& out, Item item) {
+    out.push_back(item());
+    while (peek().kind == Tok::Comma) {
+      next();
+      out.push_back(item());
+    }
+  }
+
   std::vector<Param> params() {
     std::vector<Param> ps;
     expect(Tok::LParen);
     if (peek().kind != Tok::RParen) {
-      ps.push_back(param());
-      while (peek().kind == Tok::Comma) {
-        next();
-        ps.push_back(param());
-      }
+      comma_separated(ps, [&] { return param(); });
     }
     expect(Tok::RParen);
     return ps;
@@ -197,11 +195,7 @@ class Parser {
     expect(Tok::Gt, "'>'");
     Type t = Type::tensor({});
     expect(Tok::LBracket);
-    t.dims.push_back(nonneg_int("a dimension"));
-    while (peek().kind == Tok::Comma) {
-      next();
-      t.dims.push_back(nonneg_int("a dimension"));
-    }
+    comma_separated(t.dims, [&] { return nonneg_int("a dimension"); });
     expect(Tok::RBracket);
     return t;
   }
@@ -227,11 +221,7 @@ class Parser {
       next();
       s.kind = Stmt::Kind::Return;
       if (peek().kind != Tok::NL) {
-        s.returns.push_back(ident("returned name"));
-        while (peek().kind == Tok::Comma) {
-          next();
-          s.returns.push_back(ident("returned name"));
-        }
+        comma_separated(s.returns, [&] { return ident("returned name"); });
       }
       end_line();
       return s;
@@ -308,11 +298,7 @@ class Parser {
     inv.callee = ident("callee name");
     expect(Tok::LParen);
     if (peek().kind != Tok::RParen) {
-      inv.args.push_back(expr());
-      while (peek().kind == Tok::Comma) {
-        next();
-        inv.args.push_back(expr());
-      }
+      comma_separated(inv.args, [&] { return expr(); });
     }
     expect(Tok::RParen);
     return inv;
@@ -341,11 +327,7 @@ class Parser {
       s.offsets = list();
       expect(Tok::Comma, "','");
       expect(Tok::LBracket);
-      s.sizes.push_back(nonneg_int("a size"));
-      while (peek().kind == Tok::Comma) {
-        next();
-        s.sizes.push_back(nonneg_int("a size"));
-      }
+      comma_separated(s.sizes, [&] { return nonneg_int("a size"); });
       expect(Tok::RBracket);
       expect(Tok::RParen);
       return s;
@@ -375,11 +357,7 @@ class Parser {
   std::vector<Expr> list() {
     std::vector<Expr> out;
     expect(Tok::LBracket);
-    out.push_back(expr());
-    while (peek().kind == Tok::Comma) {
-      next();
-      out.push_back(expr());
-    }
+    comma_separated(out, [&] { return expr(); });
     expect(Tok::RBracket);
     return out;
   }
