@@ -322,8 +322,7 @@ class Parser {
       next();
       SliceRhs s;
       expect(Tok::LParen);
-      s.source = ident("tensor name");
-      expect(Tok::Comma, "','");
+      s.source = tensor_then_comma();
       s.offsets = list();
       expect(Tok::Comma, "','");
       expect(Tok::LBracket);
@@ -336,10 +335,8 @@ class Parser {
       next();
       AssembleRhs a;
       expect(Tok::LParen);
-      a.target = ident("tensor name");
-      expect(Tok::Comma, "','");
-      a.source = ident("tensor name");
-      expect(Tok::Comma, "','");
+      a.target = tensor_then_comma();
+      a.source = tensor_then_comma();
       a.offsets = list();
       expect(Tok::RParen);
       return a;
@@ -352,6 +349,13 @@ class Parser {
       return g;
     }
     return ExprRhs{expr()};
+  }
+
+  // `NAME,`: a tensor name and the ',' after it (dim, read, slice and assemble begin so).
+  std::string tensor_then_comma() {
+    std::string name = ident("tensor name");
+    expect(Tok::Comma, "','");
+    return name;
   }
 
   std::vector<Expr> list() {
@@ -424,23 +428,16 @@ class Parser {
       expect(Tok::RParen);
       return inner;
     }
-    if (is_word("dim")) {
+    if (is_word("dim") || is_word("read")) {  // dim(T, INT) or read(T, [EXPR, ...])
+      const bool dim = is_word("dim");
       next();
-      e.kind = Expr::Kind::Dim;
+      e.kind = dim ? Expr::Kind::Dim : Expr::Kind::Read;
       expect(Tok::LParen);
-      e.name = ident("tensor name");
-      expect(Tok::Comma, "','");
-      e.value = nonneg_int("a dimension index");
-      expect(Tok::RParen);
-      return e;
-    }
-    if (is_word("read")) {
-      next();
-      e.kind = Expr::Kind::Read;
-      expect(Tok::LParen);
-      e.name = ident("tensor name");
-      expect(Tok::Comma, "','");
-      e.args = list();
+      e.name = tensor_then_comma();
+      if (dim)
+        e.value = nonneg_int("a dimension index");
+      else
+        e.args = list();
       expect(Tok::RParen);
       return e;
     }
