@@ -18,8 +18,11 @@ every unit not starting with `redundant`; with -minimize_crash=1 it writes the i
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import sys
+import tempfile
+import unittest
 from pathlib import Path
 
 FUZZER = r'''
@@ -116,6 +119,13 @@ def write_exe(path: Path, source: str) -> Path:
     path.write_text(f"#!{sys.executable}\n" + source.lstrip("\n"))
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
+
+
+def temp_dir(test: unittest.TestCase, prefix: str) -> Path:
+    """A fresh temporary folder for `test`, removed when it ends."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    test.addCleanup(shutil.rmtree, tmp, True)
+    return tmp
 
 
 def fuzzer(bin_dir: Path, target: str) -> None:

@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import io
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,7 @@ from campaign_cli import parse_args  # noqa: E402
 from campaign_report import tsv  # noqa: E402
 from campaign_run import Stats, Task, fmt_int, fmt_secs  # noqa: E402
 from campaign_store import Store  # noqa: E402
-from fakebin import fuzzer, write_exe  # noqa: E402
+from fakebin import fuzzer, temp_dir, write_exe  # noqa: E402
 from fuzzlib import UsageError  # noqa: E402
 
 TARGETS = fuzzlib.all_targets()
@@ -100,8 +99,7 @@ class CliTest(unittest.TestCase):
 
 class Fixture(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="campaign-test-"))
-        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.tmp = temp_dir(self, "campaign-test-")
         self.bin = self.tmp / "bin"
         fuzzer(self.bin, T)
 

@@ -19,10 +19,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import unittest
 from pathlib import Path
@@ -34,7 +32,7 @@ sys.path.insert(0, str(HERE))
 import campaign  # noqa: E402
 import fuzzlib  # noqa: E402
 from campaign_cli import parse_args  # noqa: E402
-from fakebin import Env, fuzzer, write_exe  # noqa: E402
+from fakebin import Env, fuzzer, temp_dir, write_exe  # noqa: E402
 
 TARGETS = fuzzlib.all_targets()
 CRASHER = "fuzz_program" if "fuzz_program" in TARGETS else TARGETS[0]
@@ -70,8 +68,7 @@ def table(path: Path) -> list[dict]:
 
 class CampaignRunTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="campaign-run-test-"))
-        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.tmp = temp_dir(self, "campaign-run-test-")
         self.bin = self.tmp / "bin"
         for t in (CRASHER, CLEAN):
             fuzzer(self.bin, t)

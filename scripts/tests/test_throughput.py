@@ -13,9 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import shutil
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -25,7 +23,7 @@ sys.path.insert(0, str(HERE.parent / "lib"))
 sys.path.insert(0, str(HERE))
 import fuzzlib  # noqa: E402
 import throughput  # noqa: E402
-from fakebin import Env, write_exe  # noqa: E402
+from fakebin import Env, temp_dir, write_exe  # noqa: E402
 from fuzzlib import UsageError  # noqa: E402
 
 # Google Benchmark: the JSON of FAKE_BENCH_JSON (a file) to --benchmark_out, exit FAKE_BENCH_EXIT.
@@ -153,8 +151,7 @@ class ArgsTest(unittest.TestCase):
 
 class RunsTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="throughput-test-"))
-        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.tmp = temp_dir(self, "throughput-test-")
         self.root = self.tmp / "root"
         for preset in ("dev", "fuzz"):
             write_exe(self.root / "build" / preset / "bin" / "throughput_bench", FAKE_BENCH)

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -28,7 +26,7 @@ sys.path.insert(0, str(HERE.parent / "lib"))
 sys.path.insert(0, str(HERE))
 import fuzzlib  # noqa: E402
 import tools  # noqa: E402
-from fakebin import fuzzer, write_exe  # noqa: E402
+from fakebin import fuzzer, temp_dir, write_exe  # noqa: E402
 
 T = "fuzz_program" if "fuzz_program" in fuzzlib.all_targets() else fuzzlib.all_targets()[0]
 EXT = fuzzlib.TEXT_EXT.get(T, ".txt")
@@ -47,8 +45,7 @@ print("passes")
 
 class ToolsTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="tools-test-"))
-        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.tmp = temp_dir(self, "tools-test-")
         self.root = self.tmp / "root"
         for preset in ("asan", "fuzz"):
             fuzzer(self.root / "build" / preset / "bin", T)

@@ -18,7 +18,6 @@ import io
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -28,7 +27,7 @@ sys.path.insert(0, str(HERE.parent / "lib"))
 sys.path.insert(0, str(HERE))
 import fuzzlib  # noqa: E402
 import zoo  # noqa: E402
-from fakebin import Env, fuzzer, write_exe  # noqa: E402
+from fakebin import Env, fuzzer, temp_dir, write_exe  # noqa: E402
 from fuzzlib import UsageError  # noqa: E402
 
 T = "fuzz_program" if "fuzz_program" in fuzzlib.all_targets() else fuzzlib.all_targets()[0]
@@ -70,8 +69,7 @@ print(f"verdicts: {cases} cases, 0 inconclusive")
 
 class Fakes(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="zoo-test-"))
-        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.tmp = temp_dir(self, "zoo-test-")
         self.bin = self.tmp / "bin"
         write_exe(self.bin / "stackcheck", FAKE_CLI)
         write_exe(self.bin / SUITE, FAKE_SUITE)
