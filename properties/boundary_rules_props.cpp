@@ -126,20 +126,12 @@ ir::Diagnostics verifier_blind_to_ifs(const ir::Program& p) {
   std::erase_if(d, [](const ir::Diagnostic& x) { return x.code == 215; });
   return d;
 }
-void blind_verifier_case() {
-  ++props::tally().cases;
-  broken_rule_case(verifier_blind_to_ifs);
-}
 // The positive control of codegen's defence: a codegen that lets `full` in a graph through.
 codegen::CodegenResult codegen_blind_to_full(const ir::Program& p) {
   codegen::CodegenResult r = codegen::generate_orchestration(p);
   std::erase_if(r.diagnostics, [](const ir::Diagnostic& x) { return x.code == codegen::kFullInGraph; });
   if (r.diagnostics.empty()) r.ok = true;
   return r;
-}
-void blind_codegen_case() {
-  ++props::tally().cases;
-  broken_rule_case(verify::check_graph_boundary_legalized, codegen_blind_to_full);
 }
 // The positive control of the at-limit twins: a verifier whose tensor-param limit is off by one
 // (it refuses exactly 128).
@@ -153,14 +145,10 @@ ir::Diagnostics verifier_refusing_128_tensors(const ir::Program& p) {
   }
   return d;
 }
-void off_by_one_verifier_case() {
-  ++props::tally().cases;
-  broken_rule_case(verifier_refusing_128_tensors);
-}
 }  // namespace
 
-TEST(BoundaryRulesControl, a_verifier_refusing_the_limit_itself_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&off_by_one_verifier_case), "128 tensor params in graph");
+STACKCHECK_CONTROL(BoundaryRulesControl, a_verifier_refusing_the_limit_itself_fails, "128 tensor params in graph") {
+  broken_rule_case(verifier_refusing_128_tensors);
 }
 
 STACKCHECK_PROP(BoundaryRules, verifier_rules_broken_one_at_a_time, 0.5) {
@@ -233,9 +221,9 @@ STACKCHECK_PROP(BoundaryRules, two_broken_graphs_reported_in_program_order, 0.5)
   props::report(in_program_order(p, d, "the verifier"), cx());
   props::report(in_program_order(p, passes::legalize_graph_boundary(p).diagnostics, "LegalizeGraphBoundary"), cx());
 }
-TEST(BoundaryRulesControl, a_codegen_letting_full_through_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_codegen_case), "codegen, run without the verifier");
+STACKCHECK_CONTROL(BoundaryRulesControl, a_codegen_letting_full_through_fails, "codegen, run without the verifier") {
+  broken_rule_case(verify::check_graph_boundary_legalized, codegen_blind_to_full);
 }
-TEST(BoundaryRulesControl, a_verifier_blind_to_ifs_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_verifier_case), "broke 215");
+STACKCHECK_CONTROL(BoundaryRulesControl, a_verifier_blind_to_ifs_fails, "broke 215") {
+  broken_rule_case(verifier_blind_to_ifs);
 }

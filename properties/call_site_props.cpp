@@ -107,15 +107,12 @@ oracles::PipelineRun pipeline_blind_to_hoisted_divisors(const ir::Program& p) {
   }
   return r;
 }
-void blind_call_site_case() {
-  ++props::tally().cases;
-  call_site_case(pipeline_blind_to_hoisted_divisors);
-}
 }  // namespace
 
 STACKCHECK_PROP(CallSiteHoisting, hoisting_rejected_at_the_one_call_site, 0.3) {
   call_site_case([](const ir::Program& p) { return oracles::run_pipeline(p); });
 }
-TEST(CallSiteHoistingControl, a_pass_blind_to_divisors_hoisted_to_a_call_site_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_call_site_case), "expected LegalizeGraphBoundary's 13");
+STACKCHECK_CONTROL(CallSiteHoistingControl, a_pass_blind_to_divisors_hoisted_to_a_call_site_fails,
+                   "expected LegalizeGraphBoundary's 13") {
+  call_site_case(pipeline_blind_to_hoisted_divisors);
 }

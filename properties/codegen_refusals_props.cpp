@@ -106,18 +106,14 @@ codegen::CodegenResult codegen_ignoring_malformed_nodes(const ir::Program& p) {
   if (r.diagnostics.empty()) r.ok = true;
   return r;
 }
-void lax_malformed_case() {
-  ++props::tally().cases;
-  malformed_case(codegen_ignoring_malformed_nodes);
-}
 }  // namespace
 
 STACKCHECK_PROP(CodegenRefusals, malformed_expression_nodes_refused_without_a_crash, 0.0) {
   malformed_case(codegen::generate_orchestration);
 }
-TEST(CodegenRefusalsControl, a_codegen_taking_malformed_nodes_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_malformed_case),
-                       "codegen, run without the verifier, emitted a plan");
+STACKCHECK_CONTROL(CodegenRefusalsControl, a_codegen_taking_malformed_nodes_fails,
+                   "codegen, run without the verifier, emitted a plan") {
+  malformed_case(codegen_ignoring_malformed_nodes);
 }
 
 // Codegen's own refusals of WellFormed programs (codegen.h): an entry scalar param (306: a plan
@@ -169,14 +165,10 @@ codegen::CodegenResult codegen_taking_entry_scalars(const ir::Program& p) {
   if (r.diagnostics.empty()) r.ok = true;
   return r;
 }
-void lax_codegen_own_case() {
-  ++props::tally().cases;
-  codegen_own_case(codegen_taking_entry_scalars);
-}
 }  // namespace
 STACKCHECK_PROP(CodegenRefusals, codegen_refuses_what_a_plan_cannot_hold, 0.0) {
   codegen_own_case(codegen::generate_orchestration);
 }
-TEST(CodegenRefusalsControl, a_codegen_taking_entry_scalars_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_codegen_own_case), "where it must refuse 306");
+STACKCHECK_CONTROL(CodegenRefusalsControl, a_codegen_taking_entry_scalars_fails, "where it must refuse 306") {
+  codegen_own_case(codegen_taking_entry_scalars);
 }

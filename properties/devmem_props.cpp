@@ -583,10 +583,6 @@ void host_reads_case() {
   ++props::tally().cases;
   devmem_case(Flaw::kHostReadsAreDeviceReads);
 }
-void stale_base_case() {
-  ++props::tally().cases;
-  devmem_case(Flaw::kStaleBaseUnmapped);
-}
 
 }  // namespace
 
@@ -610,6 +606,6 @@ TEST(DevmemControl, a_model_counting_host_reads_as_device_reads_fails) {
   EXPECT_GT(failures.size(), 0) << "the flawed model was not caught";
   EXPECT_TRUE(named) << "caught, but not as a bytes_read or uninit_reads difference";
 }
-TEST(DevmemControl, a_model_calling_stale_bases_unmapped_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&stale_base_case), "kind unmapped, got DeviceFault");
+STACKCHECK_CONTROL(DevmemControl, a_model_calling_stale_bases_unmapped_fails, "kind unmapped, got DeviceFault") {
+  devmem_case(Flaw::kStaleBaseUnmapped);
 }

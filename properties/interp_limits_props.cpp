@@ -63,16 +63,12 @@ void call_depth_case(const InterpFn& run) {
     gen::tag("call depth: a graph call refused at depth 0");
   }
 }
-void call_depth_off_by_one_case() {
-  ++props::tally().cases;
+}  // namespace
+STACKCHECK_PROP(InterpreterLimits, interpreter_call_depth_at_its_limit, 0.0) { call_depth_case(stack_interp); }
+STACKCHECK_CONTROL(InterpreterLimitsControl, an_interpreter_one_call_shallower_fails, "at a call depth of 1") {
   call_depth_case([](const ir::Program& p, uint64_t seed, const interp::Options& o) {
     interp::Options tighter = o;
     if (tighter.max_call_depth > 0) --tighter.max_call_depth;
     return interp::run(p, seed, tighter);
   });
-}
-}  // namespace
-STACKCHECK_PROP(InterpreterLimits, interpreter_call_depth_at_its_limit, 0.0) { call_depth_case(stack_interp); }
-TEST(InterpreterLimitsControl, an_interpreter_one_call_shallower_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&call_depth_off_by_one_case), "at a call depth of 1");
 }

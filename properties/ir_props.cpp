@@ -115,17 +115,11 @@ void arith_prop(CompareFn compare) {
 bool ge_as_gt(support::CompareOp op, int64_t a, int64_t b) {
   return op == support::CompareOp::Ge ? a > b : support::compare(op, a, b);
 }
-void ge_as_gt_case() {
-  ++props::tally().cases;
-  arith_prop(ge_as_gt);
-}
 }  // namespace
 
 STACKCHECK_PROP(IrProps, scalar_arithmetic_equals_the_reference, 0.0) { arith_prop(support::compare); }
 
-TEST(IrPropsControl, a_compare_taking_ge_for_gt_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&ge_as_gt_case), ">=");
-}
+STACKCHECK_CONTROL(IrPropsControl, a_compare_taking_ge_for_gt_fails, ">=") { arith_prop(ge_as_gt); }
 
 // The comparator every structural oracle trusts (ir::equal: the round trip, determinism,
 // pass idempotence, the pass manager's "accepted program") judged against the printer, a
@@ -168,14 +162,10 @@ bool blind_to_bodies(const ir::Program& a, const ir::Program& b) {
   for (size_t k = 0; k < c.functions.size() && k < a.functions.size(); ++k) c.functions[k].body = a.functions[k].body;
   return ir::equal(a, c);
 }
-void blind_to_bodies_case() {
-  ++props::tally().cases;
-  comparator_case(blind_to_bodies);
-}
 }  // namespace
 
 STACKCHECK_PROP(IrProps, structural_equality_agrees_with_the_printer, 0.0) { comparator_case(stack_equal); }
 
-TEST(IrPropsControl, a_comparator_blind_to_bodies_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_to_bodies_case), "comparator");
+STACKCHECK_CONTROL(IrPropsControl, a_comparator_blind_to_bodies_fails, "comparator") {
+  comparator_case(blind_to_bodies);
 }

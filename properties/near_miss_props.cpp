@@ -218,10 +218,6 @@ std::optional<runtime::PlanError> validate_allowing_root_slots(const runtime::Or
   if (e && e->message == "'$' slot outside a graph body") return std::nullopt;
   return e;
 }
-void lax_broken_case() {
-  ++props::tally().cases;
-  broken_case(validate_allowing_root_slots);
-}
 // The positive control of the AST-only rules: a check that trusts the parser's shapes (it lets
 // malformed expression nodes and argument fields their tag does not use through).
 std::optional<runtime::PlanError> validate_trusting_ast_shapes(const runtime::OrchProgram& p) {
@@ -229,10 +225,6 @@ std::optional<runtime::PlanError> validate_trusting_ast_shapes(const runtime::Or
   if (e && (e->message == "malformed expression node" || e->message == "argument has fields its tag does not use"))
     return std::nullopt;
   return e;
-}
-void ast_trusting_broken_case() {
-  ++props::tally().cases;
-  broken_case(validate_trusting_ast_shapes);
 }
 
 // ---- deliberately lax front ends (positive controls) ----
@@ -409,17 +401,13 @@ void size_limit_case(const GirParse& parse_gir = stack_gir_parse) {
 STACKCHECK_PROP(NearMiss, input_size_limits_at_and_one_past, 0.0) { size_limit_case(); }
 namespace {
 // The positive control: a .gir parser that refuses an input of exactly its limit (`>=` for `>`).
-void limit_off_by_one_case() {
-  ++props::tally().cases;
+}  // namespace
+STACKCHECK_CONTROL(NearMissControl, a_gir_parser_refusing_a_text_at_its_limit_fails, "under a limit of") {
   size_limit_case([](std::string_view t, const ir::ParseLimits& l) {
     ir::ParseLimits tighter = l;
     if (t.size() >= l.max_bytes) tighter.max_bytes = t.size() - 1;
     return ir::parse_program(t, tighter);
   });
-}
-}  // namespace
-TEST(NearMissControl, a_gir_parser_refusing_a_text_at_its_limit_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&limit_off_by_one_case), "under a limit of");
 }
 
 STACKCHECK_PROP(NearMiss, plan_rules_broken_one_at_a_time_are_rejected, 0.1) { broken_case(stack_validate); }
@@ -437,21 +425,17 @@ void every_rule_case(const PlanValidator& validate) {
     if (b) judge_broken_plan(*b, validate);
   }
 }
-void every_rule_lax_case() {
-  ++props::tally().cases;
-  every_rule_case(validate_allowing_root_slots);
-}
 }  // namespace
 STACKCHECK_PROP(NearMiss, every_plan_rule_broken_in_each_plan, 0.0) { every_rule_case(stack_validate); }
-TEST(NearMissControl, a_check_allowing_root_slots_fails_every_rule) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&every_rule_lax_case), "slot-in-root in the root body");
+STACKCHECK_CONTROL(NearMissControl, a_check_allowing_root_slots_fails_every_rule, "slot-in-root in the root body") {
+  every_rule_case(validate_allowing_root_slots);
 }
 
-TEST(NearMissControl, a_plan_check_trusting_ast_shapes_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&ast_trusting_broken_case), "got acceptance");
+STACKCHECK_CONTROL(NearMissControl, a_plan_check_trusting_ast_shapes_fails, "got acceptance") {
+  broken_case(validate_trusting_ast_shapes);
 }
-TEST(NearMissControl, a_plan_check_allowing_root_slots_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_broken_case), "slot-in-root in the root body");
+STACKCHECK_CONTROL(NearMissControl, a_plan_check_allowing_root_slots_fails, "slot-in-root in the root body") {
+  broken_case(validate_allowing_root_slots);
 }
 TEST(NearMissControl, a_gir_lexer_tolerating_cr_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<gir_case, gir_tolerating_cr>), "near-miss/gir-parser");

@@ -203,18 +203,6 @@ void model_case(ModelFlaw flaw) {
   model_tally().add(sut.counts, last.model.error(), provoking);
 }
 
-void forget_war_case() {
-  ++props::tally().cases;
-  model_case(ModelFlaw::kForgetWar);
-}
-void no_rewind_case() {
-  ++props::tally().cases;
-  model_case(ModelFlaw::kNoHeapRewind);
-}
-void latest_code_case() {
-  ++props::tally().cases;
-  model_case(ModelFlaw::kLatestCodeWins);
-}
 
 // Every kind of latch-provoking call in one case, each on a fresh model and orchestrator of the
 // case's setup (in predicts_every_step a case meets at most the first provoking call it draws,
@@ -244,23 +232,11 @@ void every_provoke_case(ModelFlaw flaw) {
   }
 }
 
-void foreign_handle_case() {
-  ++props::tally().cases;
-  every_provoke_case(ModelFlaw::kTakesForeignHandles);
-}
 
-void latching_node_case() {
-  ++props::tally().cases;
-  every_provoke_case(ModelFlaw::kCountsLatchingNode);
-}
 
 // A recorded body passing a foreign slot is drawn in about 1 case in 28 (measured: the control
 // missed it in 1 of 40 runs of 100 cases at random seeds), so each case of this control draws
 // four setups: a miss at 100 cases is then below one in a million.
-void foreign_slot_case() {
-  ++props::tally().cases;
-  for (int i = 0; i < 4; ++i) every_provoke_case(ModelFlaw::kTakesForeignSlots);
-}
 
 void showValue(const CaseSetup& s, std::ostream& os) {
   os << (s.provoking ? "provoking case\n" : "") << show_setup(s.setup);
@@ -275,25 +251,25 @@ STACKCHECK_PROP(OrchestratorModel, every_provoking_call_on_a_fresh_orchestrator,
 }
 
 // Positive controls: each wrong model is caught, naming the prediction that differed.
-TEST(OrchestratorModelControl, a_model_without_war_edges_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&forget_war_case), "orch-model/");
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_without_war_edges_fails, "orch-model/") {
+  model_case(ModelFlaw::kForgetWar);
 }
-TEST(OrchestratorModelControl, a_model_without_the_scope_rewind_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&no_rewind_case), "orch-model/task-heap");
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_without_the_scope_rewind_fails, "orch-model/task-heap") {
+  model_case(ModelFlaw::kNoHeapRewind);
 }
-TEST(OrchestratorModelControl, a_model_taking_a_foreign_handle_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&foreign_handle_case), "orch-model/");
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_taking_a_foreign_handle_fails, "orch-model/") {
+  every_provoke_case(ModelFlaw::kTakesForeignHandles);
 }
-TEST(OrchestratorModelControl, a_model_whose_last_latch_wins_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&latest_code_case), "orch-model/error-word");
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_whose_last_latch_wins_fails, "orch-model/error-word") {
+  model_case(ModelFlaw::kLatestCodeWins);
 }
 
-TEST(OrchestratorModelControl, a_model_counting_the_latching_body_call_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&latching_node_case), "body-returns");
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_counting_the_latching_body_call_fails, "body-returns") {
+  every_provoke_case(ModelFlaw::kCountsLatchingNode);
 }
 
 // A graph body passing a ScalarSlot of no recording (made by hand, or kept from another one):
 // recorded, the orchestrator latches 5; a model taking its value as an inline run would must fail.
-TEST(OrchestratorModelControl, a_model_taking_a_foreign_slot_by_value_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&foreign_slot_case), "orch-model/");
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_taking_a_foreign_slot_by_value_fails, "orch-model/") {
+  for (int i = 0; i < 4; ++i) every_provoke_case(ModelFlaw::kTakesForeignSlots);
 }

@@ -147,10 +147,6 @@ passes::PassResult refusing_legalize(const ir::Program& p) {
   }
   return r;
 }
-void refusing_case() {
-  ++props::tally().cases;
-  isolation_case(refusing_legalize);
-}
 // The positive control of the causes: a pass that takes every graph loop's trips for
 // unknown (a constant-trip evaluator that gives up) and refuses with the foldable 214.
 passes::PassResult refusing_loops(const ir::Program& p) {
@@ -164,16 +160,12 @@ passes::PassResult refusing_loops(const ir::Program& p) {
         }
   return r;
 }
-void refusing_loops_case() {
-  ++props::tally().cases;
-  isolation_case(refusing_loops);
-}
 }  // namespace
 
 STACKCHECK_PROP(PassIsolation, legalize_without_simplify, 0.3) { isolation_case(legalize); }
-TEST(PassIsolationControl, a_legalize_refusing_literal_trips_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&refusing_loops_case), "refused it with 0:0: error[214]");
+STACKCHECK_CONTROL(PassIsolationControl, a_legalize_refusing_literal_trips_fails, "refused it with 0:0: error[214]") {
+  isolation_case(refusing_loops);
 }
-TEST(PassIsolationControl, a_legalize_refusing_what_folding_cannot_fix_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&refusing_case), "refused it with");
+STACKCHECK_CONTROL(PassIsolationControl, a_legalize_refusing_what_folding_cannot_fix_fails, "refused it with") {
+  isolation_case(refusing_legalize);
 }

@@ -103,16 +103,11 @@ STACKCHECK_PROP(Pipeline, graph_full_rejected_with_206, 0.0) {
 
 // The fixed-point oracle run_pipeline applies to Simplify's output, shown a generated program
 // Simplify has not seen (literal loops, `dim`, spelled literals): it must report one.
-namespace {
-void unsimplified_case() {
-  ++props::tally().cases;
+namespace {}  // namespace
+STACKCHECK_CONTROL(PipelineControl, the_fixed_point_oracle_fails_on_unsimplified_input, "not its fixed point") {
   const gen::GeneratedProgram g = draw();
   props::report(oracles::check_simplified(g.program),
                 oracles::Counterexample{"pipeline", ir::print_program(g.program), {}, "", ""});
-}
-}  // namespace
-TEST(PipelineControl, the_fixed_point_oracle_fails_on_unsimplified_input) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&unsimplified_case), "not its fixed point");
 }
 
 // The pass manager's instruments (oracles/instruments.h): stop-after at every stage returns
@@ -125,28 +120,20 @@ void instruments_case(const oracles::ManagerFactory& make) {
   props::report(oracles::check_instruments(g.program, make),
                 props::counterexample("property", ir::print_program(g.program)));
 }
-void stop_after_ignored_case() {
-  ++props::tally().cases;
+}  // namespace
+
+STACKCHECK_PROP(Pipeline, instruments_change_nothing, 0.0) { instruments_case(oracles::default_manager); }
+STACKCHECK_CONTROL(PipelineControl, a_stop_after_that_never_stops_fails, "stop-after") {
   instruments_case([](passes::PassManagerOptions o) {
     o.stop_after.clear();
     return oracles::default_manager(std::move(o));
   });
 }
-void print_after_all_silent_case() {
-  ++props::tally().cases;
+STACKCHECK_CONTROL(PipelineControl, a_silent_print_after_all_fails, "print-after-all") {
   instruments_case([](passes::PassManagerOptions o) {
     o.print_after_all = false;
     return oracles::default_manager(std::move(o));
   });
-}
-}  // namespace
-
-STACKCHECK_PROP(Pipeline, instruments_change_nothing, 0.0) { instruments_case(oracles::default_manager); }
-TEST(PipelineControl, a_stop_after_that_never_stops_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&stop_after_ignored_case), "stop-after");
-}
-TEST(PipelineControl, a_silent_print_after_all_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&print_after_all_silent_case), "print-after-all");
 }
 
 // ReturnParamsExplicit run on its own, on generated programs (whose graph returns often name
@@ -177,17 +164,14 @@ void return_order_case(const PassFn& normalize) {
 }
 // The positive control: a "NormalizeReturnOrder" that changes nothing.
 passes::PassResult identity_pass(const ir::Program& p) { return passes::PassResult::accepted(p); }
-void identity_pass_case() {
-  ++props::tally().cases;
-  return_order_case(identity_pass);
-}
 }  // namespace
 
 STACKCHECK_PROP(Pipeline, return_order_verifier_agrees_with_its_pass, 0.0) {
   return_order_case(normalize_return_order);
 }
-TEST(PipelineControl, a_return_order_pass_that_changes_nothing_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&identity_pass_case), "NormalizeReturnOrder changes nothing");
+STACKCHECK_CONTROL(PipelineControl, a_return_order_pass_that_changes_nothing_fails,
+                   "NormalizeReturnOrder changes nothing") {
+  return_order_case(identity_pass);
 }
 
 // Passes are deterministic and idempotent.

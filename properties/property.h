@@ -132,3 +132,17 @@ BytesOutcome run_on_bytes(const Property& p, gen::ChoiceSource& c);
     ::stackcheck::props::end_property(bound);                                                  \
   }                                                                                            \
   void stackcheck_prop_##Suite##_##Name()
+
+// A positive control (STYLE.md 12): a gtest test that runs the body on RapidCheck, counting its
+// cases as STACKCHECK_PROP does, and passes only when the run fails with a message containing
+// `message`. The body is a property run against a planted defect (a blind check, a lax parser).
+#define STACKCHECK_CONTROL(Suite, Name, message)                  \
+  void stackcheck_control_##Suite##_##Name();                     \
+  TEST(Suite, Name) {                                             \
+    EXPECT_FATAL_FAILURE(::rc::detail::checkGTest([] {            \
+                           ++::stackcheck::props::tally().cases;  \
+                           stackcheck_control_##Suite##_##Name(); \
+                         }),                                      \
+                         message);                                \
+  }                                                               \
+  void stackcheck_control_##Suite##_##Name()

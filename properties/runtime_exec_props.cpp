@@ -462,10 +462,6 @@ runtime::BindResult roomier_ready_bind(const runtime::OrchProgram& p, const runt
     if (e.key == "ready_capacity") ++e.value;
   return runtime::bind_plan(q, o);
 }
-void roomier_ready_case() {
-  ++props::tally().cases;
-  ready_ring_case(roomier_ready_bind);
-}
 }  // namespace
 
 STACKCHECK_PROP(RuntimeExec, ready_ring_at_and_one_past_its_capacity, 0.0) {
@@ -473,6 +469,6 @@ STACKCHECK_PROP(RuntimeExec, ready_ring_at_and_one_past_its_capacity, 0.0) {
   ready_ring_case(stack_ready_bind);
 }
 
-TEST(RuntimeExecControl, a_ready_ring_one_entry_roomier_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&roomier_ready_case), "ready-ring");
+STACKCHECK_CONTROL(RuntimeExecControl, a_ready_ring_one_entry_roomier_fails, "ready-ring") {
+  ready_ring_case(roomier_ready_bind);
 }

@@ -213,29 +213,13 @@ ir::Program offsets_zeroed(ir::Program p) {
   for (ir::Function& f : p.functions) walk(f.body);
   return p;
 }
-void offsets_blind_case() {
-  ++props::tally().cases;
-  expression_places_case([](const ir::Program& p) { return verify::check_well_formed(offsets_zeroed(p)); });
-}
 // The positive control: a WellFormed blind to literal zero divisors and steps (13).
 ir::Diagnostics well_formed_blind_to_13(const ir::Program& p) {
   ir::Diagnostics d = verify::check_well_formed(p);
   std::erase_if(d, [](const ir::Diagnostic& x) { return x.code == 13; });
   return d;
 }
-void blind_well_formed_case() {
-  ++props::tally().cases;
-  well_formed_rule_case(well_formed_blind_to_13);
-}
 // ... and of its line check: a WellFormed that reports each finding one line late.
-void late_well_formed_case() {
-  ++props::tally().cases;
-  well_formed_rule_case([](const ir::Program& p) {
-    ir::Diagnostics d = verify::check_well_formed(p);
-    for (ir::Diagnostic& x : d) ++x.location.line;
-    return d;
-  });
-}
 }  // namespace
 
 STACKCHECK_PROP(WellFormedRules, well_formed_rules_broken_one_at_a_time, 0.3) {
@@ -256,24 +240,20 @@ void every_rule_case(const WellFormedFn& well_formed) {
     if (b) judge_broken_well_formed(*b, well_formed);
   }
 }
-void every_rule_blind_case() {
-  ++props::tally().cases;
-  every_rule_case(well_formed_blind_to_13);
-}
 }  // namespace
 
 STACKCHECK_PROP(WellFormedRules, every_well_formed_rule_in_each_program, 0.3) {
   every_rule_case(verify::check_well_formed);
 }
-TEST(WellFormedRulesControl, a_well_formed_blind_to_13_fails_every_rule) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&every_rule_blind_case), "broke 13");
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_blind_to_13_fails_every_rule, "broke 13") {
+  every_rule_case(well_formed_blind_to_13);
 }
 
 STACKCHECK_PROP(WellFormedRules, broken_expressions_in_every_place, 0.3) {
   expression_places_case(verify::check_well_formed);
 }
-TEST(WellFormedRulesControl, a_well_formed_blind_to_view_offsets_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&offsets_blind_case), "WellFormed reported");
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_blind_to_view_offsets_fails, "WellFormed reported") {
+  expression_places_case([](const ir::Program& p) { return verify::check_well_formed(offsets_zeroed(p)); });
 }
 
 // COMPILER.md §4 rule 10, condition by condition: each kernel of a generated program, with one
@@ -372,9 +352,8 @@ STACKCHECK_PROP(WellFormedRules, every_shape_rule_condition_met_and_broken, 0.0)
   shape_rule_case(verify::check_well_formed);
 }
 // The positive control: a WellFormed that lets every rowsum shape through.
-namespace {
-void rowsum_blind_case() {
-  ++props::tally().cases;
+namespace {}  // namespace
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_blind_to_rowsum_shapes_fails, "(rowsum) with param") {
   shape_rule_case([](const ir::Program& p) {
     ir::Diagnostics d = verify::check_well_formed(p);
     std::erase_if(d, [](const ir::Diagnostic& x) {
@@ -383,14 +362,9 @@ void rowsum_blind_case() {
     return d;
   });
 }
-}  // namespace
-TEST(WellFormedRulesControl, a_well_formed_blind_to_rowsum_shapes_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&rowsum_blind_case), "(rowsum) with param");
-}
 // ... and of its message check: shape messages that keep the kernel's name but drop the shapes.
-namespace {
-void shapeless_message_case() {
-  ++props::tally().cases;
+namespace {}  // namespace
+STACKCHECK_CONTROL(WellFormedRulesControl, shape_messages_without_the_shapes_fail, "which does not say") {
   shape_rule_case([](const ir::Program& p) {
     ir::Diagnostics d = verify::check_well_formed(p);
     for (ir::Diagnostic& x : d)
@@ -398,56 +372,40 @@ void shapeless_message_case() {
     return d;
   });
 }
-}  // namespace
-TEST(WellFormedRulesControl, shape_messages_without_the_shapes_fail) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&shapeless_message_case), "which does not say");
-}
 
 // The control of its codegen half: a codegen that emits a plan for anything.
-namespace {
-void codegen_without_preconditions_case() {
-  ++props::tally().cases;
+namespace {}  // namespace
+STACKCHECK_CONTROL(WellFormedRulesControl, a_codegen_that_checks_no_precondition_fails, "emitted a plan") {
   well_formed_rule_case(verify::check_well_formed, [](const ir::Program&) {
     codegen::CodegenResult r;
     r.ok = true;
     return r;
   });
 }
-}  // namespace
-TEST(WellFormedRulesControl, a_codegen_that_checks_no_precondition_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&codegen_without_preconditions_case), "emitted a plan");
-}
-TEST(WellFormedRulesControl, a_well_formed_blind_to_zero_divisors_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&blind_well_formed_case), "broke 13");
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_blind_to_zero_divisors_fails, "broke 13") {
+  well_formed_rule_case(well_formed_blind_to_13);
 }
 // ... and of its message check: a WellFormed whose messages name nothing.
-void mute_well_formed_case() {
-  ++props::tally().cases;
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_naming_nothing_fails, "whose message does not say") {
   well_formed_rule_case([](const ir::Program& p) {
     ir::Diagnostics d = verify::check_well_formed(p);
     for (ir::Diagnostic& x : d) x.message = "error";
     return d;
   });
 }
-TEST(WellFormedRulesControl, a_well_formed_naming_nothing_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&mute_well_formed_case), "whose message does not say");
-}
 // ... and of codegen's line: a codegen whose refusals point one line late.
-void late_codegen_case() {
-  ++props::tally().cases;
+STACKCHECK_CONTROL(WellFormedRulesControl, a_codegen_refusing_a_line_late_fails,
+                   "run without the verifier, refused it with") {
   well_formed_rule_case(verify::check_well_formed, [](const ir::Program& p) {
     codegen::CodegenResult r = codegen::generate_orchestration(p);
     for (ir::Diagnostic& x : r.diagnostics) ++x.location.line;
     return r;
   });
 }
-TEST(WellFormedRulesControl, a_codegen_refusing_a_line_late_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_codegen_case), "run without the verifier, refused it with");
-}
 // ... and of the interpreter's: one that runs what it cannot resolve on to the end (its
 // Invalid errors turned into a completed run).
-void lenient_interpreter_case() {
-  ++props::tally().cases;
+STACKCHECK_CONTROL(WellFormedRulesControl, an_interpreter_running_unresolved_names_fails,
+                   "the interpreter ran it to the end") {
   well_formed_rule_case(verify::check_well_formed, codegen::generate_orchestration,
                         [](const ir::Program& p, uint64_t seed) {
                           interp::Result r = interp::run(p, seed);
@@ -455,9 +413,11 @@ void lenient_interpreter_case() {
                           return r;
                         });
 }
-TEST(WellFormedRulesControl, an_interpreter_running_unresolved_names_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lenient_interpreter_case), "the interpreter ran it to the end");
-}
-TEST(WellFormedRulesControl, a_well_formed_reporting_a_line_late_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&late_well_formed_case), "where the broken statement is on line");
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_reporting_a_line_late_fails,
+                   "where the broken statement is on line") {
+  well_formed_rule_case([](const ir::Program& p) {
+    ir::Diagnostics d = verify::check_well_formed(p);
+    for (ir::Diagnostic& x : d) ++x.location.line;
+    return d;
+  });
 }
