@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "properties/gen/arbitrary.h"
 #include "properties/judge/cases.h"
@@ -89,6 +92,16 @@ std::unique_ptr<oracles::Bench> bench(const gen::GeneratedPlan& g, uint8_t fill 
   auto b = oracles::Bench::create(g.plan, fill, strict, &why);
   if (!b) props::report(Verdict::fail("config", "the generator's config was rejected: " + why), context(g));
   return b;
+}
+
+// The case's bind latches `code` and uploads nothing; the counterexample is a `latch` plan
+// whose replay parameters name the code, and `more` (a planted cause).
+void expect_latched(const gen::GeneratedPlan& g, int code, std::map<std::string, std::string> more = {}) {
+  auto b = bench(g);
+  const oracles::Captured c = b->bind(g.plan);
+  more.emplace("code", std::to_string(code));
+  props::report(oracles::check_latched(c, code),
+                props::counterexample("latch", runtime::print_plan(g.plan), std::move(more)));
 }
 
 // The bind options of a case: its device schedule drawn as the fuzz targets draw theirs
@@ -337,10 +350,7 @@ STACKCHECK_PROP(RuntimeProps, invalid_arguments_latch_5, 0.0) {
   k.planted_code = 5;
   k.small_config = false;  // a small W would let the clean prefix exhaust the window first (code 3)
   const gen::GeneratedPlan g = draw(k);
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  props::report(oracles::check_latched(c, 5),
-                props::counterexample("latch", runtime::print_plan(g.plan), {{"code", "5"}}));
+  expect_latched(g, 5);
 }
 
 // Code 5's zero divisor in each place a plan evaluates an expression (gen/plan_gen_fatal.cpp):
@@ -357,10 +367,7 @@ STACKCHECK_PROP(RuntimeProps, zero_divisor_in_every_place_latches_5, 0.0) {
   // before the planted 5), and the mirror is filled lazily, so the large W costs little.
   k.small_w_percent = 0;
   const gen::GeneratedPlan g = draw(k);
-  auto b = bench(g);
-  const oracles::Captured c = b->bind(g.plan);
-  props::report(oracles::check_latched(c, 5),
-                props::counterexample("latch", runtime::print_plan(g.plan), {{"code", "5"}}));
+  expect_latched(g, 5);
 }
 
 // Every cause of code 5 in each case (gen/plan_gen_fatal.cpp's ten: a zero divisor, a zero
@@ -378,11 +385,7 @@ STACKCHECK_PROP(RuntimeProps, every_cause_of_5_in_each_case, 0.0) {
     k.max_stmts = 4;        // a short clean prefix
     k.small_w_percent = 0;  // the default W, which no such prefix exhausts (as above)
     const gen::GeneratedPlan g = gen::any_plan(k);
-    auto b = bench(g);
-    const oracles::Captured c = b->bind(g.plan);
-    props::report(oracles::check_latched(c, 5),
-                  props::counterexample("latch", runtime::print_plan(g.plan),
-                                        {{"code", "5"}, {"cause", std::to_string(cause)}}));
+    expect_latched(g, 5, {{"cause", std::to_string(cause)}});
   }
 }
 
@@ -591,10 +594,6 @@ std::optional<std::string> apply_skipping_invalid(std::span<const runtime::Confi
     if (!runtime::check_config_value(e.key, e.value)) valid.push_back(e);
   return runtime::apply_config(valid, cfg);
 }
-void skipping_config_case() {
-  ++props::tally().cases;
-  config_case(apply_skipping_invalid);
-}
 // The control of the bind: a bind_plan that drops the plan's config lines (binding with the
 // defaults) instead of refusing one out of range.
 runtime::BindResult bind_ignoring_config(const runtime::OrchProgram& p, const runtime::BindOptions& o) {
@@ -602,17 +601,13 @@ runtime::BindResult bind_ignoring_config(const runtime::OrchProgram& p, const ru
   q.config.clear();
   return runtime::bind_plan(q, o);
 }
-void config_ignoring_bind_case() {
-  ++props::tally().cases;
-  config_case(runtime::apply_config, bind_ignoring_config);
-}
 }  // namespace
 
 STACKCHECK_PROP(RuntimeProps, config_values_at_and_past_every_bound, 0.0) { config_case(runtime::apply_config); }
 
-TEST(RuntimePropsControl, an_apply_config_skipping_invalid_entries_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&skipping_config_case), "config");
+STACKCHECK_CONTROL(RuntimePropsControl, an_apply_config_skipping_invalid_entries_fails, "config") {
+  config_case(apply_skipping_invalid);
 }
-TEST(RuntimePropsControl, a_bind_ignoring_a_refused_config_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&config_ignoring_bind_case), "expected an invalid plan");
+STACKCHECK_CONTROL(RuntimePropsControl, a_bind_ignoring_a_refused_config_fails, "expected an invalid plan") {
+  config_case(runtime::apply_config, bind_ignoring_config);
 }
