@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -58,18 +60,35 @@ uint64_t entries_digest(const runtime::BindResult& r) {
   return oracles::digest_bind(support::kFnvOffset, only);
 }
 
+// Two fresh benches for one plan, poisoned with 0xAA and without a copy ledger; `why` says
+// why the runtime rejected the plan's config when either is null.
+struct TwoBenches {
+  std::unique_ptr<oracles::Bench> first, second;
+  std::string why;
+};
+TwoBenches two_benches(const runtime::OrchProgram& plan) {
+  TwoBenches t;
+  t.first = oracles::Bench::create(plan, 0xAA, false, &t.why);
+  t.second = oracles::Bench::create(plan, 0xAA, false, &t.why);
+  return t;
+}
+oracles::Verdict config_rejected(const std::string& why) {
+  return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
+}
+runtime::BindOptions bind_options(uint64_t seed, const runtime::ScheduleOptions& sched) {
+  runtime::BindOptions o;
+  o.seed = seed;
+  o.schedule = sched;
+  return o;
+}
+
 // Two fresh binds and one more on the second's runtime: the verdict.
 // `second_seed` (the positive control only) binds the second with another seed.
 oracles::Verdict bind_thrice(const runtime::OrchProgram& plan, uint64_t seed, const runtime::ScheduleOptions& sched,
                              std::optional<uint64_t> second_seed = std::nullopt) {
-  std::string why;
-  auto first = oracles::Bench::create(plan, 0xAA, false, &why);
-  auto second = oracles::Bench::create(plan, 0xAA, false, &why);
-  if (!first || !second)
-    return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
-  runtime::BindOptions o;
-  o.seed = seed;
-  o.schedule = sched;
+  auto [first, second, why] = two_benches(plan);
+  if (!first || !second) return config_rejected(why);
+  runtime::BindOptions o = bind_options(seed, sched);
   const oracles::Captured a = first->bind(plan, o);
   if (second_seed) o.seed = *second_seed;
   const oracles::Captured b = second->bind(plan, o), c = second->bind(plan, o);
@@ -196,14 +215,9 @@ bool history_may_fill_cache(const runtime::OrchProgram& plan, const std::vector<
 oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std::vector<Earlier>& history,
                                     uint64_t seed, const runtime::ScheduleOptions& sched,
                                     std::optional<uint64_t> used_seed = std::nullopt) {
-  std::string why;
-  auto used = oracles::Bench::create(plan, 0xAA, false, &why);
-  auto fresh = oracles::Bench::create(plan, 0xAA, false, &why);
-  if (!used || !fresh)
-    return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
-  runtime::BindOptions o;
-  o.seed = seed;
-  o.schedule = sched;
+  auto [used, fresh, why] = two_benches(plan);
+  if (!used || !fresh) return config_rejected(why);
+  runtime::BindOptions o = bind_options(seed, sched);
   const std::string before = bind_history(*used, plan, history, o);
   const oracles::Captured b = fresh->bind(plan, o);
   if (used_seed) o.seed = *used_seed;
@@ -325,13 +339,10 @@ oracles::Verdict reset_binds_as_fresh(const runtime::OrchProgram& first, const r
   std::string why;
   // The earlier bench has the other strictness, so the reset must change that too.
   auto used = oracles::Bench::create(first, fill, !strict, &why);
-  if (!used) return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
-  runtime::BindOptions o;
-  o.seed = seed;
-  o.schedule = sched;
+  if (!used) return config_rejected(why);
+  const runtime::BindOptions o = bind_options(seed, sched);
   const oracles::Captured before = used->bind(first, o);
-  if (!used->reset(plan, fill, strict, &why, how))
-    return oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "config rejected: " + why);
+  if (!used->reset(plan, fill, strict, &why, how)) return config_rejected(why);
   auto fresh = oracles::Bench::create(plan, fill, strict, &why);
   if (!fresh) return oracles::Verdict::fail("bench-reset", "a fresh bench rejects a config the reset took: " + why);
   const oracles::Captured a = used->bind(plan, o), b = fresh->bind(plan, o);
