@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <iterator>
 #include <tuple>
+#include <utility>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/depth_first_search.hpp>
@@ -272,12 +273,25 @@ Footprints footprints(const TaskGraph& g) {
   return f;
 }
 
+// What a sweep found: each access pair once, the first time it is met (PairSet), as the query
+// of the earlier access `e` against the later `l` over the bytes [lo, hi).
+struct Queries {
+  explicit Queries(const std::vector<FlatAccess>& a) : acc(a) {}
+  const std::vector<FlatAccess>& acc;
+  std::vector<Query> out;
+  PairSet met;
+  void add(uint32_t e, uint32_t l, uint64_t lo, uint64_t hi) {
+    if (!met.insert(uint64_t{std::min(e, l)} << 32 | std::max(e, l))) return;
+    out.push_back(
+        Query{acc[e].unit, acc[l].unit, Conflict{acc[e].unit, acc[l].unit, acc[e].index, acc[l].index, {lo, hi}}});
+  }
+};
+
 std::vector<Query> conflicting_pairs(const TaskGraph& g) {
   const Footprints f = footprints(g);
-  const std::vector<FlatAccess>& acc = f.acc;  // (clang 14 lambdas cannot capture bindings)
+  const std::vector<FlatAccess>& acc = f.acc;
   const std::vector<Piece>& pieces = f.pieces;
-  std::vector<Query> out;
-  PairSet met;                   // access pairs already in out (a pair met again is skipped)
+  Queries found{acc};
   std::vector<uint32_t> active;  // pieces that may overlap the next one
   for (uint32_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
@@ -291,16 +305,13 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
       if (a.unit == b.unit || (!a.writes && !b.writes)) continue;
       // Each pair once, where the sweep first meets it (two windows over the same rows meet
       // once per row).
-      if (!met.insert(uint64_t{std::min(p.access, pieces[q].access)} << 32 | std::max(p.access, pieces[q].access)))
-        continue;
-      const FlatAccess& e = a.order < b.order ? a : b;
-      const FlatAccess& l = a.order < b.order ? b : a;
-      out.push_back(
-          Query{e.unit, l.unit, Conflict{e.unit, l.unit, e.index, l.index, {p.lo, std::min(p.hi, pieces[q].hi)}}});
+      const bool a_first = a.order < b.order;
+      found.add(a_first ? p.access : pieces[q].access, a_first ? pieces[q].access : p.access, p.lo,
+                std::min(p.hi, pieces[q].hi));
     }
     active.push_back(i);
   }
-  return out;
+  return std::move(found.out);
 }
 
 // The pairs adjacent on their bytes (deps.h, Pairs::kAdjacent). The address space is cut at
@@ -310,15 +321,9 @@ std::vector<Query> conflicting_pairs(const TaskGraph& g) {
 // read since that write. One query per access pair (PairSet).
 std::vector<Query> adjacent_pairs(const TaskGraph& g) {
   const Footprints f = footprints(g);
-  const std::vector<FlatAccess>& acc = f.acc;  // (clang 14 lambdas cannot capture bindings)
+  const std::vector<FlatAccess>& acc = f.acc;
   const std::vector<Piece>& pieces = f.pieces;
-  std::vector<Query> out;
-  PairSet met;
-  const auto emit = [&](uint32_t e, uint32_t l, uint64_t lo, uint64_t hi) {
-    if (!met.insert(uint64_t{std::min(e, l)} << 32 | std::max(e, l))) return;
-    out.push_back(
-        Query{acc[e].unit, acc[l].unit, Conflict{acc[e].unit, acc[l].unit, acc[e].index, acc[l].index, {lo, hi}}});
-  };
+  Queries found{acc};
   // Active pieces, by access id (= submission order; an access's own pieces are disjoint).
   std::vector<uint32_t> active;
   std::vector<uint64_t> active_hi;  // parallel to `active`
@@ -354,17 +359,17 @@ std::vector<Query> adjacent_pairs(const TaskGraph& g) {
       const uint32_t first = active[i];
       for (; i < active.size() && acc[active[i]].unit == unit; ++i)
         if (acc[active[i]].writes && !writes) writes = active[i];
-      if (last_write) emit(*last_write, writes.value_or(first), lo, hi);
+      if (last_write) found.add(*last_write, writes.value_or(first), lo, hi);
       if (!writes) {
         readers.push_back(first);
         continue;
       }
-      for (uint32_t r : readers) emit(r, *writes, lo, hi);
+      for (uint32_t r : readers) found.add(r, *writes, lo, hi);
       readers.clear();
       last_write = writes;
     }
   }
-  return out;
+  return std::move(found.out);
 }
 
 std::string conflict_text(const TaskGraph& g, const Conflict& c, const Provenance& prov) {
