@@ -5,6 +5,8 @@
 // the text stops fitting them.
 #include "properties/gen/near_miss.h"
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,36 @@ using near_miss_detail::wrong_word;
 Attempt graph_after_use(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::graph_after_use(c, t.str()); }
 Attempt config_value(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::config_value(c, t.str()); }
 
+// Each corruption, in Corruption's order: its name, the function that makes it, and the one
+// dialect it applies to (nullopt: both).
+struct CorruptionEntry {
+  Corruption kind;
+  const char* name;
+  Attempt (*make)(ChoiceSource&, Dialect, Text);
+  std::optional<Dialect> only;
+};
+constexpr std::array<CorruptionEntry, static_cast<size_t>(Corruption::kCount)> kCorruptions = {{
+    {Corruption::kJoinLines, "joined lines", join_lines, std::nullopt},
+    {Corruption::kSplitStatement, "statement split", split_statement, std::nullopt},
+    {Corruption::kDropBrace, "dropped brace", drop_brace, std::nullopt},
+    {Corruption::kExtraBrace, "extra brace", extra_brace, std::nullopt},
+    {Corruption::kNameTwice, "name bound twice", name_twice, std::nullopt},
+    {Corruption::kUseBeforeDefinition, "statements swapped", use_before_definition, Dialect::kGir},
+    {Corruption::kLiteralRange, "literal out of range", literal_range, std::nullopt},
+    {Corruption::kUnknownCallee, "unknown callee or graph", unknown_callee, std::nullopt},
+    {Corruption::kUnknownBuiltin, "unknown builtin", unknown_builtin, std::nullopt},
+    {Corruption::kMissingArgument, "missing argument", missing_argument, std::nullopt},
+    {Corruption::kCarriageReturn, "CRLF line endings", carriage_return, std::nullopt},
+    {Corruption::kConfigKey, "unknown or repeated config key", config_key, Dialect::kPlan},
+    {Corruption::kMutateRange, "mutate value past 255", mutate_range, Dialect::kPlan},
+    {Corruption::kTensorAfterStatement, "entry tensor after statements", tensor_after_statement, Dialect::kPlan},
+    {Corruption::kGraphAfterUse, "graph defined below its use", graph_after_use, Dialect::kPlan},
+    {Corruption::kConfigValue, "config value out of range", config_value, Dialect::kPlan},
+    {Corruption::kTruncated, "input cut off", truncated, std::nullopt},
+    {Corruption::kStrayToken, "stray token", stray_token, std::nullopt},
+    {Corruption::kWrongWord, "wrong word", wrong_word, std::nullopt},
+}};
+
 NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
   const Text t = Text::of(valid);
   using Fn = Attempt (*)(ChoiceSource&, Dialect, Text);
@@ -63,58 +95,15 @@ NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
 }  // namespace
 
 const char* corruption_name(Corruption c) {
-  switch (c) {
-    case Corruption::kJoinLines: return "joined lines";
-    case Corruption::kSplitStatement: return "statement split";
-    case Corruption::kDropBrace: return "dropped brace";
-    case Corruption::kExtraBrace: return "extra brace";
-    case Corruption::kNameTwice: return "name bound twice";
-    case Corruption::kUseBeforeDefinition: return "statements swapped";
-    case Corruption::kLiteralRange: return "literal out of range";
-    case Corruption::kUnknownCallee: return "unknown callee or graph";
-    case Corruption::kUnknownBuiltin: return "unknown builtin";
-    case Corruption::kMissingArgument: return "missing argument";
-    case Corruption::kCarriageReturn: return "CRLF line endings";
-    case Corruption::kConfigKey: return "unknown or repeated config key";
-    case Corruption::kMutateRange: return "mutate value past 255";
-    case Corruption::kTensorAfterStatement: return "entry tensor after statements";
-    case Corruption::kGraphAfterUse: return "graph defined below its use";
-    case Corruption::kConfigValue: return "config value out of range";
-    case Corruption::kTruncated: return "input cut off";
-    case Corruption::kStrayToken: return "stray token";
-    case Corruption::kWrongWord: return "wrong word";
-    case Corruption::kCount: break;
-  }
+  for (const CorruptionEntry& e : kCorruptions)
+    if (e.kind == c) return e.name;
   return "?";
 }
 
 std::optional<NearMiss> near_miss_of(ChoiceSource& c, Dialect d, std::string_view valid, Corruption kind) {
-  using Fn = Attempt (*)(ChoiceSource&, Dialect, Text);
-  Fn f = nullptr;
-  switch (kind) {
-    case Corruption::kJoinLines: f = join_lines; break;
-    case Corruption::kSplitStatement: f = split_statement; break;
-    case Corruption::kDropBrace: f = drop_brace; break;
-    case Corruption::kExtraBrace: f = extra_brace; break;
-    case Corruption::kNameTwice: f = name_twice; break;
-    case Corruption::kUseBeforeDefinition: f = d == Dialect::kGir ? use_before_definition : nullptr; break;
-    case Corruption::kLiteralRange: f = literal_range; break;
-    case Corruption::kUnknownCallee: f = unknown_callee; break;
-    case Corruption::kUnknownBuiltin: f = unknown_builtin; break;
-    case Corruption::kMissingArgument: f = missing_argument; break;
-    case Corruption::kCarriageReturn: f = carriage_return; break;
-    case Corruption::kConfigKey: f = d == Dialect::kPlan ? config_key : nullptr; break;
-    case Corruption::kMutateRange: f = d == Dialect::kPlan ? mutate_range : nullptr; break;
-    case Corruption::kTensorAfterStatement: f = d == Dialect::kPlan ? tensor_after_statement : nullptr; break;
-    case Corruption::kGraphAfterUse: f = d == Dialect::kPlan ? graph_after_use : nullptr; break;
-    case Corruption::kConfigValue: f = d == Dialect::kPlan ? config_value : nullptr; break;
-    case Corruption::kTruncated: f = truncated; break;
-    case Corruption::kStrayToken: f = stray_token; break;
-    case Corruption::kWrongWord: f = wrong_word; break;
-    case Corruption::kCount: break;
-  }
-  if (f == nullptr) return std::nullopt;
-  return f(c, d, Text::of(valid));
+  for (const CorruptionEntry& e : kCorruptions)
+    if (e.kind == kind) return e.only && *e.only != d ? std::nullopt : e.make(c, d, Text::of(valid));
+  return std::nullopt;
 }
 
 NearMiss near_miss_gir(ChoiceSource& c, std::string_view valid) { return near_miss(c, Dialect::kGir, valid); }
