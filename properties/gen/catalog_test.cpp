@@ -25,6 +25,7 @@
 #include "properties/gen/breakers/graph_def_edit.h"
 #include "properties/gen/breakers/plan_edit.h"
 #include "properties/gen/plan_builder.h"
+#include "properties/gen/random_bytes_test_util.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/parser.h"
 #include "stack/runtime/status/codes.h"
@@ -58,8 +59,7 @@ std::map<PlanRule, std::set<std::string>> messages_by_rule() {
   for (const breakers::PlanRuleEntry& entry : breakers::plan_rule_catalog())
     for (const runtime::OrchProgram& valid : plans)
       for (int i = 0; i < 40; ++i) {
-        std::vector<uint8_t> bytes(256);
-        for (uint8_t& x : bytes) x = static_cast<uint8_t>(rng());
+        const std::vector<uint8_t> bytes = random_bytes(rng, 256);
         ByteChoices c(bytes);
         const std::optional<BrokenPlan> b = break_plan_rule(c, valid, entry.rule);
         if (!b) continue;
@@ -189,15 +189,13 @@ TEST(GraphDefCatalog, every_refusal_of_the_validator_has_an_entry) {
   std::set<std::string> given;
   std::mt19937_64 rng(20261206);
   for (int i = 0; i < 40; ++i) {
-    std::vector<uint8_t> bytes(4096);
-    for (uint8_t& x : bytes) x = static_cast<uint8_t>(rng());
+    const std::vector<uint8_t> bytes = random_bytes(rng, 4096);
     ByteChoices c(bytes);
     const std::vector<std::byte> good = runtime::encode_graph_def(breakers::draw_graph_def_spec(c));
     ASSERT_EQ(runtime::validate_graph_def_bytes(good, nullptr), std::nullopt);
     for (const breakers::GraphDefRuleEntry& entry : breakers::graph_def_rule_catalog()) {
       const int kind = static_cast<int>(&entry - breakers::graph_def_rule_catalog().data());
-      std::vector<uint8_t> fb(64);
-      for (uint8_t& x : fb) x = static_cast<uint8_t>(rng());
+      const std::vector<uint8_t> fb = random_bytes(rng, 64);
       ByteChoices fc(fb);
       const std::optional<breakers::Forged> f = breakers::forge_graph_def(fc, good, kind);
       if (!f) continue;
@@ -235,8 +233,7 @@ TEST(LatchCatalog, every_orchestrator_code_has_an_entry) {
   std::mt19937_64 rng(61206);
   for (const auto& e : plan_detail::PlanBuilder::latch_catalog())
     for (int i = 0; i < 20; ++i) {
-      std::vector<uint8_t> bytes(512);
-      for (uint8_t& x : bytes) x = static_cast<uint8_t>(rng());
+      const std::vector<uint8_t> bytes = random_bytes(rng, 512);
       ByteChoices c(bytes);
       PlanKnobs k;
       k.planted_percent = 100;

@@ -22,6 +22,7 @@
 
 #include "properties/gen/ir_breaker.h"
 #include "properties/gen/program_gen.h"
+#include "properties/gen/random_bytes_test_util.h"
 #include "stack/codegen/codegen.h"
 #include "stack/ir/parser.h"
 #include "stack/passes/pipeline.h"
@@ -65,8 +66,7 @@ std::vector<ir::Program> corpus_programs() {
   std::vector<ir::Program> out;
   std::mt19937_64 rng(1306);
   for (int i = 0; i < 40; ++i) {
-    std::vector<uint8_t> bytes(4096);
-    for (uint8_t& x : bytes) x = static_cast<uint8_t>(rng());
+    const std::vector<uint8_t> bytes = random_bytes(rng, 4096);
     ByteChoices c(bytes);
     out.push_back(generate_program(c).program);
   }
@@ -78,19 +78,13 @@ std::vector<ir::Program> corpus_programs() {
   return out;
 }
 
-std::vector<uint8_t> random_bytes(std::mt19937_64& rng) {
-  std::vector<uint8_t> bytes(512);
-  for (uint8_t& x : bytes) x = static_cast<uint8_t>(rng());
-  return bytes;
-}
-
 // The first-diagnostic codes break_well_formed_rule gives when asked for `code`.
 std::set<int> well_formed_codes_given(int code) {
   std::set<int> out;
   std::mt19937_64 rng(20261206 + code);
   for (const ir::Program& wf : corpus_programs())
     for (int i = 0; i < 4; ++i) {
-      const std::vector<uint8_t> bytes = random_bytes(rng);
+      const std::vector<uint8_t> bytes = random_bytes(rng, 512);
       ByteChoices c(bytes);
       const std::optional<BrokenProgram> b = break_well_formed_rule(c, wf, code);
       if (!b) continue;
@@ -111,7 +105,7 @@ std::set<int> graph_codes_given() {
     EXPECT_TRUE(legal.ok()) << legal.message;
     if (!legal.ok()) continue;
     for (int i = 0; i < 40; ++i) {
-      const std::vector<uint8_t> bytes = random_bytes(rng);
+      const std::vector<uint8_t> bytes = random_bytes(rng, 512);
       ByteChoices c(bytes);
       const std::optional<BrokenProgram> b = break_graph_rule(c, legal.program);
       if (!b) continue;
@@ -156,10 +150,10 @@ std::set<int> codegen_codes_given() {
   std::mt19937_64 rng(80611);
   for (const ir::Program& p : corpus_programs()) {
     for (int i = 0; i < 8; ++i) {
-      std::vector<uint8_t> bytes = random_bytes(rng);
+      std::vector<uint8_t> bytes = random_bytes(rng, 512);
       ByteChoices c(bytes);
       if (const std::optional<BrokenProgram> b = break_codegen_rule(c, p)) add(b->program);
-      bytes = random_bytes(rng);
+      bytes = random_bytes(rng, 512);
       ByteChoices w(bytes);
       if (const std::optional<BrokenProgram> b = break_well_formed_rule(w, p); b && b->lowering_precondition)
         add(b->program);
@@ -168,7 +162,7 @@ std::set<int> codegen_codes_given() {
     const passes::PipelineResult legal = pm.run(p);
     if (!legal.ok()) continue;
     for (int i = 0; i < 40; ++i) {
-      const std::vector<uint8_t> bytes = random_bytes(rng);
+      const std::vector<uint8_t> bytes = random_bytes(rng, 512);
       ByteChoices c(bytes);
       if (const std::optional<BrokenProgram> b = break_graph_rule(c, legal.program)) add(b->program);
     }
