@@ -7,15 +7,11 @@
 #include <utility>
 
 #include "stack/support/append.h"
+#include "stack/support/infix.h"
 
 namespace stackcheck::ir {
 
 namespace {
-
-int precedence(const Expr& e) {
-  if (e.kind != Expr::Kind::Binary) return 3;
-  return (e.op == BinOp::Add || e.op == BinOp::Sub) ? 1 : 2;
-}
 
 using support::put;  // everything appends to one string (support/append.h)
 
@@ -55,12 +51,12 @@ void print_expr_to(std::string& out, const Expr& e) {
         out += "<malformed>";
         return;
       }
-      const int p = precedence(e);
+      const int p = support::infix_precedence(e);
       // Left-associative: the left operand needs parentheses only when it binds looser,
       // the right one also when it binds equally.
-      print_operand(out, e.args[0], precedence(e.args[0]) < p);
+      print_operand(out, e.args[0], support::infix_precedence(e.args[0]) < p);
       put(out, " {} ", binop_text(e.op));
-      print_operand(out, e.args[1], precedence(e.args[1]) <= p);
+      print_operand(out, e.args[1], support::infix_precedence(e.args[1]) <= p);
       return;
     }
   }

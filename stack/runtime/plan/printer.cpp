@@ -8,14 +8,10 @@
 #include <utility>
 
 #include "stack/support/append.h"
+#include "stack/support/infix.h"
 
 namespace stackcheck::runtime {
 namespace {
-
-int precedence(const PlanExpr& e) {
-  if (e.kind != PlanExpr::Kind::Binary) return 3;
-  return (e.op == PlanBinOp::Add || e.op == PlanBinOp::Sub) ? 1 : 2;
-}
 
 using support::put;  // everything appends to one string (support/append.h)
 
@@ -30,9 +26,9 @@ void expr_to(std::string& out, const PlanExpr& e) {
     out += "?";
     return;
   }
-  const int p = precedence(e);
+  const int p = support::infix_precedence(e);
   // Left-associative: a right operand of equal precedence needs parentheses.
-  const bool lp = precedence(e.args[0]) < p, rp = precedence(e.args[1]) <= p;
+  const bool lp = support::infix_precedence(e.args[0]) < p, rp = support::infix_precedence(e.args[1]) <= p;
   if (lp) out += '(';
   expr_to(out, e.args[0]);
   if (lp) out += ')';
