@@ -291,14 +291,10 @@ class SiteRewriter {
 }  // namespace
 
 ir::Function rewrite_graph(const ir::Function& g, const Collected& c) {
-  ir::Function out;
-  out.kind = g.kind;
-  out.name = g.name;
-  out.loc = g.loc;
-  out.params = g.params;
-  out.results = g.results;
   BodyCopier copier(c);
   ir::walk_statements(g.body, copier);
+  // The graph as it was (a graph has no kernel returns or builtin), its body rewritten.
+  ir::Function out = g;
   out.body = copier.take();
   for (size_t idx : c.param_order) {
     const Hoist& h = c.hoists[idx];
