@@ -48,16 +48,22 @@ void showValue(const NearMiss& m, std::ostream& os) {
 
 namespace {
 
+// A tally's table: `what` over its cases, then each key's share of them, the second map's keys
+// after `prefix`.
+std::string shares_table(std::string_view what, size_t cases, const std::map<std::string, size_t>& first,
+                         const std::map<std::string, size_t>& second, std::string_view prefix) {
+  if (cases == 0) return "";
+  std::string out = fmt::format("{} over {} cases:\n", what, cases);
+  for (const auto& [k, n] : first) out += fmt::format("  {:<34} {:5.1f}%\n", k, 100.0 * n / cases);
+  for (const auto& [k, n] : second)
+    out += fmt::format("  {:<34} {:5.1f}%\n", fmt::format("{}{}", prefix, k), 100.0 * n / cases);
+  return out;
+}
+
 struct NearMissTally {
   size_t cases = 0;
   std::map<std::string, size_t> corruption, stage;
-  std::string table() const {
-    if (cases == 0) return "";
-    std::string out = fmt::format("near misses over {} cases:\n", cases);
-    for (const auto& [k, n] : corruption) out += fmt::format("  {:<34} {:5.1f}%\n", k, 100.0 * n / cases);
-    for (const auto& [k, n] : stage) out += fmt::format("  {:<34} {:5.1f}%\n", "rejected by " + k, 100.0 * n / cases);
-    return out;
-  }
+  std::string table() const { return shares_table("near misses", cases, corruption, stage, "rejected by "); }
 };
 NearMissTally& near_miss_tally() { return props::TestTally<NearMissTally>::get(); }
 [[maybe_unused]] const bool tally_added = props::TestTally<NearMissTally>::install();
@@ -120,13 +126,7 @@ using PlanValidator = std::function<std::optional<runtime::PlanError>(const runt
 struct BrokenTally {
   size_t cases = 0;
   std::map<std::string, size_t> rule, where;
-  std::string table() const {
-    if (cases == 0) return "";
-    std::string out = fmt::format("broken rules over {} cases:\n", cases);
-    for (const auto& [k, n] : rule) out += fmt::format("  {:<34} {:5.1f}%\n", k, 100.0 * n / cases);
-    for (const auto& [k, n] : where) out += fmt::format("  {:<34} {:5.1f}%\n", "in " + k, 100.0 * n / cases);
-    return out;
-  }
+  std::string table() const { return shares_table("broken rules", cases, rule, where, "in "); }
 };
 BrokenTally& broken_tally() { return props::TestTally<BrokenTally>::get(); }
 [[maybe_unused]] const bool broken_added = props::TestTally<BrokenTally>::install();
