@@ -37,17 +37,6 @@ namespace attach_detail {
 namespace {
 constexpr uint64_t kInt32Max = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
 
-struct PoolRef {
-  const char* name;
-  uint64_t field;
-  Segment seg;
-  uint64_t elem;
-};
-constexpr PoolRef kPools[3] = {
-    {"tensors", kPayloadTensorsField, kSegTensor, sizeof(TensorArg)},
-    {"scalars", kPayloadScalarsField, kSegScalar, 8},
-    {"fanin", kPayloadFaninField, kSegFanin, 4},
-};
 int32_t pool_delta(const TaskPayload& p, Segment s) {
   return s == kSegTensor ? p.tensors : s == kSegScalar ? p.scalars : p.fanin;
 }
@@ -173,7 +162,7 @@ std::optional<AttachError> Attacher::check_deltas_in_image() {
     if (!target_in(L.slot_at(i) + kSlotPayloadField, sl.payload, kSegPayload, sizeof(TaskPayload)))
       return AttachError{C::kDeltaOutOfImage, fmt::format("slot {} payload delta {} outside payload[]", i, sl.payload)};
     const TaskPayload p = payload(i);
-    for (const PoolRef& r : kPools) {
+    for (const PayloadPool& r : kPayloadPools) {
       int32_t d = pool_delta(p, r.seg);
       if (d != 0 && !target_in(L.payload_at(i) + r.field, d, r.seg, r.elem))
         return AttachError{C::kDeltaOutOfImage, fmt::format("task {} {} delta {} outside its pool", i, r.name, d)};
@@ -190,7 +179,7 @@ std::optional<AttachError> Attacher::check_deltas_aligned() {
         *resolve_offset(L.slot_at(i) + kSlotPayloadField, sl.payload) != L.payload_at(i))
       return AttachError{C::kDeltaMisaligned, fmt::format("slot {} deltas point at another index", i)};
     const TaskPayload p = payload(i);
-    for (const PoolRef& r : kPools) {
+    for (const PayloadPool& r : kPayloadPools) {
       int32_t d = pool_delta(p, r.seg);
       if (d == 0) continue;
       uint64_t rel = *resolve_offset(L.payload_at(i) + r.field, d) - L.off[r.seg];
@@ -228,7 +217,7 @@ std::optional<AttachError> Attacher::check_counts() {
                              : p.n_nodes != 0)
       return AttachError{C::kCountMismatch, fmt::format("task {} n_nodes {} wrong for kind {}", i, p.n_nodes, d.kind)};
     for (int k = 0; k < 3; ++k) {
-      const PoolRef& r = kPools[k];
+      const PayloadPool& r = kPayloadPools[k];
       int32_t delta = pool_delta(p, r.seg);
       if ((delta != 0) != (pool_count(p, r.seg) > 0))
         return AttachError{C::kCountMismatch, fmt::format("task {} {}: bound={} but count={}", i, r.name, delta != 0,

@@ -30,18 +30,6 @@ Unexpected<CompactError> fail(CompactErrorKind k, std::string msg) {
   return unexpected(CompactError{k, std::move(msg)});
 }
 
-struct PoolField {
-  const char* name;
-  uint64_t field;  // offset of the delta inside TaskPayload
-  Segment seg;
-  uint64_t elem;  // element bytes
-};
-constexpr PoolField kPoolFields[3] = {
-    {"tensors", kPayloadTensorsField, kSegTensor, sizeof(TensorArg)},
-    {"scalars", kPayloadScalarsField, kSegScalar, 8},
-    {"fanin", kPayloadFaninField, kSegFanin, 4},
-};
-
 uint64_t cursor_of(const PoolCounts& c, Segment s) {
   return s == kSegTensor ? c.tensors : s == kSegScalar ? c.scalars : c.fanin;
 }
@@ -148,7 +136,7 @@ Expected<size_t, CompactError> compact_live_image(std::span<const std::byte> mir
 
     TaskPayload p;
     std::memcpy(&p, dst + plan.payload_at(i), sizeof p);
-    for (const PoolField& f : kPoolFields) {
+    for (const PayloadPool& f : kPayloadPools) {
       int32_t d;
       std::memcpy(&d, dst + plan.payload_at(i) + f.field, sizeof d);
       if (d == 0) continue;  // unbound stays unbound

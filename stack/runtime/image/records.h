@@ -250,6 +250,20 @@ inline constexpr uint64_t kPayloadTensorsField = offsetof(TaskPayload, tensors);
 inline constexpr uint64_t kPayloadScalarsField = offsetof(TaskPayload, scalars);
 inline constexpr uint64_t kPayloadFaninField = offsetof(TaskPayload, fanin);
 
+// The three pools a TaskPayload points into, as compaction writes them and attach checks them:
+// the name messages use, the delta field's offset in TaskPayload, the segment, the element bytes.
+struct PayloadPool {
+  const char* name;
+  uint64_t field;
+  Segment seg;
+  uint64_t elem;
+};
+inline constexpr PayloadPool kPayloadPools[3] = {
+    {"tensors", kPayloadTensorsField, kSegTensor, sizeof(TensorArg)},
+    {"scalars", kPayloadScalarsField, kSegScalar, 8},
+    {"fanin", kPayloadFaninField, kSegFanin, 4},
+};
+
 // Scalars are written in whole 64-byte lines: a task's scalar region spans
 // align8(n_scalars) entries, the pad entries zero.
 inline constexpr uint64_t kScalarLine = 8;
