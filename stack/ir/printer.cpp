@@ -136,11 +136,7 @@ void print_stmt(std::string& out, const Stmt& s, int indent) {
       return;
     case Stmt::Kind::For:
       put(out, "for {} in range(", s.name);
-      print_expr_to(out, s.lo);
-      out += ", ";
-      print_expr_to(out, s.hi);
-      out += ", ";
-      print_expr_to(out, s.step);
+      support::put_joined(out, print_expr_to, s.lo, s.hi, s.step);
       out += ") {\n";
       print_block(out, s.body, indent + 1);
       out.append(pad, ' ');

@@ -131,11 +131,7 @@ void stmt_to(std::string& out, const PlanStmt& s, int indent) {
           out += ")\n";
         } else if constexpr (std::is_same_v<T, ForStmt>) {
           put(out, "for {} = ", n.var);
-          expr_to(out, n.start);
-          out += ", ";
-          expr_to(out, n.stop);
-          out += ", ";
-          expr_to(out, n.step);
+          support::put_joined(out, expr_to, n.start, n.stop, n.step);
           out += " {\n";
           block_to(out, n.body, indent + 1);
           pad();
