@@ -3,6 +3,7 @@
 // rejects it with that code, codegen run without the verifier refuses what it owns, the limit
 // met exactly is legal end to end, and two broken graphs are reported in program order; with
 // the positive controls of each check.
+#include "properties/broken_program_judge.h"
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/ir_breaker.h"
 #include "properties/legal_pipeline.h"
@@ -40,27 +41,6 @@ using props::pipeline_or_fail;
 // verifier run on its own reports exactly that code, and LegalizeGraphBoundary, fed a
 // program its predecessors never produce, rejects it with that code as well.
 namespace {
-// Codegen straight after a program the verifier would have stopped (COMPILER.md §6: its
-// defence in depth): the rules it owns as well report their own code.
-void codegen_defence_case(const gen::BrokenProgram& b, const Codegen& generate) {
-  // The code codegen must refuse the edit with, from the rule's catalog entry (0: none).
-  const int want = b.codegen_code;
-  if (want == 0) return;
-  const codegen::CodegenResult cg = generate(b.program);
-  const bool has = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
-                               [&](const ir::Diagnostic& x) { return x.code == want; });
-  if (cg.ok || !has)
-    props::report(oracles::Verdict::fail(
-                      "codegen-code",
-                      fmt::format("broke {} ({} in graph {}): codegen, run without the verifier, {} (expected {})",
-                                  b.code, b.what, b.graph,
-                                  cg.ok ? "accepted it"
-                                        : "rejected it with " + std::to_string(cg.diagnostics.front().code) + ": " +
-                                              cg.diagnostics.front().message,
-                                  want)),
-                  props::counterexample("verifier", ir::print_program(b.program), {{"code", std::to_string(b.code)}}));
-}
-
 using Verifier = std::function<ir::Diagnostics(const ir::Program&)>;
 void broken_rule_case(const Verifier& verifier, const Codegen& generate = codegen::generate_orchestration) {
   const gen::GeneratedProgram g = draw();
@@ -69,56 +49,12 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
   const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
       [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
   if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
-  gen::tag(fmt::format("code-{}", b->code));
-  const auto cx = [&] {
-    return props::counterexample("verifier", ir::print_program(b->program), {{"code", std::to_string(b->code)}});
-  };
-  const std::string what = fmt::format("{} ({} in graph {})", b->code, b->what, b->graph);
-  const ir::Diagnostics d = verifier(b->program);
-  std::set<int> codes;
-  for (const ir::Diagnostic& x : d) codes.insert(x.code);
-  if (codes != std::set<int>{b->code})
-    props::report(oracles::Verdict::fail("verifier-code",
-                                         fmt::format("broke {}: the verifier reported [{}]{}", what,
-                                                     fmt::join(codes, ","), d.empty() ? "" : ": " + d.front().message)),
-                  cx());
-  codegen_defence_case(*b, generate);
-  // The limit met exactly is legal everywhere: the verifier and the pass take it, and the
-  // program runs end to end as the interpreter runs it (codegen and the runtime's limits too).
-  if (b->at_limit) {
-    gen::tag(fmt::format("at-limit-{}", b->code));
-    const auto acx = [&] { return props::counterexample("end-to-end", ir::print_program(*b->at_limit)); };
-    if (const ir::Diagnostics ad = verifier(*b->at_limit); !ad.empty())
-      props::report(
-          oracles::Verdict::fail("verifier-limit", fmt::format("{} in graph {} (legal): the verifier reported {}",
-                                                               b->limit, b->graph, ad.front().render(""))),
-          acx());
-    if (const passes::PassResult ar = passes::legalize_graph_boundary(*b->at_limit); !ar.ok)
-      props::report(
-          oracles::Verdict::fail("pass-limit", fmt::format("{} in graph {} (legal): LegalizeGraphBoundary "
-                                                           "rejected it: {}",
-                                                           b->limit, b->graph, ar.diagnostics.front().render(""))),
-          acx());
-    const oracles::EndToEndRun e2e =
-        oracles::check_end_to_end(*b->at_limit, 1, runtime::ScheduleOptions{}, {}, {{"W", 256, {}}});
-    if (e2e.verdict.inconclusive() && e2e.verdict.reason == oracles::Inconclusive::kInputRejected)
-      props::report(
-          oracles::Verdict::fail("pipeline-limit", fmt::format("{} in graph {} (legal): the pipeline rejected "
-                                                               "it: {}",
-                                                               b->limit, b->graph, e2e.verdict.message)),
-          acx());
-    if (!e2e.verdict.inconclusive()) props::report(e2e.verdict, acx());
-    gen::tag(e2e.verdict.inconclusive() ? "at-limit-e2e-inconclusive" : "at-limit-e2e-equal");
-  }
-  const passes::PassResult r = passes::legalize_graph_boundary(b->program);
-  const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
-                               [&](const ir::Diagnostic& x) { return x.code == b->code; });
-  if (b->pass_owns && (r.ok || !has))
-    props::report(oracles::Verdict::fail("pass-code", fmt::format("broke {}: LegalizeGraphBoundary {}", what,
-                                                                  r.ok ? "accepted it"
-                                                                       : "rejected it without that code: " +
-                                                                             r.diagnostics.front().message)),
-                  cx());
+  // The one judge of a broken program (broken_program_judge.h), the verifier owning the rule:
+  // exactly its code, the pass's too, codegen's defence (COMPILER.md §6), the limit met exactly
+  // legal end to end.
+  props::RuleOwner owner = props::rule_owner("the verifier", "verifier", verifier);
+  owner.generate = generate;
+  props::judge_broken_program(*b, owner);
 }
 // The positive control: a verifier blind to launches under an if (215).
 ir::Diagnostics verifier_blind_to_ifs(const ir::Program& p) {
@@ -147,7 +83,8 @@ ir::Diagnostics verifier_refusing_128_tensors(const ir::Program& p) {
 }
 }  // namespace
 
-STACKCHECK_CONTROL(BoundaryRulesControl, a_verifier_refusing_the_limit_itself_fails, "128 tensor params in graph") {
+STACKCHECK_CONTROL(BoundaryRulesControl, a_verifier_refusing_the_limit_itself_fails,
+                   "at the limit (128 tensor params) the verifier reported") {
   broken_rule_case(verifier_refusing_128_tensors);
 }
 

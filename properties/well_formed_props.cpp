@@ -5,6 +5,7 @@
 // the program and its reparsed text; the pipeline refuses the input; codegen run without the
 // verifier refuses what its lowering rests on; the interpreter reports its own error. With the
 // positive controls of each of these checks.
+#include "properties/broken_program_judge.h"
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/ir_breaker.h"
 #include "properties/legal_pipeline.h"
@@ -45,133 +46,14 @@ namespace {
 using WellFormedFn = std::function<ir::Diagnostics(const ir::Program&)>;
 using Interpreter = std::function<interp::Result(const ir::Program&, uint64_t)>;
 interp::Result reference_interpreter(const ir::Program& p, uint64_t seed) { return interp::run(p, seed); }
-// The reference interpreter on it (COMPILER.md §7): one of the errors the rule's catalog
-// entry expects (BrokenProgram::interp_errors), at the broken statement's line where the
-// breaker knows it. A trap the generator planted may stop the run first: on a line before
-// it, or anywhere where the breaker does not know the line.
-void judge_interp_error(const gen::BrokenProgram& b, const std::string& text, const ir::Program& parsed,
-                        const std::string& what, const std::function<oracles::Counterexample()>& cx,
-                        const Interpreter& run_interp) {
-  if (const std::vector<interp::ErrorKind>& want = b.interp_errors; !want.empty()) {
-    const size_t at = b.marker.empty() ? std::string::npos : text.rfind(b.marker);
-    const uint32_t line =
-        at == std::string::npos
-            ? 0
-            : static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-    const interp::Result r = run_interp(parsed, 1);
-    const auto expected = [&](interp::ErrorKind k) {
-      return std::find(want.begin(), want.end(), k) != want.end();
-    };
-    const bool trap_before = !r.ok() && r.error().kind != interp::ErrorKind::Invalid &&
-                             r.error().kind != interp::ErrorKind::Budget &&
-                             (line == 0 || r.error().location.line < line);
-    if (r.ok() || (!trap_before && (!expected(r.error().kind) || (line != 0 && r.error().location.line != line))))
-      props::report(oracles::Verdict::fail(
-                        "interp-error",
-                        fmt::format("broke {}: the interpreter {}, expected {} error{}", what,
-                                    r.ok() ? std::string("ran it to the end") : "reported " + r.error().render(),
-                                    interp::error_kind_name(want.front()),
-                                    line == 0 ? std::string() : fmt::format(" on line {}", line))),
-                    cx());
-  }
-}
-// At the line of the broken statement, where the breaker knows it (BrokenProgram::marker),
-// WellFormed's diagnostic on the printed text and codegen's refusal point.
-void judge_broken_line(const gen::BrokenProgram& b, const std::string& text, const ir::Diagnostics& t,
-                       const ir::Program& parsed, const std::string& what,
-                       const std::function<oracles::Counterexample()>& cx, const Codegen& generate) {
-  if (!b.marker.empty() && text.rfind(b.marker) == std::string::npos)
-    props::report(oracles::Verdict::fail("breaker", fmt::format("broke {}: the marker \"{}\" of the broken statement "
-                                                                "is not in the printed text",
-                                                                what, b.marker)),
-                  cx());
-  if (const size_t at = b.marker.empty() ? std::string::npos : text.rfind(b.marker); at != std::string::npos) {
-    const auto line = static_cast<uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-    if (t.front().location.line != line)
-      props::report(oracles::Verdict::fail("well-formed-line",
-                                           fmt::format("broke {}: WellFormed reported {} where the broken statement "
-                                                       "is on line {}",
-                                                       what, t.front().render(""), line)),
-                    cx());
-    // Codegen's own refusal (COMPILER.md §6, run without the verifier on the parsed text, whose
-    // statements have their lines) points at the same statement.
-    if (b.lowering_precondition) {
-      const codegen::CodegenResult cg = generate(parsed);
-      const bool there = std::any_of(cg.diagnostics.begin(), cg.diagnostics.end(),
-                                     [&](const ir::Diagnostic& x) { return x.location.line == line; });
-      if (!cg.ok && !there)
-        props::report(oracles::Verdict::fail(
-                          "codegen-line", fmt::format("broke {}: codegen, run without the verifier, refused it with "
-                                                      "{} where the broken statement is on line {}",
-                                                      what, cg.diagnostics.front().render(""), line)),
-                      cx());
-    }
-  }
-}
-void judge_broken_well_formed(const gen::BrokenProgram& broken, const WellFormedFn& well_formed,
+// The one judge of a broken program (broken_program_judge.h), WellFormed owning the rule.
+void judge_broken_well_formed(const gen::BrokenProgram& b, const WellFormedFn& well_formed,
                               const Codegen& generate = codegen::generate_orchestration,
                               const Interpreter& run_interp = reference_interpreter) {
-  const gen::BrokenProgram* b = &broken;
-  gen::tag(fmt::format("code-{}", b->code));
-  if (const size_t in = b->what.rfind(", in "); in != std::string::npos)
-    gen::tag(fmt::format("code-{}{}", b->code, b->what.substr(in)));  // the place: "code-3, in a view's offset"
-  const std::string text = ir::print_program(b->program);
-  const auto cx = [&] { return props::counterexample("well-formed", text, {{"code", std::to_string(b->code)}}); };
-  const std::string what = fmt::format("{} ({} in {})", b->code, b->what, b->graph);
-  // A limit's rule: the same edit at exactly the limit is WellFormed (BrokenProgram::at_limit).
-  if (b->at_limit)
-    if (const ir::Diagnostics ad = well_formed(*b->at_limit); !ad.empty())
-      props::report(oracles::Verdict::fail("well-formed-limit", fmt::format("broke {}: at the limit ({}) WellFormed "
-                                                                            "reported {}",
-                                                                            what, b->limit, ad.front().render(""))),
-                    props::counterexample("well-formed", ir::print_program(*b->at_limit)));
-  const ir::Diagnostics d = well_formed(b->program);
-  if (d.empty() || d.front().code != b->code)
-    props::report(oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: WellFormed reported {}", what,
-                                                                         d.empty() ? "nothing" : d.front().render(""))),
-                  cx());
-  // The edit is in the AST; its printed text is syntax all the same (names, literals and
-  // shapes the printer writes, BrokenProgram::has_text), so it must parse: a refusal is a finding.
-  if (!b->has_text) {
-    // Not in the text (BrokenProgram::has_text): the AST's verdict above is the judgement.
-  } else if (const ir::ParseResult parsed = ir::parse_program(text); !parsed.ok()) {
-    props::report(
-        oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: its printed text does not parse: {}", what,
-                                                               parsed.error().to_string())),
-        cx());
-  } else {
-    const ir::Diagnostics t = well_formed(parsed.program());
-    if (t.empty() || t.front().code != b->code)
-      props::report(
-          oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: on the printed text WellFormed reported {}",
-                                                                 what, t.empty() ? "nothing" : t.front().render(""))),
-          cx());
-    // The reference interpreter on it (COMPILER.md §7).
-    judge_interp_error(*b, text, parsed.program(), what, cx, run_interp);
-    // WellFormed on the printed text names what broke it (BrokenProgram::message_has) ...
-    for (const std::string& want : b->message_has)
-      if (t.front().message.find(want) == std::string::npos)
-        props::report(oracles::Verdict::fail("well-formed-message",
-                                             fmt::format("broke {}: WellFormed reported {}, whose message does not "
-                                                         "say \"{}\"",
-                                                         what, t.front().render(""), want)),
-                      cx());
-    // ... at the line of the broken statement, and so does codegen's refusal.
-    judge_broken_line(*b, text, t, parsed.program(), what, cx, generate);
-  }
-  const oracles::PipelineRun run = oracles::run_pipeline(b->program);
-  if (run.verdict.reason != oracles::Inconclusive::kInputRejected)
-    props::report(
-        oracles::Verdict::fail("well-formed-code", fmt::format("broke {}: the pipeline did not refuse its input ({})",
-                                                               what, run.verdict.to_string())),
-        cx());
-  // Codegen run without the verifier (COMPILER.md §6): a rule its lowering rests on
-  // (BrokenProgram::lowering_precondition) is a refusal (300, or the plan check's), never a plan.
-  if (b->lowering_precondition && generate(b->program).ok)
-    props::report(
-        oracles::Verdict::fail("codegen-precondition",
-                               fmt::format("broke {}: codegen, run without the verifier, emitted a plan", what)),
-        cx());
+  props::RuleOwner owner = props::rule_owner("WellFormed", "well-formed", well_formed);
+  owner.generate = generate;
+  owner.run_interp = run_interp;
+  props::judge_broken_program(b, owner);
 }
 void well_formed_rule_case(const WellFormedFn& well_formed, const Codegen& generate = codegen::generate_orchestration,
                            const Interpreter& run_interp = reference_interpreter) {

@@ -42,10 +42,15 @@ struct BrokenProgram {
   // without the verifier must refuse it. Not so a kernel param's direction or a kernel's
   // returns: lowering trusts WellFormed for those (COMPILER.md §6 lists no code for them).
   bool lowering_precondition = false;
-  // break_graph_rule: LegalizeGraphBoundary must report the code too. False where the edit
-  // also breaks WellFormed (a kernel launch's arity, WellFormed 5), the pass's precondition:
-  // only the verifier, run directly, owns it then.
-  bool pass_owns = true;
+  // break_graph_rule: LegalizeGraphBoundary must report the code too (the dispatcher sets it).
+  // False where the edit also breaks WellFormed (a kernel launch's arity, WellFormed 5), the
+  // pass's precondition: only the verifier, run directly, owns it then.
+  bool pass_owns = false;
+  // break_graph_rule: the owner reports this code and no other (the verifier checks every rule).
+  bool only_code = false;
+  // break_well_formed_rule: the pipeline refuses the program as its input (WellFormed is the
+  // pipeline's precondition), never a pass bug or a crash.
+  bool pipeline_refuses = false;
   // The printed text is syntax (it parses) and carries the edit; false for a negative dim in a
   // param type or a negative view size, which the grammar cannot write, and for results
   // declared by the entry, which the printer does not write: the text is not judged then.
@@ -73,6 +78,9 @@ struct BrokenProgram {
   // legal at every stage (the verifier, the pass, codegen, the runtime's graph arguments).
   std::optional<ir::Program> at_limit;
   std::string limit;  // what at_limit holds, one line
+  // break_graph_rule: at_limit is legal at every stage, so LegalizeGraphBoundary takes it and it
+  // runs end to end as the interpreter runs it (else only the owner is asked).
+  bool at_limit_runs = false;
   // break_at_call_site: how many call sites pass the breaking value (one, or every site of the
   // graph), so how many diagnostics the pass must give, one per site in program order.
   size_t broken_sites = 1;

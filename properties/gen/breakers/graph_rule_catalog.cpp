@@ -75,6 +75,9 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
   const auto entry = std::find_if(catalog.begin(), catalog.end(), [&](const auto& r) { return r.code == b.code; });
   if (entry == catalog.end()) return std::nullopt;
   b.codegen_code = entry->codegen_code;  // (the entry may clear it: GraphRuleEntry::codegen_code)
+  b.only_code = true;
+  b.pass_owns = true;  // (an entry clears it where the edit breaks the pass's precondition)
+  b.at_limit_runs = true;
   if (!entry->break_it(e)) return std::nullopt;
   return b;
 }

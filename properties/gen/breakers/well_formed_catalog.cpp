@@ -104,6 +104,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
   const breakers::Made made = entry_of->break_it(e);
   if (made == breakers::Made::kNoPlace) return std::nullopt;
   b.interp_errors = breakers::expected_interp_errors(entry_of->interp, b);
+  b.pipeline_refuses = true;
   if (made == breakers::Made::kBroken && entry_of->lowering_precondition && !e.lowers_anyway)
     b.lowering_precondition = true;
   return b;
