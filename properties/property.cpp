@@ -150,7 +150,47 @@ oracles::Counterexample counterexample(std::string oracle, std::string text,
   return oracles::Counterexample{std::move(oracle), std::move(text), std::move(params), "", ""};
 }
 
-void begin_property() { tally() = Tally(); }
+namespace {
+size_t case_index = 0;  // the running property's cases so far (run_case)
+}  // namespace
+
+void begin_property() {
+  tally() = Tally();
+  case_index = 0;
+}
+
+void run_case(void (*body)()) {
+  ++tally().cases;
+#ifdef STACKCHECK_SCHEMATA
+  // A skipped case ends as the baseline's case k did (passed, discarded, discarded as
+  // inconclusive), so RapidCheck's sizes and the inconclusive share stay the baseline's: each
+  // case draws from its own split of the seed, whatever the cases before it did.
+  namespace sw = ::stackcheck_schemata;
+  const size_t k = case_index++;
+  const char plan = sw::case_plan(k);
+  if (plan == 'p') return;
+  if (plan == 'i') ++tally().inconclusive;
+  if (plan == 'i' || plan == 'd') RC_DISCARD("skipped: the case does not reach the active mutant");
+  const size_t inconclusive = tally().inconclusive;
+  sw::case_begin();
+  try {
+    body();
+  } catch (const rc::detail::CaseResult& r) {
+    using Type = rc::detail::CaseResult::Type;
+    sw::case_end(k, r.type == Type::Success ? 'p'
+                    : r.type == Type::Failure ? 'f'
+                    : tally().inconclusive > inconclusive ? 'i'
+                                                          : 'd');
+    throw;
+  } catch (...) {
+    sw::case_end(k, 'f');
+    throw;
+  }
+  sw::case_end(k, 'p');
+#else
+  body();
+#endif
+}
 
 namespace {
 std::vector<Property>& registry() {

@@ -113,22 +113,26 @@ struct BytesOutcome {
 };
 BytesOutcome run_on_bytes(const Property& p, gen::ChoiceSource& c);
 
+// One RapidCheck case of a STACKCHECK_PROP: counted in the tally, then its body run. In a
+// schemata build of scripts/mutate (the prelude defines STACKCHECK_SCHEMATA) the case also
+// records which mutant switches it reached, and skips its body when the run's case plan says
+// so: a mutant is then judged only by the cases that reach its site (HARNESS.md §10).
+void run_case(void (*body)());
+
 }  // namespace stackcheck::props
 
 // A property: a gtest test that runs the body on RapidCheck under the verdict contract, and an
 // entry of properties() that fuzz_props runs on bytes. `bound` is the largest inconclusive
 // share (0..1) the property may have and still count as having tested something. The body
 // draws only through gen::choices().
+
 #define STACKCHECK_PROP(Suite, Name, bound)                                                    \
   void stackcheck_prop_##Suite##_##Name();                                                     \
   [[maybe_unused]] static const bool stackcheck_registered_##Suite##_##Name =                  \
       ::stackcheck::props::register_property(#Suite, #Name, bound, &stackcheck_prop_##Suite##_##Name); \
   TEST(Suite, Name) {                                                                          \
     ::stackcheck::props::begin_property();                                                     \
-    ::rc::detail::checkGTest([] {                                                              \
-      ++::stackcheck::props::tally().cases;                                                    \
-      stackcheck_prop_##Suite##_##Name();                                                      \
-    });                                                                                        \
+    ::rc::detail::checkGTest([] { ::stackcheck::props::run_case(&stackcheck_prop_##Suite##_##Name); }); \
     ::stackcheck::props::end_property(bound);                                                  \
   }                                                                                            \
   void stackcheck_prop_##Suite##_##Name()

@@ -489,6 +489,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--with-unit", action="store_true",
                    help="run the unit label on survivors: does a unit test catch what the harness does not?")
     p.add_argument("--no-tce", action="store_true", help="skip trivial compiler equivalence (object compare)")
+    p.add_argument("--whole-tests", action="store_true",
+                   help="schemata mode: run every case of a reached property, not only the cases that reached the "
+                        "mutant's site (the check of the per-case plans)")
     p.add_argument("--list", action="store_true", help="print the selected sites (id, function, diff) and exit")
     p.add_argument("--resume", type=folder, default=None, metavar="DIR",
                    help="continue an earlier run in its folder (its sample; done mutants are skipped)")
@@ -502,7 +505,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 SAVED = ("sample", "seed", "files", "operators", "mutant", "control", "corpus", "with_unit", "no_tce", "timeout", "jobs",
-         "all", "diff", "mode")
+         "all", "diff", "mode", "whole_tests")
 
 
 def resolve(argv: list[str]) -> argparse.Namespace:

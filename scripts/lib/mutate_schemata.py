@@ -21,6 +21,7 @@ mutant judged by the tests that run its site (HARNESS.md §10, "At scale").
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -58,6 +59,8 @@ class SchemataJudge:
         self.planned: list[mutants.Mutant] = []  # the run's mutants, numbered from 1 (self.nums)
         self.ejected: dict[int, str] = {}  # switches the schemata build could not hold
         self.reach: dict[str, list[int] | None] = {}
+        self.cases: dict[str, schemata.CaseReach] = {}  # property tests' per-case reach
+        self.plans = {"runs": 0, "cases": 0, "skipped": 0, "rerun": 0, "confirmed": 0}
         self.nums: dict[str, int] = {}
         self.plain: list[judge.Scratch] = []
         self.lock = threading.Lock()
@@ -179,10 +182,13 @@ class SchemataJudge:
 
     def baseline(self) -> None:
         saved, reach_file = self.dir / "schemata-baseline.tsv", self.dir / "reach.json"
+        cases_file = self.dir / "reach_cases.json"
         self.tests = self.list_tests()
         times = {r["test"]: float(r["seconds"]) for r in self.r.read_tsv(saved) if r.get("result") == "pass"}
         if times and reach_file.exists() and all(t.name in times for t in self.tests):
             self.reach = json.loads(reach_file.read_text())
+            if cases_file.exists():
+                self.cases = {k: schemata.CaseReach.from_json(v) for k, v in json.loads(cases_file.read_text()).items()}
             self.log(f"schemata baseline: {len(self.tests)} tests passed before, reach map from {reach_file}")
         else:
             self.log(f"schemata baseline: running {len(self.tests)} tests with no mutant active, recording reach")
@@ -202,9 +208,12 @@ class SchemataJudge:
                     v = judge.run_tests([t], work / f"t-{i:05d}", None, extra_env={
                         "STACKCHECK_MUTANT_REACH": str(rdir), **self.env()})
                     hit = schemata.read_reach(rdir)
+                    cases = schemata.read_cases(rdir) if hit is not None else None
                     with self.lock:
                         rows.append((t.name, v.seconds, "fail" if v.failed else "pass"))
                         self.reach[t.name] = sorted(hit) if hit is not None else None
+                        if cases is not None:
+                            self.cases[t.name] = cases
                         if v.failed:
                             failed.append(f"{t.name}: {v.message}")
 
@@ -219,11 +228,12 @@ class SchemataJudge:
                 raise SchemataError(f"with no mutant active the schemata build fails {len(failed)} test(s) "
                                     f"({'; '.join(failed[:3])}): a mutant can only be judged against a passing "
                                     f"baseline (logs: {work})")
+            fuzzlib.atomic_write(cases_file, json.dumps({k: c.to_json() for k, c in self.cases.items()}).encode())
             fuzzlib.atomic_write(reach_file, json.dumps(self.reach).encode())
             times = {n: s for n, s, _ in rows}
             blind = sum(v is None for v in self.reach.values())
             self.log(f"schemata baseline: {len(rows)} tests pass in {time.time() - t0:.1f} s "
-                     f"({sum(times.values()):.0f} s of test time)"
+                     f"({sum(times.values()):.0f} s of test time; per-case reach of {len(self.cases)} properties)"
                      + (f"; {blind} wrote no reach (taken to reach every site)" if blind else ""))
         for t in self.tests:
             t.seconds = times.get(t.name, 0.0)
@@ -282,7 +292,7 @@ class SchemataJudge:
         if tests:
             budget = self.a.timeout or (60 + 3 * sum(t.seconds for t in tests))
             t1 = time.time()
-            v = judge.run_tests(tests, work, budget, extra_env={**self.env(), "STACKCHECK_MUTANT": str(n)})
+            v = self.run_planned(n, tests, work, budget)
             row["test_s"] = f"{time.time() - t1:.1f}"
             if v.failed:
                 return {**row, "outcome": judge_timeout(v), "killer": v.test,
@@ -299,6 +309,47 @@ class SchemataJudge:
         if not tests:
             return {**row, "outcome": NOT_REACHED, "message": "no judging test runs its site"}
         return {**row, "outcome": "SURVIVED", "message": "no judge test failed"}
+
+    def planned(self, n: int, t: judge.Test) -> judge.Test:
+        """t with the case plan of switch n in its environment (only the cases that reached n
+        run), or t itself when every case runs (no per-case reach, or --whole-tests)."""
+        c = self.cases.get(t.name)
+        plan = c.plan(n) if c is not None and not self.a.whole_tests else None
+        if plan is None:
+            return t
+        with self.lock:
+            self.plans["runs"] += 1
+            self.plans["cases"] += len(plan)
+            self.plans["skipped"] += len(plan) - plan.count("r")
+        return dataclasses.replace(t, env={**t.env, "STACKCHECK_CASE_PLAN": plan})
+
+    def run_planned(self, n: int, tests: list[judge.Test], work: Path, budget: float) -> judge.Verdict:
+        """The mutant's tests, cheapest first, each property with its case plan, to the first
+        failure. A test that fails (or outlives its limit) under a plan runs again whole, and only
+        a whole run's failure is the verdict: a skipped case can change what a property checks
+        after its cases (its tally, its feature shares), never a kill."""
+        env = {**self.env(), "STACKCHECK_MUTANT": str(n)}
+        t0, i = time.time(), 0
+        while i < len(tests):
+            batch = [self.planned(n, t) for t in tests[i:]]
+            v = judge.run_tests(batch, work / f"from-{i:04d}", budget - (time.time() - t0), extra_env=env)
+            if not v.failed:
+                return judge.Verdict(False, seconds=time.time() - t0)
+            k = next((j for j, t in enumerate(batch) if t.name == v.test), None)
+            if k is None or batch[k] is tests[i + k]:
+                v.seconds = time.time() - t0
+                return v
+            with self.lock:
+                self.plans["rerun"] += 1
+            whole = judge.run_tests([tests[i + k]], work / f"whole-{i + k:04d}", budget - (time.time() - t0),
+                                    extra_env=env)
+            if whole.failed:
+                with self.lock:
+                    self.plans["confirmed"] += 1
+                whole.seconds = time.time() - t0
+                return whole
+            i += k + 1
+        return judge.Verdict(False, seconds=time.time() - t0)
 
     def worker(self, queue: list, plain: judge.Scratch, errors: list) -> None:
         while not self.r.stop:
@@ -349,6 +400,11 @@ class SchemataJudge:
         plains = [self.plain_scratch(k) for k in range(1, self.a.jobs + 1)]
         errors = judge.in_threads(self.worker, [(mine, p) for p in plains])
         self.r.phase["schemata judge"] = time.time() - t0
+        pl = self.plans
+        if pl["runs"]:
+            self.log(f"schemata: per-case plans: {pl['runs']} property runs skipped {pl['skipped']} of {pl['cases']} "
+                     f"cases that did not reach the mutant; {pl['rerun']} failed under a plan and ran again whole, "
+                     f"{pl['confirmed']} of them failing whole too")
         if errors:
             self.log(f"stopped: {errors[0]}")
         rest = [m for m in left if m.id not in self.r.done]
