@@ -310,7 +310,7 @@ class SchemataJudge:
             return {**row, "outcome": NOT_REACHED, "message": "no judging test runs its site"}
         return {**row, "outcome": "SURVIVED", "message": "no judge test failed"}
 
-    def planned(self, n: int, t: judge.Test) -> judge.Test:
+    def with_plan(self, n: int, t: judge.Test) -> judge.Test:
         """t with the case plan of switch n in its environment (only the cases that reached n
         run), or t itself when every case runs (no per-case reach, or --whole-tests)."""
         c = self.cases.get(t.name)
@@ -331,7 +331,7 @@ class SchemataJudge:
         env = {**self.env(), "STACKCHECK_MUTANT": str(n)}
         t0, i = time.time(), 0
         while i < len(tests):
-            batch = [self.planned(n, t) for t in tests[i:]]
+            batch = [self.with_plan(n, t) for t in tests[i:]]
             v = judge.run_tests(batch, work / f"from-{i:04d}", budget - (time.time() - t0), extra_env=env)
             if not v.failed:
                 return judge.Verdict(False, seconds=time.time() - t0)
