@@ -381,6 +381,11 @@ int check_text(uint64_t n, uint64_t seed, uint64_t max_len, uint64_t from, uint6
     for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng.next());
     if (k < from || k >= to) continue;  // another part's case: drawn, so that case k is the same in every part
     if (is_text_form(as_text(bytes.data(), bytes.size()))) continue;  // (a 1 in 2^96 chance)
+#ifdef STACKCHECK_SCHEMATA
+    // scripts/mutate's per-case reach (schemata.py's prelude): a case the plan skips is not run.
+    if (stackcheck_schemata::case_plan(k - from) != 'r') continue;
+    stackcheck_schemata::case_begin();
+#endif
     const std::string raw = classify_here(bytes);
     ++classes[raw];
     const std::string text = text_form(bytes);
@@ -395,6 +400,9 @@ int check_text(uint64_t n, uint64_t seed, uint64_t max_len, uint64_t from, uint6
     const std::string control = classify_here(std::vector<uint8_t>(s.begin(), s.end()));
     if (raw == "rejected") bad(k, "raw bytes are rejected: every byte string must decode", bytes);
     if (control != "rejected") bad(k, "the spoiled text form gives " + control + ", not rejected", bytes);
+#ifdef STACKCHECK_SCHEMATA
+    stackcheck_schemata::case_end(k - from, 'p');
+#endif
   }
   std::string summary;
   for (const auto& [c, count] : classes) summary += fmt::format(" {}={}", c, count);

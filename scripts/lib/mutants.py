@@ -39,7 +39,8 @@ REL = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
 ARITH = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "/", "+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=",
          "%=": "/="}
 TEST_SUPPORT = ("testing.h", "test_support.h", "test_fixture.h")
-CACHE_VERSION = "4"  # 2: schema spans; 3: constexpr functions marked; 4: no sites in defaulted functions
+CACHE_VERSION = "5"  # 2: schema spans; 3: constexpr functions marked; 4: no sites in defaulted functions;
+# 5: no sites in an inline capacity
 
 
 class EngineError(Exception):
@@ -177,6 +178,31 @@ class Source:
         for a, b, t in sorted(edits, reverse=True):
             chunk = chunk[:a - ls] + t.encode() + chunk[b - ls:]
         return " ".join(chunk.decode(errors="replace").split())[:240]
+
+
+CAPACITY_TEMPLATES = (b"small_vector", b"InlineArena")
+
+
+def inline_capacity(data: bytes, s: int) -> bool:
+    """The literal at byte s is a template argument of boost::container::small_vector or
+    support::InlineArena: an inline capacity. Not a site: by their contracts (boost's small_vector
+    is a vector for any N; InlineArena's monotonic_buffer_resource takes any initial buffer) the
+    value only moves elements between the object and the heap, so each such mutant is an
+    equivalent that trivial compiler equivalence cannot see and the schemata build cannot hold."""
+    depth, i = 0, s - 1
+    while i >= 0 and s - i < 240:
+        ch = data[i:i + 1]
+        if ch == b">":
+            depth += 1
+        elif ch == b"<":
+            if depth == 0:
+                name = re.search(rb"([A-Za-z_][A-Za-z_0-9]*)\s*$", data[max(0, i - 64):i])
+                return name is not None and name.group(1) in CAPACITY_TEMPLATES
+            depth -= 1
+        elif ch in b";{}()":
+            return False
+        i -= 1
+    return False
 
 
 def literal_variants(text: str) -> list[str]:
@@ -408,7 +434,7 @@ class Walker:
                 self.swaps(c, rel, ctx)
         elif kind in (K.BREAK_STMT, K.CONTINUE_STMT):
             self.add(rel, "delete", "deleted", [(s, e, "")], ctx, [(s, e, "stmt")])
-        elif kind == K.INTEGER_LITERAL:
+        elif kind == K.INTEGER_LITERAL and not inline_capacity(src.data, s):
             t = src.text(s, e)
             for r in literal_variants(t):
                 self.add(rel, "lit", r, [(s, e, r)], ctx, [(s, e, "value")])

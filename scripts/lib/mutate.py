@@ -557,6 +557,7 @@ def resolve(argv: list[str]) -> argparse.Namespace:
     cmd += ["--corpus", str(a.corpus)] if a.corpus else []
     cmd += ["--with-unit"] if a.with_unit else []
     cmd += ["--no-tce"] if a.no_tce else []
+    cmd += ["--whole-tests"] if a.whole_tests else []
     cmd += ["--timeout", f"{a.timeout:g}"] if a.timeout else []
     a.command = " ".join(f"'{c}'" if any(ch in c for ch in "*?[ ") else c for c in cmd)
     p2 = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)

@@ -137,6 +137,15 @@ class SitesTest(unittest.TestCase):
         self.assertEqual(len(header), len(set(header)))  # two TUs include it: its sites once
         self.assertIn("stack/calc.h:3:34:arith:-", header)
 
+    def test_inline_capacities_are_not_sites(self):
+        def capacity(text: bytes, literal: bytes) -> bool:
+            return mutants.inline_capacity(text, text.rindex(literal))
+        self.assertTrue(capacity(b"boost::container::small_vector<std::span<const int64_t>, 3> dims;", b"3"))
+        self.assertTrue(capacity(b"support::InlineArena<16384> arena_;", b"16384"))
+        self.assertFalse(capacity(b"std::array<int, 4> a;", b"4"))
+        self.assertFalse(capacity(b"if (a < 3) f(small_vector<int, 2>{});", b"3"))
+        self.assertFalse(capacity(b"small_vector<int, 2> v; g(1);", b"1"))
+
     def test_apply_keeps_line_numbers(self):
         src = (self.root / "stack" / "calc.cpp").read_bytes()
         for m in self.sites:

@@ -162,6 +162,41 @@ class SchemataTest(unittest.TestCase):
         self.assertEqual(ran - hit, set())
         self.assertIsNone(schemata.read_reach(self.root / "no-such-folder"))
 
+    def test_case_reach_gives_each_switch_the_cases_that_ran_it(self):
+        # four cases as a property wrapper runs them: case k reaches switch 1 when k is even and
+        # switch 2 when k == 3; case 1 is discarded. Only the cases of a plan's r run.
+        src = self.root / "cases.cpp"
+        src.write_text("""#include <cstdio>
+int main() {
+  namespace sw = ::stackcheck_schemata;
+  for (unsigned long k = 0; k < 4; ++k) {
+    if (sw::case_plan(k) != 'r') continue;
+    std::printf("%lu ", k);
+    sw::case_begin();
+    if (k % 2 == 0) sw::on(1);
+    if (k == 3) sw::on(2);
+    sw::case_end(k, k == 1 ? 'd' : 'p');
+  }
+  return 0;
+}
+""")
+        folder = self.root / "case-hits"
+        folder.mkdir(exist_ok=True)
+        exe = self.root / "cases"
+        self.assertEqual(compile_run(src, exe, ("-include", str(self.prelude)), {"STACKCHECK_MUTANT_REACH": str(folder)}),
+                         "0 1 2 3 exit 0")
+        c = schemata.read_cases(folder)
+        self.assertEqual(c.outcomes, "pdpp")
+        self.assertEqual(c.masks, {1: 0b0101, 2: 0b1000})
+        self.assertEqual(c.plan(1), "rdrp")
+        self.assertEqual(c.plan(2), "pdpr")
+        self.assertIsNone(c.plan(3))  # not reached in any case: the test runs whole
+        self.assertEqual(schemata.CaseReach.from_json(c.to_json()), c)
+        self.assertEqual(run(exe, {"STACKCHECK_CASE_PLAN": c.plan(2)}), "3 exit 0")
+        self.assertEqual(run(exe, {"STACKCHECK_CASE_PLAN": "rd"}), "0 2 3 exit 0")  # past its end, a case runs
+        (folder / "999.cases").write_text("0 p 1\n")
+        self.assertIsNone(schemata.read_cases(folder))  # two processes wrote cases: no plan
+
     def test_spans_that_overlap_in_part_leave_the_schemata(self):
         m = mutants.Mutant
         a = m("x.cpp", 1, 1, "rel", "<=", ((2, 3, "<="),), span=((0, 5, "value"),))
