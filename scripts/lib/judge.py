@@ -333,9 +333,11 @@ def same_object(a: bytes, b: bytes) -> bool:
 class Scratch:
     MARKER = ".stackcheck-mutant"
 
-    def __init__(self, root: Path, path: Path, preset: str, jobs: int, log: Path, cmake_args: tuple = ()):
+    def __init__(self, root: Path, path: Path, preset: str, jobs: int, log: Path, cmake_args: tuple = (),
+                 build_env: dict | None = None):
         self.root, self.path, self.preset, self.jobs, self.log = root, path, preset, jobs, log
         self.cmake_args = list(cmake_args)  # more -D flags for the configure step (the schemata build's)
+        self.build_env = build_env or {}  # more environment for its builds
         self.build_dir = path / "build" / preset
         self.backups = path / "build" / "mutate-objects"
         self.entries: dict[str, dict] = {}
@@ -380,7 +382,7 @@ class Scratch:
             cmd += ["--target", "stack", *targets]  # the binaries no longer relink when libstack.so changes
         if keep_going:
             cmd += ["--", "-k", "0"]  # every error of the build in one log (the schemata's ejection)
-        return run_logged(cmd, self.path, log) == 0
+        return run_logged(cmd, self.path, log, env={**os.environ, **self.build_env}) == 0
 
     # -- one mutant --------------------------------------------------------------------------
 

@@ -54,7 +54,10 @@ class SchemataJudge:
         self.prelude = self.a.scratch_root / "prelude" / schemata.PRELUDE_NAME
         self.s = judge.Scratch(run.root, self.a.scratch_root / "schemata", run.preset, cores,
                                self.dir / "scratch-schemata.log",
-                               cmake_args=(f"-DCMAKE_CXX_FLAGS=-include {self.prelude}",))
+                               cmake_args=(f"-DSTACKCHECK_PRELUDE={self.prelude}", "-DSTACKCHECK_PCH=ON"),
+                               # ccache serves compiles that use a precompiled header only with these
+                               build_env={"CCACHE_SLOPPINESS": "pch_defines,time_macros,include_file_mtime,"
+                                                               "include_file_ctime"})
         self.tests: list[judge.Test] = []
         self.planned: list[mutants.Mutant] = []  # the run's mutants, numbered from 1 (self.nums)
         self.ejected: dict[int, str] = {}  # switches the schemata build could not hold
