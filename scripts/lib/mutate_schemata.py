@@ -22,7 +22,6 @@ mutant judged by the tests that run its site (HARNESS.md §10, "At scale").
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import threading
@@ -33,11 +32,13 @@ import fuzzlib
 import judge
 import mutants
 import schemata
+import tce
 from fuzzlib import UsageError
 from mutate_report import NOT_REACHED
 
 EJECT_ROUNDS = 6
 SYNTAX_ROUNDS = 8
+CONVERGE_ROUNDS = 40
 UNIT_BUDGET = 900.0  # --with-unit: the unit label's time limit per mutant (its tests have no baseline here)
 
 
@@ -54,7 +55,9 @@ class SchemataJudge:
         self.prelude = self.a.scratch_root / "prelude" / schemata.PRELUDE_NAME
         self.s = judge.Scratch(run.root, self.a.scratch_root / "schemata", run.preset, cores,
                                self.dir / "scratch-schemata.log",
-                               cmake_args=(f"-DSTACKCHECK_PRELUDE={self.prelude}", "-DSTACKCHECK_PCH=ON"),
+                               # (an empty CMAKE_CXX_FLAGS: a clone configured before may hold the prelude there)
+                               cmake_args=(f"-DSTACKCHECK_PRELUDE={self.prelude}", "-DSTACKCHECK_PCH=ON",
+                                           "-DCMAKE_CXX_FLAGS="),
                                # ccache serves compiles that use a precompiled header only with these
                                build_env={"CCACHE_SLOPPINESS": "pch_defines,time_macros,include_file_mtime,"
                                                                "include_file_ctime"})
@@ -67,7 +70,7 @@ class SchemataJudge:
         self.nums: dict[str, int] = {}
         self.plain: list[judge.Scratch] = []
         self.lock = threading.Lock()
-        self.orig_objects: dict[tuple[str, str], bytes] = {}
+        self.tce = tce.Tce(self.a.commit, self.a.scratch_root / "tce")
 
     def log(self, msg: str) -> None:
         self.r.log(msg)
@@ -132,6 +135,26 @@ class SchemataJudge:
             if not failed or not ids:
                 return
             tus = [rel for rel, _ in failed]
+            if len(tus) > 1:
+                self.converge(tus[0], numbered, originals, ejected)
+
+    def converge(self, rel: str, numbered, originals, ejected) -> None:
+        """One failing TU alone, checked and its blamed schemata taken out until it compiles: a
+        constant evaluation stops at the first switch it reaches, so each round of every failed
+        TU would find one more site of the same header (a second's check here, not a round)."""
+        t0, rounds, out = time.time(), 0, []
+        for rounds in range(1, CONVERGE_ROUNDS + 1):
+            schemas = self.write(numbered, originals, ejected)
+            ok, text = judge.syntax_check(self.s.entries[rel])
+            ids, _ = schemata.blame([text], schemas, self.s.path, self.s.build_dir) if not ok else (set(), [])
+            ids -= set(ejected)
+            for n in ids:
+                ejected[n] = "its schema does not compile"
+            out += ids
+            if ok or not ids:
+                break
+        self.log(f"schemata: {rel} checked alone {rounds} time(s) in {time.time() - t0:.0f} s: "
+                 f"{len(out)} more schemata to blame")
 
     def build(self, numbered: list[tuple[int, mutants.Mutant]]) -> dict[int, str]:
         """Builds the schemata clone with every mutant it can hold; returns the switch ids taken
@@ -259,33 +282,10 @@ class SchemataJudge:
 
     def equivalent(self, s: judge.Scratch, m: mutants.Mutant, work: Path) -> str:
         """"yes" when the mutant's TU compiles to the unmutated object code, "no" when it differs,
-        "-" for a header site or with --no-tce."""
+        "-" for a header site or with --no-tce (tce.py)."""
         if self.a.no_tce or m.file not in s.entries:
             return "-"
-        work.mkdir(parents=True, exist_ok=True)
-        key = (str(s.path), m.file)
-        if key not in self.orig_objects:
-            # the committed TU's object, kept across runs at the same commit
-            e = s.entries[m.file]
-            cmd = (e.get("command") or " ".join(e.get("arguments", []))).replace(str(s.path), "<clone>")
-            h = hashlib.sha1(f"{self.a.commit}\0{m.file}\0{cmd}".encode()).hexdigest()  # headers differ by commit
-            cached = self.a.scratch_root / "tce" / f"{h}.o.stripped"
-            if not cached.exists():
-                if not judge.compile_object(e, out=work / "orig.o", log=work / "tce.log"):
-                    return "-"
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                fuzzlib.atomic_write(cached, judge.stripped(work / "orig.o"))
-            self.orig_objects[key] = cached.read_bytes()
-        src = s.path / m.file
-        original = src.read_bytes()
-        try:
-            s.apply(m.file, m.apply(original))
-            ok = judge.compile_object(s.entries[m.file], out=work / "tce.o", log=work / "tce.log")
-        finally:
-            s.revert(m.file, original)
-        if not ok:
-            return "-"
-        return "yes" if judge.same_object(judge.stripped(work / "tce.o"), self.orig_objects[key]) else "no"
+        return self.tce.equivalent(s, m.file, m.apply((s.path / m.file).read_bytes()), work)
 
     def judge_one(self, n: int, m: mutants.Mutant, plain: judge.Scratch) -> dict:
         tests = self.reaching(n)
@@ -404,6 +404,9 @@ class SchemataJudge:
         errors = judge.in_threads(self.worker, [(mine, p) for p in plains])
         self.r.phase["schemata judge"] = time.time() - t0
         pl = self.plans
+        if sum(self.tce.counts.values()):
+            self.log(f"schemata: trivial compiler equivalence: {self.tce.counts['with_pch']} mutants compiled with "
+                     f"their file's includes precompiled, {self.tce.counts['without']} without")
         if pl["runs"]:
             self.log(f"schemata: per-case plans: {pl['runs']} property runs skipped {pl['skipped']} of {pl['cases']} "
                      f"cases that did not reach the mutant; {pl['rerun']} failed under a plan and ran again whole, "

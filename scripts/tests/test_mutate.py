@@ -18,6 +18,7 @@ sys.path.insert(0, str(LIB))
 import judge  # noqa: E402
 import mutants  # noqa: E402
 import mutate  # noqa: E402
+import tce  # noqa: E402
 
 CALC = """\
 #include "stack/calc.h"
@@ -176,6 +177,23 @@ class SitesTest(unittest.TestCase):
                 self.assertEqual(judge.same_object(judge.stripped(work / "m.o"), original), same, m.id)
         finally:
             src.write_bytes(text)
+
+
+    def test_tce_with_the_files_includes_precompiled_gives_the_same_verdicts(self):
+        src = self.root / "stack" / "more.cpp"  # its first line includes stack/calc.h
+        s = argparse.Namespace(path=self.root, entries={"stack/more.cpp": json.loads(self.cc.read_text())[1]})
+        s.apply = lambda rel, data: (self.root / rel).write_bytes(data)
+        s.revert = s.apply
+        t = tce.Tce("test", self.root / "tce-cache")
+        text = src.read_bytes()
+        self.assertEqual(tce.include_block(text), '#include "stack/calc.h"\n')
+        self.assertEqual(t.equivalent(s, "stack/more.cpp", text.replace(b"(x)", b"(x + 0)"), self.root / "w"), "yes")
+        self.assertEqual(t.equivalent(s, "stack/more.cpp", text.replace(b"(x)", b"(x + 2)"), self.root / "w"), "no")
+        self.assertEqual(src.read_bytes(), text)
+        self.assertEqual(t.counts, {"with_pch": 2, "without": 0})
+        self.assertTrue(list((self.root / "tce-cache").glob("pch-*/tce_pch.h.gch")))
+        self.assertEqual(tce.include_block(b'#include "a.h"\n#ifdef X\n#include <v>\n#endif\nint x;\n'), "")
+        self.assertEqual(tce.include_block(b"int x;\n#include <v>\n"), "")
 
 
 class RunTest(unittest.TestCase):
