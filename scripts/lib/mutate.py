@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
 import judge  # noqa: E402
+import mutant_control  # noqa: E402
 import mutants  # noqa: E402
 import mutate_report  # noqa: E402
 import mutate_schemata  # noqa: E402
@@ -122,7 +123,7 @@ class Run:
         if plan_file.exists():
             return [mutants.Mutant.from_json(json.loads(l)) for l in plan_file.read_text().splitlines() if l]
         if self.a.control:
-            m = mutants.control_mutant(first.path, self.a.control)
+            m = mutant_control.control_mutant(first.path, self.a.control)
             log(f"positive control: zoo defect {self.a.control} planted as {m.id}: {m.before}  ->  {m.after}")
             fuzzlib.atomic_write(plan_file, (json.dumps(m.to_json()) + "\n").encode())
             return [m]

@@ -16,6 +16,7 @@ from pathlib import Path
 LIB = Path(__file__).resolve().parents[1] / "lib"
 sys.path.insert(0, str(LIB))
 import judge  # noqa: E402
+import mutant_control  # noqa: E402
 import mutants  # noqa: E402
 import mutate  # noqa: E402
 import tce  # noqa: E402
@@ -283,19 +284,19 @@ class ControlTest(unittest.TestCase):
             (root / "stack" / "b.cpp").write_text("bool h() { return defects::active(Defect::kTwoPlaces); }\n")
             (root / "stack" / "a_test.cpp").write_text("bool t() { return active(Defect::kOnlyInATest); }\n")
             (root / "stack" / "defects" / "defects.cpp").write_text("bool z() { return active(Defect::kZooOwn); }\n")
-            self.assertEqual(sorted(mutants.zoo_switches(root)), ["status_negated", "two_places"])
-            m = mutants.control_mutant(root, "status_negated")
+            self.assertEqual(sorted(mutant_control.zoo_switches(root)), ["status_negated", "two_places"])
+            m = mutant_control.control_mutant(root, "status_negated")
             self.assertEqual(m.id, "stack/a.cpp:2:7:zoo:status_negated")
             self.assertEqual(m.apply((root / "stack" / "a.cpp").read_bytes()).decode(),
                              "int f(int x) {\n  if (true) x = -x;\n  return !true ? x : 0;\n}\n")
             with self.assertRaisesRegex(mutants.EngineError, r"2 files \(stack/b.cpp, stack/b.h\).*status_negated"):
-                mutants.control_mutant(root, "two_places")
+                mutant_control.control_mutant(root, "two_places")
             with self.assertRaisesRegex(mutants.EngineError, r"no such zoo defect switch.*have: status_negated"):
-                mutants.control_mutant(root, "zoo_own")
+                mutant_control.control_mutant(root, "zoo_own")
 
     def test_names_and_enumerators(self):
-        self.assertEqual(mutants.defect_enum("war_edge_missing_on_reuse"), "kWarEdgeMissingOnReuse")
-        self.assertEqual(mutants.defect_name("kWarEdgeMissingOnReuse"), "war_edge_missing_on_reuse")
+        self.assertEqual(mutant_control.defect_enum("war_edge_missing_on_reuse"), "kWarEdgeMissingOnReuse")
+        self.assertEqual(mutant_control.defect_name("kWarEdgeMissingOnReuse"), "war_edge_missing_on_reuse")
 
 
 if __name__ == "__main__":
