@@ -377,6 +377,9 @@ class SchemataJudge:
         build (their schema did not compile, or overlaps another's)."""
         self.nums = {m.id: i for i, m in enumerate(planned, 1)}
         self.planned = planned
+        self.tce.per_file = {}
+        for m in planned:
+            self.tce.per_file[m.file] = self.tce.per_file.get(m.file, 0) + 1
         if len(planned) >= schemata.MAX_SITES:
             raise UsageError(f"a schemata run holds at most {schemata.MAX_SITES - 1} mutants")
         numbered = [(self.nums[m.id], m) for m in planned]

@@ -193,6 +193,9 @@ class SitesTest(unittest.TestCase):
         self.assertEqual(src.read_bytes(), text)
         self.assertEqual(t.counts, {"with_pch": 2, "without": 0})
         self.assertTrue(list((self.root / "tce-cache").glob("pch-*/tce_pch.h.gch")))
+        few = tce.Tce("test", self.root / "tce-cache", per_file={"stack/more.cpp": tce.PCH_MIN - 1})
+        self.assertEqual(few.equivalent(s, "stack/more.cpp", text.replace(b"(x)", b"(x + 0)"), self.root / "w"), "yes")
+        self.assertEqual(few.counts, {"with_pch": 0, "without": 1})  # too few mutants in the file to pay for it
         self.assertEqual(tce.include_block(b'#include "a.h"\n#ifdef X\n#include <v>\n#endif\nint x;\n'), "")
         self.assertEqual(tce.include_block(b"int x;\n#include <v>\n"), "")
 
