@@ -201,6 +201,33 @@ class SitesTest(unittest.TestCase):
 
 
 class RunTest(unittest.TestCase):
+    def test_a_failure_under_a_case_plan_kills_only_when_the_whole_test_fails_too(self):
+        # "artifact" fails whenever a plan is set and passes whole (a check over all its cases);
+        # "real" fails either way; "plain" has no per-case reach and passes.
+        import threading
+        import mutate_schemata
+        import schemata
+        sj = object.__new__(mutate_schemata.SchemataJudge)
+        sj.a = argparse.Namespace(whole_tests=False)
+        sj.lock, sj.plans = threading.Lock(), {"runs": 0, "cases": 0, "skipped": 0, "rerun": 0, "confirmed": 0}
+        sj.env = dict
+        reach = schemata.CaseReach("pp", {7: 0b01})
+        sj.cases = {"artifact": reach, "real": reach}
+        artifact = judge.Test("artifact", ["sh", "-c", 'test -z "$STACKCHECK_CASE_PLAN"'], "/")
+        real = judge.Test("real", ["false"], "/")
+        plain = judge.Test("plain", ["true"], "/")
+        with tempfile.TemporaryDirectory() as d:
+            v = sj.run_planned(7, [artifact, plain], Path(d) / "a", 60)
+            self.assertFalse(v.failed)  # the plan's failure did not survive the whole run
+            self.assertEqual((sj.plans["rerun"], sj.plans["confirmed"]), (1, 0))
+            v = sj.run_planned(7, [plain, artifact, real], Path(d) / "b", 60)
+            self.assertTrue(v.failed)
+            self.assertEqual(v.test, "real")  # killed by the whole run of the test that fails either way
+            self.assertEqual((sj.plans["rerun"], sj.plans["confirmed"]), (3, 1))
+            sj.a.whole_tests = True  # no plans: a test that fails only under one passes
+            self.assertFalse(sj.run_planned(7, [artifact], Path(d) / "c", 60).failed)
+            self.assertEqual(sj.plans["rerun"], 3)
+
     def test_resume_skips_done_ids(self):
         with tempfile.TemporaryDirectory() as d:
             run_dir = Path(d)
