@@ -273,11 +273,29 @@ def run_tests_split(tests: list[Test], work: Path, budget: float | None, jobs: i
     return Verdict(False, seconds=max(v.seconds for v in verdicts if v is not None))
 
 
+def argv_of(entry: dict) -> list[str]:
+    """A compile_commands.json entry's command as a list."""
+    return list(entry.get("arguments") or shlex.split(entry["command"]))
+
+
+def bare_flags(entry: dict) -> list[str]:
+    """The entry's command without -c, -o and the dependency-file flags (the source stays)."""
+    out, skip = [], False
+    for a in argv_of(entry):
+        if skip:
+            skip = False
+        elif a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+        elif a not in ("-c", "-MD", "-MMD"):
+            out.append(a)
+    return out
+
+
 def compile_object(entry: dict, out: Path | None = None, log: Path | None = None) -> bool:
     """Compiles one TU with its compile command (a compile_commands.json entry, or the build's
     own command for the object: Scratch.compile_entry), to `out` instead of its own -o when
     given (a dependency file too goes beside `out`). True when it compiled."""
-    argv = list(entry.get("arguments") or shlex.split(entry["command"]))
+    argv = argv_of(entry)
     if out is not None:
         i = argv.index("-o")
         argv[i + 1] = str(out)
@@ -293,22 +311,13 @@ def compile_object(entry: dict, out: Path | None = None, log: Path | None = None
 def syntax_check(entry: dict) -> tuple[bool, str]:
     """Compiles one TU with -fsyntax-only (its compile command without -c, -o and the dependency
     flags): (passed, the compiler's output)."""
-    argv = list(entry.get("arguments") or shlex.split(entry["command"]))
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a in ("-o", "-MF", "-MT", "-MQ"):
-            skip = True
-        elif a not in ("-c", "-MD", "-MMD"):
-            out.append(a)
-    p = subprocess.run([*out, "-fsyntax-only", "-fdiagnostics-column-unit=byte"], cwd=entry["directory"],
+    p = subprocess.run([*bare_flags(entry), "-fsyntax-only", "-fdiagnostics-column-unit=byte"], cwd=entry["directory"],
                        capture_output=True, text=True, errors="replace")
     return p.returncode == 0, p.stdout + p.stderr
 
 
 def object_path(entry: dict) -> Path:
-    argv = list(entry.get("arguments") or shlex.split(entry["command"]))
+    argv = argv_of(entry)
     return Path(entry["directory"], argv[argv.index("-o") + 1])
 
 

@@ -21,6 +21,7 @@ mutant judged by the tests that run its site (HARNESS.md §10, "At scale").
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import os
@@ -320,11 +321,16 @@ class SchemataJudge:
         plan = c.plan(n) if c is not None and not self.a.whole_tests else None
         if plan is None:
             return t
-        with self.lock:
-            self.plans["runs"] += 1
-            self.plans["cases"] += len(plan)
-            self.plans["skipped"] += len(plan) - plan.count("r")
         return dataclasses.replace(t, env={**t.env, "STACKCHECK_CASE_PLAN": plan})
+
+    def ran(self, t: judge.Test, seconds: float, failed: bool) -> None:
+        """Counts the cases a planned test that ran (not one queued behind a kill) skipped."""
+        plan = t.env.get("STACKCHECK_CASE_PLAN")
+        if plan is not None:
+            with self.lock:
+                self.plans["runs"] += 1
+                self.plans["cases"] += len(plan)
+                self.plans["skipped"] += len(plan) - plan.count("r")
 
     def run_planned(self, n: int, tests: list[judge.Test], work: Path, budget: float) -> judge.Verdict:
         """The mutant's tests, cheapest first, each property with its case plan, to the first
@@ -335,7 +341,8 @@ class SchemataJudge:
         t0, i = time.time(), 0
         while i < len(tests):
             batch = [self.with_plan(n, t) for t in tests[i:]]
-            v = judge.run_tests(batch, work / f"from-{i:04d}", budget - (time.time() - t0), extra_env=env)
+            v = judge.run_tests(batch, work / f"from-{i:04d}", budget - (time.time() - t0), extra_env=env,
+                                on_result=self.ran)
             if not v.failed:
                 return judge.Verdict(False, seconds=time.time() - t0)
             k = next((j for j, t in enumerate(batch) if t.name == v.test), None)
@@ -377,9 +384,7 @@ class SchemataJudge:
         build (their schema did not compile, or overlaps another's)."""
         self.nums = {m.id: i for i, m in enumerate(planned, 1)}
         self.planned = planned
-        self.tce.per_file = {}
-        for m in planned:
-            self.tce.per_file[m.file] = self.tce.per_file.get(m.file, 0) + 1
+        self.tce.per_file = collections.Counter(m.file for m in planned)
         if len(planned) >= schemata.MAX_SITES:
             raise UsageError(f"a schemata run holds at most {schemata.MAX_SITES - 1} mutants")
         numbered = [(self.nums[m.id], m) for m in planned]

@@ -17,7 +17,6 @@ where a file's survivors are two or three). Python standard library only.
 from __future__ import annotations
 
 import hashlib
-import shlex
 import threading
 from pathlib import Path
 
@@ -25,16 +24,10 @@ import fuzzlib
 import judge
 
 PCH_MIN = 40  # a file's mutants in the run from which its includes are precompiled
-DROP_WITH_VALUE = ("-o", "-MF", "-MT", "-MQ")
-DROP = ("-c", "-MD", "-MMD")
-
-
-def argv_of(entry: dict) -> list[str]:
-    return list(entry.get("arguments") or shlex.split(entry["command"]))
 
 
 def with_include(entry: dict, header: Path) -> dict:
-    argv = argv_of(entry)
+    argv = judge.argv_of(entry)
     return {**entry, "arguments": [argv[0], "-include", str(header), *argv[1:]], "command": None}
 
 
@@ -69,16 +62,10 @@ class Tce:
         block = include_block(source)
         if not block:
             return None
-        argv, flags, skip = argv_of(entry), [], False
         name = Path(entry["file"]).name
-        for a in argv[1:]:
-            if skip:
-                skip = False
-            elif a in DROP_WITH_VALUE:
-                skip = True
-            elif a not in DROP and not a.endswith(name):
-                flags.append(a)
-        key = hashlib.sha1("\0".join([self.commit, argv[0], *flags, block]).encode()).hexdigest()[:16]
+        compiler, *rest = judge.bare_flags(entry)
+        flags = [a for a in rest if not a.endswith(name)]  # without the source
+        key = hashlib.sha1("\0".join([self.commit, compiler, *flags, block]).encode()).hexdigest()[:16]
         with self.lock:
             if key in self.pchs:
                 return self.pchs[key]
@@ -88,7 +75,7 @@ class Tce:
                 folder.mkdir(parents=True, exist_ok=True)
                 header.write_text(block)
                 tmp = folder / f"tce_pch.h.gch.{threading.get_ident()}"
-                ok = judge.run_logged([argv[0], *flags, "-x", "c++-header", str(header), "-o", str(tmp)],
+                ok = judge.run_logged([compiler, *flags, "-x", "c++-header", str(header), "-o", str(tmp)],
                                       Path(entry["directory"]), log) == 0
                 if ok:
                     tmp.replace(folder / "tce_pch.h.gch")
@@ -97,7 +84,7 @@ class Tce:
 
     def cached_object(self, entry: dict, name: str, clone: Path, out: Path, log: Path) -> bytes | None:
         """The stripped object of an unmutated TU, kept across runs at the same commit."""
-        cmd = " ".join(argv_of(entry)).replace(str(clone), "<clone>")
+        cmd = " ".join(judge.argv_of(entry)).replace(str(clone), "<clone>")
         h = hashlib.sha1(f"{self.commit}\0{name}\0{cmd}".encode()).hexdigest()  # headers differ by commit
         cached = self.cache / f"{h}.o.stripped"
         if not cached.exists():

@@ -224,9 +224,12 @@ class RunTest(unittest.TestCase):
             self.assertTrue(v.failed)
             self.assertEqual(v.test, "real")  # killed by the whole run of the test that fails either way
             self.assertEqual((sj.plans["rerun"], sj.plans["confirmed"]), (3, 1))
+            self.assertEqual(sj.plans["runs"], 3)  # planned runs that ran; none queued behind a kill
+            sj.run_planned(7, [real, artifact], Path(d) / "d", 60)
+            self.assertEqual(sj.plans["runs"], 4)  # "artifact", behind the kill, never ran
             sj.a.whole_tests = True  # no plans: a test that fails only under one passes
             self.assertFalse(sj.run_planned(7, [artifact], Path(d) / "c", 60).failed)
-            self.assertEqual(sj.plans["rerun"], 3)
+            self.assertEqual(sj.plans["rerun"], 4)
 
     def test_resume_skips_done_ids(self):
         with tempfile.TemporaryDirectory() as d:
