@@ -533,6 +533,7 @@ def resolve(argv: list[str]) -> argparse.Namespace:
         a.corpus = Path(a.corpus) if a.corpus else None
         a.run_dir = a.resume
         a.stamp = old.get("stamp", "")
+        a.saved_commit = old.get("commit")
     else:
         if a.seed is None:
             a.seed = int(time.time()) % 1_000_000_007
@@ -565,6 +566,8 @@ def resolve(argv: list[str]) -> argparse.Namespace:
     if p2.returncode != 0:
         p.error(f"{ROOT} is not a git checkout: the scratch clones are made from its HEAD")
     a.commit = p2.stdout.strip()
+    if a.resume and getattr(a, "saved_commit", None):
+        a.commit = a.saved_commit  # a resumed run judges the commit it began on, wherever HEAD is now
     if a.diff and subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{a.diff}^{{commit}}"], cwd=ROOT,
                                  capture_output=True).returncode != 0:
         p.error(f"--diff {a.diff}: no such commit in {ROOT}")
@@ -608,6 +611,7 @@ def main(argv: list[str]) -> int:
             saved = {k: getattr(a, k) for k in SAVED}
             saved["corpus"] = str(a.corpus) if a.corpus else None
             saved["stamp"] = a.stamp
+            saved["commit"] = a.commit
             fuzzlib.atomic_write(a.run_dir / "args.json", json.dumps(saved, indent=1).encode())
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "stack"], cwd=ROOT,
                                capture_output=True, text=True).stdout.strip()

@@ -245,6 +245,18 @@ class RunTest(unittest.TestCase):
             a.equivalents = run_dir / "eq.tsv"
             self.assertEqual(mutate.read_equivalents(a.equivalents), {planned[1].id: "argued"})
 
+    def test_resume_judges_the_runs_own_commit(self):
+        head = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=mutate.ROOT, capture_output=True, text=True)
+        if head.returncode != 0:
+            self.skipTest("no parent commit in this checkout")
+        with tempfile.TemporaryDirectory(dir=mutate.ROOT / "build") as d:
+            saved = {"all": True, "seed": 5, "files": [], "operators": [], "mutant": [], "mode": "schemata", "jobs": 1}
+            (Path(d) / "args.json").write_text(json.dumps({**saved, "commit": head.stdout.strip()}))
+            a = mutate.resolve(["--resume", d])
+            self.assertEqual(a.commit, head.stdout.strip())  # not HEAD: the run began there
+            (Path(d) / "args.json").write_text(json.dumps(saved))  # a folder from before
+            self.assertNotEqual(mutate.resolve(["--resume", d]).commit, head.stdout.strip())
+
     def test_corpus_folders_become_replay_tests(self):
         with tempfile.TemporaryDirectory() as d:
             corpus, build = Path(d) / "corpus", Path(d) / "build"
