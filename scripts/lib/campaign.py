@@ -8,12 +8,14 @@ Layout of the working folder DIR (default build/campaign):
   pruned/<target>/        units a completed merge found redundant (moved, never deleted)
   crashes/<target>/       raw finding bytes as libFuzzer wrote them
   findings/<bucket>/      per bucket: the minimized bytes and what the replay showed
+  sanitized/<target>.tsv  the fast lane's units replayed under ASan+UBSan, one verdict a line
   candidates/<target>/    one text-form file per bucket, with its header: review, then
                           `scripts/promote FILE`
   <timestamp>/            one run's logs, time series, tables, report.md and index.html
 
 Modules: campaign_cli (flags), campaign_store (the kill-safe corpus), campaign_run (one
-libFuzzer run: its log and peak RSS), campaign_after (merge, findings, corpus classes),
+libFuzzer run: its log and peak RSS), campaign_lanes (the fast lane and the sanitizer checks
+of what it adds), campaign_after (merge, findings, corpus classes),
 campaign_properties (the properties at scale), campaign_report (tables, report, summary).
 """
 
@@ -34,6 +36,7 @@ import fuzzlib  # noqa: E402
 import rss  # noqa: E402
 from campaign_after import AfterFuzzing  # noqa: E402
 from campaign_cli import parse_args  # noqa: E402
+from campaign_lanes import DEEP_TARGETS, SanitizerCheck, fast_lane  # noqa: E402,F401 (DEEP_TARGETS: for the tests)
 from campaign_properties import Properties  # noqa: E402
 from campaign_report import Reporting, tsv  # noqa: E402
 from campaign_run import OSS_FUZZ_LIMITS, PRESET, PROG, Stats, Task, fmt_int, fmt_secs, log  # noqa: E402
@@ -48,7 +51,9 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         if self.out == ROOT or ROOT / "build" not in [self.out, *self.out.parents] and ROOT in self.out.parents:
             raise UsageError(f"--out {args.out}: the campaign never writes into the source tree (use build/...)")
         self.store = Store(self.out)
-        self.bin = ROOT / "build" / PRESET / "bin"
+        self.bin = ROOT / "build" / args.asan_preset / "bin"  # replays, minimizing, properties: sanitized
+        self.fast_bin = ROOT / "build" / args.fast_preset / "bin"
+        self.sanitizer: SanitizerCheck | None = None
         self.stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         self.run_dir = self.out / self.stamp
         self.started = time.time()  # the run (build included)
@@ -76,46 +81,66 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         except OSError:
             raise UsageError(f"another campaign is running on {self.out}")
 
+    def fast_targets(self) -> list[str]:
+        return [t for t in self.a.targets if fast_lane(t, self.a.sanitize)]
+
+    def lane_bin(self, t: str) -> Path:
+        """The build a target fuzzes in (its merges and corpus classes run there too)."""
+        return self.fast_bin if fast_lane(t, self.a.sanitize) else self.bin
+
     def build(self) -> None:
+        fast = [n for t in self.fast_targets() for n in (t, f"{t}_replay")]
         if self.a.no_build:
-            for t in self.a.targets:
-                for b in (t, f"{t}_replay"):
-                    if not (self.bin / b).exists():
-                        raise UsageError(f"--no-build but {self.bin / b} does not exist")
+            for d, names in ((self.bin, [n for t in self.a.targets for n in (t, f"{t}_replay")]), (self.fast_bin, fast)):
+                for b in names:
+                    if not (d / b).exists():
+                        raise UsageError(f"--no-build but {d / b} does not exist")
             return
         names = [n for t in self.a.targets for n in (t, f"{t}_replay")] + ["stackcheck-report"]
         if self.a.properties:
             names += [p.stem for p in sorted((ROOT / "properties").glob("*_props.cpp"))]
-        log(f"building preset {PRESET}: {len(names)} targets (log: {self.run_dir / 'build.log'})")
-        fuzzlib.build(PRESET, names, log=self.run_dir / "build.log")
+        for preset, want in ((self.a.asan_preset, names), (self.a.fast_preset, fast)):
+            if want:
+                log(f"building preset {preset}: {len(want)} targets (log: {self.run_dir / 'build.log'})")
+                fuzzlib.build(preset, want, log=self.run_dir / "build.log")
 
     # -- scheduling -------------------------------------------------------------------------
     def plan(self, round_seconds: float) -> list[Task]:
         """Every target gets an equal share of the slots: with J slots and T > J targets, each
         runs J slices of round / T seconds, so the round ends on time with every slot busy
-        (T <= J: each runs the whole round)."""
-        t = len(self.a.targets)
-        j = self.a.jobs
-        share = round_seconds if t <= j else round_seconds * j / t
-        piece = round_seconds if t <= j else round_seconds / t
+        (T <= J: each runs the whole round). The sanitized twins (--asan-jobs N) share N slots
+        the same way, the targets the other J - N."""
         base = self.a.seed
-        return [Task(target=name, seconds=share, slice=piece, seed=base + i) for i, name in enumerate(self.a.targets)]
+        main = [Task(target=name, seconds=0, slice=0, seed=base + i, lane="fast" if fast_lane(name, self.a.sanitize)
+                     else "asan") for i, name in enumerate(self.a.targets)]
+        twins = [Task(target=name, seconds=0, slice=0, seed=base + 500 + i, lane="asan", twin=True)
+                 for i, name in enumerate(self.fast_targets())] if self.a.asan_jobs else []
+        for pool, j in ((main, self.a.jobs - self.a.asan_jobs), (twins, self.a.asan_jobs)):
+            t = len(pool)
+            for task in pool:
+                task.seconds = round_seconds if t <= j else round_seconds * j / t
+                task.slice = round_seconds if t <= j else round_seconds / t
+        return main + twins
 
-    def next_task(self) -> Task | None:
-        """The waiting task with the most time left (so shares even out, round-robin)."""
-        waiting = [t for t in self.tasks if not t.proc and not t.done]
+    def slots(self) -> list[tuple[bool, int]]:
+        """(twin, jobs) per pool: the targets' and the sanitized twins'."""
+        return [(False, self.a.jobs - self.a.asan_jobs), (True, self.a.asan_jobs)]
+
+    def next_task(self, twin: bool = False) -> Task | None:
+        """The waiting task of a pool with the most time left (so shares even out, round-robin)."""
+        waiting = [t for t in self.tasks if not t.proc and not t.done and t.twin == twin]
         return max(waiting, key=lambda t: (t.seconds - t.used, -self.tasks.index(t)), default=None)
 
     def start(self, task: Task, now: float) -> None:
         t = task.target
-        task.session = self.store.sessions(t) / f"{self.stamp}-{task.restarts}"
+        task.session = self.store.sessions(t) / f"{self.stamp}{'.asan' if task.twin else ''}-{task.restarts}"
         task.session.mkdir(parents=True, exist_ok=True)
         self.store.crashes(t).mkdir(parents=True, exist_ok=True)
         self.store.corpus(t).mkdir(parents=True, exist_ok=True)
-        task.log_path = self.run_dir / "logs" / f"{t}.{task.restarts}.log"
+        task.log_path = self.run_dir / "logs" / f"{task.name}.{task.restarts}.log"
         task.log_path.parent.mkdir(parents=True, exist_ok=True)
         secs = max(5, int(min(task.slice, task.remaining(now))))
-        cmd = [str(self.bin / t), str(task.session), str(self.store.corpus(t)),
+        cmd = [str((self.fast_bin if task.lane == "fast" else self.bin) / t), str(task.session), str(self.store.corpus(t)),
                *[str(d) for d in fuzzlib.seed_dirs(t)], *self.limits(t), *fuzzlib.libfuzzer_flags(t), *self.a.extra,
                f"-seed={task.seed + 1000 * task.restarts}", f"-max_total_time={secs}", "-print_final_stats=1",
                f"-artifact_prefix={self.store.crashes(t)}/", "-reload=30"]
@@ -162,6 +187,8 @@ class Campaign(AfterFuzzing, Properties, Reporting):
             task.status = "waiting"
 
     def stop_children(self, sig: int) -> None:
+        if self.sanitizer and sig == signal.SIGKILL:
+            self.sanitizer.kill()
         for task in self.tasks:
             if task.proc and task.proc.returncode is None:  # not poll(): Task.reap reaps it
                 try:
@@ -176,9 +203,13 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         for task in self.tasks:
             s = task.stats
             corpus_n, _ = self.store.size(task.target)
-            rows.append(f"{task.target:<18} {fmt_int(task.total_execs):>12} {fmt_int(s.exec_s):>8} "
+            rows.append(f"{task.name:<18} {fmt_int(task.total_execs):>12} {fmt_int(s.exec_s):>8} "
                         f"{s.cov:>6} {s.ft:>7} {corpus_n:>7} {self.findings_count(task.target):>5} "
                         f"{fmt_secs(task.remaining(now)):>7}  {task.status}")
+        if self.sanitizer:
+            st = self.sanitizer.state.values()
+            rows.append(f"sanitizer checks of the fast lane's new inputs: {sum(s.inputs for s in st):,} done, "
+                        f"{self.sanitizer.pending():,} waiting, {sum(s.findings for s in st)} finding(s)")
         left = "until interrupted" if self.a.minutes == 0 else f"{fmt_secs(self.deadline - now)} left"
         rows.append(f"elapsed {fmt_secs(now - self.t0)}, {left}; seed {self.a.seed}; Ctrl-C stops and reports")
         return rows
@@ -197,7 +228,7 @@ class Campaign(AfterFuzzing, Properties, Reporting):
             for task in self.tasks:
                 if task.status == "running" or force:
                     s = task.stats
-                    log(f"[{task.target}] execs={task.total_execs} exec/s={s.exec_s} cov={s.cov} "
+                    log(f"[{task.name}] execs={task.total_execs} exec/s={s.exec_s} cov={s.cov} "
                         f"corpus={self.store.size(task.target)[0]} findings={self.findings_count(task.target)} "
                         f"left={fmt_secs(task.remaining(now))} {task.status}")
 
@@ -211,7 +242,7 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         peak RSS column is its largest), `-` before its first measurement."""
         s = task.stats
         rss_mb = task.peak_rss_mb if task.peak_rss.kib else "-"
-        p = self.run_dir / "series" / f"{task.target}.tsv"
+        p = self.run_dir / "series" / f"{task.name}.tsv"
         new = not p.exists()
         with open(p, "a") as f:
             if new:
@@ -229,6 +260,8 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         rnd = 0
         while True:
             self.run_round()
+            if self.sanitizer:  # every unit the round added is checked before the round ends
+                self.sanitizer.drain(stop=lambda: self.stop_requested > 1)
             rnd += 1
             if self.stop_requested or not continuous:
                 break
@@ -257,13 +290,14 @@ class Campaign(AfterFuzzing, Properties, Reporting):
                 if not any(t.proc for t in self.tasks):
                     break
             else:
-                free = self.a.jobs - sum(1 for t in self.tasks if t.proc)
-                while free > 0:
-                    task = self.next_task()
-                    if task is None:
-                        break
-                    self.start(task, now)
-                    free -= 1
+                for twin, jobs in self.slots():
+                    free = jobs - sum(1 for t in self.tasks if t.proc and t.twin == twin)
+                    while free > 0:
+                        task = self.next_task(twin)
+                        if task is None:
+                            break
+                        self.start(task, now)
+                        free -= 1
             if now - self.last_sample >= self.a.sample_every:
                 self.last_sample = now
                 self.sample(now)
@@ -272,6 +306,10 @@ class Campaign(AfterFuzzing, Properties, Reporting):
                 for task in self.tasks:
                     if task.proc:
                         self.store.harvest(task.target, task.session)
+                if self.sanitizer:
+                    self.sanitizer.scan()
+            if self.sanitizer and not self.stop_requested:
+                self.sanitizer.poll()
             if self.a.minutes == 0 and now - self.last_refresh >= self.a.refresh * 60:
                 self.refresh_report("running")
             self.show(now)
@@ -290,6 +328,13 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         log(f"seed={self.a.seed} minutes={self.a.minutes or 'until interrupted'} jobs={self.a.jobs} "
             f"targets: {' '.join(self.a.targets)}")
         log(f"working corpus under {self.out}, this run in {self.run_dir}")
+        fast = self.fast_targets()
+        if fast:
+            log(f"fast lane ({self.a.fast_preset}, no sanitizer): {' '.join(fast)}; "
+                + ("their new inputs are replayed under ASan+UBSan" if self.a.sanitize == "new" else "nothing checked")
+                + (f"; sanitized twins on {self.a.asan_jobs} job(s)" if self.a.asan_jobs else ""))
+        if self.a.sanitize == "new" and fast:
+            self.sanitizer = SanitizerCheck(self.store, self.bin, fast, self.a.replay_timeout)
         self.fuzz()
         status = "interrupted" if self.stop_requested else "complete"
         if self.stop_requested < 2:
@@ -311,7 +356,9 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         self.summary()
         print(f"\nreport: {self.run_dir / 'report.md'}" + (f"\n        {page}" if page else ""))
         print(f"seed: {self.a.seed}   rerun: scripts/campaign --seed {self.a.seed} --minutes {self.a.minutes} "
-              f"--targets {','.join(self.a.targets)} --out {self.a.out}")
+              f"--targets {','.join(self.a.targets)} --out {self.a.out}"
+              + (f" --sanitize {self.a.sanitize}" if self.a.sanitize != "new" else "")
+              + (f" --asan-jobs {self.a.asan_jobs}" if self.a.asan_jobs else ""))
         failed_props = any(r["result"] == "fail" for r in self.property_rows)
         if self.a.fail_on_finding and (self.buckets or failed_props):
             return 1

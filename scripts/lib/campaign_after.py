@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
@@ -31,6 +32,7 @@ class AfterFuzzing:
     t0: float
     stop_requested: int
     buckets: dict[str, dict]
+    lane_bin: Callable[[str], Path]  # the build a target fuzzes in
 
     def findings_count(self, t: str) -> int:
         d = self.store.crashes(t)
@@ -53,7 +55,7 @@ class AfterFuzzing:
         shutil.rmtree(work, ignore_errors=True)
         (work / "new").mkdir(parents=True)
         opts = [f for f in fuzzlib.libfuzzer_flags(t) if not f.startswith(("-max_len", "-dict"))]
-        cmd = [str(self.bin / t), "-merge=1", f"-merge_control_file={work / 'control'}", *opts,
+        cmd = [str(self.lane_bin(t) / t), "-merge=1", f"-merge_control_file={work / 'control'}", *opts,
                str(work / "new"), str(corpus)]
         with open(self.run_dir / "logs" / f"{t}.merge.log", "wb") as lf:
             r = subprocess.run(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=work, env=fuzzlib.sanitizer_env(),
@@ -186,7 +188,7 @@ class AfterFuzzing:
             if not dirs:
                 continue
             try:
-                p = subprocess.run([str(self.bin / f"{t}_replay"), "--classify", *map(str, dirs)],
+                p = subprocess.run([str(self.lane_bin(t) / f"{t}_replay"), "--classify", *map(str, dirs)],
                                    capture_output=True, text=True, errors="replace", timeout=600,
                                    env=fuzzlib.sanitizer_env())
             except subprocess.TimeoutExpired:

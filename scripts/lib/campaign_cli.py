@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
+from campaign_lanes import DEEP_TARGETS, MODES  # noqa: E402
 from fuzzlib import ROOT, UsageError, number_arg  # noqa: E402
 
 
@@ -42,7 +43,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--replay-timeout", type=number_arg(float), default=60, help="seconds per replay of a finding")
     p.add_argument("--no-fork", dest="fork", action="store_false",
                    help="one plain libFuzzer process per target (restarted after a finding) instead of -fork=1")
-    p.add_argument("--no-build", action="store_true", help="use the binaries already in build/fuzz")
+    p.add_argument("--no-build", action="store_true", help="use the binaries already built (both lanes' presets)")
+    p.add_argument("--sanitize", choices=MODES, default="new",
+                   help="new (default): the deep targets fuzz in the fast lane (no ASan/UBSan) and every input it "
+                   "adds to a corpus is replayed under ASan+UBSan; all: every target fuzzes sanitized; none: the fast "
+                   "lane, nothing checked")
+    p.add_argument("--asan-jobs", type=number_arg(int), default=0,
+                   help="jobs kept for a sanitized twin of each deep target, fuzzing the same corpus (default 0)")
+    p.add_argument("--fast-preset", default="fuzz-fast", help="the fast lane's preset (default fuzz-fast)")
+    p.add_argument("--asan-preset", default="fuzz",
+                   help="the sanitized preset: the other targets, the replays, the properties (default fuzz; the "
+                   "lane control uses zoo-fast and zoo)")
     p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
     p.add_argument("--progress-every", type=number_arg(float), default=30, help="seconds between plain progress lines")
     p.add_argument("--sample-every", type=number_arg(float), default=5, help="seconds between time-series samples")
@@ -57,6 +68,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         p.error(str(e))
     if a.jobs == 0:
         p.error("--jobs must be at least 1")
+    deep = [t for t in a.targets if t in DEEP_TARGETS]
+    if a.asan_jobs and a.sanitize != "new":
+        p.error(f"--asan-jobs keeps sanitized jobs beside the fast lane: only with --sanitize new, not {a.sanitize}")
+    if a.asan_jobs and not deep:
+        p.error(f"--asan-jobs: no deep target ({', '.join(DEEP_TARGETS)}) among the targets")
+    if a.asan_jobs and a.asan_jobs >= a.jobs:
+        p.error(f"--asan-jobs {a.asan_jobs} leaves the fast lane no job (--jobs {a.jobs})")
     if a.round == 0:
         p.error("--round must be more than 0")
     if a.seed is None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
+from campaign_lanes import SanitizerCheck, lane_notes  # noqa: E402
 from campaign_run import Task, fmt_int, log  # noqa: E402
 from campaign_store import Store  # noqa: E402
 from fuzzlib import ROOT  # noqa: E402
@@ -43,6 +44,7 @@ class Reporting:
     tasks: list[Task]
     buckets: dict[str, dict]
     property_rows: list[dict]
+    sanitizer: SanitizerCheck | None
 
     def coverage(self) -> list[tuple[str, int, int, int, int]]:
         log("coverage: building the coverage preset's replay drivers")
@@ -92,21 +94,35 @@ class Reporting:
         run = {"kind": "campaign", "title": "stackcheck fuzzing campaign",
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seed": str(self.a.seed),
-               "minutes": str(self.a.minutes), "jobs": str(self.a.jobs), "targets": " ".join(self.a.targets),
+               "minutes": str(self.a.minutes), "jobs": str(self.a.jobs), "sanitize": self.a.sanitize,
+               "asan_jobs": str(self.a.asan_jobs), "targets": " ".join(self.a.targets),
                "command": self.a.command, "commit": commit or "?", "cores": str(os.cpu_count()), "status": status,
                "out": str(self.out)}
         tsv(rd / "run.tsv", ["key", "value"], list(run.items()))
         rows = []
+        lanes: dict[str, list] = {}
         for task in self.tasks:
             t = task.target
             n, b = self.store.size(t)
-            buckets = sum(1 for r in self.buckets.values() if r.get("target") == t)
+            # A twin shares its target's corpus and crashes: the findings are counted on the target's row.
+            buckets = 0 if task.twin else sum(1 for r in self.buckets.values() if r.get("target") == t)
             secs = task.used + ((time.time() - task.started) if task.proc else 0)
             eps = int(task.total_execs / secs) if secs > 0 else 0
-            rows.append((t, task.total_execs, eps, task.stats.cov, task.stats.ft, n, b, self.findings_count(t),
-                         buckets, f"{secs:.0f}", task.status, task.slowest_s, task.peak_rss_mb))
+            rows.append((task.name, task.total_execs, eps, task.stats.cov, task.stats.ft, n, b,
+                         0 if task.twin else self.findings_count(t), buckets, f"{secs:.0f}", task.status,
+                         task.slowest_s, task.peak_rss_mb, task.lane))
+            lane = lanes.setdefault(task.lane, [[], 0, 0.0])
+            lane[0].append(task.name)
+            lane[1] += task.total_execs
+            lane[2] += secs
         tsv(rd / "targets.tsv", ["target", "execs", "exec_s", "cov", "ft", "corpus", "corpus_bytes", "findings",
-                                 "buckets", "seconds", "status", "slowest_s", "peak_rss_mb"], rows)
+                                 "buckets", "seconds", "status", "slowest_s", "peak_rss_mb", "lane"], rows)
+        checks = self.sanitizer.rows() if self.sanitizer else []
+        if checks:
+            tsv(rd / "sanitized.tsv", ["target", "checked", "seconds", "findings", "checked_all_runs", "waiting"],
+                checks)
+        fuzzlib.atomic_write(rd / "notes.md", lane_notes([(k, *v) for k, v in sorted(lanes.items())], checks,
+                                                         self.a.sanitize, self.a.asan_jobs).encode())
         tsv(rd / "buckets.tsv", ["bucket", "target", "oracle", "rule", "frames", "count", "candidate", "replay",
                                  "first_seen_s", "reproduces", "message"],
             [tuple(r.get(k, "") for k in ("bucket", "target", "oracle", "rule", "frames", "count", "candidate",
@@ -134,19 +150,25 @@ class Reporting:
         return self.run_dir / "index.html"
 
     def summary(self) -> None:
-        rows = [("target", "execs", "exec/s", "cov", "corpus", "findings", "buckets")]
+        rows = [("target", "lane", "execs", "exec/s", "cov", "corpus", "findings", "buckets")]
         for task in self.tasks:
             t = task.target
             secs = task.used
-            rows.append((t, fmt_int(task.total_execs), fmt_int(int(task.total_execs / secs) if secs else 0),
-                         str(task.stats.cov), str(self.store.size(t)[0]), str(self.findings_count(t)),
-                         str(sum(1 for r in self.buckets.values() if r.get("target") == t))))
+            rows.append((task.name, task.lane, fmt_int(task.total_execs),
+                         fmt_int(int(task.total_execs / secs) if secs else 0), str(task.stats.cov),
+                         str(self.store.size(t)[0]), "-" if task.twin else str(self.findings_count(t)),
+                         "-" if task.twin else str(sum(1 for r in self.buckets.values() if r.get("target") == t))))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         print()
         for i, r in enumerate(rows):
             print("  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))
             if i == 0:
                 print("  ".join("-" * w for w in widths))
+        if self.sanitizer:
+            st = self.sanitizer.state.values()
+            print(f"\nsanitizers: {sum(s.inputs for s in st):,} new input(s) of the fast lane replayed under "
+                  f"ASan+UBSan in {sum(s.seconds for s in st):.0f} s, {sum(s.findings for s in st)} finding(s), "
+                  f"{self.sanitizer.pending():,} left unchecked")
         if self.buckets:
             print(f"\n{len(self.buckets)} finding bucket(s):")
             for r in sorted(self.buckets.values(), key=lambda r: r.get("target", "")):

@@ -53,6 +53,8 @@ class Task:
     seconds: float  # wall-clock share
     slice: float  # longest single run
     seed: int
+    lane: str = "asan"  # fast: the fast lane's build; asan: the sanitized build (campaign_lanes.py)
+    twin: bool = False  # a sanitized twin of a fast-lane target (--asan-jobs): its own jobs, the same corpus
     used: float = 0.0  # seconds run so far (over restarts)
     proc: subprocess.Popen | None = None
     session: Path | None = None
@@ -69,6 +71,11 @@ class Task:
     # parent's status lines carry no rss, so nothing of what libFuzzer prints enters it.
     peak_rss: rss.PeakRss = field(default_factory=rss.PeakRss)
     log_pos: int = 0
+
+    @property
+    def name(self) -> str:
+        """The task's row in the tables: the target, or `<target>.asan` for a sanitized twin."""
+        return f"{self.target}.asan" if self.twin else self.target
 
     @property
     def total_execs(self) -> int:

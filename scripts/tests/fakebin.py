@@ -6,10 +6,14 @@ What a fake reports is decided by the input's bytes, so that a test plants its f
   - an input holding `BUG-<X>` is a finding: its replay prints an oracle report with rule
     `rule-<X>` (one bucket per X);
   - an input holding `ERROR` is a broken file: its replay exits 2 with one error line;
+  - an input holding `OVERREAD` is a heap read past a buffer that only ASan sees: the replay
+    driver of a sanitized fake (fuzzer(..., sanitized=True)) prints an AddressSanitizer report,
+    a fast-lane fake's replays it clean;
   - anything else replays clean.
 The fake fuzzer (a binary not named *_replay) writes one corpus unit per run (named by its
 SHA-1) and a partial file next to it, prints libFuzzer's status and final-stats lines, and
-writes a crash artifact when FAKE_CRASH names it (`target=BUG-X`, comma separated; with
+writes a crash artifact when FAKE_CRASH names it (FAKE_UNIT_TEXT is added to every unit it
+writes; with FAKE_UNIT_DEFECT set, only while STACKCHECK_DEFECT is that defect), and (`target=BUG-X`, comma separated; with
 FAKE_CRASH_DEFECT set, only while STACKCHECK_DEFECT is that defect). With -merge=1 it keeps
 every unit not starting with `redundant`; with -minimize_crash=1 it writes the input's
 `BUG-<X>` token alone.
@@ -26,6 +30,7 @@ import unittest
 from pathlib import Path
 
 FUZZER = r'''
+SANITIZED = False
 import hashlib, os, re, shutil, signal, sys, time
 from pathlib import Path
 
@@ -63,17 +68,26 @@ if me.endswith("_replay"):
                 if not f.name.startswith("."):
                     print(("rejected" if f.read_bytes().startswith(b"bad") else "valid") + "\t" + str(f))
         sys.exit(0)
-    data = body(args[0])
-    print(f"replay: {args[0]} ({len(data)} bytes)", file=sys.stderr)
-    m = re.search(rb"BUG-([A-Z])", data)
-    if m:
-        x = m.group(1).decode()
-        print(f"# stackcheck {target}\n# oracle: end-to-end\n# rule: rule-{x}\n# message: planted bug {x}",
-              file=sys.stderr)
-        sys.exit(1)
-    if b"ERROR" in data:
-        print(f"{me}: {args[0]}: broken input", file=sys.stderr)
-        sys.exit(2)
+    for p in args:  # FILE...: each in turn; the first finding or broken file ends the process (replay_main)
+        data = body(p)
+        print(f"replay: {p} ({len(data)} bytes)", file=sys.stderr)
+        if SANITIZED and b"OVERREAD" in data:
+            print("==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000014\n"
+                  "READ of size 4 at 0x602000000014 thread T0\n"
+                  "    #0 0x4f00aa in stackcheck::runtime::Orchestrator::publish(int) /src/stack/runtime/o.cpp:9:5\n"
+                  "    #1 0x4f00bb in stackcheck::runtime::Orchestrator::submit() /src/stack/runtime/o.cpp:20:3\n\n"
+                  "SUMMARY: AddressSanitizer: heap-buffer-overflow /src/stack/runtime/o.cpp:9:5 in publish",
+                  file=sys.stderr)
+            sys.exit(1)
+        m = re.search(rb"BUG-([A-Z])", data)
+        if m:
+            x = m.group(1).decode()
+            print(f"# stackcheck {target}\n# oracle: end-to-end\n# rule: rule-{x}\n# message: planted bug {x}",
+                  file=sys.stderr)
+            sys.exit(1)
+        if b"ERROR" in data:
+            print(f"{me}: {p}: broken input", file=sys.stderr)
+            sys.exit(2)
     sys.exit(0)
 
 if flags.get("merge") == "1":
@@ -93,12 +107,17 @@ seed = flags.get("seed", "0")
 session = Path(pos[0])
 print(f"INFO: Seed: {seed}", flush=True)
 print("#2\tINITED cov: 10 ft: 20 corp: 3/30b exec/s: 0 rss: 25Mb", flush=True)
-unit = f"unit {me} {seed}\n".encode()
+extra = os.environ.get("FAKE_UNIT_TEXT", "")
+if os.environ.get("FAKE_UNIT_DEFECT") and os.environ.get("STACKCHECK_DEFECT") != os.environ["FAKE_UNIT_DEFECT"]:
+    extra = ""
+unit = (f"unit {me} {seed}" + (f" {extra}" if extra else "") + "\n").encode()
 session.mkdir(parents=True, exist_ok=True)
 (session / hashlib.sha1(unit).hexdigest()).write_bytes(unit)
 (session / "0123456789abcdef0123456789abcdef01234567").write_bytes(b"cut short by a kill")
 print("#500\tNEW    cov: 15 ft: 30 corp: 4/40b lim: 4 exec/s: 250 rss: 26Mb L: 3/3 MS: 1 ChangeBit-", flush=True)
 crash = dict(c.split("=", 1) for c in os.environ.get("FAKE_CRASH", "").split(",") if "=" in c)
+if SANITIZED and b"OVERREAD" in unit:  # a sanitized fuzzer sees the read past the buffer itself
+    crash[me] = "OVERREAD"
 want = os.environ.get("FAKE_CRASH_DEFECT")
 code = 0
 if me in crash and (not want or os.environ.get("STACKCHECK_DEFECT") == want):
@@ -128,10 +147,12 @@ def temp_dir(test: unittest.TestCase, prefix: str) -> Path:
     return tmp
 
 
-def fuzzer(bin_dir: Path, target: str) -> None:
-    """The fake libFuzzer binary of `target` and its replay driver in bin_dir."""
-    write_exe(bin_dir / target, FUZZER)
-    write_exe(bin_dir / f"{target}_replay", FUZZER)
+def fuzzer(bin_dir: Path, target: str, sanitized: bool = False) -> None:
+    """The fake libFuzzer binary of `target` and its replay driver in bin_dir (sanitized: its
+    replays see an `OVERREAD`, as an ASan build)."""
+    source = FUZZER.replace("SANITIZED = False", f"SANITIZED = {sanitized}", 1)
+    write_exe(bin_dir / target, source)
+    write_exe(bin_dir / f"{target}_replay", source)
 
 
 class Env:

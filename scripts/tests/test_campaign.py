@@ -63,6 +63,12 @@ class CliTest(unittest.TestCase):
         self.assertIn("--libfuzzer takes '-flag=value', not 'max_len=5'", self.refused("--libfuzzer=max_len=5"))
         self.assertIn("unknown target 'fuzz_nonesuch'", self.refused("--targets", f"{T},fuzz_nonesuch"))
         self.assertIn("unknown property 'No.such'", self.refused("--targets", "props:No.such"))
+        self.assertIn("argument --sanitize: invalid choice: 'some'", self.refused("--sanitize", "some"))
+        self.assertIn("only with --sanitize new, not none", self.refused("--sanitize", "none", "--asan-jobs", "1"))
+        self.assertIn("--asan-jobs 2 leaves the fast lane no job (--jobs 2)",
+                      self.refused("--jobs", "2", "--asan-jobs", "2"))
+        self.assertIn("--asan-jobs: no deep target", self.refused("--targets", "fuzz_parse", "--asan-jobs", "1",
+                                                                  "--jobs", "2"))
 
     def test_targets_split_deduplicated_and_expanded(self):
         a = parse_args(["--targets", f"{T}, {TARGETS[-1]}", "--targets", T])
@@ -106,7 +112,7 @@ class Fixture(unittest.TestCase):
     def campaign(self, *argv: str) -> campaign.Campaign:
         c = campaign.Campaign(parse_args(["--out", str(self.tmp / "out"), "--no-build", "--targets", T, "--seed", "7",
                                           *argv]))
-        c.bin = self.bin
+        c.bin = c.fast_bin = self.bin
         (c.run_dir / "logs").mkdir(parents=True, exist_ok=True)
         return c
 
@@ -354,7 +360,7 @@ class TablesTest(Fixture):
         with contextlib.redirect_stdout(out):
             c.summary()
         text = out.getvalue()
-        self.assertRegex(text, rf"{T}\s+2,000\s+200\s+12\s+0\s+0\s+2")
+        self.assertRegex(text, rf"{T}\s+asan\s+2,000\s+200\s+12\s+0\s+0\s+2")
         self.assertIn(f"2 finding bucket(s):\n  b2 {T}: o/r2 x1 -> r\n  b1 {T}: o/r1 x4 -> q", text)
         self.assertIn("properties: 0 of 1 passed at max_success=300, 1 failed\n  fail: S.p -> cmd", text)
 

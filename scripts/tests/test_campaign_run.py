@@ -69,16 +69,18 @@ def table(path: Path) -> list[dict]:
 class CampaignRunTest(unittest.TestCase):
     def setUp(self):
         self.tmp = temp_dir(self, "campaign-run-test-")
-        self.bin = self.tmp / "bin"
+        self.bin = self.tmp / "bin"  # the sanitized build's
+        self.fast = self.tmp / "fast"  # the fast lane's
         for t in (CRASHER, CLEAN):
-            fuzzer(self.bin, t)
+            fuzzer(self.bin, t, sanitized=True)
+            fuzzer(self.fast, t)
         for s in SUITES:
             write_exe(self.bin / s, FAKE_SUITE)
         write_exe(self.bin / "stackcheck-report", FAKE_REPORT)
         self.out = self.tmp / "out"
         self.argv_log = self.tmp / "argv.log"
         env = Env(FAKE_CRASH=f"{CRASHER}=BUG-A", FAKE_ARGV_LOG=str(self.argv_log), FAKE_FUZZ_SECONDS="0.3",
-                  FAKE_CRASH_DEFECT=None, FAKE_PROPERTY_FAILS="1")
+                  FAKE_CRASH_DEFECT=None, FAKE_PROPERTY_FAILS="1", FAKE_UNIT_TEXT=None, FAKE_UNIT_DEFECT=None)
         env.__enter__()
         self.addCleanup(env.__exit__)
 
@@ -86,7 +88,7 @@ class CampaignRunTest(unittest.TestCase):
         c = campaign.Campaign(parse_args(["--out", str(self.out), "--no-build", "--no-fork", "--plain", "--jobs", "2",
                                           "--targets", f"{CRASHER},{CLEAN}", "--seed", "42", "--minimize-seconds", "5",
                                           *argv]))
-        c.bin = self.bin
+        c.bin, c.fast_bin = self.bin, self.fast
         return c
 
     def run_campaign(self, c: campaign.Campaign) -> tuple[int, str, str]:
@@ -212,8 +214,10 @@ class CampaignRunTest(unittest.TestCase):
         self.assertEqual(len(list((run / "logs").glob("*_props.log"))), len(SUITES))
         classes = table(run / "classes.tsv")
         self.assertTrue(all(r["class"] == "valid" for r in classes) and {r["target"] for r in classes} == {CRASHER, CLEAN})
-        self.assertEqual((run / "report.md").read_text().split(),
-                         ["buckets.tsv", "classes.tsv", "properties.tsv", "run.tsv", "targets.tsv"])
+        tables = ["buckets.tsv", "classes.tsv", "properties.tsv", "run.tsv", "targets.tsv"]
+        if any(t in campaign.DEEP_TARGETS for t in (CRASHER, CLEAN)):
+            tables = sorted(tables + ["sanitized.tsv"])  # a fast-lane target's new units were checked
+        self.assertEqual((run / "report.md").read_text().split(), tables)
         self.assertEqual(table(run / "run.tsv")[-2], {"key": "status", "value": "complete"})
         self.assertIn(f"report: {run / 'report.md'}\n        {run / 'index.html'}", out)
         self.assertIn("rerun: scripts/campaign --seed 42 --minutes 0.2", out)
@@ -228,6 +232,74 @@ class CampaignRunTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         n = len(SUITES)  # each fake suite: one property passes, one fails
         self.assertIn(f"properties: {n} of {2 * n} passed at max_success=300, {n} failed", out)
+
+    def test_the_lanes_an_asan_only_read_is_found_by_the_check_of_new_inputs_only(self):
+        """The lane split's control on fakes: every unit the fuzzers write holds an OVERREAD that
+        only a sanitized build sees (the real control is campaign/lane-control)."""
+        deep = CRASHER in campaign.DEEP_TARGETS
+        if not deep:
+            self.skipTest(f"{CRASHER} is not a deep target")
+
+        def run(mode: str, *more: str) -> tuple[campaign.Campaign, list[dict]]:
+            with Env(FAKE_CRASH=None, FAKE_PROPERTY_FAILS=None, FAKE_UNIT_TEXT="OVERREAD"):
+                c = self.campaign("--minutes", "0.05", "--no-properties", "--sanitize", mode, *more)
+                rc, _, err = self.run_campaign(c)
+            self.assertEqual(rc, 0, err)
+            found = [b for b in table(c.run_dir / "buckets.tsv") if b["target"] == CRASHER]
+            return c, found
+
+        c, found = run("none")  # the fast lane alone: nothing sees it
+        self.assertEqual(found, [])
+        self.assertFalse((c.run_dir / "sanitized.tsv").exists())
+        first = (c.run_dir / "logs" / f"{CRASHER}.0.log").read_text().splitlines()[0]
+        self.assertTrue(first.startswith(f"$ {self.fast / CRASHER} "), first)  # fuzzed in the fast lane
+        self.assertEqual({r["lane"] for r in table(c.run_dir / "targets.tsv") if r["target"] == CRASHER}, {"fast"})
+
+        c, found = run("new")  # the default: its new units replayed under the sanitized build
+        self.assertEqual([(b["oracle"], b["rule"]) for b in found], [("AddressSanitizer", "heap-buffer-overflow")])
+        self.assertIn("Orchestrator::publish", found[0]["frames"])
+        checks = {r["target"]: r for r in table(c.run_dir / "sanitized.tsv")}
+        self.assertGreaterEqual(int(checks[CRASHER]["checked"]), 1)
+        self.assertGreaterEqual(int(checks[CRASHER]["findings"]), 1)
+        self.assertEqual(checks[CRASHER]["waiting"], "0")  # every new unit checked within the round
+        ledger = (self.out / "sanitized" / f"{CRASHER}.tsv").read_text().splitlines()
+        corpus = {f.name for f in (self.out / "corpus" / CRASHER).iterdir()}
+        self.assertTrue({l.split("\t")[0] for l in ledger} >= corpus)  # every corpus unit has its verdict
+        notes = (c.run_dir / "notes.md").read_text()
+        self.assertIn("## Lanes (--sanitize new, --asan-jobs 0)", notes)
+        self.assertRegex(notes, r"\| fast \| .*" + CRASHER)
+
+        c, found = run("all")  # fuzzed sanitized: the fuzzer itself sees it
+        first = (c.run_dir / "logs" / f"{CRASHER}.0.log").read_text().splitlines()[0]
+        self.assertTrue(first.startswith(f"$ {self.bin / CRASHER} "), first)
+        self.assertFalse((c.run_dir / "sanitized.tsv").exists())
+
+        c, _ = run("new", "--asan-jobs", "1")  # a sanitized twin on one job, the same corpus
+        rows = {r["target"]: r for r in table(c.run_dir / "targets.tsv")}
+        self.assertEqual((rows[CRASHER]["lane"], rows[f"{CRASHER}.asan"]["lane"]), ("fast", "asan"))
+        self.assertGreater(int(rows[f"{CRASHER}.asan"]["execs"]), 0)
+        twin = (c.run_dir / "logs" / f"{CRASHER}.asan.0.log").read_text().splitlines()[0]
+        self.assertTrue(twin.startswith(f"$ {self.bin / CRASHER} {self.out / 'sessions' / CRASHER}/"), twin)
+        self.assertIn(f" {self.out / 'corpus' / CRASHER} ", twin)
+
+    def test_a_sanitizer_check_stops_on_a_unit_and_goes_on_after_it(self):
+        corpus = self.out / "corpus" / CRASHER
+        corpus.mkdir(parents=True)
+        names = []
+        for data in (b"a clean one", b"an OVERREAD one", b"an ERROR one", b"another clean one"):
+            names.append(sha1(data))
+            (corpus / names[-1]).write_bytes(data)
+        store = campaign.Store(self.out)
+        check = campaign.SanitizerCheck(store, self.bin, [CRASHER], timeout=30)
+        check.drain()
+        verdicts = dict(l.split("\t") for l in (self.out / "sanitized" / f"{CRASHER}.tsv").read_text().splitlines())
+        ov = names[1]
+        self.assertEqual({n: verdicts[n] for n in names},
+                         {names[0]: "clean", ov: f"finding:crash-{ov}", names[2]: "error", names[3]: "clean"})
+        self.assertEqual((self.out / "crashes" / CRASHER / f"crash-{ov}").read_bytes(), b"an OVERREAD one")
+        again = campaign.SanitizerCheck(store, self.bin, [CRASHER], timeout=30)  # a resumed campaign
+        again.scan()
+        self.assertEqual(again.pending(), 0)
 
     def test_a_continuous_campaign_stopped_as_ctrl_c_stops_it(self):
         c = self.campaign("--minutes", "0", "--round", "1")
