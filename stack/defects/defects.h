@@ -48,6 +48,8 @@ enum class Defect : uint8_t {
   kSubmissionsCopiedEach,
   kAttachSizeTautology,
   kAliasClassesIgnored,
+  // the lane split's positive control (HARNESS.md §5): a read no oracle sees, only ASan
+  kFaninChecksumOverread,
   kCount
 };
 
