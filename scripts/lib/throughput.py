@@ -1,12 +1,15 @@
 """scripts/throughput: what one input of each deep fuzz target costs (HARNESS.md §7).
 
-Runs bench/throughput_bench (Google Benchmark over corpus/bench/<target>/) in the dev preset
-(gcc, uninstrumented) and in the fuzz preset (clang, ASan + UBSan + coverage), prints them side
-by side with their ratio and the per-tier table, then runs each libFuzzer target of the fuzz
-preset on the same corpus with a fixed seed and run count (its .options applied) and reads its
-exec/s, and runs every property suite at a fixed max_success to give cases per CPU second.
-Writes build/throughput/<timestamp>/ (throughput.json, run.tsv, notes.md, and report.md +
-index.html from stackcheck-report). Python standard library only.
+Runs bench/throughput_bench (Google Benchmark over corpus/bench/<target>/) in four presets: dev
+(gcc, uninstrumented: the allocation figures), clang-o1 (clang -O1, uninstrumented: the fast
+lane's reference), fuzz-fast (the campaign's fast lane: libFuzzer coverage, assertions, no
+sanitizer) and fuzz (the sanitized lane: ASan + UBSan + coverage); --no-fast-lane leaves out
+clang-o1 and fuzz-fast. Prints them side by side with their ratios and the per-tier table, then
+runs each libFuzzer target of both lanes (fuzz-fast and fuzz) on the same corpus with a fixed
+seed and run count (its .options applied) and reads its exec/s, and runs every property suite
+at a fixed max_success to give cases per CPU second. Ends with the bars of the fast-lane issue,
+met or not. Writes build/throughput/<timestamp>/ (throughput.json, run.tsv, notes.md, and
+report.md + index.html from stackcheck-report). Python standard library only.
 """
 
 from __future__ import annotations
@@ -29,10 +32,21 @@ from fuzzlib import ROOT, UsageError  # noqa: E402
 
 PROG = "throughput"
 TARGETS = ["fuzz_program", "fuzz_bind_plan", "fuzz_attach"]
-# The bars of the throughput issue, per target: libFuzzer exec/s and the fuzz/dev cost ratio.
-EXEC_BAR = {"fuzz_program": 1000, "fuzz_bind_plan": 2000, "fuzz_attach": 5000}
-RATIO_BAR = 3.0
+# The lanes' presets: the sanitized lane and its uninstrumented reference always run (dev also
+# gives the allocation counts); the fast lane and its reference unless --no-fast-lane.
+SANITIZED, FAST, CLANG = "fuzz", "fuzz-fast", "clang-o1"
+
+# The bars of the fast-lane issue. The sanitized lane's exec/s and its fuzz/dev ratio are figures
+# of the cost table without a bar: the issue sets none for them (docs/throughput.md).
+# Per target: the fast lane's libFuzzer exec/s, at least.
+EXEC_BAR = {"fuzz_program": 800, "fuzz_bind_plan": 2000, "fuzz_attach": 4000}
+# Per target: fast-lane ms over clang-o1 ms, at most (what coverage and assertions may cost).
+FAST_RATIO_BAR = 1.6
+# dev ms per input, at most: the cost of the stack itself, without any instrumentation.
+DEV_MS_BAR = {"fuzz_program": 0.6}
+# Allocations per input in the dev build, at most.
 ALLOC_BAR = {"fuzz_program": 1000}
+# Property cases per CPU second, all suites together, at least.
 PROPERTY_BAR = 300.0
 
 
@@ -53,6 +67,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="the preset whose property suites are timed (fuzz, as the campaign runs them)")
     p.add_argument("--no-properties", action="store_true", help="skip the property suites")
     p.add_argument("--no-libfuzzer", action="store_true", help="skip the libFuzzer runs")
+    p.add_argument("--no-fast-lane", action="store_true",
+                   help="skip the fast lane: no clang-o1 or fuzz-fast benchmark, no fuzz-fast libFuzzer runs")
     p.add_argument("--no-build", action="store_true", help="use the binaries as built")
     p.add_argument("--no-scaling", action="store_true",
                    help="skip the scaling benchmark (fuzz_program's cost per statement as programs grow)")
@@ -64,6 +80,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         if t not in TARGETS:
             raise UsageError(f"unknown target '{t}' (known: {', '.join(TARGETS)})")
     return a
+
+
+def bench_presets(a: argparse.Namespace) -> list[str]:
+    """The presets whose throughput_bench runs, least instrumented first."""
+    return ["dev", SANITIZED] if a.no_fast_lane else ["dev", CLANG, FAST, SANITIZED]
+
+
+def libfuzzer_presets(a: argparse.Namespace) -> list[str]:
+    """The presets whose libFuzzer binaries run: the lanes."""
+    if a.no_libfuzzer:
+        return []
+    return [SANITIZED] if a.no_fast_lane else [FAST, SANITIZED]
 
 
 def cpu_run(cmd: list[str], env: dict[str, str], out: Path, timeout: float | None = None) -> tuple[int, float, float]:
@@ -139,21 +167,23 @@ def run_scaling(a: argparse.Namespace, run_dir: Path) -> list[dict]:
     return sorted(rows, key=lambda r: r["k"])
 
 
-def run_libfuzzer(target: str, a: argparse.Namespace, run_dir: Path) -> dict:
-    binary = ROOT / "build" / "fuzz" / "bin" / target
+def run_libfuzzer(preset: str, target: str, a: argparse.Namespace, run_dir: Path) -> dict:
+    """One libFuzzer binary of `preset` over the bench corpus: its exec/s and CPU time. Both
+    lanes get the same seed, run count and corpus, so their figures compare."""
+    binary = ROOT / "build" / preset / "bin" / target
     if not binary.exists():
         raise UsageError(f"{binary} is not built (drop --no-build)")
-    scratch = Path(tempfile.mkdtemp(prefix=f"{target}-", dir=run_dir))
+    scratch = Path(tempfile.mkdtemp(prefix=f"{preset}-{target}-", dir=run_dir))
     cmd = [str(binary), *fuzzlib.libfuzzer_flags(target), f"-seed={a.seed}", f"-runs={a.runs}",
            "-print_final_stats=1", f"-artifact_prefix={scratch}/", str(scratch), str(ROOT / "corpus" / "bench" / target)]
-    log(f"libFuzzer: {' '.join(cmd)}")
-    out = run_dir / f"libfuzzer-{target}.log"
+    log(f"libFuzzer {preset}: {' '.join(cmd)}")
+    out = run_dir / f"libfuzzer-{preset}-{target}.log"
     code, cpu, wall = cpu_run(cmd, fuzzlib.sanitizer_env(), out)
     shutil.rmtree(scratch, ignore_errors=True)
     text = out.read_text(errors="replace")
     stats = dict(re.findall(r"^stat::(\w+):\s+(\d+)", text, re.M))
     if code != 0 or "average_exec_per_sec" not in stats:
-        raise UsageError(f"libFuzzer {target} failed (exit {code}): see {out}")
+        raise UsageError(f"libFuzzer {preset} {target} failed (exit {code}): see {out}")
     execs = int(stats.get("number_of_executed_units", 0))
     return {"exec_s": int(stats["average_exec_per_sec"]), "execs": execs, "cpu_s": cpu, "wall_s": wall,
             "exec_per_cpu_s": execs / cpu if cpu else 0.0, "command": " ".join(cmd)}
@@ -186,80 +216,173 @@ def fmt_num(v: float, digits: int = 0) -> str:
     return f"{v:,.{digits}f}"
 
 
-def tables(data: dict) -> str:
-    lines = []
-    benches, lf, props = data["bench"], data.get("libfuzzer", {}), data.get("properties")
-    lines += ["## Cost per input, dev beside fuzz", "",
-              "| target | inputs | dev ms | fuzz ms | fuzz/dev | dev allocs | fuzz allocs | KB allocated | page faults dev/fuzz "
-              "| unbalanced inputs | libFuzzer exec/s | libFuzzer execs per CPU s |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+def opt(v: float | None, spec: str, suffix: str = "") -> str:
+    """`v` formatted, or `-` for a figure this run did not measure."""
+    return "-" if v is None else f"{v:{spec}}{suffix}"
+
+
+def bench_row(data: dict, preset: str, target: str) -> dict | None:
+    return data["bench"].get(preset, {}).get(target)
+
+
+def libfuzzer_figure(data: dict, preset: str, target: str, key: str) -> float | None:
+    run = data.get("libfuzzer", {}).get(preset, {}).get(target)
+    return run[key] if run else None
+
+
+def ratio(num: dict | None, den: dict | None) -> float | None:
+    """num's ms per input over den's, or None when either was not measured."""
+    if not num or not den or not den["ms"]:
+        return None
+    return num["ms"] / den["ms"]
+
+
+def cost_table(data: dict) -> list[str]:
+    """One row per target with both the dev and the fuzz benchmark; the fast lane's figures and
+    both lanes' libFuzzer figures beside them, `-` where they were not measured."""
+    lines = ["## Cost per input: dev and the sanitized lane (fuzz), clang-o1 and the fast lane (fuzz-fast)", "",
+             "| target | inputs | dev ms | fuzz ms | fuzz/dev | clang-o1 ms | fast ms | fast/clang-o1 | dev allocs "
+             "| fuzz allocs | KB allocated | page faults dev/fuzz | unbalanced inputs | fast exec/s | fuzz exec/s "
+             "| fast execs per CPU s | fuzz execs per CPU s |",
+             "|---|" + "---:|" * 16]
     for t in data["targets"]:
-        d, z = benches["dev"].get(t), benches["fuzz"].get(t)
+        d, z = bench_row(data, "dev", t), bench_row(data, SANITIZED, t)
         if not d or not z:
             continue
-        l = lf.get(t)
-        lines.append(f"| {t} | {d['inputs']} | {d['ms']:.3f} | {z['ms']:.3f} | {z['ms'] / d['ms']:.1f}x | "
+        c, f = bench_row(data, CLANG, t), bench_row(data, FAST, t)
+        execs = [opt(libfuzzer_figure(data, lane, t, key), ",.0f")
+                 for key in ("exec_s", "exec_per_cpu_s") for lane in (FAST, SANITIZED)]
+        lines.append(f"| {t} | {d['inputs']} | {d['ms']:.3f} | {z['ms']:.3f} | {opt(ratio(z, d), '.1f', 'x')} | "
+                     f"{opt(c['ms'] if c else None, '.3f')} | {opt(f['ms'] if f else None, '.3f')} | "
+                     f"{opt(ratio(f, c), '.2f', 'x')} | "
                      f"{fmt_num(d['allocs'])} | {fmt_num(z['allocs'])} | {fmt_num(d['alloc_bytes'] / 1024)} | "
-                     f"{d['minflt']:.1f} / {z['minflt']:.1f} | {d['unbalanced']:.0%} | "
-                     f"{fmt_num(l['exec_s']) if l else '-'} | "
-                     f"{fmt_num(l['exec_per_cpu_s']) if l else '-'} |")
+                     f"{d['minflt']:.1f} / {z['minflt']:.1f} | {d['unbalanced']:.0%} | " + " | ".join(execs) + " |")
+    return lines
+
+
+def tier_tables(data: dict) -> list[str]:
+    lines = []
     for t in data["targets"]:
-        d, z = benches["dev"].get(t), benches["fuzz"].get(t)
+        d, z, f = bench_row(data, "dev", t), bench_row(data, SANITIZED, t), bench_row(data, FAST, t)
         if not d or not z:
             continue
         lines += ["", f"### {t}: oracle tiers (µs per input; reach: share of inputs with a verdict of the tier)", "",
-                  "| tier | dev µs | fuzz µs | fuzz/dev | allocs | reach dev | reach fuzz |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
-        for name in dict.fromkeys([*d["tiers"], *z["tiers"]]):
+                  "| tier | dev µs | fuzz µs | fuzz/dev | fast µs | allocs | reach dev | reach fuzz |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name in dict.fromkeys([*d["tiers"], *z["tiers"], *(f["tiers"] if f else [])]):
             dt, zt = d["tiers"].get(name, {}), z["tiers"].get(name, {})
             du, zu = dt.get("us", 0.0), zt.get("us", 0.0)
-            ratio = f"{zu / du:.1f}x" if du else "-"
-            lines.append(f"| {name} | {du:.1f} | {zu:.1f} | {ratio} | {fmt_num(dt.get('allocs', 0))} | "
-                         f"{dt.get('reach', 0):.2f} | {zt.get('reach', 0):.2f} |")
+            fu = f["tiers"].get(name, {}).get("us", 0.0) if f else None
+            tier_ratio = f"{zu / du:.1f}x" if du else "-"
+            lines.append(f"| {name} | {du:.1f} | {zu:.1f} | {tier_ratio} | {opt(fu, '.1f')} | "
+                         f"{fmt_num(dt.get('allocs', 0))} | {dt.get('reach', 0):.2f} | {zt.get('reach', 0):.2f} |")
+    return lines
+
+
+def scaling_table(data: dict) -> list[str]:
     scaling = data.get("scaling")
-    if scaling:
-        names = list(dict.fromkeys(n for r in scaling for n in r["tiers"]))
-        lines += ["", "## fuzz_program: cost per statement as programs grow (dev build, µs per statement)", "",
-                  "| k | statements | " + " | ".join(names) + " |", "|---:|---:|" + "---:|" * len(names)]
-        for r in scaling:
-            lines.append(f"| {r['k']} | {r['stmts']:.1f} | " +
-                         " | ".join(f"{r['tiers'].get(n, 0):.1f}" for n in names) + " |")
-    if props:
-        cases = sum(r["cases"] for r in props)
-        cpu = sum(r["cpu_s"] for r in props)
-        lines += ["", f"## Properties ({data['property_preset']} preset, {data['property_params']})", "",
-                  "| suite | cases | CPU s | cases per CPU s |", "|---|---:|---:|---:|"]
-        for r in props:
-            rate = r["cases"] / r["cpu_s"] if r["cpu_s"] else 0
-            lines.append(f"| {r['suite']}{'' if r['exit'] == 0 else ' (exit ' + str(r['exit']) + ')'} | {r['cases']} | "
-                         f"{r['cpu_s']:.1f} | {rate:.0f} |")
-        lines.append(f"| **all** | {cases} | {cpu:.1f} | {cases / cpu if cpu else 0:.0f} |")
-    lines += ["", "## Bars", "", "| figure | measured | bar | met |", "|---|---:|---:|---|"]
+    if not scaling:
+        return []
+    names = list(dict.fromkeys(n for r in scaling for n in r["tiers"]))
+    lines = ["", "## fuzz_program: cost per statement as programs grow (dev build, µs per statement)", "",
+             "| k | statements | " + " | ".join(names) + " |", "|---:|---:|" + "---:|" * len(names)]
+    for r in scaling:
+        lines.append(f"| {r['k']} | {r['stmts']:.1f} | " + " | ".join(f"{r['tiers'].get(n, 0):.1f}" for n in names) + " |")
+    return lines
+
+
+def property_rate(props: list[dict]) -> float:
+    cpu = sum(r["cpu_s"] for r in props)
+    return sum(r["cases"] for r in props) / cpu if cpu else 0
+
+
+def properties_table(data: dict) -> list[str]:
+    props = data.get("properties")
+    if not props:
+        return []
+    lines = ["", f"## Properties ({data['property_preset']} preset, {data['property_params']})", "",
+             "| suite | cases | CPU s | cases per CPU s |", "|---|---:|---:|---:|"]
+    for r in props:
+        rate = r["cases"] / r["cpu_s"] if r["cpu_s"] else 0
+        lines.append(f"| {r['suite']}{'' if r['exit'] == 0 else ' (exit ' + str(r['exit']) + ')'} | {r['cases']} | "
+                     f"{r['cpu_s']:.1f} | {rate:.0f} |")
+    lines.append(f"| **all** | {sum(r['cases'] for r in props)} | {sum(r['cpu_s'] for r in props):.1f} | "
+                 f"{property_rate(props):.0f} |")
+    return lines
+
+
+def bar_row(figure: str, measured: str, bar: str, met: bool) -> str:
+    return f"| {figure} | {measured} | {bar} | {'yes' if met else 'no'} |"
+
+
+def target_bars(data: dict, t: str) -> list[str]:
+    """The bars of one target whose figures this run measured."""
+    rows = []
+    execs = libfuzzer_figure(data, FAST, t, "exec_s")
+    if execs is not None:
+        rows.append(bar_row(f"{t} fast-lane libFuzzer exec/s", fmt_num(execs), f"{EXEC_BAR[t]:,}", execs >= EXEC_BAR[t]))
+    r = ratio(bench_row(data, FAST, t), bench_row(data, CLANG, t))
+    if r is not None:  # two decimals: a ratio just over the bar must not print as the bar
+        rows.append(bar_row(f"{t} fast/clang-o1 cost", f"{r:.2f}x", f"{FAST_RATIO_BAR}x", r <= FAST_RATIO_BAR))
+    d = bench_row(data, "dev", t)
+    if d and t in DEV_MS_BAR:
+        rows.append(bar_row(f"{t} dev ms per input", f"{d['ms']:.3f}", f"{DEV_MS_BAR[t]}", d["ms"] <= DEV_MS_BAR[t]))
+    if d and t in ALLOC_BAR:
+        rows.append(bar_row(f"{t} allocations per input", fmt_num(d["allocs"]), f"{ALLOC_BAR[t]:,}",
+                            d["allocs"] <= ALLOC_BAR[t]))
+    return rows
+
+
+def bars(data: dict) -> list[str]:
+    lines = ["", "## Bars", "", "| figure | measured | bar | met |", "|---|---:|---:|---|"]
     for t in data["targets"]:
-        if t in lf:
-            v = lf[t]["exec_s"]
-            lines.append(f"| {t} libFuzzer exec/s | {fmt_num(v)} | {EXEC_BAR[t]:,} | {'yes' if v >= EXEC_BAR[t] else 'no'} |")
-        d, z = benches["dev"].get(t), benches["fuzz"].get(t)
-        if d and z:
-            r = z["ms"] / d["ms"]
-            lines.append(f"| {t} fuzz/dev cost | {r:.1f}x | {RATIO_BAR:.0f}x | {'yes' if r <= RATIO_BAR else 'no'} |")
-        if t in ALLOC_BAR and d:
-            lines.append(f"| {t} allocations per input | {fmt_num(d['allocs'])} | {ALLOC_BAR[t]:,} | "
-                         f"{'yes' if d['allocs'] <= ALLOC_BAR[t] else 'no'} |")
+        lines += target_bars(data, t)
+    scaling = data.get("scaling")
     if scaling and len(scaling) >= 2:
         first, last = scaling[0], scaling[-1]
         for n in last["tiers"]:
             lo, hi = first["tiers"].get(n, 0), last["tiers"][n]
-            if lo <= 0:
-                continue
-            r = hi / lo
-            lines.append(f"| {n}: µs per statement at {last['stmts']:.0f} vs {first['stmts']:.0f} statements | "
-                         f"{r:.1f}x | {SCALING_BAR:.0f}x | {'yes' if r <= SCALING_BAR else 'no'} |")
-    if props:
-        cpu = sum(r["cpu_s"] for r in props)
-        rate = sum(r["cases"] for r in props) / cpu if cpu else 0
-        lines.append(f"| property cases per CPU s | {rate:.0f} | {PROPERTY_BAR:.0f} | {'yes' if rate >= PROPERTY_BAR else 'no'} |")
-    return "\n".join(lines) + "\n"
+            if lo > 0:
+                lines.append(bar_row(f"{n}: µs per statement at {last['stmts']:.0f} vs {first['stmts']:.0f} statements",
+                                     f"{hi / lo:.1f}x", f"{SCALING_BAR:.0f}x", hi / lo <= SCALING_BAR))
+    if data.get("properties"):
+        rate = property_rate(data["properties"])
+        lines.append(bar_row("property cases per CPU s", f"{rate:.0f}", f"{PROPERTY_BAR:.0f}", rate >= PROPERTY_BAR))
+    return lines
+
+
+def tables(data: dict) -> str:
+    body = cost_table(data) + tier_tables(data) + scaling_table(data) + properties_table(data) + bars(data)
+    return "\n".join(body) + "\n"
+
+
+def build_step(a: argparse.Namespace, run_dir: Path) -> None:
+    """Builds what the run measures and only that: the benchmark in every preset, the report
+    tool in dev, the libFuzzer targets in the lanes, the property suites in their preset."""
+    build_log = run_dir / "build.log"
+    for preset in bench_presets(a):
+        report = ["stackcheck-report"] if preset == "dev" else []
+        fuzzers = a.targets if preset in libfuzzer_presets(a) else []
+        fuzzlib.build(preset, ["throughput_bench", *report, *fuzzers], log=build_log)
+    if not a.no_properties:
+        suites = sorted(f.stem for f in (ROOT / "properties").glob("*_props.cpp"))
+        fuzzlib.build(a.property_preset, suites, log=build_log)
+
+
+def measure(a: argparse.Namespace, run_dir: Path) -> dict:
+    """Every figure of the run: throughput.json's content."""
+    data: dict = {"targets": a.targets, "seed": a.seed, "runs": a.runs, "bench": {}}
+    for preset in bench_presets(a):
+        data["bench"][preset] = run_bench(preset, a, run_dir)
+    if not a.no_scaling and "fuzz_program" in a.targets:
+        data["scaling"] = run_scaling(a, run_dir)
+    if libfuzzer_presets(a):
+        data["libfuzzer"] = {p: {t: run_libfuzzer(p, t, a, run_dir) for t in a.targets} for p in libfuzzer_presets(a)}
+    if not a.no_properties:
+        data["property_preset"] = a.property_preset
+        data["property_params"] = f"seed={a.seed} max_success={a.property_cases}"
+        data["properties"] = run_properties(a, run_dir)
+    return data
 
 
 def main(argv: list[str]) -> int:
@@ -271,23 +394,8 @@ def main(argv: list[str]) -> int:
     command = "scripts/throughput " + " ".join(argv)
     log(f"seed={a.seed} runs={a.runs} targets: {' '.join(a.targets)}; writing {run_dir}")
     if not a.no_build:
-        fuzzlib.build("dev", ["throughput_bench", "stackcheck-report"], log=run_dir / "build.log")
-        fuzz_targets = ["throughput_bench", *([] if a.no_libfuzzer else a.targets)]
-        fuzzlib.build("fuzz", fuzz_targets, log=run_dir / "build.log")
-        if not a.no_properties:
-            suites = sorted(f.stem for f in (ROOT / "properties").glob("*_props.cpp"))
-            fuzzlib.build(a.property_preset, suites, log=run_dir / "build.log")
-    data: dict = {"targets": a.targets, "seed": a.seed, "runs": a.runs, "bench": {}}
-    for preset in ("dev", "fuzz"):
-        data["bench"][preset] = run_bench(preset, a, run_dir)
-    if not a.no_scaling and "fuzz_program" in a.targets:
-        data["scaling"] = run_scaling(a, run_dir)
-    if not a.no_libfuzzer:
-        data["libfuzzer"] = {t: run_libfuzzer(t, a, run_dir) for t in a.targets}
-    if not a.no_properties:
-        data["property_preset"] = a.property_preset
-        data["property_params"] = f"seed={a.seed} max_success={a.property_cases}"
-        data["properties"] = run_properties(a, run_dir)
+        build_step(a, run_dir)
+    data = measure(a, run_dir)
     (run_dir / "throughput.json").write_text(json.dumps(data, indent=1) + "\n")
     body = tables(data)
     print(body)
