@@ -136,8 +136,11 @@ class SchemataJudge:
             if not failed or not ids:
                 return
             tus = [rel for rel, _ in failed]
-            if len(tus) > 1:
-                self.converge(tus[0], numbered, originals, ejected)
+            # Blame takes one error a TU per round; a TU with many bad schemata (every `return
+            # {}` of a function whose type has no default) would need as many rounds: each
+            # failed TU converges alone first, at a second or two a check.
+            for rel in tus:
+                self.converge(rel, numbered, originals, ejected)
 
     def converge(self, rel: str, numbered, originals, ejected) -> None:
         """One failing TU alone, checked and its blamed schemata taken out until it compiles: a
@@ -193,6 +196,9 @@ class SchemataJudge:
             for n in ids:
                 ejected[n] = "its schema does not compile"
             self.log(f"schemata: {len(ids)} schemata do not compile; taken out ({len(ejected)} in all)")
+            for rel in schemata.failed_sources(log_text):  # each failed TU converges alone (as in syntax_rounds)
+                if rel in self.s.entries:
+                    self.converge(rel, numbered, originals, ejected)
             self.save_ejected(ejected, by_num)
         raise SchemataError(f"the schemata build still fails after {EJECT_ROUNDS} rounds (logs in {self.dir})")
 

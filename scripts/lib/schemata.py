@@ -279,6 +279,16 @@ def tu_outputs(log: str) -> list[str]:
     return [p for p in parts if p.startswith("FAILED: ")] or [log]
 
 
+def failed_sources(log: str) -> list[str]:
+    """The sources of a ninja build's failed compile steps, as repository paths: CMake names an
+    object <dir>/CMakeFiles/<target>.dir/<path in dir>.o."""
+    out = []
+    for m in re.finditer(r"^FAILED: (\S*?)/?CMakeFiles/[^/\s]+\.dir/(\S+)\.o\b", log, flags=re.M):
+        rel = f"{m.group(1)}/{m.group(2)}" if m.group(1) else m.group(2)
+        out.append(rel.replace("//", "/"))
+    return list(dict.fromkeys(out))
+
+
 def blame(outputs: list[str], schemas: dict[str, FileSchema], root: Path, build_dir: Path) -> tuple[set[int], list[str]]:
     """The switch ids to take out for the errors of failed TUs (one output each), and the errors
     no schema could be blamed for. In each TU only the errors that name the switch are blamed,

@@ -205,6 +205,15 @@ int main() {
         self.assertEqual(fs.conflicts, [2])
         self.assertEqual(fs.text, f"({schemata.SWITCH}(1) ? (a <= b) : (a < b)) < c;\n")
 
+    def test_failed_build_steps_name_their_sources(self):
+        log = ("[3/9] Building CXX object stack/CMakeFiles/stack.dir/ir/lexer.cpp.o\n"
+               "FAILED: stack/CMakeFiles/stack.dir/runtime/image/compact.cpp.o \nerror text\n"
+               "FAILED: properties/CMakeFiles/stackcheck_oracles.dir/oracles/deps.cpp.o\n"
+               "FAILED: stack/CMakeFiles/stack.dir/runtime/image/compact.cpp.o \n"  # twice: once
+               "FAILED: CMakeFiles/top.dir/main.cpp.o\nFAILED: bin/stackcheck\n")  # a link step: no source
+        self.assertEqual(schemata.failed_sources(log),
+                         ["stack/runtime/image/compact.cpp", "properties/oracles/deps.cpp", "main.cpp"])
+
 
 if __name__ == "__main__":
     if not shutil.which("g++"):
