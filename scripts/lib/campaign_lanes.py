@@ -45,7 +45,7 @@ def fast_lane(target: str, mode: str) -> bool:
 class Checked:
     """One target's sanitizer checks: what is done, what waits, what they cost."""
 
-    done: dict[str, str] = field(default_factory=dict)  # unit name -> clean | finding:<artifact> | error
+    done: dict[str, str] = field(default_factory=dict)  # unit -> clean | finding:<bucket>[:<artifact>] | error
     queue: list[str] = field(default_factory=list)
     inputs: int = 0  # checked by this run
     seconds: float = 0.0
@@ -64,6 +64,7 @@ class SanitizerCheck:
         self.state: dict[str, Checked] = {t: Checked() for t in targets}
         self.proc: subprocess.Popen | None = None
         self.running: tuple[str, list[str], float, Path] | None = None  # target, batch, start, stderr file
+        self.seen: set[str] = set()  # buckets this run copied an artifact for (one each)
         for t in targets:
             self.load(t)
 
@@ -174,13 +175,18 @@ class SanitizerCheck:
         st.inputs += k + 1
         st.queue[:0] = batch[k + 1:]
         if finding.found:
+            st.findings += 1
+            bucket = finding.bucket(t)
+            if bucket in self.seen:  # its bucket has an artifact from this run already: counted, not copied
+                self.record(t, last, f"finding:{bucket}")
+                return
+            self.seen.add(bucket)
             prefix = "timeout-" if finding.kind == "timeout" else "crash-"
             dest = self.store.crashes(t) / f"{prefix}{last}"
             dest.parent.mkdir(parents=True, exist_ok=True)
             if not dest.exists():
                 fuzzlib.atomic_write(dest, (self.store.corpus(t) / last).read_bytes())
-            st.findings += 1
-            self.record(t, last, f"finding:{dest.name}")
+            self.record(t, last, f"finding:{bucket}:{dest.name}")
         else:
             self.record(t, last, "error")
 

@@ -74,7 +74,7 @@ def main() -> int:
     run, asan = campaign(work / "new", "new", a)
     ledger = (work / "new" / "sanitized" / f"{TARGET}.tsv")
     checked = [l.split("\t") for l in ledger.read_text().splitlines()] if ledger.exists() else []
-    by_check = [v for _, v in checked if v.startswith("finding:")]
+    by_check = [v for _, v in checked if v.startswith("finding:")]  # finding:<bucket>[:<artifact>]
     if not asan:
         bad.append(f"--sanitize new: no AddressSanitizer bucket (report: {run / 'report.md'})")
     elif not any("Orchestrator::publish" in b["frames"] for b in asan):

@@ -294,12 +294,20 @@ class CampaignRunTest(unittest.TestCase):
         check.drain()
         verdicts = dict(l.split("\t") for l in (self.out / "sanitized" / f"{CRASHER}.tsv").read_text().splitlines())
         ov = names[1]
+        bucket = verdicts[ov].split(":")[1]
         self.assertEqual({n: verdicts[n] for n in names},
-                         {names[0]: "clean", ov: f"finding:crash-{ov}", names[2]: "error", names[3]: "clean"})
+                         {names[0]: "clean", ov: f"finding:{bucket}:crash-{ov}", names[2]: "error", names[3]: "clean"})
         self.assertEqual((self.out / "crashes" / CRASHER / f"crash-{ov}").read_bytes(), b"an OVERREAD one")
         again = campaign.SanitizerCheck(store, self.bin, [CRASHER], timeout=30)  # a resumed campaign
         again.scan()
         self.assertEqual(again.pending(), 0)
+        data = b"one more OVERREAD"  # the same bucket again: counted, no second artifact
+        (corpus / sha1(data)).write_bytes(data)
+        check.drain()
+        self.assertEqual(check.state[CRASHER].findings, 2)
+        self.assertEqual(dict(l.split("\t") for l in (self.out / "sanitized" / f"{CRASHER}.tsv").read_text()
+                              .splitlines())[sha1(data)], f"finding:{bucket}")
+        self.assertEqual(len(list((self.out / "crashes" / CRASHER).iterdir())), 1)
 
     def test_a_continuous_campaign_stopped_as_ctrl_c_stops_it(self):
         c = self.campaign("--minutes", "0", "--round", "1")

@@ -98,8 +98,8 @@ constexpr DefectInfo kTable[] = {
      nullptr},
     {D::kFaninChecksumOverread, "fanin_checksum_overread", "stack/runtime/host/orchestrator.cpp: Orchestrator::publish",
      25,
-     "a checksum over a copy of a wide fan-in list (three producers or more, two scalars or more) reads one entry "
-     "past the copy; nothing reads the sum, so only ASan sees it (the lane split's control, HARNESS.md §5)",
+     "a checksum over a copy of a graph task's fan-in list (three producers or more) reads one entry past the "
+     "copy; nothing reads the sum, so only ASan sees it (the lane split's control, HARNESS.md §5)",
      nullptr},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(Defect::kCount), "one entry per Defect");

@@ -374,9 +374,9 @@ void Orchestrator::publish(const Claim& c, const Published& p) {
     put(L.scalar_at(c.scalars + k), k < p.scalars.size() ? p.scalars[k] : uint64_t{0});
   for (size_t k = 0; k < fanin.size(); ++k) put(L.fanin_at(c.fanin + k), fanin[k]);
   cursors_.fanin += fanin.size();
-  // Zoo (the lane split's control): a checksum of a wide fan-in list over a copy sized to it,
-  // its loop one entry too long. Nothing reads the sum; only ASan sees the read past the copy.
-  if (defects::active(defects::Defect::kFaninChecksumOverread) && fanin.size() >= 3 && p.scalars.size() >= 2) {
+  // Zoo (the lane split's control): a checksum of a graph task's wide fan-in list over a copy
+  // sized to it, its loop one entry too long. Nothing reads the sum; only ASan sees the read.
+  if (defects::active(defects::Defect::kFaninChecksumOverread) && fanin.size() >= 3 && p.kind == kKindGraph) {
     const std::vector<int32_t> copy(fanin.begin(), fanin.end());
     uint32_t sum = 0;
     for (size_t k = 0; k <= copy.size(); ++k) sum += static_cast<uint32_t>(copy.data()[k]);
