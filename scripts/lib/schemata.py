@@ -66,14 +66,31 @@ inline const bool dump_registered = [] {{
   if (std::getenv("STACKCHECK_MUTANT_REACH") != nullptr) std::atexit(dump_hits);
   return true;
 }}();
-inline int read_active() {{
+// The active mutant and whether this is a reach run, read from the environment on first use
+// (-1: not yet; a plain relaxed load on every later call: with every site of stack/ switched,
+// a function-local static's guard and the reach stores of every call made the whole harness
+// four times slower).
+inline int active_id = -1;
+inline int reach_run = -1;
+inline int init_active() {{
   const char* v = std::getenv("STACKCHECK_MUTANT");
-  return v != nullptr ? std::atoi(v) : 0;
+  const int id = v != nullptr ? std::atoi(v) : 0;
+  __atomic_store_n(&active_id, id, __ATOMIC_RELAXED);
+  return id;
+}}
+inline int init_reach() {{
+  const int on = std::getenv("STACKCHECK_MUTANT_REACH") != nullptr;
+  __atomic_store_n(&reach_run, on, __ATOMIC_RELAXED);
+  return on;
 }}
 inline bool on(int id) {{
-  static const int active = read_active();
-  if (!__atomic_load_n(&hits[id], __ATOMIC_RELAXED)) __atomic_store_n(&hits[id], 1, __ATOMIC_RELAXED);
-  if (!__atomic_load_n(&case_hits[id], __ATOMIC_RELAXED)) __atomic_store_n(&case_hits[id], 1, __ATOMIC_RELAXED);
+  int reach = __atomic_load_n(&reach_run, __ATOMIC_RELAXED);
+  if (__builtin_expect(reach != 0, 0) && (reach > 0 || init_reach())) {{
+    if (!__atomic_load_n(&hits[id], __ATOMIC_RELAXED)) __atomic_store_n(&hits[id], 1, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(&case_hits[id], __ATOMIC_RELAXED)) __atomic_store_n(&case_hits[id], 1, __ATOMIC_RELAXED);
+  }}
+  int active = __atomic_load_n(&active_id, __ATOMIC_RELAXED);
+  if (__builtin_expect(active < 0, 0)) active = init_active();
   return __builtin_expect(active == id, 0);
 }}
 // Per-case reach, called by the harness's property wrapper (properties/property.cpp) around each
