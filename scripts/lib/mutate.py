@@ -320,10 +320,7 @@ class Run:
             log(f"resuming: {len(planned) - len(todo)} of {len(planned)} mutants done before")
         self.write_run("running")
         if todo and self.a.mode == "schemata":
-            try:
-                todo = mutate_schemata.SchemataJudge(self).run(planned, todo)
-            except mutate_schemata.SchemataError as e:
-                raise BaselineError(str(e))
+            todo = self.run_schemata(planned, todo)
             if todo and not self.stop:
                 log(f"one at a time: {len(todo)} mutants the schemata build could not hold")
         if todo and not self.stop:
@@ -353,6 +350,26 @@ class Run:
                 return 1
             log(f"positive control holds: zoo defect {self.a.control} KILLED by {r['killer']} ({r['oracle']}/{r['rule']})")
         return 0
+
+    def run_schemata(self, planned: list[mutants.Mutant], todo: list[mutants.Mutant]) -> list[mutants.Mutant]:
+        """Judges through schemata builds (one, or one per chunk of files when the run is large,
+        each in its own folder chunk-NN/); returns what no build could hold."""
+        groups = mutate_schemata.chunks(planned)
+        waiting = {m.id for m in todo}
+        left: list[mutants.Mutant] = []
+        for k, group in enumerate(groups, 1):
+            mine = [m for m in group if m.id in waiting]
+            if not mine or self.stop:
+                continue
+            folder = self.dir / f"chunk-{k:02d}" if len(groups) > 1 else self.dir
+            if len(groups) > 1:
+                log(f"schemata chunk {k} of {len(groups)}: {len(mine)} of its {len(group)} mutants to judge, "
+                    f"{len({m.file for m in group})} files ({folder})")
+            try:
+                left += mutate_schemata.SchemataJudge(self, folder).run(group, mine)
+            except mutate_schemata.SchemataError as e:
+                raise BaselineError(str(e))
+        return left
 
     def pending(self, planned: list[mutants.Mutant]) -> list[mutants.Mutant]:
         """The planned mutants results.tsv does not hold yet (a resumed run skips the rest)."""

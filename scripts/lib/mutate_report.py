@@ -104,7 +104,12 @@ def group_table(rows: list[dict], argued: dict[str, str], key, title: str) -> li
 
 
 def reached_by(run_dir: Path) -> dict[str, str]:
-    return {r["id"]: r["tests"] for r in read_tsv(run_dir / "reached_by.tsv")}
+    """Mutant id -> the tests that reached its switch, from the run's schemata build or each of
+    its chunks' (chunk-NN/)."""
+    out: dict[str, str] = {}
+    for f in [run_dir / "reached_by.tsv", *sorted(run_dir.glob("chunk-*/reached_by.tsv"))]:
+        out.update({r["id"]: r["tests"] for r in read_tsv(f)})
+    return out
 
 
 def summary(rows: list[dict], argued: dict[str, str], run_dir: Path, a, phase: dict | None = None) -> None:

@@ -25,6 +25,7 @@ import collections
 import dataclasses
 import json
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -47,11 +48,37 @@ class SchemataError(Exception):
     """The schemata build cannot be made (an error no schema explains) or its baseline fails."""
 
 
+# Mutants a schemata build holds at most: with every site of stack/ switched, the harness ran 4x
+# slower (98 s of test time against 22-28 s with 1,000 switches: the switches cost the optimizer
+# more than their own loads), so --all judges in builds of this size, a group of files each.
+CHUNK = 1200
+
+
+def chunks(planned: list[mutants.Mutant], size: int | None = None) -> list[list[mutants.Mutant]]:
+    """The planned mutants in groups of at most `size` (CHUNK), whole files together where they
+    fit (a file with more is cut into groups of its own), in plan order; one group when all fit."""
+    size = size or CHUNK
+    if len(planned) <= size:
+        return [planned]
+    by_file: dict[str, list[mutants.Mutant]] = {}
+    for m in planned:
+        by_file.setdefault(m.file, []).append(m)
+    out: list[list[mutants.Mutant]] = [[]]
+    for ms in by_file.values():
+        for at in range(0, len(ms), size):
+            piece = ms[at:at + size]
+            if out[-1] and len(out[-1]) + len(piece) > size:
+                out.append([])
+            out[-1].extend(piece)
+    return out
+
+
 class SchemataJudge:
-    def __init__(self, run):
+    def __init__(self, run, folder: Path | None = None):
         self.r = run
         self.a = run.a
-        self.dir: Path = run.dir
+        self.dir: Path = folder or run.dir  # a chunk's own folder when the run has several
+        self.dir.mkdir(parents=True, exist_ok=True)
         cores = os.cpu_count() or 2
         self.prelude = self.a.scratch_root / "prelude" / schemata.PRELUDE_NAME
         self.s = judge.Scratch(run.root, self.a.scratch_root / "schemata", run.preset, cores,
@@ -237,6 +264,7 @@ class SchemataJudge:
                             return
                         i, t = queue.pop(0)
                     rdir = work / f"reach-{i:05d}"
+                    shutil.rmtree(rdir, ignore_errors=True)  # an earlier baseline's files are not this one's reach
                     rdir.mkdir(parents=True, exist_ok=True)
                     v = judge.run_tests([t], work / f"t-{i:05d}", None, extra_env={
                         "STACKCHECK_MUTANT_REACH": str(rdir), **self.env()})
@@ -396,10 +424,10 @@ class SchemataJudge:
         numbered = [(self.nums[m.id], m) for m in planned]
         t0 = time.time()
         ejected = self.build(numbered)
-        self.r.phase["schemata build"] = time.time() - t0
+        self.add_phase("schemata build", t0)
         t0 = time.time()
         self.baseline()
-        self.r.phase["schemata baseline"] = time.time() - t0
+        self.add_phase("schemata baseline", t0)
         self.reach_sets = {k: set(v) for k, v in self.reach.items() if v is not None}
         fuzzlib.atomic_write(self.dir / "reached_by.tsv", ("switch\tid\ttests\n" + "".join(
             f"{self.nums[m.id]}\t{m.id}\t{' '.join(t.name for t in self.reaching(self.nums[m.id])) or '-'}\n"
@@ -416,7 +444,7 @@ class SchemataJudge:
         mine.sort(key=lambda x: -sum(t.seconds for t in self.reaching(x[0])))
         plains = [self.plain_scratch(k) for k in range(1, self.a.jobs + 1)]
         errors = judge.in_threads(self.worker, [(mine, p) for p in plains])
-        self.r.phase["schemata judge"] = time.time() - t0
+        self.add_phase("schemata judge", t0)
         pl = self.plans
         if sum(self.tce.counts.values()):
             self.log(f"schemata: trivial compiler equivalence: {self.tce.counts['with_pch']} mutants compiled with "
@@ -440,8 +468,12 @@ class SchemataJudge:
                 row["seconds"] = f"{time.time() - t1:.1f}"
                 row["switch"] = str(self.nums[m.id])
                 self.r.record(m, row)
-            self.r.phase["one at a time"] = time.time() - t0
+            self.add_phase("one at a time", t0)
         return [m for m in rest if m.id not in self.r.done]
+
+    def add_phase(self, name: str, t0: float) -> None:
+        """Adds the time since t0 to the run's phase (summed over the chunks)."""
+        self.r.phase[name] = self.r.phase.get(name, 0.0) + time.time() - t0
 
     def alone_stages(self, m: mutants.Mutant) -> list[list[judge.Test]]:
         """Every test (no reach is known for a site without a switch) in two stages: first those

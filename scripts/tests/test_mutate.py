@@ -257,6 +257,17 @@ class RunTest(unittest.TestCase):
             (Path(d) / "args.json").write_text(json.dumps(saved))  # a folder from before
             self.assertNotEqual(mutate.resolve(["--resume", d]).commit, head.stdout.strip())
 
+    def test_schemata_chunks_keep_files_together_and_cut_big_ones(self):
+        import mutate_schemata
+        M = mutants.Mutant
+        ms = [M(f"stack/{f}.cpp", n, 1, "lit", "0", ((0, 1, "0"),)) for f, k in (("a", 5), ("b", 9), ("c", 3))
+              for n in range(1, k + 1)]
+        self.assertEqual(mutate_schemata.chunks(ms, 20), [ms])  # all fit: one build
+        got = mutate_schemata.chunks(ms, 6)
+        self.assertEqual([[m.file[6] for m in c] for c in got], [list("aaaaa"), list("bbbbbb"), list("bbbccc")])
+        self.assertEqual([m for c in got for m in c], ms)  # every mutant once, in plan order
+        self.assertTrue(all(len(c) <= 6 for c in got))
+
     def test_corpus_folders_become_replay_tests(self):
         with tempfile.TemporaryDirectory() as d:
             corpus, build = Path(d) / "corpus", Path(d) / "build"
