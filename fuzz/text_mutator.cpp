@@ -13,6 +13,7 @@
 #include "properties/judge/judges.h"
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
+#include "stack/ir/walk.h"
 #include "stack/support/splitmix.h"
 #include "stack/verify/well_formed.h"
 
@@ -21,6 +22,7 @@ namespace stackcheck::fuzz {
 namespace {
 
 constexpr size_t kGeneratorBytes = 512;  // seeded bytes a generated program is decoded from
+constexpr size_t kPool = 1024;           // generated programs kept (decoding one costs more than a mutation)
 constexpr unsigned kRedraws = 8;         // fuzz_pipeline: edits or donors tried before one that breaks WellFormed is kept
 
 std::optional<ir::Program> parse_text(const uint8_t* data, size_t size) {
@@ -42,6 +44,16 @@ ir::Program generated_program(uint64_t seed) {
   return judge::decode_program(c).program;
 }
 
+// Generated program k of the pool (k < kPool), decoded on first use: a donor or a fresh input
+// costs a copy, not a decode. Slot k always holds the same program, so a mutation stays a
+// function of its seed. libFuzzer calls a mutator from one thread.
+const ir::Program& pooled_program(uint64_t r) {
+  static std::vector<std::optional<ir::Program>> pool(kPool);
+  std::optional<ir::Program>& slot = pool[r % kPool];
+  if (!slot) slot = generated_program(r % kPool + 1);
+  return *slot;
+}
+
 // Writes `text` over the buffer when it fits; else leaves it and returns nullopt.
 std::optional<size_t> put(const std::string& text, uint8_t* data, size_t max_size) {
   if (text.empty() || text.size() > max_size) return std::nullopt;
@@ -51,28 +63,108 @@ std::optional<size_t> put(const std::string& text, uint8_t* data, size_t max_siz
 
 bool well_formed(const ir::Program& p) { return verify::check_well_formed(p).empty(); }
 
-// One to three edits. With `keep_well_formed` (fuzz_pipeline, on a WellFormed input) an edit
-// that breaks WellFormed is redrawn, up to kRedraws times; most one-field edits do (a renamed
-// use, a dim), so the ones that stay are the value edits the pipeline can take.
-// Returns how many edits it made: with `keep_well_formed` an edit none of whose redraws stays
-// WellFormed is not made.
-unsigned edit(ir::Program& p, support::SplitMix64& rng, bool keep_well_formed) {
-  const unsigned n = 1 + static_cast<unsigned>(rng.next() % 3);
-  unsigned made = 0;
-  for (unsigned k = 0; k < n; ++k) {
-    const std::vector<gen::IrEdit> sites = gen::ir_edit_sites(p);
-    if (sites.empty()) break;
-    for (unsigned attempt = 0; attempt < kRedraws; ++attempt) {
-      ir::Program next = p;
-      sites[rng.next() % sites.size()].apply(next);
-      if (!keep_well_formed || well_formed(next)) {
-        p = std::move(next);
-        ++made;
-        break;
+// What the cheap edits can change, found in one walk (pointers into the program, used before
+// anything moves).
+struct Targets {
+  std::vector<ir::Expr*> literals, binaries;
+  std::vector<ir::Stmt*> ifs;
+  std::vector<ir::Param*> params;
+  std::vector<std::vector<ir::Stmt>*> lists;
+};
+
+Targets targets_of(ir::Program& p) {
+  Targets t;
+  for (ir::Function& f : p.functions) {
+    for (ir::Param& param : f.params) t.params.push_back(&param);
+    if (!f.body.empty()) t.lists.push_back(&f.body);
+    ir::walk_statements(f.body, [&t](ir::Stmt& s) {
+      if (s.kind == ir::Stmt::Kind::If) t.ifs.push_back(&s);
+      if (!s.body.empty()) t.lists.push_back(&s.body);
+      if (!s.else_body.empty()) t.lists.push_back(&s.else_body);
+      ir::for_each_expr(s, [&t](ir::Expr& e) {
+        ir::for_each_subexpr(e, [&t](ir::Expr& x) {
+          if (x.kind == ir::Expr::Kind::Int) t.literals.push_back(&x);
+          if (x.kind == ir::Expr::Kind::Binary) t.binaries.push_back(&x);
+        });
+      });
+    });
+  }
+  return t;
+}
+
+// One cheap edit in place (a walk, no list of every edit): a literal to a value near it or at a
+// boundary, an operator or a comparison to another, a param's direction, a statement dropped,
+// repeated or moved one place. False when the program has nothing of the kind drawn.
+bool cheap_edit(ir::Program& p, support::SplitMix64& rng) {
+  Targets t = targets_of(p);
+  auto pick = [&rng](auto& v) { return v[rng.next() % v.size()]; };
+  switch (rng.next() % 5) {
+    case 0: {
+      if (t.literals.empty()) return false;
+      ir::Expr* e = pick(t.literals);
+      const int64_t v = e->value;
+      const int64_t choices[] = {0, 1, -1, 2, 3, 7, 8, 16, 64, 1024, v + 1, v - 1, v * 2, v / 2};
+      e->value = choices[rng.next() % std::size(choices)];
+      return true;
+    }
+    case 1: {
+      if (t.binaries.empty()) return false;
+      ir::Expr* e = pick(t.binaries);
+      e->op = static_cast<ir::BinOp>((static_cast<unsigned>(e->op) + 1 + rng.next() % 4) % 5);
+      return true;
+    }
+    case 2: {
+      if (t.ifs.empty()) return false;
+      ir::Stmt* s = pick(t.ifs);
+      s->cmp = static_cast<ir::CmpOp>((static_cast<unsigned>(s->cmp) + 1 + rng.next() % 5) % 6);
+      return true;
+    }
+    case 3: {
+      if (t.params.empty()) return false;
+      ir::Param* param = pick(t.params);
+      param->dir = static_cast<ir::Dir>((static_cast<unsigned>(param->dir) + 1 + rng.next() % 2) % 3);
+      return true;
+    }
+    default: {
+      if (t.lists.empty()) return false;
+      std::vector<ir::Stmt>& list = *pick(t.lists);
+      const size_t i = rng.next() % list.size();
+      switch (rng.next() % 3) {
+        case 0: list.erase(list.begin() + static_cast<std::ptrdiff_t>(i)); break;
+        case 1: list.insert(list.begin() + static_cast<std::ptrdiff_t>(i), ir::Stmt(list[i])); break;
+        default:
+          if (list.size() < 2) return false;
+          std::swap(list[i], list[i + 1 < list.size() ? i + 1 : i - 1]);
       }
+      return true;
     }
   }
-  return made;
+}
+
+// One edit: a cheap one (cheap_edit) four times in five, else one of gen::ir_edit_sites's
+// one-field edits (a name, a kind, a dim, ...: every node, but the list costs more than the
+// rest of a mutation). With `keep_well_formed` (fuzz_pipeline, on a WellFormed input) an edit
+// that breaks WellFormed is redrawn, up to kRedraws times. Returns whether it made one.
+bool edit(ir::Program& p, support::SplitMix64& rng, bool keep_well_formed) {
+  std::vector<gen::IrEdit> sites;
+  const bool cheap = rng.next() % 5 != 0;
+  if (!cheap) {
+    sites = gen::ir_edit_sites(p);
+    if (sites.empty()) return false;
+  }
+  for (unsigned attempt = 0; attempt < kRedraws; ++attempt) {
+    ir::Program next = p;
+    if (cheap) {
+      if (!cheap_edit(next, rng)) continue;
+    } else {
+      sites[rng.next() % sites.size()].apply(next);
+    }
+    if (!keep_well_formed || well_formed(next)) {
+      p = std::move(next);
+      return true;
+    }
+  }
+  return false;
 }
 
 // A function of `donor` of the same kind as a function of `p` takes its place (its name kept,
@@ -131,20 +223,20 @@ TextMutationResult mutate_text(uint8_t* data, size_t size, size_t max_size, unsi
   const bool keep = options.want_well_formed && p && well_formed(*p);
   TextMutation kind = TextMutation::Fresh;
   if (!p || roll >= 85) {
-    p = generated_program(rng.next());
+    p = pooled_program(rng.next());
   } else if (roll >= 60) {
-    splice(*p, generated_program(rng.next()), rng, keep);
+    splice(*p, pooled_program(rng.next()), rng, keep);
     kind = TextMutation::Splice;
-  } else if (edit(*p, rng, keep) > 0) {
+  } else if (edit(*p, rng, keep)) {
     kind = TextMutation::Edit;
   } else {  // no edit kept it WellFormed: a generated program rather than the input again
-    p = generated_program(rng.next());
+    p = pooled_program(rng.next());
   }
   std::string text = ir::print_program(*p);
   // A few edits print text the parser refuses (a dtype, a rank-0 tensor): fine for the parser's
   // target, a wasted input for the pipeline's, which gets a generated program instead.
   if (options.want_well_formed && kind != TextMutation::Fresh && !parses(text)) {
-    text = ir::print_program(generated_program(rng.next()));
+    text = ir::print_program(pooled_program(rng.next()));
     kind = TextMutation::Fresh;
   }
   if (const std::optional<size_t> n = put(text, data, max_size)) return {*n, kind};

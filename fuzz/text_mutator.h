@@ -2,9 +2,11 @@
 // byte mutations of `.gir` text break its syntax, so most of what libFuzzer's own mutators
 // make is text the parser rejects. These mutators work on the program instead and print it,
 // so most of their outputs parse, and most of fuzz_pipeline's are WellFormed too:
-//   - edit: parse, apply one to three one-field edits (gen::ir_edit_sites: a name, a literal,
-//     an operator, a direction, a dim, a statement or a function dropped or repeated, ...),
-//     print; for fuzz_pipeline an edit that breaks WellFormed is redrawn a few times;
+//   - edit: parse, make one edit, print: a cheap one (a literal to a value near it or at a
+//     boundary, an operator, a comparison, a param's direction, a statement dropped, repeated
+//     or moved one place) or, one time in five, one of gen::ir_edit_sites's one-field edits (a
+//     name, a kind, a dim, a function dropped or repeated, ...); for fuzz_pipeline an edit that
+//     breaks WellFormed is redrawn a few times, and text the parser refuses is replaced;
 //   - splice: one function of the input replaced by the same-kind function of a generated
 //     program (judge::decode_program over seeded bytes), or appended when it has none;
 //   - fresh: a generated program, printed (also the answer to text that does not parse);
