@@ -45,11 +45,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="one plain libFuzzer process per target (restarted after a finding) instead of -fork=1")
     p.add_argument("--no-build", action="store_true", help="use the binaries already built (both lanes' presets)")
     p.add_argument("--sanitize", choices=MODES, default="new",
-                   help="new (default): the deep targets fuzz in the fast lane (no ASan/UBSan) and every input it "
+                   help="new (default): the deep and text targets fuzz in the fast lane (no ASan/UBSan) and every input it "
                    "adds to a corpus is replayed under ASan+UBSan; all: every target fuzzes sanitized; none: the fast "
                    "lane, nothing checked")
     p.add_argument("--asan-jobs", type=number_arg(int), default=0,
-                   help="jobs kept for a sanitized twin of each deep target, fuzzing the same corpus (default 0)")
+                   help="jobs kept for a sanitized twin of each fast-lane target, fuzzing the same corpus (default 0)")
     p.add_argument("--fast-preset", default="fuzz-fast", help="the fast lane's preset (default fuzz-fast)")
     p.add_argument("--asan-preset", default="fuzz",
                    help="the sanitized preset: the other targets, the replays, the properties (default fuzz; the "
@@ -72,7 +72,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if a.asan_jobs and a.sanitize != "new":
         p.error(f"--asan-jobs keeps sanitized jobs beside the fast lane: only with --sanitize new, not {a.sanitize}")
     if a.asan_jobs and not deep:
-        p.error(f"--asan-jobs: no deep target ({', '.join(DEEP_TARGETS)}) among the targets")
+        p.error(f"--asan-jobs: no fast-lane target ({', '.join(DEEP_TARGETS)}) among the targets")
     if a.asan_jobs and a.asan_jobs >= a.jobs:
         p.error(f"--asan-jobs {a.asan_jobs} leaves the fast lane no job (--jobs {a.jobs})")
     if a.round == 0:

@@ -1,13 +1,15 @@
-"""The campaign's two lanes (scripts/campaign, HARNESS.md §5): the deep targets fuzz in the fast
-lane (the `fuzz-fast` preset: libFuzzer coverage, no ASan or UBSan), and every input the fast
-lane adds to a corpus is replayed through the sanitized build's replay driver (the `fuzz`
-preset) while the campaign runs. A sanitizer report there becomes a crash artifact like any
-other, so it is bucketed, minimized and written as a candidate.
+"""The campaign's two lanes (scripts/campaign, HARNESS.md §5): the deep and the text targets fuzz
+in the fast lane (the `fuzz-fast` preset: libFuzzer coverage, no ASan or UBSan), and every
+input the fast lane adds to a corpus is replayed through the sanitized build's replay driver
+(the `fuzz` preset) while the campaign runs. A sanitizer report there becomes a crash artifact
+like any other, so it is bucketed, minimized and written as a candidate (one artifact a bucket
+a run; the other inputs that show it are counted).
 
 The modes (--sanitize): `new` (the default) as above; `all` fuzzes every target sanitized, as
-before the lanes; `none` fuzzes the deep targets in the fast lane and checks nothing. The
-other targets run sanitized in every mode: they are shallow and cheap already.
---asan-jobs N adds a sanitized twin of each deep target on N of the jobs, fuzzing the same
+before the lanes; `none` fuzzes the fast-lane targets there and checks nothing. The
+other targets (fuzz_relative_ptr, the properties) run sanitized in every mode: they are
+shallow and cheap already.
+--asan-jobs N adds a sanitized twin of each fast-lane target on N of the jobs, fuzzing the same
 corpus (AFL++'s one sanitized instance).
 
 What was checked is kept in DIR/sanitized/<target>.tsv (`<unit>\\t<verdict>`, appended line by
@@ -29,8 +31,10 @@ import fuzzlib  # noqa: E402
 from campaign_store import Store  # noqa: E402
 from fuzzlib import die_with_parent  # noqa: E402
 
-# The targets whose inputs cost the most (throughput.TARGETS): the ones the fast lane takes.
-DEEP_TARGETS = ("fuzz_program", "fuzz_bind_plan", "fuzz_attach")
+# The targets the fast lane takes: those whose inputs cost the most (throughput.TARGETS), and
+# the text targets, whose structure-aware mutators (fuzz/text_mutator.h) send most inputs
+# through the whole parser and pipeline, where ASan costs them as much.
+DEEP_TARGETS = ("fuzz_program", "fuzz_bind_plan", "fuzz_attach", "fuzz_parse", "fuzz_pipeline")
 MODES = ("new", "all", "none")
 BATCH = 64  # units per replay process
 REPLAY_LINE = re.compile(r"^replay: (.+) \(\d+ bytes\)$", re.M)

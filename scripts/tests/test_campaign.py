@@ -67,8 +67,8 @@ class CliTest(unittest.TestCase):
         self.assertIn("only with --sanitize new, not none", self.refused("--sanitize", "none", "--asan-jobs", "1"))
         self.assertIn("--asan-jobs 2 leaves the fast lane no job (--jobs 2)",
                       self.refused("--jobs", "2", "--asan-jobs", "2"))
-        self.assertIn("--asan-jobs: no deep target", self.refused("--targets", "fuzz_parse", "--asan-jobs", "1",
-                                                                  "--jobs", "2"))
+        self.assertIn("--asan-jobs: no fast-lane target", self.refused("--targets", "fuzz_relative_ptr", "--asan-jobs",
+                                                                       "1", "--jobs", "2"))
 
     def test_targets_split_deduplicated_and_expanded(self):
         a = parse_args(["--targets", f"{T}, {TARGETS[-1]}", "--targets", T])
