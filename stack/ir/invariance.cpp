@@ -76,8 +76,28 @@ bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, cons
     }
     return out;
   };
+  // A window (a slice of `tensor`, or an assemble into it) whose offsets evaluate and put it
+  // outside an axis; a tensor whose shape is unknown here: any offset that evaluates may.
+  auto window_fault = [&](std::string_view tensor, const std::vector<Expr>& offsets, const Dims* sizes) {
+    const Dims* dims = dims_in(tensor);
+    if (dims != nullptr && dims->size() != offsets.size()) return false;  // a rank WellFormed refuses anyway
+    for (size_t k = 0; k < offsets.size(); ++k) {
+      const EvalResult o = evaluate(offsets[k], dims_in, value);
+      if (!o.ok()) continue;
+      if (dims == nullptr || sizes == nullptr || k >= sizes->size()) return true;
+      if (o.value < 0 || o.value > (*dims)[k] - (*sizes)[k]) return true;
+    }
+    return false;
+  };
   bool zero = false;
   walk_statements(body, [&](const Stmt& st) {
+    if (zero) return;
+    if (const auto* sl = std::get_if<SliceRhs>(&st.rhs); sl != nullptr && st.kind == Stmt::Kind::Assign) {
+      const Dims sizes(sl->sizes.begin(), sl->sizes.end());
+      zero = window_fault(sl->source, sl->offsets, &sizes);
+    } else if (const auto* as = std::get_if<AssembleRhs>(&st.rhs); as != nullptr && st.kind == Stmt::Kind::Assign) {
+      zero = window_fault(as->target, as->offsets, dims_in(as->source));
+    }
     for_each_expr(st, [&](const Expr& root) {
       for_each_subexpr(root, [&](const Expr& e) {
         if (zero) return;

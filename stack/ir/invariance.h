@@ -40,8 +40,9 @@ EvalResult evaluate(const Expr& e, const DimsOf& dims_of, const ValueOf& value_o
 
 // Whether `body`, nested lists included, holds a fault WellFormed would see statically once its
 // names were literals: a divisor (of `/` or `%`) that evaluates to zero (or hits a zero divisor
-// itself), or a `read` index that evaluates outside its tensor's axis (dims_of; any index
-// that evaluates, when the tensor's shape is unknown), through
+// itself), a `read` index that evaluates outside its tensor's axis, or a slice or assemble
+// window whose offsets evaluate and put it outside an axis (dims_of; any index or offset that
+// evaluates, when the tensor's shape is unknown), through
 // dims_of and value_of and through the scalars the body itself binds (in program order) to
 // expressions that evaluate so.
 bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, const ValueOf& value_of);

@@ -104,8 +104,8 @@ class Sweep {
     return dims;
   }
   // Inlining a 1-trip loop binds its var to the start: not when that makes a divisor in its
-  // body statically zero or a read index statically out of bounds (WellFormed 13 or 11 on the
-  // output, where the input traps only if the loop runs). Substitution never makes one
+  // body statically zero, or a read index or a slice or assemble window statically out of
+  // bounds (WellFormed 13 or 11 on the output, where the input traps only if the loop runs). Substitution never makes one
   // otherwise: a scalar bound once to a literal is static to WellFormed already.
   bool fault_if_bound(const std::vector<Stmt>& body, const std::string& var, int64_t value) const {
     const ir::DimsOf dims = [this](std::string_view t) { return shape_of(std::string(t)); };

@@ -109,6 +109,16 @@ TEST(Simplify, one_trip_loop_kept_when_inlining_makes_a_zero_divisor) {
          "  for i in range(0, 1, 1) {\n    q = i + 1\n    a = 5 % (q - 1)\n  }\n");
 }
 
+// ... nor a slice or an assemble window statically out of bounds (x and c are [8]).
+TEST(Simplify, one_trip_loop_kept_when_inlining_puts_a_window_out_of_bounds) {
+  unchanged("  for i in range(0, 1, 1) {\n    v = slice(x, [i + 5], [4])\n  }\n");  // 5 + 4 > 8
+  golden("  for i in range(0, 1, 1) {\n    v = slice(x, [i + 4], [4])\n  }\n", "  v = slice(x, [4], [4])\n");
+  unchanged("  for i in range(0, 1, 1) {\n    v = slice(x, [i - 1], [4])\n  }\n");  // below 0
+  unchanged("  v = slice(x, [0], [4])\n  for i in range(0, 1, 1) {\n    c1 = assemble(c, v, [i + 5])\n  }\n");
+  golden("  v = slice(x, [0], [4])\n  for i in range(0, 1, 1) {\n    c1 = assemble(c, v, [i + 4])\n  }\n",
+         "  v = slice(x, [0], [4])\n  c1 = assemble(c, v, [4])\n");
+}
+
 TEST(Simplify, entry_is_simplified_too) {
   const std::string head =
       std::string(testing::kFixtureKernels) + "orchestration main(a: In tensor<i32>[8], b: InOut tensor<i32>[8]) {\n";
