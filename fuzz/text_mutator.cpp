@@ -23,7 +23,7 @@ namespace {
 
 constexpr size_t kGeneratorBytes = 512;  // seeded bytes a generated program is decoded from
 constexpr size_t kPool = 1024;           // generated programs kept (decoding one costs more than a mutation)
-constexpr unsigned kRedraws = 8;         // fuzz_pipeline: edits or donors tried before one that breaks WellFormed is kept
+constexpr unsigned kRedraws = 8;         // fuzz_pipeline: edits or donors tried before giving up on WellFormed
 
 std::optional<ir::Program> parse_text(const uint8_t* data, size_t size) {
   ir::ParseLimits limits;
