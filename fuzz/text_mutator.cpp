@@ -102,8 +102,10 @@ bool cheap_edit(ir::Program& p, support::SplitMix64& rng) {
     case 0: {
       if (t.literals.empty()) return false;
       ir::Expr* e = pick(t.literals);
-      const int64_t v = e->value;
-      const int64_t choices[] = {0, 1, -1, 2, 3, 7, 8, 16, 64, 1024, v + 1, v - 1, v * 2, v / 2};
+      const auto v = static_cast<uint64_t>(e->value);  // wrapping: a literal may be at INT64's ends
+      const auto near = [](uint64_t x) { return static_cast<int64_t>(x); };
+      const int64_t choices[] = {0, 1, -1, 2, 3, 7, 8, 16, 64, 1024,
+                                 near(v + 1), near(v - 1), near(v * 2), e->value / 2};
       e->value = choices[rng.next() % std::size(choices)];
       return true;
     }

@@ -54,6 +54,24 @@ EvalResult evaluate(const Expr& e, const DimsOf& dims_of, const ValueOf& value_o
   return {S::NotConstant, 0};
 }
 
+namespace {
+
+// A window (a slice of a tensor of shape `dims`, or an assemble into it) whose offsets evaluate
+// and put it outside an axis; when the shape is unknown (nullptr), any offset that evaluates may.
+bool window_out_of_bounds(const Dims* dims, const std::vector<Expr>& offsets, const Dims* sizes,
+                          const DimsOf& dims_of, const ValueOf& value_of) {
+  if (dims != nullptr && dims->size() != offsets.size()) return false;  // a rank WellFormed refuses anyway
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    const EvalResult o = evaluate(offsets[k], dims_of, value_of);
+    if (!o.ok()) continue;
+    if (dims == nullptr || sizes == nullptr || k >= sizes->size()) return true;
+    if (o.value < 0 || o.value > (*dims)[k] - (*sizes)[k]) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, const ValueOf& value_of) {
   // Scalars the body binds to what evaluates, in program order, as substitution would.
   std::unordered_map<std::string, int64_t> bound;
@@ -76,18 +94,8 @@ bool has_static_fault(const std::vector<Stmt>& body, const DimsOf& dims_of, cons
     }
     return out;
   };
-  // A window (a slice of `tensor`, or an assemble into it) whose offsets evaluate and put it
-  // outside an axis; a tensor whose shape is unknown here: any offset that evaluates may.
   auto window_fault = [&](std::string_view tensor, const std::vector<Expr>& offsets, const Dims* sizes) {
-    const Dims* dims = dims_in(tensor);
-    if (dims != nullptr && dims->size() != offsets.size()) return false;  // a rank WellFormed refuses anyway
-    for (size_t k = 0; k < offsets.size(); ++k) {
-      const EvalResult o = evaluate(offsets[k], dims_in, value);
-      if (!o.ok()) continue;
-      if (dims == nullptr || sizes == nullptr || k >= sizes->size()) return true;
-      if (o.value < 0 || o.value > (*dims)[k] - (*sizes)[k]) return true;
-    }
-    return false;
+    return window_out_of_bounds(dims_in(tensor), offsets, sizes, dims_in, value);
   };
   bool zero = false;
   walk_statements(body, [&](const Stmt& st) {
