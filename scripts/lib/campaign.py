@@ -358,7 +358,9 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         print(f"seed: {self.a.seed}   rerun: scripts/campaign --seed {self.a.seed} --minutes {self.a.minutes} "
               f"--targets {','.join(self.a.targets)} --out {self.a.out}"
               + (f" --sanitize {self.a.sanitize}" if self.a.sanitize != "new" else "")
-              + (f" --asan-jobs {self.a.asan_jobs}" if self.a.asan_jobs else ""))
+              + (f" --asan-jobs {self.a.asan_jobs}" if self.a.asan_jobs else "")
+              + (f" --fast-preset {self.a.fast_preset}" if self.a.fast_preset != "fuzz-fast" else "")
+              + (f" --asan-preset {self.a.asan_preset}" if self.a.asan_preset != "fuzz" else ""))
         failed_props = any(r["result"] == "fail" for r in self.property_rows)
         if self.a.fail_on_finding and (self.buckets or failed_props):
             return 1

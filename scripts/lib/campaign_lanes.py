@@ -99,6 +99,8 @@ class SanitizerCheck:
             if not d.is_dir():
                 continue
             waiting = set(st.queue)
+            if self.running and self.running[0] == t:  # the batch being replayed: not queued twice
+                waiting.update(self.running[1])
             for f in sorted(d.iterdir()):
                 if not f.name.startswith(".") and f.name not in st.done and f.name not in waiting:
                     st.queue.append(f.name)

@@ -291,8 +291,14 @@ class CampaignRunTest(unittest.TestCase):
             (corpus / names[-1]).write_bytes(data)
         store = campaign.Store(self.out)
         check = campaign.SanitizerCheck(store, self.bin, [CRASHER], timeout=30)
+        check.scan()
+        check.poll()  # the first batch starts; a scan while it runs queues none of it again
+        check.scan()
+        self.assertEqual(check.pending(), len(names))
         check.drain()
-        verdicts = dict(l.split("\t") for l in (self.out / "sanitized" / f"{CRASHER}.tsv").read_text().splitlines())
+        ledger = (self.out / "sanitized" / f"{CRASHER}.tsv").read_text().splitlines()
+        self.assertEqual(len(ledger), len(names))  # each unit checked once
+        verdicts = dict(l.split("\t") for l in ledger)
         ov = names[1]
         bucket = verdicts[ov].split(":")[1]
         self.assertEqual({n: verdicts[n] for n in names},
