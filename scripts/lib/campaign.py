@@ -39,7 +39,7 @@ from campaign_cli import parse_args  # noqa: E402
 from campaign_lanes import DEEP_TARGETS, SanitizerCheck, fast_lane  # noqa: E402,F401 (DEEP_TARGETS: for the tests)
 from campaign_properties import Properties  # noqa: E402
 from campaign_report import Reporting, tsv  # noqa: E402
-from campaign_run import OSS_FUZZ_LIMITS, PRESET, PROG, Stats, Task, fmt_int, fmt_secs, log  # noqa: E402
+from campaign_run import OSS_FUZZ_LIMITS, PROG, Stats, Task, fmt_int, fmt_secs, log  # noqa: E402
 from campaign_store import Store  # noqa: E402
 from fuzzlib import ROOT, UsageError, die_with_parent  # noqa: E402
 
@@ -140,7 +140,8 @@ class Campaign(AfterFuzzing, Properties, Reporting):
         task.log_path = self.run_dir / "logs" / f"{task.name}.{task.restarts}.log"
         task.log_path.parent.mkdir(parents=True, exist_ok=True)
         secs = max(5, int(min(task.slice, task.remaining(now))))
-        cmd = [str((self.fast_bin if task.lane == "fast" else self.bin) / t), str(task.session), str(self.store.corpus(t)),
+        binary = (self.fast_bin if task.lane == "fast" else self.bin) / t
+        cmd = [str(binary), str(task.session), str(self.store.corpus(t)),
                *[str(d) for d in fuzzlib.seed_dirs(t)], *self.limits(t), *fuzzlib.libfuzzer_flags(t), *self.a.extra,
                f"-seed={task.seed + 1000 * task.restarts}", f"-max_total_time={secs}", "-print_final_stats=1",
                f"-artifact_prefix={self.store.crashes(t)}/", "-reload=30"]

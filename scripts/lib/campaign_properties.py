@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
-from campaign_run import PRESET, log  # noqa: E402
+from campaign_run import log  # noqa: E402
 from fuzzlib import ROOT, die_with_parent  # noqa: E402
 
 
@@ -77,7 +77,7 @@ class Properties:
             suite, _, prop = name.partition(".")
             return {"suite": suite, "property": prop, "cases": cases, "discarded": discarded, "result": result,
                     "seconds": secs, "seed": self.a.seed,
-                    "replay": f"RC_PARAMS=\"{params}\" build/{PRESET}/bin/{binary.name} --gtest_filter='{name}'"}
+                    "replay": f"RC_PARAMS=\"{params}\" build/{self.a.asan_preset}/bin/{binary.name} --gtest_filter='{name}'"}
 
         for line in out.splitlines():
             if line.startswith("[ RUN      ] "):
