@@ -36,7 +36,7 @@ import fuzzlib  # noqa: E402
 import rss  # noqa: E402
 from campaign_after import AfterFuzzing  # noqa: E402
 from campaign_cli import parse_args  # noqa: E402
-from campaign_lanes import DEEP_TARGETS, SanitizerCheck, fast_lane  # noqa: E402,F401 (DEEP_TARGETS: for the tests)
+from campaign_lanes import SanitizerCheck, fast_lane  # noqa: E402
 from campaign_properties import Properties  # noqa: E402
 from campaign_report import Reporting, tsv  # noqa: E402
 from campaign_run import OSS_FUZZ_LIMITS, PROG, Stats, Task, fmt_int, fmt_secs, log  # noqa: E402

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzlib  # noqa: E402
-from campaign_lanes import DEEP_TARGETS, MODES  # noqa: E402
+from campaign_lanes import FAST_TARGETS, MODES  # noqa: E402
 from fuzzlib import ROOT, UsageError, number_arg  # noqa: E402
 
 
@@ -68,11 +68,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         p.error(str(e))
     if a.jobs == 0:
         p.error("--jobs must be at least 1")
-    deep = [t for t in a.targets if t in DEEP_TARGETS]
+    deep = [t for t in a.targets if t in FAST_TARGETS]
     if a.asan_jobs and a.sanitize != "new":
         p.error(f"--asan-jobs keeps sanitized jobs beside the fast lane: only with --sanitize new, not {a.sanitize}")
     if a.asan_jobs and not deep:
-        p.error(f"--asan-jobs: no fast-lane target ({', '.join(DEEP_TARGETS)}) among the targets")
+        p.error(f"--asan-jobs: no fast-lane target ({', '.join(FAST_TARGETS)}) among the targets")
     if a.asan_jobs and a.asan_jobs >= a.jobs:
         p.error(f"--asan-jobs {a.asan_jobs} leaves the fast lane no job (--jobs {a.jobs})")
     if a.round == 0:

@@ -34,7 +34,7 @@ from fuzzlib import die_with_parent  # noqa: E402
 # The targets the fast lane takes: those whose inputs cost the most (throughput.TARGETS), and
 # the text targets, whose structure-aware mutators (fuzz/text_mutator.h) send most inputs
 # through the whole parser and pipeline, where ASan costs them as much.
-DEEP_TARGETS = ("fuzz_program", "fuzz_bind_plan", "fuzz_attach", "fuzz_parse", "fuzz_pipeline")
+FAST_TARGETS = ("fuzz_program", "fuzz_bind_plan", "fuzz_attach", "fuzz_parse", "fuzz_pipeline")
 MODES = ("new", "all", "none")
 BATCH = 64  # units per replay process
 REPLAY_LINE = re.compile(r"^replay: (.+) \(\d+ bytes\)$", re.M)
@@ -42,7 +42,7 @@ REPLAY_LINE = re.compile(r"^replay: (.+) \(\d+ bytes\)$", re.M)
 
 def fast_lane(target: str, mode: str) -> bool:
     """True when `target` fuzzes in the fast lane in this --sanitize mode."""
-    return mode != "all" and target in DEEP_TARGETS
+    return mode != "all" and target in FAST_TARGETS
 
 
 @dataclass

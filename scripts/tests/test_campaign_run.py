@@ -30,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "lib"))
 sys.path.insert(0, str(HERE))
 import campaign  # noqa: E402
+import campaign_lanes  # noqa: E402
 import fuzzlib  # noqa: E402
 from campaign_cli import parse_args  # noqa: E402
 from fakebin import Env, fuzzer, temp_dir, write_exe  # noqa: E402
@@ -215,7 +216,7 @@ class CampaignRunTest(unittest.TestCase):
         classes = table(run / "classes.tsv")
         self.assertTrue(all(r["class"] == "valid" for r in classes) and {r["target"] for r in classes} == {CRASHER, CLEAN})
         tables = ["buckets.tsv", "classes.tsv", "properties.tsv", "run.tsv", "targets.tsv"]
-        if any(t in campaign.DEEP_TARGETS for t in (CRASHER, CLEAN)):
+        if any(t in campaign_lanes.FAST_TARGETS for t in (CRASHER, CLEAN)):
             tables = sorted(tables + ["sanitized.tsv"])  # a fast-lane target's new units were checked
         self.assertEqual((run / "report.md").read_text().split(), tables)
         self.assertEqual(table(run / "run.tsv")[-2], {"key": "status", "value": "complete"})
@@ -236,7 +237,7 @@ class CampaignRunTest(unittest.TestCase):
     def test_the_lanes_an_asan_only_read_is_found_by_the_check_of_new_inputs_only(self):
         """The lane split's control on fakes: every unit the fuzzers write holds an OVERREAD that
         only a sanitized build sees (the real control is campaign/lane-control)."""
-        deep = CRASHER in campaign.DEEP_TARGETS
+        deep = CRASHER in campaign_lanes.FAST_TARGETS
         if not deep:
             self.skipTest(f"{CRASHER} is not a deep target")
 
