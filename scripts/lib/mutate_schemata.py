@@ -191,7 +191,9 @@ class SchemataJudge:
         """Builds the schemata clone with every mutant it can hold; returns the switch ids taken
         out, each with why (a conflict, or the compiler's error)."""
         self.prelude.parent.mkdir(parents=True, exist_ok=True)
-        fuzzlib.atomic_write(self.prelude, schemata.PRELUDE.encode())
+        if not self.prelude.exists() or self.prelude.read_bytes() != schemata.PRELUDE.encode():
+            fuzzlib.atomic_write(self.prelude, schemata.PRELUDE.encode())  # every TU includes it: kept if equal
+        kept = keep_times(self.s.path, sorted({m.file for _, m in numbered}))
         self.s.setup(self.a.commit)
         originals = {m.file: (self.s.path / m.file).read_bytes() for _, m in numbered}
         by_num = dict(numbered)
@@ -203,6 +205,8 @@ class SchemataJudge:
         targets = self.r.targets_for(self.s)
         for round_ in range(1, EJECT_ROUNDS + 1):
             schemas = self.write(numbered, originals, ejected)
+            if round_ == 1:
+                restore_times(self.s.path, kept)
             blog = self.dir / f"schemata-build-{round_}.log"
             blog.write_bytes(b"")
             self.log(f"schemata: building {sum(n not in ejected for n, _ in numbered)} mutants in {len(schemas)} "
@@ -533,6 +537,29 @@ class SchemataJudge:
             u = judge.run_tests(self.r.unit_tests, work / "unit", UNIT_BUDGET, extra_env=self.r.unit_env())
             row["unit"] = "no" if not u.failed else f"{u.test} (timeout)" if u.timed_out else u.test
         return {**row, "outcome": "SURVIVED", "message": "no judge test failed"}
+
+
+def keep_times(root: Path, rels: list[str]) -> dict[str, tuple[bytes, int]]:
+    """Each file's text and modification time before the clone is checked out again."""
+    out = {}
+    for rel in rels:
+        p = root / rel
+        if p.is_file():
+            out[rel] = (p.read_bytes(), p.stat().st_mtime_ns)
+    return out
+
+
+def restore_times(root: Path, kept: dict[str, tuple[bytes, int]]) -> int:
+    """Gives a file back its earlier modification time where the checkout and the schemata wrote
+    it again with the same text: a resumed chunk then rebuilds only what changed (ninja compares
+    times), not every object of the chunk's files and their dependents. Returns how many."""
+    n = 0
+    for rel, (text, mtime) in kept.items():
+        p = root / rel
+        if p.is_file() and p.read_bytes() == text:
+            os.utime(p, ns=(p.stat().st_atime_ns, mtime))
+            n += 1
+    return n
 
 
 def judge_timeout(v: judge.Verdict) -> str:

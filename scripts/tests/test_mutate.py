@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -267,6 +268,23 @@ class RunTest(unittest.TestCase):
         self.assertEqual([[m.file[6] for m in c] for c in got], [list("aaaaa"), list("bbbbbb"), list("bbbccc")])
         self.assertEqual([m for c in got for m in c], ms)  # every mutant once, in plan order
         self.assertTrue(all(len(c) <= 6 for c in got))
+
+    def test_a_resumed_chunk_keeps_the_times_of_files_written_again_the_same(self):
+        import mutate_schemata
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "same.cpp").write_text("schema A")
+            (root / "changed.cpp").write_text("schema B")
+            old = 1_000_000_000 * 10**9
+            for f in ("same.cpp", "changed.cpp"):
+                os.utime(root / f, ns=(old, old))
+            kept = mutate_schemata.keep_times(root, ["same.cpp", "changed.cpp", "absent.cpp"])
+            for f, text in (("same.cpp", "schema A"), ("changed.cpp", "schema C")):  # checkout, then write
+                (root / f).write_text("original")
+                (root / f).write_text(text)
+            self.assertEqual(mutate_schemata.restore_times(root, kept), 1)
+            self.assertEqual((root / "same.cpp").stat().st_mtime_ns, old)  # ninja sees nothing new
+            self.assertGreater((root / "changed.cpp").stat().st_mtime_ns, old)  # rebuilt
 
     def test_corpus_folders_become_replay_tests(self):
         with tempfile.TemporaryDirectory() as d:
