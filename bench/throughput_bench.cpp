@@ -226,6 +226,7 @@ void fuzz_attach(benchmark::State& s) {
 void scaling_fuzz_program(benchmark::State& state) {
   const int k = static_cast<int>(state.range(0));
   gen::ProgramKnobs knobs;
+  knobs.swarm = false;  // every program at the size asked for
   knobs.max_sites = 2 + k / 2;
   knobs.max_graph_stmts = 4 * k;
   knobs.max_entry_stmts = 4 * k;

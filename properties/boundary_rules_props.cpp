@@ -43,11 +43,17 @@ using props::pipeline_or_fail;
 namespace {
 using Verifier = std::function<ir::Diagnostics(const ir::Program&)>;
 void broken_rule_case(const Verifier& verifier, const Codegen& generate = codegen::generate_orchestration) {
-  const gen::GeneratedProgram g = draw();
-  const oracles::PipelineRun run = pipeline_or_fail(g.program);
-  const ir::Program legal = run.stages.back().program;
-  const std::optional<gen::BrokenProgram> b = gen::draw_value<std::optional<gen::BrokenProgram>>(
-      [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
+  // A swarm case may lack the construct the drawn rule needs: up to three programs a case.
+  std::optional<gen::BrokenProgram> b;
+  gen::GeneratedProgram g;
+  for (int attempt = 0; attempt < 3 && !b; ++attempt) {
+    g = gen::any_program();
+    const oracles::PipelineRun run = pipeline_or_fail(g.program);
+    const ir::Program legal = run.stages.back().program;
+    b = gen::draw_value<std::optional<gen::BrokenProgram>>(
+        [legal](gen::ChoiceSource& c) { return gen::break_graph_rule(c, legal); });
+  }
+  gen::tag_features(g.features);  // the program the case broke (or the last one tried)
   if (!b) props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no place for the rule"));
   // The one judge of a broken program (broken_program_judge.h), the verifier owning the rule:
   // exactly its code, the pass's too, codegen's defence (COMPILER.md §6), the limit met exactly

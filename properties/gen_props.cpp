@@ -45,18 +45,6 @@ STACKCHECK_PROP(GenProps, both_engines_build_the_same_program, 0.0) {
 // of the `.plan` grammar a plan can hold is used by some plan: one no plan uses is a generator
 // gap, and every rule behind it goes unchecked. The table is printed either way.
 namespace {
-class SplitMixChoices final : public gen::ChoiceSource {
- public:
-  explicit SplitMixChoices(uint64_t seed) : rng_(seed) {}
-  int64_t integer(int64_t lo, int64_t hi) override {
-    const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-    const uint64_t r = span == UINT64_MAX ? rng_.next() : rng_.next() % (span + 1);
-    return static_cast<int64_t>(static_cast<uint64_t>(lo) + r);
-  }
-
- private:
-  support::SplitMix64 rng_;
-};
 
 // Draws `n` inputs, the i-th from choice seed kSeed + i through `productions_of(choices, i)`,
 // prints the table and requires no production problem.
@@ -66,7 +54,7 @@ void check_vocabulary(const char* what, int n, const std::vector<gen::Production
                       Productions productions_of) {
   std::map<std::string, int> counts;
   for (int i = 0; i < n; ++i) {
-    SplitMixChoices c(kProductionSeed + static_cast<uint64_t>(i));
+    gen::SeededChoices c(kProductionSeed + static_cast<uint64_t>(i));
     for (const std::string& p : productions_of(c, i)) ++counts[p];
   }
   std::cout << fmt::format("seed {}, {} {} (choice seeds {}..{})\n", kProductionSeed, n, what, kProductionSeed,

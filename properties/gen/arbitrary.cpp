@@ -96,25 +96,36 @@ GeneratedPlan any_plan(const PlanKnobs& knobs, Size size) {
   return draw_value<GeneratedPlan>([knobs](ChoiceSource& c) { return generate_plan(c, knobs); }, size);
 }
 
+namespace {
+void tag_swarm(const SwarmMask& m) {
+  tag(m.defaults ? "swarm:defaults" : "swarm:masked");
+  if (m.widened) tag("swarm:wide");
+}
+}  // namespace
+
 GeneratedProgram draw_program(const ProgramKnobs& knobs) {
   GeneratedProgram g = any_program(knobs);
   tag_features(g.features);
+  tag_swarm(g.swarm);
   return g;
 }
 
 GeneratedPlan draw_plan(const PlanKnobs& knobs) {
   GeneratedPlan g = any_plan(knobs);
   tag_plan(g.features);
+  tag_swarm(g.swarm);
   return g;
 }
 
 void showValue(const GeneratedProgram& p, std::ostream& os) {
+  os << "\n# swarm: " << p.swarm.describe();
   os << "\n# features:";
   for (const std::string& f : p.features.names()) os << " " << f;
   os << "\n" << ir::print_program(p.program);
 }
 
 void showValue(const GeneratedPlan& p, std::ostream& os) {
+  os << "\n# swarm: " << p.swarm.describe();
   os << "\n# features:";
   for (const std::string& f : p.features.names()) os << " " << f;
   if (p.planted != 0) os << "\n# planted fatal code " << p.planted;

@@ -30,6 +30,12 @@ int64_t ByteChoices::integer(int64_t lo, int64_t hi) {
   return static_cast<int64_t>(static_cast<uint64_t>(lo) + v);
 }
 
+int64_t SeededChoices::integer(int64_t lo, int64_t hi) {
+  const uint64_t r = rng_.next();
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + (span == UINT64_MAX ? r : r % (span + 1)));
+}
+
 int64_t RecordingChoices::integer(int64_t lo, int64_t hi) {
   const int64_t v = inner_.integer(lo, hi);
   choices_.push_back({lo, hi, v});

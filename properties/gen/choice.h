@@ -19,6 +19,8 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "stack/support/splitmix.h"
+
 namespace stackcheck::gen {
 
 class ChoiceSource {
@@ -76,6 +78,17 @@ class ByteChoices final : public ChoiceSource {
  private:
   std::span<const uint8_t> bytes_;
   size_t pos_ = 0;
+};
+
+// Choices from a seed (SplitMix64): a generator's n-th case from seed S + n, the same on every
+// machine; for measurements and tables that draw many cases without an engine.
+class SeededChoices final : public ChoiceSource {
+ public:
+  explicit SeededChoices(uint64_t seed) : rng_(seed) {}
+  int64_t integer(int64_t lo, int64_t hi) override;
+
+ private:
+  support::SplitMix64 rng_;
 };
 
 // Forwards to `inner` and records every choice.

@@ -48,7 +48,13 @@ constexpr const char* kPlanFeatureNames[] = {
 const char* plan_feature_name(PlanFeature f) { return tag_name(kPlanFeatureNames, f); }
 
 GeneratedPlan generate_plan(ChoiceSource& choices, const PlanKnobs& knobs) {
-  return plan_detail::PlanBuilder(choices, knobs).build();
+  if (!knobs.swarm) return plan_detail::PlanBuilder(choices, knobs).build();
+  SwarmMask mask;
+  PlanKnobs k = swarm_plan_knobs(choices, knobs, mask);
+  k.swarm = false;
+  GeneratedPlan g = plan_detail::PlanBuilder(choices, k).build();
+  g.swarm = std::move(mask);
+  return g;
 }
 
 namespace plan_detail {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "properties/gen/choice.h"
+#include "properties/gen/swarm.h"
 #include "properties/gen/tags.h"
 #include "stack/runtime/plan/program.h"
 
@@ -31,6 +32,7 @@ namespace stackcheck::gen {
 inline constexpr int kPlantedCausesOf5 = 10;  // PlanKnobs::planted_cause's range
 
 struct PlanKnobs {
+  bool swarm = true;         // each case first draws which features it uses and its caps (swarm.h)
   int max_stmts = 10;        // root statements (loops and ifs hold more)
   int max_graphs = 2;        // graph definitions per plan
   int min_graphs = 0;        // at least this many (a property about graphs asks for one)
@@ -88,6 +90,7 @@ struct GeneratedPlan {
   runtime::OrchProgram plan;
   PlanFeatureSet features;
   int planted = 0;  // the fatal code the generator planted (0: a clean plan)
+  SwarmMask swarm;  // what the case's swarm draw allowed (defaults without swarm)
 };
 
 GeneratedPlan generate_plan(ChoiceSource& choices, const PlanKnobs& knobs = {});

@@ -62,7 +62,13 @@ constexpr const char* kFeatureNames[] = {
 const char* feature_name(Feature f) { return tag_name(kFeatureNames, f); }
 
 GeneratedProgram generate_program(ChoiceSource& choices, const ProgramKnobs& knobs) {
-  return detail::Builder(choices, knobs).build();
+  if (!knobs.swarm) return detail::Builder(choices, knobs).build();
+  SwarmMask mask;
+  ProgramKnobs k = swarm_program_knobs(choices, knobs, mask);
+  k.swarm = false;
+  GeneratedProgram g = detail::Builder(choices, k).build();
+  g.swarm = std::move(mask);
+  return g;
 }
 
 namespace detail {
@@ -526,10 +532,10 @@ bool Builder::launch(Stmts& out, Scope& s) {
   // The destination window first; the kernel's shapes follow from it.
   Dims w = k_.views ? window_dims_within(base->dims) : base->dims;
   std::vector<std::string> ops = {"fill", "copy", "add", "acc", "scale"};
-  if (k_.two_d && w.size() == 2) {
-    // The 2-D builtins get a fair share of 2-D destinations; rowsum writes a column.
-    ops.insert(ops.end(), {"matmul", "matmul", "rowsum", "rowsum"});
-  }
+  // The 2-D builtins get a fair share of 2-D destinations; rowsum writes a column (without views,
+  // only into a column: a graph's one launch must not fail).
+  if (k_.two_d && w.size() == 2) ops.insert(ops.end(), {"matmul", "matmul"});
+  if (k_.two_d && w.size() == 2 && (k_.views || w[1] == 1)) ops.insert(ops.end(), {"rowsum", "rowsum"});
   const std::string op = c_.pick(ops);
   if (op == "rowsum") w[1] = 1;
   std::optional<Tensor> dst = w == base->dims ? base : obtain_output(out, s, w);

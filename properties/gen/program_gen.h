@@ -24,12 +24,14 @@
 #include <vector>
 
 #include "properties/gen/choice.h"
+#include "properties/gen/swarm.h"
 #include "properties/gen/tags.h"
 #include "stack/ir/ast.h"
 
 namespace stackcheck::gen {
 
 struct ProgramKnobs {
+  bool swarm = true;  // each case first draws which features it uses and its caps (swarm.h)
   int max_graphs = 3;  // graphs per program (min_graphs..max)
   int min_graphs = 0;
   int max_sites = 3;            // call sites per graph (1..max)
@@ -114,6 +116,7 @@ using FeatureSet = TagSet<Feature, feature_name>;
 struct GeneratedProgram {
   ir::Program program;
   FeatureSet features;
+  SwarmMask swarm;  // what the case's swarm draw allowed (defaults without swarm)
 };
 
 GeneratedProgram generate_program(ChoiceSource& choices, const ProgramKnobs& knobs = {});

@@ -96,7 +96,10 @@ ProgramCase decode_program_case(gen::ChoiceSource& c, const gen::ProgramKnobs& k
   static constexpr int64_t kSmall[] = {256, 64, 1024};
   const int64_t W = w >= 1000 - default_w_per_mille ? 16384 : kSmall[w % 3];
   out.config.push_back({"W", W, {}});
-  out.program = gen::generate_program(c, knobs).program;
+  gen::GeneratedProgram g = gen::generate_program(c, knobs);
+  out.program = std::move(g.program);
+  out.features = g.features;
+  out.swarm = std::move(g.swarm);
   return out;
 }
 
@@ -105,6 +108,8 @@ PlanCase decode_plan_case(gen::ChoiceSource& c, const gen::PlanKnobs& knobs, boo
   gen::GeneratedPlan g = gen::generate_plan(c, knobs);
   out.plan = std::move(g.plan);
   out.planted = g.planted;
+  out.features = g.features;
+  out.swarm = std::move(g.swarm);
   return out;
 }
 

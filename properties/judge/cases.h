@@ -47,6 +47,8 @@ struct ProgramCase {
   bool step_c = true;
   std::vector<runtime::ConfigEntry> config;  // W (empty: the runtime's default)
   bool generated = false;                    // the generator vouches for it (decoded, or a matching generated=H)
+  gen::FeatureSet features;                  // decoded: what the generator built in (empty when parsed)
+  gen::SwarmMask swarm;                      // decoded: the case's swarm draw
 };
 
 struct PlanCase {
@@ -55,6 +57,8 @@ struct PlanCase {
   runtime::ScheduleOptions schedule;
   bool generated = false;  // the generator vouches for it (decoded, or a matching generated=H)
   int planted = 0;         // generated: the fatal code the generator planted (0: a clean plan)
+  gen::PlanFeatureSet features;  // decoded: what the generator built in (empty when parsed)
+  gen::SwarmMask swarm;          // decoded: the case's swarm draw
 };
 
 // A schedule: newest most often, oldest, random:S, and threaded when `threaded` allows it

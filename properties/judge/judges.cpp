@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,15 +30,6 @@ namespace stackcheck::judge {
 namespace {
 
 using oracles::Verdict;
-
-// Smaller than the properties' programs (3 sites, 8 statements per body): a fifth fewer
-// instructions per input (docs/throughput.md); three graphs still meet in one program.
-gen::ProgramKnobs program_knobs() { return {.max_sites = 2, .max_graph_stmts = 6, .max_entry_stmts = 6}; }
-constexpr int kDefaultWPerMille = 10;  // W=16384 (a 45 MB mirror) one case in 100
-// The default W=16384 one clean plan in 100.
-gen::PlanKnobs plan_knobs() { return {.planted_percent = 10, .small_w_percent = 99}; }
-// Clean plans (every image valid before the changes), the default W one in 100.
-gen::PlanKnobs attach_knobs() { return {.small_w_percent = 99}; }
 
 // The Bench a case binds `plan` on (0xAA device memory), or null with the config's outcome
 // judged under `oracle`: a failure when the generator chose the config (`generator_config`),
@@ -103,6 +95,24 @@ runtime::BindOptions attach_options(const PlanCase& pc) {
 }
 
 }  // namespace
+
+bool swarm_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("STACKCHECK_NO_SWARM");
+    return v == nullptr || *v == '\0' || std::string_view(v) == "0";
+  }();
+  return on;
+}
+
+// Smaller than the properties' programs (3 sites, 8 statements per body): a fifth fewer
+// instructions per input (docs/throughput.md); three graphs still meet in one program.
+gen::ProgramKnobs program_knobs() {
+  return {.swarm = swarm_enabled(), .max_sites = 2, .max_graph_stmts = 6, .max_entry_stmts = 6};
+}
+// The default W=16384 one clean plan in 100.
+gen::PlanKnobs plan_knobs() { return {.swarm = swarm_enabled(), .planted_percent = 10, .small_w_percent = 99}; }
+// Clean plans (every image valid before the changes), the default W one in 100.
+gen::PlanKnobs attach_knobs() { return {.swarm = swarm_enabled(), .small_w_percent = 99}; }
 
 ProgramCase decode_program(gen::ChoiceSource& c) { return decode_program_case(c, program_knobs(), kDefaultWPerMille); }
 

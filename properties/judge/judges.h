@@ -37,6 +37,15 @@ namespace stackcheck::judge {
 // fuzz_program's smaller programs (3 sites, 8 statements a body) with W=16384 one case in 100;
 // fuzz_bind_plan's plans, a planted fatal code in a tenth; fuzz_attach's clean plans with the
 // changes drawn first (the first bytes decide the corruption, the rest the plan).
+// Each case draws a swarm mask first (gen/swarm.h) unless STACKCHECK_NO_SWARM is set (not
+// empty, not 0): then the bytes decode as they did before swarm generation, so the committed
+// bench corpus measures the same inputs across commits (scripts/throughput sets it).
+bool swarm_enabled();
+// The knobs the three generator targets decode with.
+gen::ProgramKnobs program_knobs();
+gen::PlanKnobs plan_knobs();
+gen::PlanKnobs attach_knobs();
+inline constexpr int kDefaultWPerMille = 10;  // fuzz_program: W=16384 (a 45 MB mirror) one case in 100
 ProgramCase decode_program(gen::ChoiceSource& c);
 PlanCase decode_plan(gen::ChoiceSource& c);
 struct AttachCase {
