@@ -48,13 +48,8 @@ constexpr const char* kPlanFeatureNames[] = {
 const char* plan_feature_name(PlanFeature f) { return tag_name(kPlanFeatureNames, f); }
 
 GeneratedPlan generate_plan(ChoiceSource& choices, const PlanKnobs& knobs) {
-  if (!knobs.swarm) return plan_detail::PlanBuilder(choices, knobs).build();
-  SwarmMask mask;
-  PlanKnobs k = swarm_plan_knobs(choices, knobs, mask);
-  k.swarm = false;
-  GeneratedPlan g = plan_detail::PlanBuilder(choices, k).build();
-  g.swarm = std::move(mask);
-  return g;
+  return with_swarm<GeneratedPlan>(choices, knobs, swarm_plan_knobs,
+                                   [&](const PlanKnobs& k) { return plan_detail::PlanBuilder(choices, k).build(); });
 }
 
 namespace plan_detail {

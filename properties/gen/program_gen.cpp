@@ -62,13 +62,8 @@ constexpr const char* kFeatureNames[] = {
 const char* feature_name(Feature f) { return tag_name(kFeatureNames, f); }
 
 GeneratedProgram generate_program(ChoiceSource& choices, const ProgramKnobs& knobs) {
-  if (!knobs.swarm) return detail::Builder(choices, knobs).build();
-  SwarmMask mask;
-  ProgramKnobs k = swarm_program_knobs(choices, knobs, mask);
-  k.swarm = false;
-  GeneratedProgram g = detail::Builder(choices, k).build();
-  g.swarm = std::move(mask);
-  return g;
+  return with_swarm<GeneratedProgram>(choices, knobs, swarm_program_knobs,
+                                      [&](const ProgramKnobs& k) { return detail::Builder(choices, k).build(); });
 }
 
 namespace detail {

@@ -48,6 +48,19 @@ struct SwarmMask {
 ProgramKnobs swarm_program_knobs(ChoiceSource& c, const ProgramKnobs& base, SwarmMask& mask);
 PlanKnobs swarm_plan_knobs(ChoiceSource& c, const PlanKnobs& base, SwarmMask& mask);
 
+// One case built with the knobs its swarm draw gives (`draw`: swarm_program_knobs or
+// swarm_plan_knobs), its mask kept in the result; `knobs` whole when knobs.swarm is off.
+template <class Generated, class Knobs, class Draw, class Build>
+Generated with_swarm(ChoiceSource& c, const Knobs& knobs, Draw draw, Build build) {
+  if (!knobs.swarm) return build(knobs);
+  SwarmMask mask;
+  Knobs k = draw(c, knobs, mask);
+  k.swarm = false;
+  Generated g = build(k);
+  g.swarm = std::move(mask);
+  return g;
+}
+
 namespace swarm_detail {
 // One case's draws: the share of cases at the defaults first, then a density, then one draw per
 // feature and per count, in the order the caller asks.
