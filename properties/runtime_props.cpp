@@ -214,7 +214,7 @@ STACKCHECK_PROP(RuntimeProps, one_image_copy_per_bind, 0.1) {
   const auto [g, b, first] = bound_plan();
   const oracles::PlanModelResult model = oracles::run_plan_model(g.plan, 0);
   if (!model.ok()) props::report(Verdict::inconclusive(Inconclusive::kInterpreterError, "model: " + *model.error));
-  props::report(oracles::check_copies(first.result.stats, model.definitions, g.plan.tensors.size()), structure(g));
+  props::report(oracles::check_copies(first.result.stats, model.definitions, g.plan.tensors), structure(g));
   gen::tag(fmt::format("definitions={}", std::min<size_t>(model.definitions, 3)));
   // During the rebind another party (the harness, as the device memory's direct caller)
   // reserves and copies too: the stats count the runtime's own link only.

@@ -187,6 +187,8 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
   j.observe([&] { return oracles::digest_bind(support::kFnvOffset, c.result, c.staged); });
   const runtime::BindResult& r = c.result;
   j.check("bind-structure", oracles::check_bind_report(c, bench->memory()));
+  if (r.status == 0 || r.failure == runtime::BindFailure::kLatched)  // both reserved the entries first
+    j.check("bind-structure", oracles::check_reserved_from_plan(plan, r.stats));
   if (r.status != 0) {
     if (r.failure == runtime::BindFailure::kLatched) j.check("bind-structure", oracles::check_latch_uploads_nothing(c));
     if (pc.generated && pc.planted == 0 && !runtime::is_resource_latch_status(r.status))
@@ -201,7 +203,7 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
     j.fail("bind-structure",
            Verdict::fail("planted-latches", fmt::format("a plan with a planted code {} bound with status 0", pc.planted)));
   oracles::PlanModelResult model = oracles::run_plan_model(plan, pc.seed);
-  if (model.ok()) j.check("bind-structure", oracles::check_copies(r.stats, model.definitions, plan.tensors.size()));
+  if (model.ok()) j.check("bind-structure", oracles::check_copies(r.stats, model.definitions, plan.tensors));
   j.check("bind-structure", oracles::check_image_read(c, bench->memory()));
   j.check("bind-structure", oracles::check_image_deltas(c.image(), "shipped image"));
   for (uint64_t off :

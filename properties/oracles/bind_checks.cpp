@@ -27,13 +27,38 @@ Verdict bind_status_verdict(const BindResult& r) {
   return Verdict::inconclusive(Inconclusive::kRuntimeRefused, fmt::format("{} ({})", status_line(r), r.detail), code);
 }
 
-Verdict check_copies(const BindStats& s, uint64_t definitions, uint64_t entry_tensors) {
+Verdict check_copies(const BindStats& s, uint64_t definitions, std::span<const runtime::EntryTensor> entries) {
   if (s.h2d != 1) return Verdict::fail("one-copy", fmt::format("a successful bind made {} image copies", s.h2d));
   if (s.def_h2d != definitions)
     return Verdict::fail("def-copies", fmt::format("def_h2d={} for {} new definitions", s.def_h2d, definitions));
-  if (s.tensor_h2d != entry_tensors)
+  if (s.tensor_h2d != entries.size())
     return Verdict::fail("entry-copies",
-                         fmt::format("tensor_h2d={} for {} entry tensors", s.tensor_h2d, entry_tensors));
+                         fmt::format("tensor_h2d={} for {} entry tensors", s.tensor_h2d, entries.size()));
+  const auto inout = static_cast<uint64_t>(std::count_if(entries.begin(), entries.end(), [](const auto& e) { return e.inout; }));
+  if (s.d2h != 1 + inout)
+    return Verdict::fail("read-backs", fmt::format("d2h={} for the error words and {} entry InOut tensors", s.d2h, inout));
+  return Verdict::pass();
+}
+
+Verdict check_reserved_from_plan(const runtime::OrchProgram& p, const BindStats& s) {
+  uint64_t task_heap = 256ull << 20, graph_heap = 64ull << 20, entries = 0;  // RUNTIME.md's defaults
+  for (const runtime::ConfigEntry& e : p.config) {
+    if (e.key == "task_heap") task_heap = static_cast<uint64_t>(e.value);
+    if (e.key == "graph_heap") graph_heap = static_cast<uint64_t>(e.value);
+  }
+  for (const runtime::EntryTensor& t : p.tensors) {
+    uint64_t elements = 1;
+    for (int64_t d : t.shape) elements *= static_cast<uint64_t>(d);
+    entries += 4 * elements;
+  }
+  const std::pair<const char*, std::pair<uint64_t, uint64_t>> figures[] = {
+      {"reserved.th (the config's task_heap)", {s.reserved.task_heap, task_heap}},
+      {"reserved.gh (the config's graph_heap)", {s.reserved.graph_heap, graph_heap}},
+      {"reserved.ent (4 bytes per entry element)", {s.reserved.entries, entries}}};
+  for (const auto& [name, v] : figures)
+    if (v.first != v.second)
+      return Verdict::fail("reserved-from-plan", fmt::format("BindStats say {} = {}; the plan gives {}", name, v.first,
+                                                             v.second));
   return Verdict::pass();
 }
 

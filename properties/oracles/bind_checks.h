@@ -12,6 +12,7 @@
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/oracle.h"
 #include "stack/runtime/image/compact.h"
+#include "stack/runtime/plan/program.h"
 
 namespace stackcheck::oracles {
 
@@ -21,8 +22,16 @@ namespace stackcheck::oracles {
 Verdict bind_status_verdict(const runtime::BindResult& r);
 
 // §15.4: a successful bind made exactly one image copy, `definitions` definition copies and
-// one upload per entry tensor.
-Verdict check_copies(const runtime::BindStats& s, uint64_t definitions, uint64_t entry_tensors);
+// one upload per entry tensor; and (§10) one read-back of the error words plus one per entry
+// InOut tensor (an In tensor is never read back).
+Verdict check_copies(const runtime::BindStats& s, uint64_t definitions,
+                     std::span<const runtime::EntryTensor> entries);
+
+// Reservations predicted from the plan alone (RUNTIME.md §4 defaults, §10, §14), not from what
+// the device memory holds: reserved.th and reserved.gh are the config's task_heap and
+// graph_heap (256 MiB and 64 MiB when the plan sets none), reserved.ent is 4 bytes per element
+// of every entry tensor. For a bind that reached step 1 (completed or latched).
+Verdict check_reserved_from_plan(const runtime::OrchProgram& p, const runtime::BindStats& s);
 
 // §15.5: a completed run read every shipped byte (the runtime header, the image, the
 // submissions zone with its padding), measured by the machinery that observes them: the

@@ -60,12 +60,43 @@ const char* kGraphPlan =
 TEST(BindChecks, copies_and_bytes_read) {
   const auto& [p, b, c] = Bound(parse(kGraphPlan));
   ASSERT_EQ(c.result.status, 0) << c.result.detail;
-  EXPECT_TRUE(check_copies(c.result.stats, 1, 2).passed());
+  EXPECT_TRUE(check_copies(c.result.stats, 1, p.tensors).passed());
   BindStats twice = c.result.stats;
   twice.h2d = 2;
-  EXPECT_TRUE(check_copies(twice, 1, 2).failed());
-  EXPECT_TRUE(check_copies(c.result.stats, 2, 2).failed());  // a definition copy missing
-  EXPECT_TRUE(check_copies(c.result.stats, 1, 3).failed());
+  EXPECT_TRUE(check_copies(twice, 1, p.tensors).failed());
+  EXPECT_TRUE(check_copies(c.result.stats, 2, p.tensors).failed());  // a definition copy missing
+  std::vector<runtime::EntryTensor> three = p.tensors;
+  three.push_back(three.front());
+  EXPECT_TRUE(check_copies(c.result.stats, 1, three).failed());
+  // The read-backs: the error words and c (InOut), not x (In); one missing or one too many fails.
+  EXPECT_EQ(c.result.stats.d2h, 2u);
+  for (uint64_t d2h : {1u, 3u}) {
+    BindStats s = c.result.stats;
+    s.d2h = d2h;
+    EXPECT_EQ(check_copies(s, 1, p.tensors).rule, "read-backs") << d2h;
+  }
+  std::vector<runtime::EntryTensor> both_inout = p.tensors;
+  for (auto& e : both_inout) e.inout = true;  // a plan whose x were InOut reads back 3
+  EXPECT_TRUE(check_copies(c.result.stats, 1, both_inout).failed());
+}
+
+// The reservations the plan alone predicts: the config's heaps (or the spec's defaults) and
+// 4 bytes per entry element (x [16] and c [16]: 128); one figure off fails.
+TEST(BindChecks, reservations_predicted_from_the_plan) {
+  const auto& [p, b, c] = Bound(parse(kGraphPlan));
+  EXPECT_TRUE(check_reserved_from_plan(p, c.result.stats).passed()) << check_reserved_from_plan(p, c.result.stats).message;
+  EXPECT_EQ(c.result.stats.reserved.entries, 128u);
+  EXPECT_EQ(c.result.stats.reserved.task_heap, 256ull << 20);
+  for (uint64_t ReservedBytes::*field : {&ReservedBytes::task_heap, &ReservedBytes::graph_heap, &ReservedBytes::entries}) {
+    BindStats s = c.result.stats;
+    ++(s.reserved.*field);
+    EXPECT_EQ(check_reserved_from_plan(p, s).rule, "reserved-from-plan");
+  }
+  const auto& [q, b2, c2] = Bound(parse("config W=64 task_heap=65536 graph_heap=4096\ntensor c: InOut [2, 3]\n"
+                                        "submit fill(output_existing c, scalar 1)\n"));
+  ASSERT_EQ(c2.result.status, 0) << c2.result.detail;
+  EXPECT_TRUE(check_reserved_from_plan(q, c2.result.stats).passed()) << check_reserved_from_plan(q, c2.result.stats).message;
+  EXPECT_TRUE(check_reserved_from_plan(p, c2.result.stats).failed());  // another plan's figures
 }
 
 // §15.5, measured on the device memory: a completed bind with three graph submissions

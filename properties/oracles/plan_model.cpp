@@ -103,6 +103,7 @@ class PlanModel {
       }
       r.definitions = records_.size();
       r.inlined = inlined_;
+      r.graph_internal = graph_internal_;
       r.statements = statements_;
       r.tasks = std::move(origins_);
     } catch (const ModelError& e) {
@@ -348,6 +349,13 @@ class PlanModel {
   void replay(const Record& rec, const std::vector<Window>& boundary, const std::vector<int64_t>& slots,
               runtime::PlanLoc loc) {
     execute(rec, boundary, slots);
+    // RUNTIME.md §8: internal_off is the ALIGN64 prefix sums of the internal buffers' bytes,
+    // ending at required_heap; §14: gint sums it over the graph submissions.
+    for (const std::vector<int64_t>& shape : rec.internal_shapes) {
+      uint64_t bytes = 4;
+      for (int64_t d : shape) bytes *= static_cast<uint64_t>(d);
+      graph_internal_ += (bytes + 63) / 64 * 64;
+    }
     TaskOrigin o{TaskOrigin::Kind::kGraph, loc, {}};
     for (const RecordedNode& node : rec.nodes) o.nodes.push_back(node.loc);
     origins_.push_back(std::move(o));
@@ -479,6 +487,7 @@ class PlanModel {
   const std::vector<std::vector<uint32_t>>* uploaded_ = nullptr;
   std::vector<std::pair<GraphKey, Record>> records_;
   size_t inlined_ = 0;  // graph submissions run inline
+  uint64_t graph_internal_ = 0;  // Σ required_heap over the GRAPH tasks
   std::vector<TaskOrigin> origins_;
   uint64_t statements_ = 0, elements_ = 0, ops_ = 0;
 };
@@ -529,11 +538,16 @@ Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult
                                                    element(got.bytes, k / 4), element(want.bytes, k / 4)));
   }
   const runtime::BindStats& st = device.stats;
-  if (st.tasks != model.tasks.size() || st.defs != model.definitions || st.inlined != model.inlined)
-    return Verdict::fail(
-        "plan-model-stats",
-        fmt::format("the bind reports tasks={} defs={} inlined={}, the model's run gives {}, {}, {}", st.tasks, st.defs,
-                    st.inlined, model.tasks.size(), model.definitions, model.inlined));
+  uint64_t nodes = 0;  // §14: graph nodes over all GRAPH submissions (each its definition's n)
+  for (const TaskOrigin& o : model.tasks) nodes += o.kind == TaskOrigin::Kind::kGraph ? o.nodes.size() : 0;
+  if (st.tasks != model.tasks.size() || st.nodes != nodes || st.defs != model.definitions ||
+      st.inlined != model.inlined || st.graph_internal_heap != model.graph_internal)
+    return Verdict::fail("plan-model-stats",
+                         fmt::format("the bind reports tasks={} nodes={} defs={} inlined={} gint={}, the model's run "
+                                     "gives {}, {}, {}, {}, {}",
+                                     st.tasks, st.nodes, st.defs, st.inlined, st.graph_internal_heap,
+                                     model.tasks.size(), nodes, model.definitions, model.inlined,
+                                     model.graph_internal));
   return Verdict::pass();
 }
 

@@ -62,6 +62,7 @@ struct PlanModelResult {
   std::vector<ModelEntry> entries;   // declaration order (on success)
   size_t definitions = 0;            // graph definitions recorded (distinct keys, at most 16)
   size_t inlined = 0;                // graph submissions run inline (a miss with the cache full)
+  uint64_t graph_internal = 0;       // Σ required_heap over the GRAPH tasks (the stats' gint)
   std::vector<TaskOrigin> tasks;     // submission order (on success)
   uint64_t statements = 0;           // statements executed, loop trips included (BindOptions::max_statements)
   bool ok() const { return !error.has_value(); }
@@ -77,8 +78,8 @@ PlanModelResult run_plan_model(const runtime::OrchProgram& p, uint64_t seed, con
 //   fail:         ("plan-model") a different entry list (count, name, direction) or a byte
 //                 that differs, naming tensor and element with both values; ("plan-model-stats")
 //                 a bind (of a fresh Runtime, as bind_plan makes) whose stats line reports other
-//                 counts of tasks, resident definitions or inlined graph submissions than the
-//                 model's run gives.
+//                 counts of tasks, graph nodes, resident definitions, inlined graph
+//                 submissions or graph-internal heap bytes than the model's run gives.
 Verdict check_plan_model(const runtime::OrchProgram& p, uint64_t seed, const runtime::BindResult& device);
 // The same comparison against a model already run (run_plan_model of p and the seed), so one
 // model run serves this oracle and others (the dependency oracle's provenance, copy counts).

@@ -102,6 +102,31 @@ TEST(PlanModel, i32_wrap_around) {
   expect_device_agrees(p);
 }
 
+// gint from the plan: each GRAPH task's internal buffers, ALIGN64 each (8 i32: 32 -> 64 bytes;
+// [3, 5]: 60 -> 64; [40]: 160 -> 192), summed over both submissions; nodes: 4 a submission
+// (the alloc is a node too).
+TEST(PlanModel, graph_internal_heap_and_nodes_predicted) {
+  const runtime::OrchProgram p = parse(R"(tensor x: In [16]
+tensor c: InOut [16]
+graph g(a, b) {
+  alloc t: [8], u: [3, 5]
+  submit copy(input a, output_existing t)
+  submit acc(input t, inout b)
+  submit fill(output w: [40], scalar 1)
+}
+submit_graph g(input x[0:8], inout c[0:8])
+submit_graph g(input x[8:8], inout c[8:8])
+)");
+  const PlanModelResult m = run_plan_model(p, 0);
+  ASSERT_TRUE(m.ok()) << *m.error;
+  EXPECT_EQ(m.graph_internal, 2u * (64 + 64 + 192));
+  const runtime::BindResult r = runtime::bind_plan(p);
+  ASSERT_EQ(r.status, 0) << r.detail;
+  EXPECT_EQ(r.stats.graph_internal_heap, m.graph_internal);
+  EXPECT_EQ(r.stats.nodes, 8u);
+  EXPECT_TRUE(check_plan_model(m, r).passed()) << check_plan_model(m, r).message;
+}
+
 // A graph's view offset computed from $0 is evaluated when it is recorded and FROZEN at
 // every replay; `scalar $1` is a slot, patched per submission (RUNTIME.md §9).
 TEST(PlanModel, graph_values_frozen_at_recording) {
@@ -257,9 +282,12 @@ TEST(CheckPlanModel, verdicts_and_positive_controls) {
   shorter.entries[1].bytes.resize(12);
   EXPECT_TRUE(check_plan_model(p, 0, shorter).failed());
 
-  // The stats line's counts are the model's too: tasks, resident definitions, inlined graphs.
+  // The stats line's counts are the model's too: tasks, graph nodes, resident definitions,
+  // inlined graphs, graph-internal heap bytes (one too many is reported even where the plan
+  // has no graph).
   for (uint64_t runtime::BindStats::*field :
-       {&runtime::BindStats::tasks, &runtime::BindStats::defs, &runtime::BindStats::inlined}) {
+       {&runtime::BindStats::tasks, &runtime::BindStats::nodes, &runtime::BindStats::defs,
+        &runtime::BindStats::inlined, &runtime::BindStats::graph_internal_heap}) {
     runtime::BindResult miscounted = good;
     ++(miscounted.stats.*field);
     const Verdict m = check_plan_model(p, 0, miscounted);

@@ -77,7 +77,7 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
     return c.result.stats.h2d == 1
                ? Verdict::pass()
                : Verdict::fail("one-copy", fmt::format("a successful bind made {} image copies", c.result.stats.h2d));
-  return check_copies(c.result.stats, model.definitions, plan.tensors.size());
+  return check_copies(c.result.stats, model.definitions, plan.tensors);
 }
 
 Verdict replay_program_verdict(const std::string& oracle, const ir::Program& prog, const ReplayParams& p) {
