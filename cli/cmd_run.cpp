@@ -18,7 +18,7 @@ int cmd_run(const Args& a) {
   const std::string sched_text = a.get("--schedule", "threaded");
   const auto schedule = oracles::parse_schedule(sched_text);
   if (!schedule) {
-    fmt::print(stderr, "stackcheck: --schedule takes threaded, random:SEED, newest or oldest, got '{}'\n", sched_text);
+    fmt::print(stderr, "stackcheck: --schedule takes threaded, pct:SEED[:DEPTH], random:SEED, newest or oldest, got '{}'\n", sched_text);
     return kUsage;
   }
   passes::PipelineOptions pipeline;

@@ -19,7 +19,7 @@ bool runtime_flags(const Args& a, runtime::BindOptions& opts, std::string& sched
   schedule_text = a.get("--schedule", "threaded");
   const auto schedule = oracles::parse_schedule(schedule_text);
   if (!schedule) {
-    fmt::print(stderr, "stackcheck: --schedule takes threaded, random:SEED, newest or oldest, got '{}'\n",
+    fmt::print(stderr, "stackcheck: --schedule takes threaded, pct:SEED[:DEPTH], random:SEED, newest or oldest, got '{}'\n",
                schedule_text);
     return false;
   }

@@ -50,7 +50,7 @@ constexpr CommandSpec kCommands[] = {
      "                          exit 1 when the dependency oracle finds an unordered conflicting pair or a cycle",
      1, 1},
     {"run",
-     "run FILE|- [--seed S] [--schedule threaded|random:SEED|newest|oldest] [--no-step-c]\n"
+     "run FILE|- [--seed S] [--schedule threaded|pct:SEED[:D]|random:SEED|newest|oldest] [--no-step-c]\n"
      "                          compile, bind, run; compare with the reference interpreter",
      1, 1},
     {"bench-bind", "bench-bind SCENE.gir [--max-layers N]  bind figures of the decode scene for N = 1, 2, 4, ...", 1,
@@ -65,7 +65,7 @@ constexpr CommandSpec kCommands[] = {
 constexpr FlagSpec kFlags[] = {
     {"--rule", true, "verify", "verifier to run: WellFormed (default), ReturnParamsExplicit, GraphBoundaryLegalized"},
     {"--seed", true, "interp bind dot run", "input seed (default 0)"},
-    {"--schedule", true, "bind dot run", "scheduler: threaded (default), random:SEED, newest, oldest"},
+    {"--schedule", true, "bind dot run", "scheduler: threaded (default), pct:SEED[:DEPTH], random:SEED, newest, oldest"},
     {"--max-layers", true, "bench-bind", "largest layer count (default 64)"},
     {"--fill", true, "bind", "device memory fill byte 0..255 (default: the config's fill_byte)"},
     {"--dump", false, "interp", "also print every element of each entry tensor"},

@@ -5,35 +5,56 @@
 #include "stack/interp/interp.h"
 #include "stack/runtime/plan/printer.h"
 
+#include <cstdint>
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace stackcheck::oracles {
 
+namespace {
+
+// A decimal uint64 (no sign, no leading '+', at most 20 digits), nullopt otherwise.
+std::optional<uint64_t> parse_u64(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+}  // namespace
+
 std::optional<runtime::ScheduleOptions> parse_schedule(const std::string& text) {
   runtime::ScheduleOptions s;
   using Mode = runtime::ScheduleOptions::Mode;
-  if (text == "threaded") {
-    s.mode = Mode::kThreaded;
-    return s;
-  }
-  if (text == "newest") {
-    s.mode = Mode::kNewest;
-    return s;
-  }
-  if (text == "oldest") {
-    s.mode = Mode::kOldest;
-    return s;
-  }
-  if (text.rfind("random:", 0) == 0 && text.size() > 7 && text.size() <= 27) {
-    uint64_t v = 0;
-    for (char c : text.substr(7)) {
-      if (c < '0' || c > '9') return std::nullopt;
-      const uint64_t d = static_cast<uint64_t>(c - '0');
-      if (v > (UINT64_MAX - d) / 10) return std::nullopt;
-      v = v * 10 + d;
+  for (Mode m : {Mode::kThreaded, Mode::kNewest, Mode::kOldest})
+    if (text == runtime::schedule_mode_name(m)) {
+      s.mode = m;
+      return s;
     }
+  const std::string_view t = text;
+  if (t.rfind("random:", 0) == 0) {
+    const std::optional<uint64_t> seed = parse_u64(t.substr(7));
+    if (!seed) return std::nullopt;
     s.mode = Mode::kRandom;
-    s.seed = v;
+    s.seed = *seed;
+    return s;
+  }
+  if (t.rfind("pct:", 0) == 0) {  // pct:SEED or pct:SEED:DEPTH
+    const std::string_view rest = t.substr(4);
+    const size_t colon = rest.find(':');
+    const std::optional<uint64_t> seed = parse_u64(rest.substr(0, colon));
+    std::optional<uint64_t> depth = uint64_t{runtime::kDefaultPctDepth};
+    if (colon != std::string_view::npos) depth = parse_u64(rest.substr(colon + 1));
+    if (!seed || !depth || *depth < 1 || *depth > runtime::kMaxPctDepth) return std::nullopt;
+    s.mode = Mode::kPct;
+    s.seed = *seed;
+    s.pct_depth = static_cast<unsigned>(*depth);
     return s;
   }
   return std::nullopt;
@@ -41,6 +62,8 @@ std::optional<runtime::ScheduleOptions> parse_schedule(const std::string& text) 
 
 std::string schedule_text(const runtime::ScheduleOptions& s) {
   if (s.mode == runtime::ScheduleOptions::Mode::kRandom) return fmt::format("random:{}", s.seed);
+  if (s.mode == runtime::ScheduleOptions::Mode::kPct)
+    return fmt::format("pct:{}:{}", s.seed, s.pct_depth == 0 ? runtime::kDefaultPctDepth : s.pct_depth);
   return runtime::schedule_mode_name(s.mode);
 }
 

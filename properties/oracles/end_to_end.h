@@ -18,7 +18,8 @@
 
 namespace stackcheck::oracles {
 
-// "threaded", "random:SEED", "newest", "oldest" -> options; nullopt on anything else.
+// "threaded", "random:SEED", "newest", "oldest", "pct:SEED[:DEPTH]" (DEPTH 1..16, default 3)
+// -> options; nullopt on anything else.
 std::optional<runtime::ScheduleOptions> parse_schedule(const std::string& text);
 std::string schedule_text(const runtime::ScheduleOptions& s);
 

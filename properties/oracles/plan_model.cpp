@@ -8,7 +8,9 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 
 #include "properties/oracles/plan_model_memory.h"
@@ -549,6 +551,22 @@ Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult
                                      model.tasks.size(), nodes, model.definitions, model.inlined,
                                      model.graph_internal));
   return Verdict::pass();
+}
+
+Verdict check_plan_completes(const PlanModelResult& model, const runtime::BindResult& device) {
+  if (device.status != 0)
+    return Verdict::fail("runtime-status", fmt::format("{} ({})", runtime::status_line(device), device.detail));
+  Verdict v = check_plan_model(model, device);
+  if (!v.passed()) return v;
+  std::set<std::pair<int32_t, int32_t>> units;
+  for (const runtime::TraceEntry& e : device.trace) units.insert({e.task, e.node});
+  const uint64_t want = model.tasks.size() + device.stats.nodes;
+  if (units.size() != device.trace.size() || units.size() != want)
+    return Verdict::fail("each-unit-once", fmt::format("{} dispatches of {} distinct units; the model has {} tasks and "
+                                                       "the run {} graph nodes",
+                                                       device.trace.size(), units.size(), model.tasks.size(),
+                                                       device.stats.nodes));
+  return v;
 }
 
 }  // namespace stackcheck::oracles

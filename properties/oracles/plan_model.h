@@ -85,4 +85,12 @@ Verdict check_plan_model(const runtime::OrchProgram& p, uint64_t seed, const run
 // model run serves this oracle and others (the dependency oracle's provenance, copy counts).
 Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult& device);
 
+// A plan that fits every resource by construction must complete, and as the model says
+// (oracle "plan-completes", for the stress-shaped plans of gen/stress_plan.h):
+//   fail: ("runtime-status") any nonzero status, a stall's code 100 among them; then what
+//         check_plan_model fails on; then ("each-unit-once") a unit dispatched twice, or a
+//         trace whose length is not the model's tasks plus the graph nodes (the stats' count,
+//         which check_plan_model has held to the model).
+Verdict check_plan_completes(const PlanModelResult& model, const runtime::BindResult& device);
+
 }  // namespace stackcheck::oracles

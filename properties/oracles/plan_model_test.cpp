@@ -308,5 +308,40 @@ TEST(CheckPlanModel, verdicts_and_positive_controls) {
   EXPECT_EQ(f.reason, Inconclusive::kInterpreterError);
 }
 
+// check_plan_completes: a completed bind that the model agrees with passes; a status, a
+// unit dispatched twice and a unit missing each fail (its positive controls).
+TEST(CheckPlanCompletes, verdicts_and_positive_controls) {
+  const runtime::OrchProgram p =
+      parse("tensor x: In [4]\ntensor c: InOut [4]\nsubmit acc(input x, inout c)\nsubmit acc(input x, inout c)\n");
+  const PlanModelResult model = run_plan_model(p, 0);
+  ASSERT_TRUE(model.ok());
+  const runtime::BindResult good = runtime::bind_plan(p);
+  ASSERT_EQ(good.status, 0) << good.detail;
+  ASSERT_EQ(good.trace.size(), 2u);
+  EXPECT_TRUE(check_plan_completes(model, good).passed());
+
+  runtime::BindResult stalled = good;
+  stalled.status = -1100;
+  stalled.detail = "every worker waits on an empty ring while 1 units remain";
+  Verdict v = check_plan_completes(model, stalled);
+  ASSERT_TRUE(v.failed());
+  EXPECT_EQ(v.rule, "runtime-status");
+  EXPECT_NE(v.message.find("every worker waits"), std::string::npos) << v.message;
+
+  runtime::BindResult twice = good;
+  twice.trace[1] = twice.trace[0];
+  v = check_plan_completes(model, twice);
+  ASSERT_TRUE(v.failed());
+  EXPECT_EQ(v.rule, "each-unit-once");
+
+  runtime::BindResult missing = good;
+  missing.trace.pop_back();
+  EXPECT_EQ(check_plan_completes(model, missing).rule, "each-unit-once");
+
+  runtime::BindResult wrong = good;
+  wrong.entries[1].bytes[0] ^= 1;
+  EXPECT_EQ(check_plan_completes(model, wrong).rule, "plan-model");
+}
+
 }  // namespace
 }  // namespace stackcheck::oracles

@@ -22,9 +22,10 @@ namespace stackcheck::oracles {
 
 namespace {
 
-const std::vector<std::string> kOracles = {"end-to-end", "pipeline",       "semantics",   "roundtrip", "deps",
-                                           "plan-model", "bind-structure", "boundary",    "rejection", "latch",
-                                           "compaction", "corrupt-image",  "relative-ptr"};
+const std::vector<std::string> kOracles = {"end-to-end",     "pipeline",       "semantics",     "roundtrip",
+                                           "deps",           "plan-model",     "plan-completes", "bind-structure",
+                                           "boundary",       "rejection",      "latch",          "compaction",
+                                           "corrupt-image",  "relative-ptr"};
 
 std::string one_line(std::string s) {
   for (char& c : s)
@@ -46,6 +47,7 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   if (!plan.mutations.empty()) o.before_upload = mutation_hook(plan.mutations);
   if (oracle == "deps") return check_plan_dependencies(plan, o).verdict;
   if (oracle == "plan-model") return check_plan_model(plan, p.seed, runtime::bind_plan(plan, o));
+  if (oracle == "plan-completes") return check_plan_completes(run_plan_model(plan, p.seed), runtime::bind_plan(plan, o));
   if (oracle == "latch") return check_latched_plan(plan, static_cast<int>(p.code.value_or(0)));
   if (oracle == "compaction")
     return check_compaction_plan(plan, p.precondition ? std::optional<unsigned>(*p.precondition) : std::nullopt, p.by);
@@ -185,7 +187,7 @@ std::optional<std::string> read_replay_items(std::string_view file, std::map<std
 std::vector<std::string> replay_oracles() { return kOracles; }
 
 bool is_plan_oracle(std::string_view o) {
-  return o == "plan-model" || o == "bind-structure" || o == "latch" || o == "compaction" || o == "corrupt-image" ||
+  return o == "plan-model" || o == "plan-completes" || o == "bind-structure" || o == "latch" || o == "compaction" || o == "corrupt-image" ||
          o == "relative-ptr";
 }
 

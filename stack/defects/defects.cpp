@@ -101,6 +101,11 @@ constexpr DefectInfo kTable[] = {
      "a checksum over a copy of a graph task's fan-in list (three producers or more) reads one entry past the "
      "copy; nothing reads the sum, so only ASan sees it (the lane split's control, HARNESS.md §5)",
      nullptr},
+    {D::kWakeListClosedLate, "wake_list_closed_late", "stack/runtime/device/scheduler_run.cpp: SchedulerRun::complete_task",
+     26,
+     "a completing task resumes the waiters it read and only then closes its wake list and sets its flag: a consumer "
+     "that registers meanwhile is never resumed (a lost wake-up; only concurrent runs show it)",
+     nullptr},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(Defect::kCount), "one entry per Defect");
 static_assert(static_cast<size_t>(Defect::kCount) <= 64, "a selection is a 64-bit mask");
@@ -110,7 +115,7 @@ constexpr bool table_in_enum_order() {
     if (static_cast<size_t>(kTable[i].id) != i || kTable[i].item != static_cast<int>(i) + 1) return false;
   return true;
 }
-static_assert(table_in_enum_order(), "the table follows the enum and HARNESS.md §6's order (then §5's control)");
+static_assert(table_in_enum_order(), "the table follows the enum and HARNESS.md §6's order (then the controls)");
 
 }  // namespace
 

@@ -2,7 +2,9 @@
 // Threaded: worker w classifies tasks w, w+workers, ... and then pops FIFO, so classification
 // overlaps with execution and the wake-list protocol really races; the calling thread is
 // the watchdog (thread id `workers`) that latches 100 when no unit completes within the
-// progress timeout. Adversarial: one thread classifies every task in id order, then pops by
+// progress timeout. Pct: the same workers take turns under a PctControl (pct.h); a worker
+// facing an empty ring blocks in it, and when every worker is blocked the last one latches
+// 100 at once (a stall; no valid image can stall). Adversarial: one thread classifies every task in id order, then pops by
 // policy until no unit remains; an empty ring while units remain latches 100 at once (no
 // valid image can stall, so waiting would only hide the bug).
 #include "stack/runtime/device/scheduler.h"
@@ -51,17 +53,34 @@ void run_adversarial(SchedulerRun& c, uint32_t n) {
   });
 }
 
-void run_threaded(SchedulerRun& c, uint32_t n, unsigned workers, uint32_t timeout_ms) {
+// One worker's loop: classify its share, then pop and dispatch until the run ends.
+void work(SchedulerRun& c, uint32_t n, unsigned workers, unsigned w, sched_detail::PctControl* pct) {
+  for (uint32_t i = w; i < n && !c.stopped(); i += workers) c.classify(i, w);
+  while (!c.stopped() && !c.finished()) {
+    if (pct == nullptr) {
+      if (const std::optional<uint64_t> e = c.pop_wait(std::chrono::milliseconds(2))) c.execute(*e, w);
+      continue;
+    }
+    c.point(w);
+    if (const std::optional<uint64_t> e = c.pop_policy()) {
+      c.execute(*e, w);
+    } else if (!c.stopped() && !c.finished() && !pct->block(w)) {
+      c.latch(code_value(ErrorCode::kSchedulerTimeout), w,
+              fmt::format("every worker waits on an empty ring while {} units remain", c.remaining()));
+    }
+  }
+}
+
+void run_threaded(SchedulerRun& c, uint32_t n, unsigned workers, uint32_t timeout_ms,
+                  sched_detail::PctControl* pct = nullptr) {
   std::mutex exit_mu;
   std::condition_variable exit_cv;
   unsigned running = workers;
   std::vector<std::thread> threads;
   auto worker = [&](unsigned w) {
-    guarded(c, [&] {
-      for (uint32_t i = w; i < n && !c.stopped(); i += workers) c.classify(i, w);
-      while (!c.stopped() && !c.finished())
-        if (const std::optional<uint64_t> e = c.pop_wait(std::chrono::milliseconds(2))) c.execute(*e, w);
-    });
+    if (pct != nullptr) pct->arrive(w);
+    guarded(c, [&] { work(c, n, workers, w, pct); });
+    if (pct != nullptr) pct->leave(w);
     std::lock_guard lk(exit_mu);
     --running;
     exit_cv.notify_all();
@@ -71,6 +90,8 @@ void run_threaded(SchedulerRun& c, uint32_t n, unsigned workers, uint32_t timeou
       threads.emplace_back(worker, w);
     } catch (const std::exception& e) {
       c.fail(fmt::format("cannot start worker {}: {}", w, e.what()));
+      if (pct != nullptr)
+        for (unsigned u = w; u < workers; ++u) pct->leave(u);
       std::lock_guard lk(exit_mu);
       running -= workers - w;
       break;
@@ -104,25 +125,37 @@ const char* schedule_mode_name(ScheduleOptions::Mode m) {
     case ScheduleOptions::Mode::kRandom: return "random";
     case ScheduleOptions::Mode::kNewest: return "newest";
     case ScheduleOptions::Mode::kOldest: return "oldest";
+    case ScheduleOptions::Mode::kPct: return "pct";
   }
   return "?";
 }
 
 std::optional<ScheduleOptions::Mode> parse_schedule_mode(std::string_view name) {
   for (auto m : {ScheduleOptions::Mode::kThreaded, ScheduleOptions::Mode::kRandom, ScheduleOptions::Mode::kNewest,
-                 ScheduleOptions::Mode::kOldest})
+                 ScheduleOptions::Mode::kOldest, ScheduleOptions::Mode::kPct})
     if (name == schedule_mode_name(m)) return m;
   return std::nullopt;
 }
 
 ScheduleResult run_scheduler(DeviceAccess& dev, const DevImageView& view, const ScheduleOptions& opts) {
-  const bool threaded = opts.mode == ScheduleOptions::Mode::kThreaded;
+  const bool pct = opts.mode == ScheduleOptions::Mode::kPct;
+  const bool threaded = opts.mode == ScheduleOptions::Mode::kThreaded || pct;
   const unsigned workers =
       threaded ? std::clamp(opts.workers == 0 ? kDefaultWorkers : opts.workers, 1u, kMaxWorkers) : 1u;
   const uint32_t timeout_ms = opts.progress_timeout_ms == 0 ? kDefaultProgressTimeoutMs : opts.progress_timeout_ms;
   SchedulerRun c(dev, view, opts.mode, opts.seed, workers, opts.on_dispatch);
   guarded(c, [&] { c.init(); });
   if (!c.stopped() && !c.finished()) {
+    if (pct) {
+      const unsigned depth = std::min(opts.pct_depth == 0 ? kDefaultPctDepth : opts.pct_depth, kMaxPctDepth);
+      const uint64_t steps = opts.pct_steps != 0 ? opts.pct_steps : kPctStepsPerUnit * std::max<uint64_t>(c.initial_units(), 1);
+      sched_detail::PctControl control(workers, opts.seed, depth, steps);
+      c.set_pct(&control);
+      run_threaded(c, view.n, workers, timeout_ms, &control);
+      ScheduleResult r = c.take_result();
+      c.set_pct(nullptr);
+      return r;
+    }
     if (threaded)
       run_threaded(c, view.n, workers, timeout_ms);
     else

@@ -9,9 +9,12 @@
 //   the waiters' scans. A GRAPH task, when dispatched, materialises its nodes into its
 //   graph-heap block (GraphExecution, args, GraphNodeStorage) and pushes the roots; a
 //   finished node releases its fanout and the last one completes the outer task.
-// - Modes: Threaded (`workers` threads; no completion within progress_timeout_ms -> 100) and
-//   the adversarial single-thread policies Random (splitmix64(seed), next() % size), Newest
-//   (LIFO) and Oldest (FIFO), under which the trace is a pure function of seed and image.
+// - Modes: Threaded (`workers` threads; no completion within progress_timeout_ms -> 100);
+//   Pct, the same threads under controlled concurrency (pct.h: one runs at a time, by PCT's
+//   random priorities with pct_depth-1 change points; a stall latches 100 at once); and the
+//   adversarial single-thread policies Random (splitmix64(seed), next() % size), Newest
+//   (LIFO) and Oldest (FIFO). Under Pct and the policies the trace is a pure function of the
+//   options and the image.
 // - Errors: a code 100..104 is CAS'd from 0 into ImageHeader::sched_error with the thread id
 //   and a bitmap bit, then every worker stops. A DeviceFault or a KernelError stops the run
 //   and becomes `detail` (code stays 0).
@@ -40,23 +43,29 @@ struct TraceEntry {
 };
 
 struct ScheduleOptions {
-  enum class Mode : uint8_t { kThreaded, kRandom, kNewest, kOldest };
+  enum class Mode : uint8_t { kThreaded, kRandom, kNewest, kOldest, kPct };
   Mode mode = Mode::kThreaded;
-  uint64_t seed = 0;                 // Random policy
-  unsigned workers = 0;              // Threaded; 0 = the default 4
-  uint32_t progress_timeout_ms = 0;  // Threaded; 0 = the default 10000
+  uint64_t seed = 0;                 // Random policy, Pct's priorities and change points
+  unsigned workers = 0;              // Threaded and Pct; 0 = the default 4
+  uint32_t progress_timeout_ms = 0;  // Threaded and Pct; 0 = the default 10000
+  unsigned pct_depth = 0;            // Pct: the bug depth d it targets; 0 = the default 3
+  uint64_t pct_steps = 0;            // Pct: k, the run's expected scheduling points; 0 = estimated
+                                     // from the units (kPctStepsPerUnit each)
   // A test seam, never set by the runtime (like BindOptions::before_upload): called on the
   // dispatching worker's thread as each unit starts, after its RUNNING transition and before
   // its kernel, concurrently from every worker and outside any scheduler lock. Empty: none.
   std::function<void(const TraceEntry&)> on_dispatch;
 };
-// "threaded", "random", "newest", "oldest".
+// "threaded", "random", "newest", "oldest", "pct".
 const char* schedule_mode_name(ScheduleOptions::Mode m);
 std::optional<ScheduleOptions::Mode> parse_schedule_mode(std::string_view name);
 
 inline constexpr unsigned kDefaultWorkers = 4;
 inline constexpr uint32_t kDefaultProgressTimeoutMs = 10000;
 inline constexpr unsigned kMaxWorkers = 64;  // one sched_error_bitmap bit each
+inline constexpr unsigned kDefaultPctDepth = 3;
+inline constexpr unsigned kMaxPctDepth = 16;
+inline constexpr uint64_t kPctStepsPerUnit = 8;
 
 struct ScheduleResult {
   int32_t code = 0;           // the latched scheduler code (100..104), 0 when none
@@ -67,6 +76,7 @@ struct ScheduleResult {
   std::string detail;         // why the run stopped (fault text, kernel error, code reason)
   std::vector<TraceEntry> trace;
   uint64_t units_completed = 0;  // tasks + graph nodes
+  uint64_t pct_steps = 0;        // Pct: the scheduling points the run took (0 in other modes)
 
   bool completed() const { return code == 0 && !faulted; }
 };

@@ -199,6 +199,7 @@ void SchedulerRun::complete_node(const GraphCtx& g, uint32_t task, uint32_t j, u
   for (uint32_t f = 0; f < nd.n_fanout && !stopped(); ++f) {
     const auto c = dev_.load<uint16_t>(g.def + g.dh.fanout_off + 2 * (uint64_t{nd.fanout_begin} + f));
     if (c <= j || c >= g.dh.n_nodes) throw BadRecord(fmt::format("{}: fanout names node {}", unit, c));
+    point(tid);
     const auto old =
         dev_.fetch_add<int32_t>(g.storage.at(graph_node_offset(c) + kNodeFaninRemaining, 4, DeviceOp::kFetchAdd), -1);
     if (old == 1) {
@@ -212,6 +213,7 @@ void SchedulerRun::complete_node(const GraphCtx& g, uint32_t task, uint32_t j, u
     }
   }
   unit_done();
+  point(tid);
   const auto left = dev_.fetch_add<uint32_t>(g.storage.at(kNodesRemaining, 4, DeviceOp::kFetchAdd), ~uint32_t{0});
   if (left == 1) {
     complete_task(task, tid);

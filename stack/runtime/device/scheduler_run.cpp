@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "stack/defects/defects.h"
 #include "stack/runtime/device/kernels.h"
 #include "stack/runtime/image/self_relative.h"
 #include "stack/runtime/status/codes.h"
@@ -66,6 +67,7 @@ void SchedulerRun::init() {
   c.units_remaining = units;
   c.workers = workers_;
   dev_.store(ctl_, c);
+  initial_units_ = units;
   if (units == 0) finished_.store(true, std::memory_order_release);
 }
 
@@ -89,6 +91,7 @@ void SchedulerRun::scan(uint32_t i, unsigned tid) {
   DevAddr fan{};
   if (k > 0) fan = follow(follow(s + kSlotPayloadField) + kPayloadFaninField);
   while (k > 0) {
+    point(tid);
     if (stopped()) return;
     const auto p = dev_.load<int32_t>(fan + 4 * static_cast<uint64_t>(k - 1));
     if (p < 0 || static_cast<uint32_t>(p) >= i || static_cast<uint32_t>(p) >= n_) {
@@ -102,6 +105,7 @@ void SchedulerRun::scan(uint32_t i, unsigned tid) {
     }
     // Cursor and link are written before the CAS publishes them (release): once the CAS
     // succeeds, p's completer may resume this task at any moment.
+    point(tid);
     dev_.store<int32_t>(s + kCursor, k - 1);
     const DevAddr head = slot(p) + kWakeHead;
     auto h = dev_.load<int32_t>(head, std::memory_order_acquire);
@@ -131,6 +135,7 @@ void SchedulerRun::count_waiter(uint32_t p, unsigned tid) {
 }
 
 bool SchedulerRun::transition(DevAddr state, uint32_t from, uint32_t to, unsigned tid, const std::string& unit) {
+  point(tid);
   uint32_t cur = from;
   if (dev_.cas<uint32_t>(state, cur, to)) return true;
   latch(code_value(ErrorCode::kCompletionInvalid), tid,
@@ -144,6 +149,7 @@ void SchedulerRun::make_ready(uint32_t task, unsigned tid) {
 }
 
 void SchedulerRun::push(uint32_t task, int32_t node, unsigned tid) {
+  point(tid);
   {
     std::lock_guard lk(ring_mu_);
     const auto head = dev_.load<uint64_t>(ctl_ + kHead), tail = dev_.load<uint64_t>(ctl_ + kTail);
@@ -151,6 +157,7 @@ void SchedulerRun::push(uint32_t task, int32_t node, unsigned tid) {
       dev_.store<uint64_t>(ring_at(tail), ring_entry(task, node));
       dev_.store<uint64_t>(ctl_ + kTail, tail + 1);
       ring_cv_.notify_one();
+      if (pct_ != nullptr) pct_->unblock_all();
       return;
     }
   }
@@ -261,11 +268,21 @@ void SchedulerRun::run_task(uint32_t i, unsigned tid) {
 void SchedulerRun::complete_task(uint32_t i, unsigned tid) {
   const DevAddr s = slot(i);
   if (!transition(s + kState, kSlotRunning, kSlotDone, tid, fmt::format("task {}", i))) return;
-  dev_.store<uint8_t>(v_.flag(i), 1, std::memory_order_release);
-  auto h = dev_.exchange<int32_t>(s + kWakeHead, kWakeClosed);
+  // The flag first, then the list closed in one exchange: a scan that saw the flag unset
+  // and registers after the exchange finds the list closed and passes this task.
+  const bool closed_late = defects::active(defects::Defect::kWakeListClosedLate);
+  int32_t h = 0;
+  if (closed_late) {
+    h = dev_.load<int32_t>(s + kWakeHead, std::memory_order_acquire);
+  } else {
+    dev_.store<uint8_t>(v_.flag(i), 1, std::memory_order_release);
+    point(tid);
+    h = dev_.exchange<int32_t>(s + kWakeHead, kWakeClosed);
+  }
   // Resume the waiters. Each one's link is read before its scan resumes, because the
   // resumed scan may park it on another producer and overwrite wake_next.
   for (uint32_t walked = 0; h > 0 && !stopped(); ++walked) {
+    point(tid);
     const auto w = static_cast<uint32_t>(h - 1);
     if (w <= i || w >= n_ || walked >= n_) {
       latch(code_value(ErrorCode::kCompletionInvalid), tid, fmt::format("task {} wake list names task {}", i, w));
@@ -273,6 +290,10 @@ void SchedulerRun::complete_task(uint32_t i, unsigned tid) {
     }
     h = dev_.load<int32_t>(slot(w) + kWakeNext);
     scan(w, tid);
+  }
+  if (closed_late) {  // the waiters resumed first, the list closed and the flag set after
+    dev_.store<int32_t>(s + kWakeHead, kWakeClosed, std::memory_order_release);
+    dev_.store<uint8_t>(v_.flag(i), 1, std::memory_order_release);
   }
   if (h < 0 && !stopped()) {
     latch(code_value(ErrorCode::kCompletionInvalid), tid, fmt::format("task {} wake list ends in {}", i, h));
@@ -295,6 +316,7 @@ void SchedulerRun::wake_all() {
   // Taking the lock orders this notify after any waiter's predicate check.
   { std::lock_guard lk(ring_mu_); }
   ring_cv_.notify_all();
+  if (pct_ != nullptr) pct_->unblock_all();
 }
 
 void SchedulerRun::latch(int32_t code, unsigned tid, std::string why) {
@@ -346,6 +368,7 @@ ScheduleResult SchedulerRun::take_result() {
   }
   std::lock_guard lk(result_mu_);
   result_.units_completed = completed;
+  if (pct_ != nullptr) result_.pct_steps = pct_->steps_taken();
   return std::move(result_);
 }
 

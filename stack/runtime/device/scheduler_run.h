@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "stack/runtime/device/pct.h"
 #include "stack/runtime/device/scheduler.h"
 #include "stack/runtime/image/graph_def.h"
 #include "stack/support/splitmix.h"
@@ -55,6 +56,13 @@ class SchedulerRun {
 
   // SchedControl and the ring bookkeeping; counts the units that must complete.
   void init();
+  uint64_t initial_units() const { return initial_units_; }
+  // Pct mode: the controller whose turn the workers take (set before they start).
+  void set_pct(PctControl* pct) { pct_ = pct; }
+  // A scheduling point of worker `tid`: under Pct the turn may pass here; otherwise nothing.
+  void point(unsigned tid) {
+    if (pct_ != nullptr) pct_->point(tid);
+  }
   // Reads task i's flag and, when unflagged, scans its fanin (parks or pushes).
   void classify(uint32_t task, unsigned tid);
   // Pops one entry: by policy (adversarial) or FIFO waiting up to `wait` (threaded).
@@ -108,6 +116,8 @@ class SchedulerRun {
   support::SplitMix64 rng_;
   unsigned workers_;
   std::function<void(const TraceEntry&)> on_dispatch_;  // ScheduleOptions::on_dispatch
+  PctControl* pct_ = nullptr;
+  uint64_t initial_units_ = 0;
   DevAddr ctl_, ring_;
   uint64_t q_ = 0;
   uint32_t n_ = 0;
