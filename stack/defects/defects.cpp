@@ -101,10 +101,10 @@ constexpr DefectInfo kTable[] = {
      "a checksum over a copy of a graph task's fan-in list (three producers or more) reads one entry past the "
      "copy; nothing reads the sum, so only ASan sees it (the lane split's control, HARNESS.md §5)",
      nullptr},
-    {D::kWakeListClosedLate, "wake_list_closed_late", "stack/runtime/device/scheduler_run.cpp: SchedulerRun::complete_task",
-     26,
-     "a completing task resumes the waiters it read and only then closes its wake list and sets its flag: a consumer "
-     "that registers meanwhile is never resumed (a lost wake-up; only concurrent runs show it)",
+    {D::kWakeListClosedByStore, "wake_list_closed_by_store",
+     "stack/runtime/device/scheduler_run.cpp: SchedulerRun::complete_task", 26,
+     "a completing task reads its wake list, closes it with a plain store and only then sets its flag: a consumer "
+     "that registers between the read and the store is never resumed (a lost wake-up only concurrent runs show)",
      nullptr},
 };
 static_assert(std::size(kTable) == static_cast<size_t>(Defect::kCount), "one entry per Defect");

@@ -51,7 +51,7 @@ enum class Defect : uint8_t {
   // the lane split's positive control (HARNESS.md §5): a read no oracle sees, only ASan
   kFaninChecksumOverread,
   // the schedules-at-scale control (HARNESS.md §8): a lost wake-up only concurrency shows
-  kWakeListClosedLate,
+  kWakeListClosedByStore,
   kCount
 };
 

@@ -8,7 +8,7 @@
 namespace stackcheck::runtime::sched_detail {
 
 PctControl::PctControl(unsigned workers, uint64_t seed, unsigned depth, uint64_t steps)
-    : priority_(workers), state_(workers, State::kAbsent) {
+    : cv_(workers), priority_(workers), state_(workers, State::kAbsent) {
   support::SplitMix64 rng(seed);
   depth = std::max(depth, 1u);
   steps = std::max<uint64_t>(steps, 1);
@@ -28,11 +28,11 @@ void PctControl::pass_turn() {
       best = static_cast<int>(w);
   if (best == owner_) return;  // the turn stays: no wake-up to pay for
   owner_ = best;
-  cv_.notify_all();
+  if (best >= 0) cv_[static_cast<unsigned>(best)].notify_one();
 }
 
 void PctControl::wait_turn(std::unique_lock<std::mutex>& lk, unsigned w) {
-  cv_.wait(lk, [&] { return owner_ == static_cast<int>(w); });
+  cv_[w].wait(lk, [&] { return owner_ == static_cast<int>(w); });
 }
 
 void PctControl::arrive(unsigned w) {

@@ -52,7 +52,7 @@ class PctControl {
   void wait_turn(std::unique_lock<std::mutex>& lk, unsigned w);
 
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::vector<std::condition_variable> cv_;  // one per worker: a handoff wakes only the new owner
   std::vector<uint64_t> priority_;
   std::vector<State> state_;
   std::vector<std::pair<uint64_t, uint64_t>> changes_;  // (step, new priority), by step

@@ -6,12 +6,13 @@
 //   two (free-running threads do, the control).
 // - Change points move the order.
 // The stall it latches at once (code 100) has its positive control in the zoo build: the
-// defect wake_list_closed_late, found by Threaded.stress_shaped_plans_under_pct.
+// defect wake_list_closed_by_store, found by Threaded.stress_shaped_plans_under_pct.
 #include "stack/runtime/device/scheduler.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <set>
 #include <string>
@@ -112,6 +113,22 @@ TEST(Pct, change_points_move_the_order) {
     moved += d1.trace != d4.trace;
   }
   EXPECT_GT(moved, 0u);
+}
+
+// k, the step estimate the change points are drawn over, is kPctStepsPerUnit per unit: the
+// runs must take about that many (a change point drawn past the last step never fires).
+TEST(Pct, steps_per_unit_near_the_estimate) {
+  for (const char* name : {"hazards_dag.plan", "wide_fan_reduce.plan", "graph_two_submissions.plan"}) {
+    const OrchProgram p = parse_or_fail(read_corpus_plan(name));
+    const BindResult r = bind_plan(p, pct(1, 3, 4));
+    ASSERT_EQ(r.status, 0) << r.detail;
+    const double per_unit = static_cast<double>(r.pct_steps) / static_cast<double>(r.trace.size());
+    std::printf("%s: %zu units, %llu steps, %.1f per unit\n", name, r.trace.size(),
+                static_cast<unsigned long long>(r.pct_steps), per_unit);
+    EXPECT_GT(per_unit, kPctStepsPerUnit / 2.0) << name;
+    EXPECT_LT(per_unit, kPctStepsPerUnit * 2.0) << name;
+    EXPECT_EQ(bind_plan(p, poisoned_bind_options(Mode::kThreaded)).pct_steps, 0u);  // control: other modes take none
+  }
 }
 
 TEST(Pct, names_parse_and_print) {

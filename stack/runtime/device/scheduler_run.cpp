@@ -111,6 +111,7 @@ void SchedulerRun::scan(uint32_t i, unsigned tid) {
     auto h = dev_.load<int32_t>(head, std::memory_order_acquire);
     while (h != kWakeClosed) {
       dev_.store<int32_t>(s + kWakeNext, h);
+      point(tid);
       if (dev_.cas<int32_t>(head, h, static_cast<int32_t>(i) + 1)) {
         count_waiter(static_cast<uint32_t>(p), tid);
         return;  // parked
@@ -270,10 +271,14 @@ void SchedulerRun::complete_task(uint32_t i, unsigned tid) {
   if (!transition(s + kState, kSlotRunning, kSlotDone, tid, fmt::format("task {}", i))) return;
   // The flag first, then the list closed in one exchange: a scan that saw the flag unset
   // and registers after the exchange finds the list closed and passes this task.
-  const bool closed_late = defects::active(defects::Defect::kWakeListClosedLate);
   int32_t h = 0;
-  if (closed_late) {
+  if (defects::active(defects::Defect::kWakeListClosedByStore)) {
+    // The list read, then closed by a plain store, then the flag: a consumer that reads the
+    // flag unset and registers between the read and the store is never resumed.
     h = dev_.load<int32_t>(s + kWakeHead, std::memory_order_acquire);
+    point(tid);
+    dev_.store<int32_t>(s + kWakeHead, kWakeClosed, std::memory_order_release);
+    dev_.store<uint8_t>(v_.flag(i), 1, std::memory_order_release);
   } else {
     dev_.store<uint8_t>(v_.flag(i), 1, std::memory_order_release);
     point(tid);
@@ -290,10 +295,6 @@ void SchedulerRun::complete_task(uint32_t i, unsigned tid) {
     }
     h = dev_.load<int32_t>(slot(w) + kWakeNext);
     scan(w, tid);
-  }
-  if (closed_late) {  // the waiters resumed first, the list closed and the flag set after
-    dev_.store<int32_t>(s + kWakeHead, kWakeClosed, std::memory_order_release);
-    dev_.store<uint8_t>(v_.flag(i), 1, std::memory_order_release);
   }
   if (h < 0 && !stopped()) {
     latch(code_value(ErrorCode::kCompletionInvalid), tid, fmt::format("task {} wake list ends in {}", i, h));

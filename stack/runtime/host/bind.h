@@ -97,6 +97,7 @@ struct BindResult {
   BindStats stats;
   std::vector<EntryResult> entries;  // on status 0 only, in declaration order
   std::vector<TraceEntry> trace;     // units in dispatch order (empty if nothing ran)
+  uint64_t pct_steps = 0;            // schedule pct: the scheduling points its run took
 };
 
 // Binds `p` on a fresh DeviceMemory + Runtime configured by p.config (and opts.fill_byte).

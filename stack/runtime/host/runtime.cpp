@@ -368,6 +368,7 @@ void Runtime::run_and_collect(const OrchProgram& p, BindResult& r, const std::ve
     so.progress_timeout_ms = static_cast<uint32_t>(std::min<uint64_t>(cfg_.progress_timeout_ms, UINT32_MAX));
   ScheduleResult sched = run_scheduler(dev, *view, so);
   r.trace = std::move(sched.trace);
+  r.pct_steps = sched.pct_steps;
   ErrorWords w{};
   link_.copy_to_host(&w, plan_.image + kErrorWordsOff, sizeof w);
   if (w.sched_error != 0 || w.orch_error != 0) {
