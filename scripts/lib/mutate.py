@@ -39,6 +39,8 @@ from mutate_report import (BUILD_FAIL, COLUMNS, EQUIVALENT, KILLED, NOT_REACHED,
 PROG = "mutate"
 PRESET = "dev"
 EQUIVALENTS = ROOT / "scripts" / "mutate_equivalents.tsv"
+SAVED_RUNS = ROOT / "scripts" / "mutate_runs"  # checkpoints of long runs, committed so a bare machine resumes them
+CHECKPOINT = ("args.json", "results.tsv")
 MODES = ("schemata", "one-at-a-time")
 
 
@@ -512,7 +514,11 @@ def parser() -> argparse.ArgumentParser:
                         "mutant's site (the check of the per-case plans)")
     p.add_argument("--list", action="store_true", help="print the selected sites (id, function, diff) and exit")
     p.add_argument("--resume", type=folder, default=None, metavar="DIR",
-                   help="continue an earlier run in its folder (its sample; done mutants are skipped)")
+                   help="continue an earlier run in its folder (its sample; done mutants are skipped), or from a "
+                        "checkpoint --save wrote into the tree (copied to <out>/<its timestamp> first)")
+    p.add_argument("--save", type=folder, default=None, metavar="RUN_DIR",
+                   help=f"checkpoint a run into the tree ({SAVED_RUNS.relative_to(ROOT)}/<its timestamp>: args.json "
+                        "and results.tsv, to commit) so a later machine continues it with --resume, and exit")
     p.add_argument("--out", default=str(ROOT / "build" / "mutate"),
                    help="parent of the run folders (default build/mutate; a run is <out>/<timestamp>)")
     p.add_argument("--scratch", default=str(ROOT / "build" / "mutate" / "scratch"),
@@ -535,6 +541,10 @@ def resolve(argv: list[str]) -> argparse.Namespace:
         if ROOT in out.parents and ROOT / "build" not in [out, *out.parents]:
             p.error(f"{what} {d}: the mutation job never writes into the source tree (use build/...)")
     a.scratch_root = Path(a.scratch).resolve()
+    if a.save:
+        return a
+    if a.resume and ROOT in a.resume.parents and ROOT / "build" not in a.resume.parents:
+        a.resume = restore(p, a.resume, Path(a.out).resolve())
     if a.resume:
         saved = a.resume / "args.json"
         if not saved.exists():
@@ -591,6 +601,41 @@ def resolve(argv: list[str]) -> argparse.Namespace:
     return a
 
 
+def rows_in(path: Path) -> int:
+    return len(read_tsv(path)) if path.exists() else 0
+
+
+def restore(p: argparse.ArgumentParser, saved: Path, out: Path) -> Path:
+    """A checkpoint in the tree (--save) becomes a run folder under out/, unless that folder
+    already holds as many results (then the run goes on there)."""
+    missing = [f for f in CHECKPOINT if not (saved / f).exists()]
+    if missing:
+        p.error(f"--resume {saved}: not a saved mutate run (no {', '.join(missing)})")
+    stamp = json.loads((saved / "args.json").read_text()).get("stamp", "") or saved.name
+    target = out / re.sub(r"[^0-9A-Za-z]", "", stamp)
+    if rows_in(target / "results.tsv") < rows_in(saved / "results.tsv"):
+        target.mkdir(parents=True, exist_ok=True)
+        for f in CHECKPOINT:
+            fuzzlib.atomic_write(target / f, (saved / f).read_bytes())
+        log(f"restored {rows_in(saved / 'results.tsv')} results from {saved} into {target}")
+    return target
+
+
+def save_run(a: argparse.Namespace) -> int:
+    """--save RUN_DIR: the run's args.json and results.tsv into the tree, to commit."""
+    missing = [f for f in CHECKPOINT if not (a.save / f).exists()]
+    if missing:
+        raise UsageError(f"--save {a.save}: not a mutate run folder (no {', '.join(missing)})")
+    dest = SAVED_RUNS / a.save.name
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in CHECKPOINT:
+        fuzzlib.atomic_write(dest / f, (a.save / f).read_bytes())
+    n = rows_in(dest / "results.tsv")
+    log(f"saved {n} results to {dest.relative_to(ROOT)}; commit it, and continue on any machine with: "
+        f"scripts/mutate --resume {dest.relative_to(ROOT)}")
+    return 0
+
+
 def list_sites(a: argparse.Namespace) -> int:
     # a clone of its own (configured, not built), so a run going on in job1 is left alone
     s = judge.Scratch(ROOT, a.scratch_root / "list", PRESET, os.cpu_count() or 1, Path(os.devnull))
@@ -621,6 +666,8 @@ def main(argv: list[str]) -> int:
     try:
         if a.compare:
             return compare_runs(a)
+        if a.save:
+            return save_run(a)
         if a.list:
             return list_sites(a)
         a.run_dir.mkdir(parents=True, exist_ok=True)
