@@ -33,6 +33,7 @@ from pathlib import Path
 import fuzzlib
 import judge
 import mutants
+import hunted
 import schemata
 import tce
 from fuzzlib import UsageError
@@ -327,7 +328,7 @@ class SchemataJudge:
         return self.tce.equivalent(s, m.file, m.apply((s.path / m.file).read_bytes()), work)
 
     def judge_one(self, n: int, m: mutants.Mutant, plain: judge.Scratch) -> dict:
-        tests = self.reaching(n)
+        tests = hunted.for_mutant(self.reaching(n), m)  # not the inputs hunted for m itself
         row = {"path": "schemata", "reached": str(len(tests)), "tce_s": "-", "build_s": "0", "test_s": "0",
                "unit": "-"}
         work = self.dir / "work" / f"m{n:05d}"
@@ -488,7 +489,8 @@ class SchemataJudge:
                 if o.file == m.file and o.function == m.function and self.nums[o.id] not in self.ejected}
         first = [t for t in self.tests if (self.reach.get(t.name) is None or self.reach_sets.get(t.name, set()) & near)
                  and judge.targets_of([t], self.s.build_dir)]
-        return [first, [t for t in self.tests if t not in first]]
+        rest = [t for t in self.tests if t not in first]
+        return [hunted.for_mutant(first, m), hunted.for_mutant(rest, m)]
 
     def judge_alone(self, m: mutants.Mutant, plain: judge.Scratch) -> dict:
         """One mutant the schemata build could not hold: its file written with this mutant alone

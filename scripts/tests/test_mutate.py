@@ -258,6 +258,65 @@ class RunTest(unittest.TestCase):
             (Path(d) / "args.json").write_text(json.dumps(saved))  # a folder from before
             self.assertNotEqual(mutate.resolve(["--resume", d]).commit, head.stdout.strip())
 
+    def test_a_saved_run_resumes_on_a_bare_machine(self):
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=mutate.ROOT, capture_output=True, text=True)
+        (mutate.ROOT / "build").mkdir(exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=mutate.ROOT / "build") as out, \
+                tempfile.TemporaryDirectory(dir=mutate.ROOT, prefix=".test-saved-") as tree:
+            run = Path(out) / "20260101T000000Z"
+            run.mkdir()
+            saved = {"all": True, "seed": 5, "files": [], "operators": [], "mutant": [], "mode": "schemata",
+                     "jobs": 1, "stamp": "2026-01-01T00:00:00Z", "commit": head.stdout.strip()}
+            (run / "args.json").write_text(json.dumps(saved))
+            rows = "id\toutcome\nstack/a.cpp:1:1:lit:0\tKILLED\nstack/a.cpp:2:1:lit:0\tSURVIVED\n"
+            (run / "results.tsv").write_text(rows)
+            old = mutate.SAVED_RUNS
+            mutate.SAVED_RUNS = Path(tree)
+            try:
+                self.assertEqual(mutate.main(["--save", str(run)]), 0)
+            finally:
+                mutate.SAVED_RUNS = old
+            self.assertEqual((Path(tree) / run.name / "results.tsv").read_text(), rows)
+            import shutil
+            shutil.rmtree(run)  # a bare machine: only the checkpoint in the tree is left
+            a = mutate.resolve(["--resume", str(Path(tree) / run.name), "--out", out])
+            self.assertEqual(a.run_dir, run)
+            self.assertEqual((run / "results.tsv").read_text(), rows)
+            self.assertEqual((a.commit, a.seed, a.all), (head.stdout.strip(), 5, True))
+            (run / "results.tsv").write_text(rows + "stack/a.cpp:3:1:lit:0\tKILLED\n")  # the folder went on
+            mutate.resolve(["--resume", str(Path(tree) / run.name), "--out", out])
+            self.assertEqual(len(mutate.read_tsv(run / "results.tsv")), 3)  # a longer folder is not overwritten
+            with self.assertRaises(SystemExit):
+                mutate.resolve(["--resume", tree, "--out", out])  # no checkpoint there
+
+    def test_hunted_inputs_do_not_count_for_their_own_mutant(self):
+        import hunted
+        m = mutants.Mutant("stack/a.cpp", 7, 3, "rel", "<=", ((0, 1, "<="),), "f", "if (a < b)", "if (a <= b)")
+        moved = mutants.Mutant("stack/a.cpp", 9, 3, "rel", "<=", ((0, 1, "<="),), "f", "if (a < b)", "if (a <= b)")
+        other = mutants.Mutant("stack/a.cpp", 7, 3, "rel", ">", ((0, 1, ">"),), "f", "if (a < b)", "if (a > b)")
+        self.assertEqual(hunted.mutant_key(m), hunted.mutant_key(moved))  # line numbers move, the key stays
+        self.assertNotEqual(hunted.mutant_key(m), hunted.mutant_key(other))
+        row = {"file": m.file, "function": "f", "operator": "rel", "replacement": "<=", "before": "if (a  <  b)",
+               "after": "if (a <= b)"}
+        self.assertEqual(hunted.mutant_key(row), hunted.mutant_key(m))  # a results.tsv row, its spaces folded
+        with tempfile.TemporaryDirectory() as d:
+            def corpus_file(name, lines):
+                f = Path(d) / name
+                f.write_text("# stackcheck fuzz_props\n# property: A.b\n" + "".join(l + "\n" for l in lines) + "00\n")
+                return judge.Test(f"replay/fuzz_props/A.b/{name}", ["/bin/fuzz_props_replay", str(f)], d)
+            by_id = corpus_file("by-id", [f"# hunted-for: {m.id}"])
+            by_key = corpus_file("by-key", ["# hunted-for: stack/a.cpp:1:1:rel:<=", f"# hunted-key: {hunted.mutant_key(m)}"])
+            others = corpus_file("others", [f"# hunted-for: {other.id}", f"# hunted-key: {hunted.mutant_key(other)}"])
+            plain = corpus_file("plain", [])
+            prop = judge.Test("A.b", ["/bin/a_props", "--gtest_filter=A.b"], d)
+            tests = [by_id, by_key, others, plain, prop]
+            self.assertEqual([t.name for t in hunted.for_mutant(tests, m)], [others.name, plain.name, prop.name])
+            # the hunt writes both lines; a file with the id alone matches only that id
+            self.assertEqual([t.name for t in hunted.for_mutant(tests, moved)],
+                             [by_id.name, others.name, plain.name, prop.name])
+            self.assertEqual([t.name for t in hunted.for_mutant(tests, other)],
+                             [by_id.name, by_key.name, plain.name, prop.name])
+
     def test_schemata_chunks_keep_files_together_and_cut_big_ones(self):
         import mutate_schemata
         M = mutants.Mutant
