@@ -1,11 +1,15 @@
 """scripts/mutate's tables: results.tsv and the lists beside it, the score with its 95% interval
-per folder, file and operator, the survivors with their diff and the tests that reached them,
-and the agreement of two runs over the same mutants (--compare). Python standard library only.
+per folder, file and operator, the survivors grouped by the observable they change (the rows of
+docs/observables.md, through scripts/observables_map.tsv), the survivors with their diff and the
+tests that reached them, and the agreement of two runs over the same mutants (--compare). Python
+standard library only.
 """
 
 from __future__ import annotations
 
 import math
+import sys
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 KILLED, SURVIVED, TIMEOUT, BUILD_FAIL, EQUIVALENT = "KILLED", "SURVIVED", "TIMEOUT", "BUILD-FAIL", "EQUIVALENT"
@@ -13,6 +17,8 @@ NOT_REACHED = "NOT REACHED"
 COLUMNS = ["id", "file", "line", "col", "operator", "replacement", "function", "outcome", "killer", "oracle", "rule",
            "unit", "seconds", "tce_s", "build_s", "test_s", "before", "after", "message", "path", "reached", "switch"]
 OUTCOMES = (KILLED, TIMEOUT, SURVIVED, NOT_REACHED, "ARGUED", EQUIVALENT, BUILD_FAIL)
+OBSERVABLES = Path(__file__).resolve().parents[1] / "observables_map.tsv"
+NO_ROW = "(no row)"
 
 
 def clean(v) -> str:
@@ -112,9 +118,73 @@ def reached_by(run_dir: Path) -> dict[str, str]:
     return out
 
 
-def summary(rows: list[dict], argued: dict[str, str], run_dir: Path, a, phase: dict | None = None) -> None:
+def read_observables(path: Path = OBSERVABLES) -> list[dict]:
+    """The lines of scripts/observables_map.tsv in their order, each {section, row, files,
+    functions, line}: files and functions are lists of globs, empty for '-'. A header line
+    (`section ...`), '#' lines and blank lines are skipped; no file is an empty map."""
+    out: list[dict] = []
+    if not Path(path).exists():
+        return out
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#") or line.startswith("section\t"):
+            continue
+        cells = [c.strip() for c in line.split("\t")]
+        if len(cells) != 4 or not cells[0].isdigit() or not cells[1] or not cells[2] or not cells[3]:
+            raise ValueError(f"{path}:{n}: expected 'section<TAB>row<TAB>files<TAB>functions'")
+        files, functions = ([] if c == "-" else [g.strip() for g in c.split(",") if g.strip()] for c in cells[2:])
+        out.append({"section": cells[0], "row": cells[1], "files": files, "functions": functions, "line": n})
+    return out
+
+
+def observable_line(r: dict, table: list[dict]) -> dict | None:
+    """The first line of the map whose file globs match r's file and whose function globs match
+    its function ('-' matches everything; a line with both '-' matches nothing)."""
+    file, function = r.get("file", "") or "", r.get("function", "") or ""
+    for t in table:
+        if not t["files"] and not t["functions"]:
+            continue
+        if all(not globs or any(fnmatchcase(value, g) for g in globs)
+               for value, globs in ((file, t["files"]), (function, t["functions"]))):
+            return t
+    return None
+
+
+def observable_of(row: dict, table) -> str:
+    """The observable a mutant changes: `§<section> <row text>` of docs/observables.md, or
+    `(no row)` when no line of the map names its file and function."""
+    t = observable_line(row, table)
+    return NO_ROW if t is None else f"§{t['section']} {t['row']}"
+
+
+def by_observable(surv: list[dict], table: list[dict], run_dir: Path) -> list[str]:
+    """The survivors grouped by the row of docs/observables.md they change, in section order
+    (then the map's order), `(no row)` last; the same groups go to survivors_by_observable.tsv
+    in run_dir (section, row, id, file, function)."""
+    first: dict[tuple[str, str], int] = {}
+    for i, t in enumerate(table):
+        first.setdefault((t["section"], t["row"]), i)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in surv:
+        t = observable_line(r, table)
+        groups.setdefault(("-", NO_ROW) if t is None else (t["section"], t["row"]), []).append(r)
+    rest = groups.pop(("-", NO_ROW), [])
+    ordered = sorted(groups.items(), key=lambda g: (int(g[0][0]), first[g[0]])) + [(("-", NO_ROW), rest)]
+    out = ["\nsurvivors by observable (docs/observables.md):"]
+    tsv = ["section\trow\tid\tfile\tfunction"]
+    for (section, row), rs in ordered:
+        out.append(f"  {NO_ROW}: {len(rs)}" if row == NO_ROW else f"  §{section} {row}: {len(rs)} survivor(s)")
+        for r in rs:
+            out.append(f"      {r['id']}" + (" [NOT REACHED]" if r.get("outcome") == NOT_REACHED else ""))
+            tsv.append("\t".join(clean(v) for v in (section, row, r["id"], r.get("file"), r.get("function"))))
+    (run_dir / "survivors_by_observable.tsv").write_text("\n".join(tsv) + "\n")
+    return out
+
+
+def summary(rows: list[dict], argued: dict[str, str], run_dir: Path, a, phase: dict | None = None,
+            observables: list[dict] | None = None) -> None:
     """The end of a run on stdout: outcomes, the score with its interval per folder, file and
-    operator, every survivor with the tests that reached it, where the time went."""
+    operator, the survivors by observable (`observables`, by default scripts/observables_map.tsv),
+    every survivor with the tests that reached it, where the time went."""
     counts: dict[str, int] = {}
     for r in rows:
         o = outcome_of(r, argued)
@@ -139,7 +209,15 @@ def summary(rows: list[dict], argued: dict[str, str], run_dir: Path, a, phase: d
             print(line)
     reach = reached_by(run_dir)
     surv = [r for r in rows if outcome_of(r, argued) in (SURVIVED, NOT_REACHED)]
+    if observables is None:
+        try:
+            observables = read_observables()
+        except ValueError as e:
+            print(f"\nobservables map: {e}")
+            observables = []
+    grouped = by_observable(surv, observables, run_dir)
     if surv:
+        print("\n".join(grouped))
         print("\nsurvivors (and mutants no judging test reaches):")
         for r in surv:
             unit = "" if r["unit"] in ("-", "") else ("; nothing catches it" if r["unit"] == "no"
@@ -181,3 +259,16 @@ def compare(a_dir: Path, b_dir: Path, argued: dict[str, str]) -> tuple[int, list
             diffs.append(f"{i}: {a_dir.name} {a[i]['outcome']} ({a[i]['killer']}: {a[i]['message']}) but "
                          f"{b_dir.name} {b[i]['outcome']} ({b[i]['killer']}: {b[i]['message']})")
     return len(both), diffs
+
+
+def compare_runs(runs: tuple[Path, Path], argued: dict[str, str]) -> int:
+    """--compare RUN_A RUN_B: every mutant both runs judged, verdict against verdict."""
+    x, y = runs
+    n, diffs = compare(x, y, argued)
+    if n == 0:
+        print(f"mutate: --compare: {x} and {y} judged no mutant in common", file=sys.stderr)
+        return 2
+    print(f"{n} mutants judged by both runs; {n - len(diffs)} agree, {len(diffs)} differ")
+    for d in diffs:
+        print(f"  {d}")
+    return 0 if not diffs else 1
