@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 FOR_KEY, KEY_KEY = "# hunted-for", "# hunted-key"
+NONE_COUNT = False  # scripts/mutate --no-hunted: no hunted input counts toward any kill (the score without them)
 
 
 def _clean(v) -> str:
@@ -53,13 +54,13 @@ def hunted_for(path: str) -> tuple[str, str] | None:
 
 def for_mutant(tests: list[object], m) -> list[object]:
     """The tests that may count toward mutant m's kill: not the replay of an input hunted for m
-    (its id, or its key)."""
+    (its id, or its key); with NONE_COUNT, not the replay of any hunted input."""
     mid, key = m.id, mutant_key(m)
 
     def own(t: object) -> bool:
         if not t.name.startswith("replay/"):
             return False
         h = next((hunted_for(x) for x in t.command[1:] if x.startswith("/") and Path(x).is_file()), None)
-        return h is not None and (h[0] == mid or (h[1] != "" and h[1] == key))
+        return h is not None and (NONE_COUNT or h[0] == mid or (h[1] != "" and h[1] == key))
 
     return [t for t in tests if not own(t)]

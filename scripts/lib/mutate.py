@@ -30,6 +30,9 @@ import fuzzlib  # noqa: E402
 import judge  # noqa: E402
 import mutant_control  # noqa: E402
 import mutants  # noqa: E402
+import hunted  # noqa: E402
+import mutate_checkpoint  # noqa: E402
+import mutate_hunt  # noqa: E402
 import mutate_report  # noqa: E402
 import mutate_schemata  # noqa: E402
 from fuzzlib import ROOT, UsageError  # noqa: E402
@@ -39,8 +42,6 @@ from mutate_report import (BUILD_FAIL, COLUMNS, EQUIVALENT, KILLED, NOT_REACHED,
 PROG = "mutate"
 PRESET = "dev"
 EQUIVALENTS = ROOT / "scripts" / "mutate_equivalents.tsv"
-SAVED_RUNS = ROOT / "scripts" / "mutate_runs"  # checkpoints of long runs, committed so a bare machine resumes them
-CHECKPOINT = ("args.json", "results.tsv")
 MODES = ("schemata", "one-at-a-time")
 
 
@@ -274,7 +275,8 @@ class Run:
             if not ok:
                 return {**row, "outcome": BUILD_FAIL, "message": judge.tail(blog, r"error: ")}
             t1 = time.time()
-            v = judge.run_tests(self.tests_in(s, self.tests), work / "tests", self.a.timeout)
+            mine = hunted.for_mutant(self.tests, m)  # not the inputs hunted for m itself
+            v = judge.run_tests(self.tests_in(s, mine), work / "tests", self.a.timeout)
             row["test_s"] = f"{time.time() - t1:.1f}"
             if v.failed:
                 out = {**row, "outcome": TIMEOUT if v.timed_out else KILLED, "killer": v.test,
@@ -398,9 +400,15 @@ class Run:
         argued = read_equivalents(self.a.equivalents)
         order = {m.id: i for i, m in enumerate(planned)}
         rows = sorted(self.done.values(), key=lambda r: order.get(r["id"], 1 << 30))
-        cols = COLUMNS + ["argued"]
+        cols = COLUMNS + ["argued", "observable"]
+        try:
+            table = mutate_report.read_observables()
+        except ValueError as e:
+            log(f"observables map: {e}")
+            table = []
         body = "\t".join(cols) + "\n" + "".join(
-            "\t".join([*(r[k] for k in COLUMNS), clean(argued.get(r["id"], "-") if r["outcome"] == SURVIVED else "-")])
+            "\t".join([*(r[k] for k in COLUMNS), clean(argued.get(r["id"], "-") if r["outcome"] == SURVIVED else "-"),
+                        clean(mutate_report.observable_of(r, table) if r["outcome"] in (SURVIVED, NOT_REACHED) else "-")])
             + "\n" for r in rows)
         fuzzlib.atomic_write(self.dir / "mutants.tsv", body.encode())
         self.write_run(status)
@@ -517,8 +525,21 @@ def parser() -> argparse.ArgumentParser:
                    help="continue an earlier run in its folder (its sample; done mutants are skipped), or from a "
                         "checkpoint --save wrote into the tree (copied to <out>/<its timestamp> first)")
     p.add_argument("--save", type=folder, default=None, metavar="RUN_DIR",
-                   help=f"checkpoint a run into the tree ({SAVED_RUNS.relative_to(ROOT)}/<its timestamp>: args.json "
+                   help=f"checkpoint a run into the tree ({mutate_checkpoint.SAVED_RUNS.relative_to(ROOT)}/<its timestamp>: args.json "
                         "and results.tsv, to commit) so a later machine continues it with --resume, and exit")
+    p.add_argument("--hunt", type=folder, default=None, metavar="RUN_DIR",
+                   help="hunt the survivors of a run with libFuzzer: each one's switch on in a fuzz-fast schemata "
+                        "build, a short fuzz_props campaign per survivor; a confirmed kill's input is promoted to "
+                        "corpus/fuzz_props/ naming the mutant (it never counts toward that mutant's own kill)")
+    p.add_argument("--no-hunted", action="store_true",
+                   help="leave every hunted input (corpus files with a `# hunted-for` line) out of the judge: the "
+                        "score of the harness without what --hunt added")
+    p.add_argument("--hunt-seconds", type=positive(float), default=30.0, metavar="S",
+                   help="--hunt: libFuzzer time per survivor (default 30), split over its properties")
+    p.add_argument("--hunt-props", type=positive(int), default=2, metavar="N",
+                   help="--hunt: at most N of the properties that reach a survivor (default 2)")
+    p.add_argument("--hunt-max", type=positive(int), default=None, metavar="N",
+                   help="--hunt: at most N survivors, drawn with --seed (default every one)")
     p.add_argument("--out", default=str(ROOT / "build" / "mutate"),
                    help="parent of the run folders (default build/mutate; a run is <out>/<timestamp>)")
     p.add_argument("--scratch", default=str(ROOT / "build" / "mutate" / "scratch"),
@@ -529,7 +550,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 SAVED = ("sample", "seed", "files", "operators", "mutant", "control", "corpus", "with_unit", "no_tce", "timeout", "jobs",
-         "all", "diff", "mode", "whole_tests")
+         "all", "diff", "mode", "whole_tests", "no_hunted")
 
 
 def resolve(argv: list[str]) -> argparse.Namespace:
@@ -543,8 +564,15 @@ def resolve(argv: list[str]) -> argparse.Namespace:
     a.scratch_root = Path(a.scratch).resolve()
     if a.save:
         return a
+    if a.hunt:
+        if not (a.hunt / "args.json").exists() or not (a.hunt / "results.tsv").exists():
+            p.error(f"--hunt {a.hunt}: not a mutate run folder (no args.json or results.tsv)")
+        a.seed = a.seed if a.seed is not None else int(time.time()) % 1_000_000_007
+        a.jobs = a.jobs or os.cpu_count() or 1
+        a.equivalents = a.equivalents.resolve()
+        return a
     if a.resume and ROOT in a.resume.parents and ROOT / "build" not in a.resume.parents:
-        a.resume = restore(p, a.resume, Path(a.out).resolve())
+        a.resume = mutate_checkpoint.restore(p, a.resume, Path(a.out).resolve())
     if a.resume:
         saved = a.resume / "args.json"
         if not saved.exists():
@@ -587,6 +615,7 @@ def resolve(argv: list[str]) -> argparse.Namespace:
     cmd += ["--with-unit"] if a.with_unit else []
     cmd += ["--no-tce"] if a.no_tce else []
     cmd += ["--whole-tests"] if a.whole_tests else []
+    cmd += ["--no-hunted"] if a.no_hunted else []
     cmd += ["--timeout", f"{a.timeout:g}"] if a.timeout else []
     a.command = " ".join(f"'{c}'" if any(ch in c for ch in "*?[ ") else c for c in cmd)
     p2 = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
@@ -601,39 +630,8 @@ def resolve(argv: list[str]) -> argparse.Namespace:
     return a
 
 
-def rows_in(path: Path) -> int:
-    return len(read_tsv(path)) if path.exists() else 0
-
-
-def restore(p: argparse.ArgumentParser, saved: Path, out: Path) -> Path:
-    """A checkpoint in the tree (--save) becomes a run folder under out/, unless that folder
-    already holds as many results (then the run goes on there)."""
-    missing = [f for f in CHECKPOINT if not (saved / f).exists()]
-    if missing:
-        p.error(f"--resume {saved}: not a saved mutate run (no {', '.join(missing)})")
-    stamp = json.loads((saved / "args.json").read_text()).get("stamp", "") or saved.name
-    target = out / re.sub(r"[^0-9A-Za-z]", "", stamp)
-    if rows_in(target / "results.tsv") < rows_in(saved / "results.tsv"):
-        target.mkdir(parents=True, exist_ok=True)
-        for f in CHECKPOINT:
-            fuzzlib.atomic_write(target / f, (saved / f).read_bytes())
-        log(f"restored {rows_in(saved / 'results.tsv')} results from {saved} into {target}")
-    return target
-
-
-def save_run(a: argparse.Namespace) -> int:
-    """--save RUN_DIR: the run's args.json and results.tsv into the tree, to commit."""
-    missing = [f for f in CHECKPOINT if not (a.save / f).exists()]
-    if missing:
-        raise UsageError(f"--save {a.save}: not a mutate run folder (no {', '.join(missing)})")
-    dest = SAVED_RUNS / a.save.name
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in CHECKPOINT:
-        fuzzlib.atomic_write(dest / f, (a.save / f).read_bytes())
-    n = rows_in(dest / "results.tsv")
-    log(f"saved {n} results to {dest.relative_to(ROOT)}; commit it, and continue on any machine with: "
-        f"scripts/mutate --resume {dest.relative_to(ROOT)}")
-    return 0
+def hunt(a: argparse.Namespace) -> int:
+    return mutate_hunt.main(a, log, read_equivalents(a.equivalents))
 
 
 def list_sites(a: argparse.Namespace) -> int:
@@ -649,25 +647,15 @@ def list_sites(a: argparse.Namespace) -> int:
     return 0
 
 
-def compare_runs(a: argparse.Namespace) -> int:
-    """--compare RUN_A RUN_B: every mutant both runs judged, verdict against verdict."""
-    x, y = a.compare
-    n, diffs = mutate_report.compare(x, y, read_equivalents(a.equivalents))
-    if n == 0:
-        raise UsageError(f"--compare: {x} and {y} judged no mutant in common")
-    print(f"{n} mutants judged by both runs; {n - len(diffs)} agree, {len(diffs)} differ")
-    for d in diffs:
-        print(f"  {d}")
-    return 0 if not diffs else 1
-
-
 def main(argv: list[str]) -> int:
     a = resolve(argv)
     try:
         if a.compare:
-            return compare_runs(a)
+            return mutate_report.compare_runs(a.compare, read_equivalents(a.equivalents))
         if a.save:
-            return save_run(a)
+            return mutate_checkpoint.save_run(a)
+        if a.hunt:
+            return hunt(a)
         if a.list:
             return list_sites(a)
         a.run_dir.mkdir(parents=True, exist_ok=True)
@@ -681,6 +669,7 @@ def main(argv: list[str]) -> int:
                                capture_output=True, text=True).stdout.strip()
         if dirty:
             log("note: stack/ has uncommitted changes; the scratch clones are of HEAD, without them")
+        hunted.NONE_COUNT = bool(a.no_hunted)
         r = Run(a)
 
         def on_signal(sig, frame):

@@ -270,12 +270,13 @@ class RunTest(unittest.TestCase):
             (run / "args.json").write_text(json.dumps(saved))
             rows = "id\toutcome\nstack/a.cpp:1:1:lit:0\tKILLED\nstack/a.cpp:2:1:lit:0\tSURVIVED\n"
             (run / "results.tsv").write_text(rows)
-            old = mutate.SAVED_RUNS
-            mutate.SAVED_RUNS = Path(tree)
+            import mutate_checkpoint
+            old = mutate_checkpoint.SAVED_RUNS
+            mutate_checkpoint.SAVED_RUNS = Path(tree)
             try:
                 self.assertEqual(mutate.main(["--save", str(run)]), 0)
             finally:
-                mutate.SAVED_RUNS = old
+                mutate_checkpoint.SAVED_RUNS = old
             self.assertEqual((Path(tree) / run.name / "results.tsv").read_text(), rows)
             import shutil
             shutil.rmtree(run)  # a bare machine: only the checkpoint in the tree is left
@@ -316,6 +317,11 @@ class RunTest(unittest.TestCase):
                              [by_id.name, others.name, plain.name, prop.name])
             self.assertEqual([t.name for t in hunted.for_mutant(tests, other)],
                              [by_id.name, by_key.name, plain.name, prop.name])
+            hunted.NONE_COUNT = True  # --no-hunted: no hunted input counts for anyone
+            try:
+                self.assertEqual([t.name for t in hunted.for_mutant(tests, other)], [plain.name, prop.name])
+            finally:
+                hunted.NONE_COUNT = False
 
     def test_schemata_chunks_keep_files_together_and_cut_big_ones(self):
         import mutate_schemata
