@@ -180,7 +180,7 @@ MaybeError load_mutants(const fs::path& dir, RunData& data) {
   auto err = for_rows(
       path,
       {"id", "file", "line", "operator", "function", "outcome", "killer", "oracle", "rule", "unit", "before", "after"},
-      {"seconds", "argued", "path"}, &data.has_mutants, [&](Reader& r, const Row& row) -> MaybeError {
+      {"seconds", "argued", "path", "observable"}, &data.has_mutants, [&](Reader& r, const Row& row) -> MaybeError {
         MutantResult m;
         using Text = std::string MutantResult::*;
         static const std::pair<const char*, Text> kTexts[] = {
@@ -199,6 +199,7 @@ MaybeError load_mutants(const fs::path& dir, RunData& data) {
                                    quote_field(m.outcome))};
         if (r.has("seconds")) m.seconds = r.optional_number(row, "seconds");
         if (r.has("path")) m.path = r.text(row, "path");
+        if (r.has("observable") && r.text(row, "observable") != "-") m.observable = r.text(row, "observable");
         if (m.argued == "-") m.argued.clear();
         if (auto it = reached.find(m.id); it != reached.end()) m.reached_by = it->second;
         data.mutants.push_back(std::move(m));

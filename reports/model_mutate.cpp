@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "reports/model_internal.h"
 #include "reports/svg.h"
@@ -176,6 +177,25 @@ Section score_section(const RunData& data, const Tally& all, const std::map<std:
   return s;
 }
 
+// Survivors by the row of docs/observables.md their code computes (mutants.tsv's `observable`,
+// from scripts/observables_map.tsv): which output each blind spot changes. Rows with the most
+// survivors first; none when the run's table has no such column.
+std::optional<TableBlock> by_observable_table(const std::vector<const MutantResult*>& surv) {
+  std::map<std::string, std::vector<const MutantResult*>> rows;
+  for (auto* m : surv)
+    if (!m->observable.empty()) rows[m->observable].push_back(m);
+  if (rows.empty()) return std::nullopt;
+  std::vector<std::pair<std::string, std::vector<const MutantResult*>>> ordered(rows.begin(), rows.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](auto& a, auto& b) { return a.second.size() > b.second.size(); });
+  auto t = table({"observable (docs/observables.md)", numeric("survivors"), "mutants"}, "By observable");
+  for (const auto& [row, ms] : ordered) {
+    std::string ids;
+    for (auto* m : ms) ids += (ids.empty() ? "" : " ") + m->id;
+    add_row(t, {cell(row), cell(count(static_cast<double>(ms.size()))), code_cell(ids)});
+  }
+  return t;
+}
+
 // Survivors, by file, then function and line.
 Section survivors_section(const RunData& data) {
   std::vector<const MutantResult*> surv;
@@ -193,6 +213,7 @@ Section survivors_section(const RunData& data) {
                                                     "would let through.",
                                                     surv.size(), surv.size() == 1 ? "" : "s"))},
                                   ""});
+    if (auto t = by_observable_table(surv)) sv.blocks.push_back(std::move(*t));
     for (size_t i = 0; i < surv.size();) {
       const std::string& file = surv[i]->file;
       auto t = table({"function", numeric("line"), "operator", "mutant", "reached by", "unit tests"}, file);

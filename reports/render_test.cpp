@@ -161,6 +161,10 @@ TEST(Render, mutate_reports_the_score_survivors_and_the_rest) {
       "| runtime::Orchestrator::submit | 98 | lit | `x = y << 1;` → `x = y << 0;` | every test (one at a time) | "
       "**nothing catches it** |");
   EXPECT_LT(r.md.find("Orchestrator::reset | 130"), r.md.find("Orchestrator::submit | 98"));  // by function
+  // Survivors by the observable their code computes (docs/observables.md), the largest group first.
+  EXPECT_HAS(r.md, "| §1 \\`Orchestrator::error()\\` through the API | 2 | `stack/runtime/host/orchestrator.cpp:130:5:"
+                   "delete:deleted stack/runtime/host/orchestrator.cpp:98:9:lit:0` |");
+  EXPECT_LT(r.md.find("| §1 \\`Orchestrator::error()"), r.md.find("| (no row) | 1 |"));
   // The argued equivalent keeps its reason; the timeout is listed apart; killers are counted.
   EXPECT_HAS(r.md,
              "| `stack/passes/normalize_return_order.cpp:55:9:arith:-` | `n + 0` → `n - 0` | x + 0 and x - 0 "
@@ -197,7 +201,7 @@ TEST(Render, mutate_rejects_an_unknown_outcome) {
   fs::path dir = fs::path(testing::TempDir()) / "report_render_mutate_bad";
   fs::remove_all(dir);
   fs::copy(kTestdata + "/mutate", dir, fs::copy_options::recursive);
-  std::ofstream(dir / "mutants.tsv", std::ios::app) << "x\tstack/a.cpp\t1\trel\tf\tMAYBE\t-\t-\t-\t-\t1\ta\tb\t-\n";
+  std::ofstream(dir / "mutants.tsv", std::ios::app) << "x\tstack/a.cpp\t1\trel\tf\tMAYBE\t-\t-\t-\t-\t1\ta\tb\t-\t-\n";
   auto r = load_run_dir(dir.string());
   ASSERT_TRUE(std::holds_alternative<Error>(r));
   EXPECT_EQ(std::get<Error>(r).to_string(),

@@ -83,6 +83,7 @@ struct MutantResult {  // mutants.tsv (scripts/mutate)
   std::string argued;      // a survivor on the reviewed list of equivalents: its reason ("" otherwise)
   std::string path;        // "schemata" or "-" (one at a time)
   std::string reached_by;  // the judging tests that ran its site (schemata runs: reached_by.tsv), space separated
+  std::string observable;  // the row of docs/observables.md its code computes ("§1 <row>", "(no row)"; "" unknown)
   // A survivor or a mutant no test reached: the harness lets it through.
   bool missed() const { return outcome == "SURVIVED" || outcome == "NOT REACHED"; }
   bool scored() const { return argued.empty() && (outcome == "KILLED" || outcome == "TIMEOUT" || missed()); }
