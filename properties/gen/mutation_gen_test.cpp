@@ -6,6 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "properties/gen/limits.h"
+#include "properties/gen/plan_gen.h"
+#include "properties/gen/production_test_util.h"
+#include "properties/oracles/image_checks.h"
 #include "properties/oracles/image_mutation.h"
 #include "stack/runtime/devmem/device_memory.h"
 #include "stack/runtime/devmem/host_link.h"
@@ -87,6 +96,40 @@ TEST(MutationGen, a_field_change_rewrites_the_whole_field) {
   const MutationDraw sub{12, 62, 1, 0};
   m = resolve_mutations(std::span(&sub, 1), staged, 128);
   ASSERT_EQ(m.size(), 1u);
+}
+
+// The limits of the image mutations (limits.h): cases drawn as
+// RuntimeExec.corrupt_images_rejected_or_run_safely draws them (a plan, a graph in half of them,
+// its clean upload, then the changes from the same choices), the productions read from the
+// upload's bytes before and after. A plan whose bind latches uploads nothing: no case, as the
+// property makes it inconclusive.
+std::map<std::string, int> mutation_productions(int n) {
+  return count_productions(n, [](ChoiceSource& c, int) {
+    PlanKnobs k;
+    k.min_graphs = c.boolean() ? 1 : 0;
+    const GeneratedPlan g = generate_plan(c, k);
+    std::vector<std::byte> staged;
+    uint64_t image_offset = 0;
+    runtime::BindOptions o;
+    o.before_upload = [&](runtime::StagedUpload& up) -> std::optional<std::string> {
+      staged.assign(up.bytes.begin(), up.bytes.end());
+      image_offset = up.image_offset;
+      return "staged";  // nothing to run: the upload is all the generator needs
+    };
+    if (oracles::BenchLease bench = oracles::lease_bench(g.plan, 0xAA, false)) bench->bind(g.plan, o);
+    if (staged.empty()) return std::set<std::string>{};
+    const std::vector<runtime::Mutation> muts = generate_mutations(c, staged, image_offset);
+    return image_mutation_productions(staged, image_offset, muts);
+  });
+}
+
+TEST(GenLimits, image_mutations_reach_every_production) {
+  const int n = 6000;
+  expect_every_production("image mutations", n, image_mutation_production_universe(), mutation_productions(n));
+}
+
+TEST(GenLimitsControl, an_image_mutation_production_nobody_makes_is_reported) {
+  expect_control_reports(image_mutation_production_universe(), mutation_productions(100));
 }
 
 }  // namespace

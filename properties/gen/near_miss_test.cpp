@@ -7,8 +7,21 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "properties/gen/limits.h"
+#include "properties/gen/production_test_util.h"
+#include "properties/gen/program_gen.h"
+#include "stack/codegen/codegen.h"
+#include "stack/ir/printer.h"
+#include "stack/passes/pipeline.h"
+#include "stack/runtime/plan/printer.h"
 
 namespace stackcheck::gen {
 namespace {
@@ -163,6 +176,54 @@ TEST(NearMiss, a_stray_bang_is_named_by_each_lexer) {
   expect(gir({11, 0, 1, 11}), Corruption::kStrayToken, FrontEnd::kGirParser, 3, 3,
          "unexpected '!' (did you mean '!='?)");
   expect(plan({15, 1, 1, 11}), Corruption::kStrayToken, FrontEnd::kPlanParser, 6, 1, "unexpected character '!'");
+}
+
+// The limits of the near misses (limits.h): cases drawn as the NearMiss properties draw them, a
+// third each from a generated program's text, the same program compiled and printed as a plan,
+// and a plan of corpus/plans; the productions read from the near miss against its valid text.
+std::vector<std::string> corpus_plans() {
+  std::vector<std::string> texts;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(STACKCHECK_SOURCE_DIR) / "corpus/plans"))
+    if (e.path().extension() == ".plan") {
+      std::ifstream in(e.path(), std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      texts.push_back(text.str());
+    }
+  std::sort(texts.begin(), texts.end());
+  return texts;
+}
+
+std::map<std::string, int> near_miss_counts(int n) {
+  static const std::vector<std::string> corpus = corpus_plans();
+  return count_productions(n, [](ChoiceSource& c, int i) {
+    std::string valid;
+    if (i % 3 == 2) {
+      valid = c.pick(corpus);
+    } else {
+      const ir::Program p = generate_program(c).program;
+      if (i % 3 == 0) {
+        valid = ir::print_program(p);
+      } else {
+        const passes::PipelineResult legal = passes::default_pipeline().run(p);
+        if (!legal.ok()) return std::set<std::string>{};
+        const codegen::CodegenResult cg = codegen::generate_orchestration(legal.program);
+        if (!cg.ok) return std::set<std::string>{};
+        valid = runtime::print_plan(cg.program);
+      }
+    }
+    const bool gir = i % 3 == 0;
+    return near_miss_productions(gir, valid, gir ? near_miss_gir(c, valid) : near_miss_plan(c, valid));
+  });
+}
+
+TEST(GenLimits, near_misses_reach_every_production) {
+  const int n = 3000;
+  expect_every_production("near misses", n, near_miss_production_universe(), near_miss_counts(n));
+}
+
+TEST(GenLimitsControl, a_near_miss_production_nobody_makes_is_reported) {
+  expect_control_reports(near_miss_production_universe(), near_miss_counts(150));
 }
 
 }  // namespace

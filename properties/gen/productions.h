@@ -6,6 +6,8 @@
 // and a few combinations (`window:same-buffer-twice`, `graph:resubmitted`). A generator that
 // never makes one leaves every rule behind it unreached: `plan_production_universe` lists all
 // of them, each reachable by a clean or a planted plan or marked with the reason it cannot be.
+// The generators without a grammar of their own (image mutations, orchestrator calls, stress
+// plans, near misses, swarm draws) list their productions and limits in limits.h.
 #pragma once
 
 #include <map>

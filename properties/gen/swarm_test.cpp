@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
 
+#include "properties/gen/limits.h"
 #include "properties/gen/plan_gen.h"
+#include "properties/gen/production_test_util.h"
 #include "properties/gen/program_gen.h"
 #include "stack/ir/equal.h"
 #include "stack/runtime/plan/printer.h"
@@ -120,6 +124,52 @@ TEST(Swarm, a_caller_can_turn_it_off) {
   k.swarm = false;
   ByteChoices c(std::span<const uint8_t>{});
   EXPECT_TRUE(generate_program(c, k).swarm.defaults);
+}
+
+// The limits of the swarm draws (limits.h): a program mask and a plan mask per case, over the
+// callers' knobs the properties and fuzz targets pass: the defaults; a graph asked for (programs)
+// or a planted fatal code in every plan; the fuzz targets' smaller programs and their plans with
+// a planted code in ten (judge/judges.cpp); and a caller that turns features off, caps a count
+// and asks for an illegal view or a graph. The productions compare the knobs drawn with the
+// caller's.
+std::map<std::string, int> swarm_counts(int n) {
+  return count_productions(n, [](ChoiceSource& c, int i) {
+    ProgramKnobs program;
+    PlanKnobs plan;
+    switch (i % 4) {
+      case 1:
+        program.min_graphs = 1;
+        plan.planted_percent = 100;
+        break;
+      case 2:
+        program = {.max_sites = 2, .max_graph_stmts = 6, .max_entry_stmts = 6};
+        plan = {.planted_percent = 10, .small_w_percent = 99};
+        break;
+      case 3:
+        program.views = program.traps = false;
+        program.illegal_view = true;
+        program.min_graphs = 2;
+        program.max_trips = 2;
+        plan.scopes = false;
+        plan.min_graphs = 1;
+        break;
+      default: break;
+    }
+    SwarmMask mask;
+    std::set<std::string> out = swarm_program_productions(program, swarm_program_knobs(c, program, mask));
+    const std::set<std::string> plans = swarm_plan_productions(plan, swarm_plan_knobs(c, plan, mask));
+    out.insert(plans.begin(), plans.end());
+    return out;
+  });
+}
+
+TEST(GenLimits, swarm_draws_reach_every_production) {
+  const int n = 4000;
+  expect_every_production("swarm draws", n, swarm_production_universe(), swarm_counts(n));
+}
+
+TEST(GenLimitsControl, a_swarm_production_nobody_makes_is_reported) {
+  expect_control_reports(swarm_production_universe(), swarm_counts(200));
 }
 
 }  // namespace
