@@ -191,7 +191,7 @@ class Hunt:
                     cls = verdict[len("kept "):]
                     oracle, _, rule = cls.partition(":")[2].partition("/")
                     return {**row, "outcome": "KILLED", "property": prop, "oracle": oracle or "-", "rule": rule or "-",
-                            "input": str(path.relative_to(ROOT)), "message": f"{art.name.split('-')[0]}: {cls}"}
+                            "input": os.path.relpath(path, ROOT), "message": f"{art.name.split('-')[0]}: {cls}"}
                 rejected = verdict
         if rejected:
             return {**row, "outcome": "REJECTED", "message": rejected}
