@@ -9,7 +9,9 @@ mutation-guided fuzzing).
    its committed corpus; the switches each one reached (STACKCHECK_MUTANT_REACH) say which
    properties can hunt which survivor.
 3. Hunt. Each survivor gets a short libFuzzer campaign (`--hunt-seconds`, split over at most
-   `--hunt-props` of the properties that reach it) with its switch on (STACKCHECK_MUTANT). Any
+   `--hunt-props` of the properties that reach it: first those that killed most of the run's
+   mutants in its function, then in its file, the rest drawn with --seed) with its switch on
+   (STACKCHECK_MUTANT). Any
    finding (a failing property, a crash, a hang) is a kill, if it holds up: replayed with the
    mutant on it must fail, and with no mutant active (the unmutated stack) it must pass. Then
    its text form, with `# hunted-for: <mutant id>` and `# hunted-key: <key>` lines, is promoted
@@ -100,6 +102,37 @@ class Hunt:
                                    jobs=os.cpu_count() or 1, progress=self.log)
         want = set(ids)
         return {m.id: m for m in sites if m.id in want}
+
+    def killers(self, rows: list[dict], props: set[str]) -> None:
+        """Which property killed which of the run's mutants, by function and by file: the
+        properties whose oracles watch a survivor's code hunt it first. A replay of a committed
+        input counts for its property (replay/fuzz_props/<P>/...) or, for a fuzz target's input,
+        for the property that runs that target's cases on every tier (AllTiers.<target>_cases...)."""
+        self.by_function: dict[tuple[str, str], dict[str, int]] = {}
+        self.by_file: dict[str, dict[str, int]] = {}
+        tiers = {p.split(".", 1)[1].removesuffix("_cases_pass_every_tier"): p for p in props
+                 if p.startswith("AllTiers.")}
+        for r in rows:
+            if r.get("outcome") != "KILLED":
+                continue
+            k = r.get("killer", "")
+            parts = k.split("/")
+            prop = (parts[2] if k.startswith("replay/fuzz_props/") and len(parts) > 2 else
+                    tiers.get(parts[1], "") if k.startswith("replay/") and len(parts) > 1 else k)
+            if prop not in props:
+                continue
+            for table, key in ((self.by_function, (r["file"], r["function"])), (self.by_file, r["file"])):
+                counts = table.setdefault(key, {})
+                counts[prop] = counts.get(prop, 0) + 1
+
+    def ranked(self, props: list[str], m: mutants.Mutant) -> list[str]:
+        """The properties that reach m, those that killed most of its function's mutants first,
+        then of its file's, the rest in an order drawn from the seed."""
+        fn = getattr(self, "by_function", {}).get((m.file, m.function), {})
+        fl = getattr(self, "by_file", {}).get(m.file, {})
+        rng = random.Random(f"{self.a.seed}-{m.id}")
+        tie = {p: rng.random() for p in sorted(props)}
+        return sorted(props, key=lambda p: (-fn.get(p, 0), -fl.get(p, 0), tie[p]))
 
     # -- 2. reach --------------------------------------------------------------------------
 
@@ -204,7 +237,12 @@ class Hunt:
             return f"{art.name} does not fail again with the mutant on ({on})"
         off = self.classify(replay_bin, prop, art, None)
         if off != "pass":
-            return f"{art.name} fails on the unmutated stack too ({off}): a finding of its own, not the mutant's"
+            kept = self.dir / "findings" / f"{prop}-{art.name}"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(art, kept)
+            return (f"{art.name} fails on the unmutated stack too ({off}): a finding of its own, not the mutant's; "
+                    f"kept as {os.path.relpath(kept, ROOT)} (replay: build/dev/bin/fuzz_props_replay "
+                    f"--property={prop} {os.path.relpath(kept, ROOT)})")
         return f"kept {on}"
 
     def promote(self, replay_bin: Path, prop: str, art: Path, m: mutants.Mutant, n: int) -> Path | None:
@@ -231,8 +269,7 @@ class Hunt:
                     return
                 n, m = queue.pop(0)
             t0 = time.time()
-            props = sorted(p for p, seen in reach.items() if n in seen)
-            random.Random(f"{self.a.seed}-{m.id}").shuffle(props)
+            props = self.ranked([p for p, seen in reach.items() if n in seen], m)
             row = self.hunt_one(bin_dir, n, m, props[:self.a.hunt_props])
             row["seconds"] = f"{time.time() - t0:.1f}"
             with self.lock:
@@ -247,6 +284,8 @@ class Hunt:
     def run(self, argued: dict[str, str]) -> int:
         t_start = time.time()
         todo = self.survivors(argued)
+        props = [p for p in fuzzlib.property_names() if not fuzzlib.is_positive_control(*p.split(".", 1))]
+        self.killers(read_tsv(self.run_dir / "results.tsv"), set(props))
         if not todo:
             raise UsageError(f"--hunt {self.run_dir}: the run has no survivors to hunt")
         self.log(f"hunt: {len(todo)} survivors of {self.run_dir} (commit {self.a.commit[:12]}), "
@@ -260,7 +299,6 @@ class Hunt:
         ejected = b.build(numbered)
         t_build = time.time() - t0
         bin_dir = b.s.build_dir / "bin"
-        props = [p for p in fuzzlib.property_names() if not fuzzlib.is_positive_control(*p.split(".", 1))]
         t0 = time.time()
         reach = self.reach(bin_dir, props)
         t_reach = time.time() - t0
@@ -302,11 +340,19 @@ class Hunt:
                          f"{r.get('oracle', '-')}/"
                          f"{r.get('rule', '-')} | {r.get('input', '-')} | {r.get('seconds', '-')} | "
                          f"{clean(r.get('message', '-')).replace('|', '/')} |")
+        own = sorted((self.dir / "findings").glob("*")) if (self.dir / "findings").is_dir() else []
+        if own:
+            lines += ["", f"## Findings of the unmutated stack ({len(own)})", "",
+                      "Inputs a hunt found that fail with no mutant active: defects of the stack or of an oracle, "
+                      "to triage like any campaign finding.", ""]
+            lines += [f"- `{os.path.relpath(f, ROOT)}`" for f in own]
         fuzzlib.atomic_write(self.dir / "hunt.md", ("\n".join(lines) + "\n").encode())
         for line in lines[2:5]:
             print(line[2:])
         if killed:
             print(f"promoted {len(killed)} inputs (commit them): " + " ".join(r["input"] for r in killed))
+        if own:
+            print(f"{len(own)} findings of the unmutated stack (triage them): {os.path.relpath(own[0].parent, ROOT)}")
         print(f"report: {self.dir / 'hunt.md'}")
 
 

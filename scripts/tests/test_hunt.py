@@ -101,6 +101,8 @@ class HuntTest(unittest.TestCase):
         self.assertEqual(row["outcome"], "REJECTED", row)
         self.assertIn("fails on the unmutated stack too", row["message"])
         self.assertFalse((self.h.corpus / "A.b").exists())
+        kept = list((self.h.dir / "findings").iterdir())  # a finding of its own, kept for triage
+        self.assertEqual([f.read_bytes() for f in kept], [b"BOTH"])
 
     def test_a_finding_that_does_not_fail_again_is_not_kept(self):  # another mutant's, or flaky
         row = self.hunt("KILL6")
