@@ -139,7 +139,9 @@ class Hunt:
     def fuzz_cmd(self, binary: Path, prop: str, seconds: float, seed: int, work: Path, corpus: Path) -> list[str]:
         return [str(binary), f"--property={prop}", f"-max_total_time={max(1, int(seconds))}", f"-seed={seed}",
                 f"-timeout={INPUT_TIMEOUT}", "-rss_limit_mb=4096", f"-artifact_prefix={work}/", "-print_final_stats=1",
-                str(corpus)]
+                # a survivor often differs from the original only at one value of a comparison
+                # (`<` against `<=`): comparison operands that come closer count as progress
+                "-use_value_profile=1", str(corpus)]
 
     def seeded_corpus(self, prop: str, work: Path) -> Path:
         """A copy of the property's committed corpus (libFuzzer adds to it): the run's own."""
