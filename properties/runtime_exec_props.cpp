@@ -357,11 +357,12 @@ STACKCHECK_PROP(RuntimeExec, every_field_at_its_limits_as_the_attach_model_predi
 // figure alone): a valid image whose first graph submission record breaks exactly one rule of
 // RUNTIME.md §11-§12 -- the block holds what the definition needs (one byte short), the block is
 // 64-aligned, record_bytes = 48 + 64 n_bt + 8 n_bs, outer_id names its GRAPH task, the hash is
-// the definition's, the counts are the definition's -- is rejected by attach with
-// BadGraphContext. The record's place and figures are read from the clean bind's shipped bytes.
+// the definition's, the counts are the definition's, a block does not overlap the previous
+// submission's -- is rejected by attach with BadGraphContext. The record's place and figures are read from the clean bind's shipped bytes.
 STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
   gen::PlanKnobs k;
   k.min_graphs = 1;
+  k.min_submissions = 2;  // a second block to move onto the first
   const gen::GeneratedPlan g = draw(k);
   const oracles::Captured clean = clean_upload(g);
   runtime::RuntimeHeader rh;
@@ -386,9 +387,18 @@ STACKCHECK_PROP(RuntimeExec, graph_record_near_misses_rejected, 0.5) {
        static_cast<uint32_t>(s.outer_id + 1)},
       {"definition hash changed", offsetof(runtime::GraphSubmission, definition_hash), 8, s.definition_hash ^ 1},
       {"one boundary scalar more", offsetof(runtime::GraphSubmission, n_bs), 2, uint64_t{s.n_bs} + 1u},
+      // past the heap; with two graphs or more, the second submission's block moved onto the
+      // first's instead (RUNTIME.md §6: each submission its own block, in task order)
+      {"block past the graph heap", offsetof(runtime::GraphSubmission, block_base), 8,
+       rh.graph_heap.raw() + rh.graph_heap_bytes + 64},
   };
+  std::vector<Rule> usable(std::begin(rules), std::end(rules));
+  const uint64_t second = (at + s.record_bytes + 63) / 64 * 64;  // the next record (§9: 64-aligned)
+  if (rh.graph_count >= 2 && second + sizeof(runtime::GraphSubmission) <= clean.staged.size())
+    usable.back() = Rule{"second block onto the first", second - at + offsetof(runtime::GraphSubmission, block_base),
+                         8, s.block_base.raw()};
   gen::ChoiceSource& choices = gen::choices();  // uniform over the rules at every size
-  const Rule& rule = rules[choices.one_of(std::size(rules))];
+  const Rule& rule = usable[choices.one_of(usable.size())];
   gen::tag(rule.what);
   std::vector<runtime::Mutation> muts;
   for (size_t i = 0; i < rule.bytes; ++i) {

@@ -381,6 +381,7 @@ class Model {
     const bool zone_ok =
         rt_.subs_bytes == 0 || (ze >= zb && zb >= rb && ze <= re && zb % 64 == 0 && mapped(zb, rt_.subs_bytes));
     uint64_t cursor = zb, records_end = zb, graphs = 0;
+    uint64_t blocks_end = rt_.graph_heap;  // blocks come in task order, each its own (§6)
     for (uint64_t i = 0; i < h_.n && lost_.empty(); ++i) {
       const uint64_t pay = img_ + L.record(kPayload, i);
       const auto ctx = at<uint64_t>(pay + 24);
@@ -405,6 +406,8 @@ class Model {
       const uint64_t gb = rt_.graph_heap, ge = gb + rt_.graph_heap_bytes;
       if (size < need || base % 64 != 0 || base < gb || base > ge || size > ge - base)
         return fmt::format("task {} graph-heap block", i);
+      if (base < blocks_end) return fmt::format("task {} graph-heap block overlaps the previous one", i);
+      blocks_end = base + size;
       records_end = cursor + bytes;
       cursor = up64(records_end);
     }

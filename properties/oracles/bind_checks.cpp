@@ -364,6 +364,7 @@ Verdict check_accepted_graph_blocks(const Captured& c, const DeviceMemory& mem) 
   std::memcpy(&rh, c.staged.data(), sizeof rh);
   const uint64_t heap_begin = rh.graph_heap.raw(), heap_end = heap_begin + rh.graph_heap_bytes;
   uint64_t off = rh.submissions.raw() - c.destination.raw();
+  uint64_t blocks_end = heap_begin;  // each submission its own block, in order (RUNTIME.md §6)
   for (uint32_t k = 0; k < rh.graph_count; ++k) {
     if (off > c.staged.size() || c.staged.size() - off < sizeof(GraphSubmission))
       return Verdict::fail("accepted-graph-block",
@@ -386,6 +387,12 @@ Verdict check_accepted_graph_blocks(const Captured& c, const DeviceMemory& mem) 
                            fmt::format("attach accepted submission {}: block [{:#x}, +{}) for a definition that needs "
                                        "{} B inside the graph heap [{:#x}, +{})",
                                        k, base, sub.block_bytes, need, heap_begin, rh.graph_heap_bytes));
+    if (base < blocks_end)
+      return Verdict::fail("accepted-graph-block",
+                           fmt::format("attach accepted submission {}: its block at {:#x} overlaps the previous "
+                                       "submission's, which ends at {:#x}",
+                                       k, base, blocks_end));
+    blocks_end = base + sub.block_bytes;
     off = align64(off + sub.record_bytes);
   }
   return Verdict::pass();

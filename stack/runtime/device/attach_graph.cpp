@@ -55,6 +55,7 @@ std::optional<AttachError> Attacher::check_graph_contexts() {
   uint64_t cursor = zb;
   uint64_t records_end = zb;
   uint64_t graphs = 0;
+  uint64_t blocks_end = rt.graph_heap.raw();  // the GRAPH tasks' blocks so far end here (§6: in task order)
   for (uint64_t i = 0; i < h.n; ++i) {
     const TaskDescriptor d = desc(i);
     const TaskPayload p = payload(i);
@@ -100,6 +101,14 @@ std::optional<AttachError> Attacher::check_graph_contexts() {
     if (have < need || bb % 64 != 0 || bb < gb || bb > ge || s.block_bytes > ge - bb)
       return bad(fmt::format("task {} graph-heap block [{:#x}, +{}) needs {} inside the graph heap", i, bb,
                              s.block_bytes, need));
+    // The heap hands each GRAPH submission its own block, in task order, never reclaimed (§6):
+    // a block that starts before the previous one ends shares its bytes, and one graph's kernels
+    // would write the other's node records.
+    if (bb < blocks_end)
+      return bad(fmt::format("task {} graph-heap block at {:#x} overlaps the previous GRAPH task's block, which ends "
+                             "at {:#x}",
+                             i, bb, blocks_end));
+    blocks_end = bb + s.block_bytes;
     records_end = cursor + s.record_bytes;
     cursor = align64(records_end);
   }
