@@ -525,7 +525,7 @@ def parser() -> argparse.ArgumentParser:
                    help="continue an earlier run in its folder (its sample; done mutants are skipped), or from a "
                         "checkpoint --save wrote into the tree (copied to <out>/<its timestamp> first)")
     p.add_argument("--save", type=folder, default=None, metavar="RUN_DIR",
-                   help=f"checkpoint a run into the tree ({mutate_checkpoint.SAVED_RUNS.relative_to(ROOT)}/<its timestamp>: args.json "
+                   help="checkpoint a run into the tree (scripts/mutate_runs/<its timestamp>: args.json "
                         "and results.tsv, to commit) so a later machine continues it with --resume, and exit")
     p.add_argument("--hunt", type=folder, default=None, metavar="RUN_DIR",
                    help="hunt the survivors of a run with libFuzzer: each one's switch on in a fuzz-fast schemata "
