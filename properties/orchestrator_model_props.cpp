@@ -7,7 +7,8 @@
 // compares the returned id (and, for submit_graph, how many of its body's submit and
 // alloc_tensors calls handed back a node or task), the latched word, the records each new task left in the mirror
 // (fanin read through the payload delta), the tensors handed back and the heap marks; the
-// sequence ends with finish() and a comparison of the header and every slot.
+// sequence ends with finish() and a comparison of the header and every slot. Each case draws a
+// swarm mask over the command kinds after its setup (gen::generate_call_setup; swarm.h).
 // After each property: the share of cases ending in each latch code, of cases with a RAW,
 // WAW and WAR edge, and graph cache hits / recordings / inline runs.
 // Positive controls: a model without WAR edges, without the scope_end rewind, whose last
@@ -26,15 +27,21 @@
 #include "properties/gen/orchestrator_calls.h"
 #include "properties/oracles/orchestrator_sut.h"
 #include "properties/gen/arbitrary.h"
+#include "properties/judge/judges.h"
 #include "properties/property.h"
 
 using namespace stackcheck;
 using namespace stackcheck::oracles::orch;
 
-// A drawn setup in a counterexample (found by argument-dependent lookup).
+// A drawn setup in a counterexample (found by argument-dependent lookup), with its swarm mask.
 namespace stackcheck::oracles::orch {
 static void showValue(const ModelSetup& s, std::ostream& os) { os << show_setup(s); }
 }  // namespace stackcheck::oracles::orch
+namespace stackcheck::gen {
+static void showValue(const CallCaseSetup& s, std::ostream& os) {
+  os << (s.provoking ? "provoking case\n" : "") << "# swarm: " << s.swarm.describe() << "\n" << show_setup(s.setup);
+}
+}  // namespace stackcheck::gen
 
 namespace {
 
@@ -88,6 +95,7 @@ ModelTally& model_tally() { return props::TestTally<ModelTally>::get(); }
 struct CaseModel {
   OrchestratorModel model;
   bool provoking = false;
+  uint32_t kinds = gen::kEveryCallKind;  // the case's swarm mask over the command kinds
 };
 struct CaseSut {
   explicit CaseSut(std::shared_ptr<const ModelSetup> s) : sut(std::move(s)) {}
@@ -100,14 +108,17 @@ template <gen::CallKind K>
 struct CallCmd : Cmd {
   std::vector<Call> calls;
 
-  // rc::state's constructor: a kind that does not apply is discarded (RC_PRE).
+  // rc::state's constructor: a kind the case's mask leaves out, or one that does not apply, is
+  // discarded (RC_PRE; submit is never masked and always applies, so a case never runs dry).
   explicit CallCmd(const CaseModel& s) {
+    RC_PRE(gen::kind_allowed(s.kinds, K));
     calls = gen::generate_calls(gen::choices(), s.model, K, s.provoking);
     RC_PRE(!calls.empty());
   }
   explicit CallCmd(std::vector<Call> c) : calls(std::move(c)) {}
   // The byte engine's: null when the kind does not apply.
   static std::shared_ptr<const Cmd> make(const CaseModel& s) {
+    if (!gen::kind_allowed(s.kinds, K)) return nullptr;
     std::vector<Call> c = gen::generate_calls(gen::choices(), s.model, K, s.provoking);
     return c.empty() ? nullptr : std::make_shared<const CallCmd>(std::move(c));
   }
@@ -145,28 +156,28 @@ const auto kCommands = rc::state::gen::execOneOfWithArgs<
     CallCmd<CallKind::kSubmitGraph>, CallCmd<CallKind::kRead>, CallCmd<CallKind::kFan>, CallCmd<CallKind::kSyncStart>,
     CallCmd<CallKind::kGraphSweep>, CallCmd<CallKind::kProvoke>>();
 
-// The same kinds with the same weights, for the byte engine.
+// The byte engine's maker of each kind, in CallKind's order; it draws kinds from the allowed part
+// of gen::kCallMix (kCommands above, with the same weights).
 using MakeCmd = std::shared_ptr<const Cmd> (*)(const CaseModel&);
-constexpr MakeCmd kMakers[] = {
-    &CallCmd<CallKind::kSubmit>::make,      &CallCmd<CallKind::kSubmit>::make,
-    &CallCmd<CallKind::kSubmit>::make,      &CallCmd<CallKind::kAlloc>::make,
-    &CallCmd<CallKind::kScopeBegin>::make,  &CallCmd<CallKind::kScopeEnd>::make,
-    &CallCmd<CallKind::kSubmitGraph>::make, &CallCmd<CallKind::kSubmitGraph>::make,
-    &CallCmd<CallKind::kRead>::make,        &CallCmd<CallKind::kFan>::make,
-    &CallCmd<CallKind::kSyncStart>::make,   &CallCmd<CallKind::kGraphSweep>::make,
+constexpr MakeCmd kMakerOf[] = {
+    &CallCmd<CallKind::kScopeBegin>::make, &CallCmd<CallKind::kScopeEnd>::make,    &CallCmd<CallKind::kAlloc>::make,
+    &CallCmd<CallKind::kSubmit>::make,     &CallCmd<CallKind::kSubmitGraph>::make, &CallCmd<CallKind::kRead>::make,
+    &CallCmd<CallKind::kFan>::make,        &CallCmd<CallKind::kGraphSweep>::make,  &CallCmd<CallKind::kSyncStart>::make,
     &CallCmd<CallKind::kProvoke>::make};
-constexpr size_t kMaxByteCommands = 64;
+static_assert(std::size(kMakerOf) == static_cast<size_t>(CallKind::kProvoke) + 1);
 
 // A case's command sequence. On RapidCheck, rc::state's (it shrinks by dropping commands); on
 // any other engine, drawn from gen::choices() one command at a time against the model: a
-// length, then per command a kind and its calls (a kind that does not apply is skipped).
+// length, then per command a kind of the mask's and its calls (a kind that does not apply is
+// skipped): gen::generate_call_case's draws, which the generator's tests measure.
 rc::state::Commands<Cmd> draw_commands(const CaseModel& init) {
   if (gen::rapidcheck_engine()) return *rc::state::gen::commands(init, kCommands);
   rc::state::Commands<Cmd> out;
   CaseModel s = init;
-  const size_t n = gen::choices().length(kMaxByteCommands);
+  const std::vector<CallKind> mix = gen::allowed_mix(init.kinds);
+  const size_t n = gen::choices().length(gen::kMaxByteCommands);
   for (size_t i = 0; i < n; ++i) {
-    const std::shared_ptr<const Cmd> cmd = kMakers[gen::choices().one_of(std::size(kMakers))](s);
+    const std::shared_ptr<const Cmd> cmd = kMakerOf[static_cast<size_t>(mix[gen::choices().one_of(mix.size())])](s);
     if (!cmd) continue;
     cmd->apply(s);
     out.push_back(cmd);
@@ -174,21 +185,15 @@ rc::state::Commands<Cmd> draw_commands(const CaseModel& init) {
   return out;
 }
 
-// A case's setup, drawn as one value so a counterexample prints it as text.
-struct CaseSetup {
-  bool provoking = false;
-  ModelSetup setup;
-};
-
 // One case: a setup, a command sequence run on both, then finish() on both.
 void model_case(ModelFlaw flaw) {
-  const CaseSetup cs = gen::draw_value<CaseSetup>([](gen::ChoiceSource& c) {
-    const bool provoking = c.chance(35);
-    return CaseSetup{provoking, gen::generate_model_setup(c, provoking)};
-  });
+  // The setup and the swarm mask, drawn as one value so a counterexample prints them as text.
+  const gen::CallCaseSetup cs = gen::draw_value<gen::CallCaseSetup>(
+      [](gen::ChoiceSource& c) { return gen::generate_call_setup(c, judge::swarm_enabled()); });
+  gen::tag(cs.swarm.defaults ? "swarm:defaults" : "swarm:masked");
   const bool provoking = cs.provoking;
   const auto setup = std::make_shared<const ModelSetup>(cs.setup);
-  const CaseModel init{OrchestratorModel(setup, flaw), provoking};
+  const CaseModel init{OrchestratorModel(setup, flaw), provoking, cs.kinds};
   CaseSut sut(setup);
   const auto commands = draw_commands(init);
   rc::state::runAll(commands, init, sut);
@@ -238,9 +243,6 @@ void every_provoke_case(ModelFlaw flaw) {
 // missed it in 1 of 40 runs of 100 cases at random seeds), so each case of this control draws
 // four setups: a miss at 100 cases is then below one in a million.
 
-void showValue(const CaseSetup& s, std::ostream& os) {
-  os << (s.provoking ? "provoking case\n" : "") << show_setup(s.setup);
-}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "properties/gen/choice.h"
+#include "properties/gen/swarm.h"
 #include "properties/oracles/orchestrator_model.h"
 
 namespace stackcheck::gen {
@@ -47,6 +48,44 @@ std::vector<oracles::orch::Call> generate_calls(ChoiceSource& c, const oracles::
 inline constexpr size_t kProvokeKinds = 17;
 std::vector<oracles::orch::Call> generate_provoke(ChoiceSource& c, const oracles::orch::OrchestratorModel& m,
                                                   size_t kind);
+
+// The model property's command kinds with their weights (three submits and two submit_graphs in
+// thirteen), and how many commands the byte engine draws at most.
+inline constexpr CallKind kCallMix[] = {CallKind::kSubmit,      CallKind::kSubmit,      CallKind::kSubmit,
+                                        CallKind::kAlloc,       CallKind::kScopeBegin,  CallKind::kScopeEnd,
+                                        CallKind::kSubmitGraph, CallKind::kSubmitGraph, CallKind::kRead,
+                                        CallKind::kFan,         CallKind::kSyncStart,   CallKind::kGraphSweep,
+                                        CallKind::kProvoke};
+inline constexpr size_t kMaxByteCommands = 64;
+
+// Swarm (swarm.h) over a case's command mix: which kinds the case may draw, as bits (bit k for
+// CallKind k). Every kind kSwarmDefaultsPercent of the time; otherwise each of the others is on
+// with the case's density. kSubmit stays on (it always applies, so rc::state never runs out of
+// commands to draw), and so does kProvoke (a provoking case's own draw decides it).
+inline constexpr uint32_t kEveryCallKind = (1u << (static_cast<unsigned>(CallKind::kProvoke) + 1)) - 1;
+uint32_t swarm_call_kinds(ChoiceSource& c, SwarmMask& mask);
+inline bool kind_allowed(uint32_t kinds, CallKind k) { return ((kinds >> static_cast<unsigned>(k)) & 1u) != 0; }
+// kCallMix's entries whose kind `kinds` allows, in order (their weights kept).
+std::vector<CallKind> allowed_mix(uint32_t kinds);
+
+// One case of the model property before its commands: a provoking case one time in three (35%),
+// its setup, then its swarm mask over the kinds (every kind without `swarm`).
+struct CallCaseSetup {
+  bool provoking = false;
+  oracles::orch::ModelSetup setup;
+  uint32_t kinds = kEveryCallKind;
+  SwarmMask swarm;
+};
+CallCaseSetup generate_call_setup(ChoiceSource& c, bool swarm);
+
+// A whole case as the property's byte engine draws it: the setup, then a length (at most
+// kMaxByteCommands) and per command one kind of the allowed mix and its calls against the model
+// as the earlier ones left it.
+struct CallCase {
+  CallCaseSetup head;
+  std::vector<oracles::orch::Call> calls;
+};
+CallCase generate_call_case(ChoiceSource& c, bool swarm);
 
 // Every buffer and entry the calls name exists when they run (the model applied in order):
 // the precondition that keeps a shrunk command sequence meaningful.

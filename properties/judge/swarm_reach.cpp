@@ -4,8 +4,12 @@
 // productions and production pairs used together in one case, and the production table side
 // by side. With --out DIR each case's text form goes to DIR/swarm/ and DIR/defaults/, for a
 // coverage build to count what it reaches (scripts/swarm-reach runs libFuzzer -runs=0 on both).
+// --target orchestrator_calls decodes OrchestratorModel.predicts_every_step's cases as its byte
+// engine does (gen::generate_call_case); a case's features are then the kinds of call it makes
+// (and "provoking"), and it has no text form (no --out).
 //
-//   swarm_reach [--target fuzz_program|fuzz_bind_plan] [--cases N] [--seed S] [--out DIR]
+//   swarm_reach [--target fuzz_program|fuzz_bind_plan|orchestrator_calls] [--cases N] [--seed S]
+//               [--out DIR]
 #include <fmt/format.h>
 
 #include <charconv>
@@ -16,9 +20,12 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "properties/gen/choice.h"
+#include "properties/gen/limits.h"
+#include "properties/gen/orchestrator_calls.h"
 #include "properties/gen/productions.h"
 #include "properties/judge/cases.h"
 #include "properties/judge/judges.h"
@@ -46,7 +53,8 @@ bool parse_u64(std::string_view s, uint64_t& v) {
 }
 
 std::string usage() {
-  return "usage: swarm_reach [--target fuzz_program|fuzz_bind_plan] [--cases N] [--seed S] [--out DIR]";
+  return "usage: swarm_reach [--target fuzz_program|fuzz_bind_plan|orchestrator_calls] [--cases N] [--seed S] "
+         "[--out DIR]";
 }
 
 // Empty when the flags are good, else why not.
@@ -55,7 +63,7 @@ std::string parse(int argc, char** argv, Options& o) {
     const std::string_view a = argv[i];
     if (i + 1 >= argc) return fmt::format("{} takes a value", a);
     const std::string_view v = argv[++i];
-    if (a == "--target" && (v == "fuzz_program" || v == "fuzz_bind_plan")) {
+    if (a == "--target" && (v == "fuzz_program" || v == "fuzz_bind_plan" || v == "orchestrator_calls")) {
       o.target = v;
     } else if (a == "--cases") {
       if (!parse_u64(v, o.cases) || o.cases == 0 || o.cases > 1'000'000) return "--cases takes 1..1000000";
@@ -67,6 +75,7 @@ std::string parse(int argc, char** argv, Options& o) {
       return fmt::format("unknown flag or value: {} {}", a, v);
     }
   }
+  if (o.target == "orchestrator_calls" && !o.out.empty()) return "--out: orchestrator_calls cases have no text form";
   return "";
 }
 
@@ -81,9 +90,27 @@ void count(Tally& t, const std::vector<std::string>& features, const std::set<st
   t.masked += masked;
 }
 
-// One case from seed `s`: counted into `t`; returns its text form.
+// The kinds of call an orchestrator case makes, as its features.
+std::vector<std::string> call_features(const gen::CallCase& k) {
+  static const char* const kNames[] = {"scope_begin", "scope_end", "alloc_tensors", "submit",     "submit_graph",
+                                       "read",        "wait_tensor", "fatal",       "sync_start"};
+  static_assert(std::size(kNames) == std::variant_size_v<stackcheck::oracles::orch::Call>);
+  std::set<size_t> seen;
+  for (const auto& call : k.calls) seen.insert(call.index());
+  std::vector<std::string> out;
+  if (k.head.provoking) out.emplace_back("provoking");
+  for (size_t i : seen) out.emplace_back(kNames[i]);
+  return out;
+}
+
+// One case from seed `s`: counted into `t`; returns its text form (none for orchestrator calls).
 std::string one_case(const Options& o, uint64_t s, bool swarm, Tally& t) {
   gen::SeededChoices c(s);
+  if (o.target == "orchestrator_calls") {
+    const gen::CallCase k = gen::generate_call_case(c, swarm);
+    count(t, call_features(k), gen::orchestrator_call_productions(k.head.setup, k.calls), !k.head.swarm.defaults);
+    return "";
+  }
   if (o.target == "fuzz_program") {
     gen::ProgramKnobs k = judge::program_knobs();
     k.swarm = swarm;
@@ -135,7 +162,9 @@ int main(int argc, char** argv) {
       }
     }
   }
-  const auto universe = o.target == "fuzz_program" ? gen::ir_production_universe() : gen::plan_production_universe();
+  const auto universe = o.target == "fuzz_program"         ? gen::ir_production_universe()
+                        : o.target == "orchestrator_calls" ? gen::orchestrator_call_production_universe()
+                                                           : gen::plan_production_universe();
   fmt::print("{:<44} {:>10} {:>10}\n", "", "defaults", "swarm");
   fmt::print("{:<44} {:>10} {:>10}\n", "cases masked by swarm", without.masked, with.masked);
   fmt::print("{:<44} {:>10} {:>10}\n", "distinct feature combinations", without.combos.size(), with.combos.size());
