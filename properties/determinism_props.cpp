@@ -31,6 +31,7 @@
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/ir/printer.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/plan/parser.h"
@@ -258,7 +259,7 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   // cache, 17 graph runs inlined against 2, W=64 exhausted). That latch, and only that one,
   // is the cache's doing.
   if ((a.result.stats.inlined > b.result.stats.inlined || cache_may_fill) && a.result.status != b.result.status &&
-      runtime::is_resource_latch_status(a.result.status)) {
+      oracles::config_bound_status(a.result.status)) {
     gen::tag("history-inlined-ran-out");
     return oracles::Verdict::pass();
   }

@@ -3,7 +3,8 @@
 // sequence of their input kind (judge/judges.h). So RapidCheck (with shrinking), fuzz_props and
 // the three fuzz targets run the same checks on the same inputs. A failure writes the case as
 // its fuzz target's text form (`# stackcheck fuzz_program` ...), which scripts/replay reruns.
-// Positive control: a judgement whose end-to-end oracle is handed a wrong expectation.
+// Positive controls: a judgement whose end-to-end oracle is handed a wrong expectation, and a
+// plan that latches another code than the one its generator planted.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "properties/gen/arbitrary.h"
@@ -143,4 +145,43 @@ void off_by_one_case() {
 TEST(AllTiersControl, a_failing_end_to_end_verdict_fails_the_property_as_a_fuzz_program_case) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&off_by_one_case), "end-to-end: planted: element 0 off by one");
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&off_by_one_case), "replay: scripts/replay");
+}
+
+// The planted-code oracle's positive control: a generated plan said to plant code 8 (a wait
+// timeout) that latches 9 first (an explicit fatal) fails "planted-latches"; said to plant 9, it
+// passes every oracle of judge_plan.
+namespace {
+struct Stopped {};
+class Recording final : public judge::Judgement {
+ public:
+  std::vector<std::string> failed;
+  bool check(std::string_view oracle, const oracles::Verdict& v) override {
+    if (v.failed()) failed.push_back(fmt::format("{}/{}", oracle, v.rule));
+    return v.passed();
+  }
+  [[noreturn]] void fail(std::string_view oracle, const oracles::Verdict& v) override {
+    failed.push_back(fmt::format("{}/{}", oracle, v.rule));
+    throw Stopped{};
+  }
+  int reject(std::string) override { return 0; }
+  int done() override { return 0; }
+};
+std::vector<std::string> judge_fatal_plan_said_to_plant(int planted) {
+  auto parsed = judge::parse_bind_plan_case("tensor x: In [8]\nread v = x[0]\nif v != v + 1 {\n  fatal\n}\n");
+  if (auto* why = std::get_if<std::string>(&parsed)) return {"parse: " + *why};
+  judge::PlanCase pc = std::get<judge::PlanCase>(std::move(parsed));
+  pc.generated = true;
+  pc.planted = planted;
+  Recording j;
+  try {
+    judge::judge_plan(j, pc);
+  } catch (const Stopped&) {
+  }
+  return j.failed;
+}
+}  // namespace
+
+TEST(AllTiersControl, a_plan_latching_another_code_than_its_planted_one_fails) {
+  EXPECT_EQ(judge_fatal_plan_said_to_plant(8), std::vector<std::string>{"bind-structure/planted-latches"});
+  EXPECT_EQ(judge_fatal_plan_said_to_plant(9), std::vector<std::string>{});
 }

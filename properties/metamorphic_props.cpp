@@ -19,6 +19,7 @@
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/walk.h"
@@ -272,9 +273,9 @@ STACKCHECK_PROP(Metamorphic, swapping_independent_submissions_keeps_results, 0.1
   o.seed = static_cast<uint64_t>(gen::choices().sized(0, 999));
   o.schedule.mode = runtime::ScheduleOptions::Mode::kNewest;
   const runtime::BindResult before = runtime::bind_plan(plan, o), after = runtime::bind_plan(swapped, o);
-  if (before.status != 0 && runtime::is_resource_latch_status(before.status))
+  if (before.status != 0 && oracles::config_bound_status(before.status))
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(before),
-                                        runtime::status_to_code(before.status).value_or(0)));
+                                        oracles::latch_code(before.status).value_or(0)));
   if (before.status != after.status || !(before.entries == after.entries))
     props::report(Verdict::fail("swap-independent",
                                 fmt::format("swapping root statements {} and {} changes the result "

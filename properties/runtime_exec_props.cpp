@@ -23,6 +23,7 @@
 #include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/image/records.h"
 #include "stack/runtime/plan/parser.h"
@@ -170,9 +171,9 @@ STACKCHECK_PROP(RuntimeExec, threaded_equals_adversarial, 0.1) {
   o.schedule = all[0];
   const runtime::BindResult threaded = runtime::bind_plan(g.plan, o);
   if (threaded.status != 0) {
-    if (runtime::is_resource_latch_status(threaded.status))
+    if (oracles::config_bound_status(threaded.status))
       props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(threaded),
-                                          runtime::status_to_code(threaded.status).value_or(0)));
+                                          oracles::latch_code(threaded.status).value_or(0)));
     props::report(Verdict::fail("bind-status", runtime::status_line(threaded) + " " + threaded.detail), context(g));
   }
   for (size_t k = 1; k < all.size(); ++k) {
@@ -209,9 +210,9 @@ STACKCHECK_PROP(RuntimeExec, no_uninitialised_reads_or_faults, 0.1) {
                                           : std::map<std::string, std::string>{},
                                 "", ""});
   if (g.planted != 0 && r.failure == runtime::BindFailure::kLatched) return;  // the planted code latched
-  if (runtime::is_resource_latch_status(r.status))
+  if (oracles::config_bound_status(r.status))
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
-                                        runtime::status_to_code(r.status).value_or(0)));
+                                        oracles::latch_code(r.status).value_or(0)));
   props::report(Verdict::fail(r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "bind-status",
                               runtime::status_line(r) + " (" + r.detail + ")"),
                 context(g));
@@ -232,7 +233,7 @@ oracles::Captured clean_upload(const gen::GeneratedPlan& g) {
   oracles::Captured clean = probe->bind(g.plan, o);
   if (clean.result.status != 0)
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(clean.result),
-                                        runtime::status_to_code(clean.result.status).value_or(0)));
+                                        oracles::latch_code(clean.result.status).value_or(0)));
   return clean;
 }
 
@@ -459,7 +460,7 @@ void ready_ring_case(ReadyBind bind) {
                                                           k, k, runtime::schedule_mode_name(o.schedule.mode),
                                                           runtime::status_line(at), at.detail)));
   const runtime::BindResult past = bind(plan_with(k - 1), o);
-  if (past.failure != runtime::BindFailure::kScheduler || past.status != runtime::to_status(104))
+  if (past.failure != runtime::BindFailure::kScheduler || past.status != -1104  /* RUNTIME.md §13: -(1000 + 104) */)
     props::report(Verdict::fail("ready-ring", fmt::format("{} independent tasks with ready_capacity={} ({}): {} ({}), "
                                                           "expected the scheduler's latch of 104",
                                                           k, k - 1, runtime::schedule_mode_name(o.schedule.mode),

@@ -19,6 +19,7 @@
 #include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/runtime/devmem/device_access.h"
 #include "stack/runtime/host/bind.h"
 #include "stack/runtime/host/runtime_config.h"
@@ -79,11 +80,16 @@ void require_completed(const oracles::Captured& c, const gen::GeneratedPlan& g) 
   // latched bind of every property here, not only on the plans that plant a fatal code.
   if (r.failure == runtime::BindFailure::kLatched)
     props::report(oracles::check_latch_uploads_nothing(c), latched_structure(g));
-  if (g.planted != 0 && r.failure == runtime::BindFailure::kLatched)
+  if (g.planted != 0 && r.failure == runtime::BindFailure::kLatched) {
+    if (!oracles::latched_as_planted(r.status, g.planted))
+      props::report(Verdict::fail("planted-latches", fmt::format("a plan with planted code {} latched first: {} ({})",
+                                                                 g.planted, runtime::status_line(r), r.detail)),
+                    latched_structure(g));
     RC_SUCCEED("a planted fatal code latched; its bind uploaded nothing");
-  if (runtime::is_resource_latch_status(r.status))
+  }
+  if (oracles::config_bound_status(r.status))
     props::report(Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
-                                        runtime::status_to_code(r.status).value_or(0)));
+                                        oracles::latch_code(r.status).value_or(0)));
   props::report(Verdict::fail("bind-status", runtime::status_line(r) + " (" + r.detail + ")"), structure(g));
 }
 
@@ -405,7 +411,9 @@ STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
 }
 
 // §15.9: the status mapping is injective and negative, avoids -1/-2/-3 and round-trips;
-// every other status maps back to no code.
+// every other status maps back to no code. §13 exactly, from the oracles' own table
+// (status_codes.h): a code is listed, maps to -(1000 + c) and back, and is classed a resource
+// latch, exactly where the table says.
 STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
   // Half the draws are listed codes (16 of the 4000 integers around them would be a 0.4% share),
   // half any integer (statuses and unlisted codes).
@@ -430,6 +438,20 @@ STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
   }
   if (const auto back = runtime::status_to_code(a); back && runtime::to_status(*back) != a)
     props::report(Verdict::fail("status-map", fmt::format("status {} maps to code {} and back elsewhere", a, *back)));
+  // §13 as the oracles read it: `a` as a code, then as a status.
+  const bool listed = oracles::latch_code(-(1000 + a)) == a;
+  if (a_code != listed || runtime::is_listed_code(a) != listed)
+    props::report(Verdict::fail("status-table", fmt::format("code {} is {}listed in RUNTIME.md §13", a, listed ? "" : "not ")));
+  if (listed && runtime::to_status(a) != -(1000 + a))
+    props::report(Verdict::fail("status-table", fmt::format("code {} maps to {}, not -(1000 + {})", a, runtime::to_status(a), a)));
+  if (listed && (runtime::code_class(a) == runtime::CodeClass::kResourceLatch) != oracles::config_bound_code(a))
+    props::report(Verdict::fail("status-table", fmt::format("code {} is classed {}", a,
+                                                            runtime::code_class_name(*runtime::code_class(a)))));
+  if (runtime::status_to_code(a) != oracles::latch_code(a) ||
+      runtime::is_resource_latch_status(a) != oracles::config_bound_status(a))
+    props::report(Verdict::fail("status-table", fmt::format("status {} decodes to code {} (resource {})", a,
+                                                            runtime::status_to_code(a).value_or(0),
+                                                            runtime::is_resource_latch_status(a))));
 }
 
 // §3, §15.1: the offset API binds a delta exactly when the difference is nonzero and within

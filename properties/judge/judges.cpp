@@ -21,6 +21,7 @@
 #include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/oracles/roundtrip.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/interp/interp.h"
 #include "stack/ir/equal.h"
 #include "stack/runtime/status/codes.h"
@@ -191,10 +192,15 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
     j.check("bind-structure", oracles::check_reserved_from_plan(plan, r.stats));
   if (r.status != 0) {
     if (r.failure == runtime::BindFailure::kLatched) j.check("bind-structure", oracles::check_latch_uploads_nothing(c));
-    if (pc.generated && pc.planted == 0 && !runtime::is_resource_latch_status(r.status))
+    // A generated plan latches its planted code, or a config-bound one its small config ran
+    // short of first (oracles/status_codes.h); a clean one only the latter.
+    if (pc.generated && pc.planted == 0 && !oracles::config_bound_status(r.status))
       j.fail("bind-structure",
              Verdict::fail(r.failure == runtime::BindFailure::kDeviceFault ? "device-fault" : "bind-status",
                            fmt::format("a clean generated plan: {} ({})", runtime::status_line(r), r.detail)));
+    if (pc.generated && pc.planted != 0 && !oracles::latched_as_planted(r.status, pc.planted))
+      j.fail("bind-structure", Verdict::fail("planted-latches", fmt::format("a plan with planted code {}: {} ({})",
+                                                                            pc.planted, runtime::status_line(r), r.detail)));
     j.check("bind-structure", oracles::bind_status_verdict(r));
     j.check("bind-structure", bench->check_teardown());  // a latched bind releases all the same
     return j.done();

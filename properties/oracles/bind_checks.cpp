@@ -1,4 +1,5 @@
 #include "properties/oracles/bind_checks.h"
+#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -19,8 +20,8 @@ namespace stackcheck::oracles {
 using namespace runtime;
 
 Verdict bind_status_verdict(const BindResult& r) {
-  const int32_t code = status_to_code(r.status).value_or(r.status);
-  if (is_resource_latch_status(r.status))
+  const int32_t code = latch_code(r.status).value_or(r.status);
+  if (config_bound_status(r.status))
     return Verdict::inconclusive(Inconclusive::kResourceLatch, status_line(r), code);
   if (r.status == kStatusUnsupported)
     return Verdict::inconclusive(Inconclusive::kUnsupported, fmt::format("{} ({})", status_line(r), r.detail));

@@ -1,5 +1,6 @@
 // Runtime capacities at a plan's need and one past it (capacity.h).
 #include "properties/oracles/capacity.h"
+#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -44,7 +45,7 @@ std::string outcome(const BindResult& r) {
 }
 
 bool latched_code(const BindResult& r, int code) {
-  return r.failure == runtime::BindFailure::kLatched && runtime::status_to_code(r.status) == code;
+  return r.failure == runtime::BindFailure::kLatched && latch_code(r.status) == code;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "properties/oracles/end_to_end.h"
+#include "properties/oracles/status_codes.h"
 
 #include "properties/oracles/compiler_oracles.h"
 #include "stack/codegen/codegen.h"
@@ -96,9 +97,8 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
 
 Verdict judge_end_to_end(const CompiledPlan& compiled, const interp::Outputs& expected, const runtime::BindResult& r,
                          const std::string& context) {
-  if (runtime::is_resource_latch_status(r.status))
-    return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r),
-                                 runtime::status_to_code(r.status).value_or(0));
+  if (config_bound_status(r.status))
+    return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(r), latch_code(r.status).value_or(0));
   if (r.status != 0) return Verdict::fail("runtime-status", fmt::format("{} ({})", runtime::status_line(r), r.detail));
   if (r.stats.h2d != 1)
     return Verdict::fail("one-copy", fmt::format("successful bind made {} image copies", r.stats.h2d));

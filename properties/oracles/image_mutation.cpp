@@ -1,5 +1,6 @@
 // apply_mutations and mutation_hook (image_mutation.h).
 #include "properties/oracles/image_mutation.h"
+#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -111,8 +112,7 @@ std::optional<FaninPrediction> predict_fanin_corruption(std::span<const std::byt
 
 Verdict check_fanin_prediction(const FaninPrediction& p, const runtime::BindResult& r) {
   using runtime::BindFailure;
-  const bool code_103 = r.failure == BindFailure::kScheduler &&
-                        runtime::status_to_code(r.status) == runtime::code_value(runtime::ErrorCode::kWaitRegistrationFailed);
+  const bool code_103 = r.failure == BindFailure::kScheduler && latch_code(r.status) == 103;  // WAIT_REGISTRATION_FAILED
   const bool contained = r.failure == BindFailure::kKernelFault;
   bool ok = false;
   std::string want;

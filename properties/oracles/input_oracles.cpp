@@ -1,4 +1,5 @@
 #include "properties/oracles/input_oracles.h"
+#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -221,9 +222,9 @@ Verdict check_compaction_plan(const runtime::OrchProgram& p, std::optional<unsig
   if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
   const Captured c = b->bind(p);
   if (c.result.status != 0) {
-    if (runtime::is_resource_latch_status(c.result.status))
+    if (config_bound_status(c.result.status))
       return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(c.result),
-                                   runtime::status_to_code(c.result.status).value_or(0));
+                                   latch_code(c.result.status).value_or(0));
     return Verdict::fail("bind-status", runtime::status_line(c.result) + " (" + c.result.detail + ")");
   }
   const runtime::Orchestrator& o = b->runtime().orchestrator();

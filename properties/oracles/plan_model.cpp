@@ -3,6 +3,7 @@
 // the comparison with the device. Model errors travel as ModelError exceptions inside the
 // model only; the public functions never throw.
 #include "properties/oracles/plan_model.h"
+#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -515,9 +516,9 @@ Verdict check_plan_model(const PlanModelResult& model, const runtime::BindResult
   // outside the oracle's domain, as the interpreter erring does for a program.
   if (!model.ok()) return Verdict::inconclusive(Inconclusive::kInterpreterError, "model: " + *model.error);
   if (device.status != runtime::kStatusOk) {
-    const int32_t code = runtime::status_to_code(device.status).value_or(device.status);
+    const int32_t code = latch_code(device.status).value_or(device.status);
     return Verdict::inconclusive(
-        runtime::is_resource_latch_status(device.status) ? Inconclusive::kResourceLatch : Inconclusive::kRuntimeRefused,
+        config_bound_status(device.status) ? Inconclusive::kResourceLatch : Inconclusive::kRuntimeRefused,
         runtime::status_line(device), code);
   }
   if (device.entries.size() != model.entries.size())

@@ -1,4 +1,5 @@
 #include "properties/oracles/replay.h"
+#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -60,14 +61,18 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   const Captured c = b->bind(plan, o);
   if (c.result.status != 0) {
     // A latched bind uploads nothing, whatever latched it (the properties judge every one);
-    // with code=N the plan has a planted fatal cause, so its latch is the expected outcome.
+    // with code=N the plan has a planted fatal cause, so N is the expected first code (or a
+    // config-bound one its config ran short of before it, status_codes.h).
     if (c.result.failure == runtime::BindFailure::kLatched) {
       if (Verdict v = check_latch_uploads_nothing(c); !v.passed()) return v;
-      if (p.code) return Verdict::pass();
+      if (p.code && latched_as_planted(c.result.status, static_cast<int>(*p.code))) return Verdict::pass();
+      if (p.code)
+        return Verdict::fail("planted-latches", fmt::format("a plan with planted code {}: {} ({})", *p.code,
+                                                            runtime::status_line(c.result), c.result.detail));
     }
-    if (runtime::is_resource_latch_status(c.result.status))
+    if (config_bound_status(c.result.status))
       return Verdict::inconclusive(Inconclusive::kResourceLatch, runtime::status_line(c.result),
-                                   runtime::status_to_code(c.result.status).value_or(0));
+                                   latch_code(c.result.status).value_or(0));
     return Verdict::fail("bind-status", runtime::status_line(c.result) + " (" + c.result.detail + ")");
   }
   for (const Verdict& v :

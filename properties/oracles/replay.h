@@ -16,7 +16,8 @@
 //   deps (.plan|.gir)   the dependency oracle on the shipped image
 //   plan-model (.plan)  the device == the sequential plan model
 //   bind-structure (.plan)  the shipped image's deltas, the copies, the bytes read, storage
-//                       (a latched bind: it uploads nothing; with `code` the latch is expected)
+//                       (a latched bind: it uploads nothing; with `code` it latches that code
+//                       first, or a config-bound one, status_codes.h)
 //   boundary (.gir)     node counts, hoisted creates, InOut writes, Step C (input_oracles.h)
 //   rejection (.gir)    LegalizeGraphBoundary rejects the input with `code`
 //   latch (.plan)       a latched bind uploads nothing and reports the first `code`

@@ -45,6 +45,22 @@ TEST(Replay, a_failing_input_fails_again) {
   EXPECT_TRUE(r.verdict.failed()) << r.verdict.to_string();
 }
 
+// With code=N the bind-structure replay expects N first (or a config-bound code): the explicit
+// fatal plan passes with code=9 and fails "planted-latches" with code=8 (its positive control).
+TEST(Replay, a_planted_code_replays_as_that_code_only) {
+  const std::string plan = read(STACKCHECK_CORPUS_DIR "/plans/fatal_09_explicit_fatal.plan");
+  const auto replay = [&](const char* code) {
+    return replay_counterexample(write_counterexample({"bind-structure", plan, {{"code", code}}, "", ""}));
+  };
+  const ReplayResult as_planted = replay("9");
+  ASSERT_FALSE(as_planted.error) << *as_planted.error;
+  EXPECT_TRUE(as_planted.verdict.passed()) << as_planted.verdict.to_string();
+  const ReplayResult other = replay("8");
+  ASSERT_FALSE(other.error) << *other.error;
+  EXPECT_TRUE(other.verdict.failed()) << other.verdict.to_string();
+  EXPECT_EQ(other.verdict.rule, "planted-latches");
+}
+
 TEST(Replay, broken_files_get_errors) {
   EXPECT_TRUE(replay_counterexample("").error);
   EXPECT_TRUE(replay_counterexample("kernel k() -> () = builtin fill\n").error);  // no header
