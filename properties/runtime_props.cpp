@@ -415,13 +415,18 @@ STACKCHECK_PROP(RuntimeProps, graph_storage_span_exact, 0.2) {
 // (status_codes.h): a code is listed, maps to -(1000 + c) and back, and is classed a resource
 // latch, exactly where the table says.
 STACKCHECK_PROP(RuntimeProps, status_mapping_injective, 0.0) {
-  // Half the draws are listed codes (16 of the 4000 integers around them would be a 0.4% share),
-  // half any integer (statuses and unlisted codes).
+  // A third of the draws are listed codes and a third their statuses -(1000 + c) (16 of the 4000
+  // integers around them would be a 0.4% share), a third any integer (statuses and unlisted codes).
   const auto draw = [] {
     const std::span<const int32_t> codes = runtime::all_codes();
-    return gen::choices().boolean()
-               ? codes[static_cast<size_t>(gen::choices().sized(0, static_cast<int64_t>(codes.size()) - 1))]
-               : static_cast<int32_t>(gen::choices().sized(-2000, 1999));
+    const auto listed = [&] {
+      return codes[static_cast<size_t>(gen::choices().sized(0, static_cast<int64_t>(codes.size()) - 1))];
+    };
+    switch (gen::choices().one_of(3)) {
+      case 0: return static_cast<int32_t>(gen::choices().sized(-2000, 1999));
+      case 1: return listed();
+      default: return -(1000 + listed());
+    }
   };
   const int32_t a = draw(), bcode = draw();
   const bool a_code = runtime::code_class(a).has_value();
