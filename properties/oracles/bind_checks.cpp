@@ -232,26 +232,6 @@ Verdict check_stats_observed(const Captured& c, const DeviceMemory& mem) {
   return Verdict::pass();
 }
 
-namespace {
-
-// RUNTIME.md §13's names, written here from the spec (not read from the code under test).
-std::optional<std::string_view> spec_code_name(int32_t code) {
-  static constexpr std::pair<int32_t, std::string_view> kNames[] = {
-      {1, "SCOPE_DEADLOCK"},        {2, "HEAP_EXHAUSTED"},
-      {3, "TASK_WINDOW_EXHAUSTED"}, {4, "FANIN_OVERFLOW"},
-      {5, "INVALID_ARGS"},          {6, "DEPENDENCY_OVERFLOW"},
-      {7, "SYNC_START_INVALID"},    {8, "TENSOR_WAIT_TIMEOUT"},
-      {9, "EXPLICIT_FATAL"},        {10, "SCOPE_TASKS_OVERFLOW"},
-      {11, "TENSORMAP_OVERFLOW"},   {100, "SCHEDULER_TIMEOUT"},
-      {101, "COMPLETION_INVALID"},  {102, "WAIT_OVERFLOW"},
-      {103, "WAIT_REGISTRATION_FAILED"}, {104, "READY_QUEUE_OVERFLOW"}};
-  for (const auto& [c, name] : kNames)
-    if (c == code) return name;
-  return std::nullopt;
-}
-
-}  // namespace
-
 Verdict check_bind_report(const Captured& c, const DeviceMemory& mem) {
   const BindResult& r = c.result;
   std::string want;
@@ -261,8 +241,8 @@ Verdict check_bind_report(const Captured& c, const DeviceMemory& mem) {
     want = "status=-2 UNSUPPORTED";
   } else if (r.status == -1) {
     want = "status=-1 GENERIC " + r.detail;
-  } else if (const auto name = r.status <= -1000 ? spec_code_name(-1000 - r.status) : std::nullopt; name) {
-    want = fmt::format("status={} {}", r.status, *name);
+  } else if (const std::optional<int> code = latch_code(r.status)) {
+    want = fmt::format("status={} {}", r.status, spec_code_name(*code));
   } else {
     return Verdict::fail("bind-report", fmt::format("status {} is none of RUNTIME.md §13's ({})", r.status,
                                                     status_line(r)));
@@ -273,6 +253,13 @@ Verdict check_bind_report(const Captured& c, const DeviceMemory& mem) {
   if (r.status != 0 && r.detail.empty())
     return Verdict::fail("bind-report", fmt::format("'{}' (failure {}) carries no detail", status_line(r),
                                                     bind_failure_name(r.failure)));
+  // A code's detail is its name, or its name, ": " and what latched it (RUNTIME.md §13).
+  if (const std::optional<int> code = latch_code(r.status)) {
+    const std::string name(spec_code_name(*code));
+    if (r.detail != name && !(r.detail.starts_with(name + ": ") && r.detail.size() > name.size() + 2))
+      return Verdict::fail("bind-report", fmt::format("'{}': the detail '{}' is not '{}' or '{}: <why>'", status_line(r),
+                                                      r.detail, name, name));
+  }
   const BindStats& s = r.stats;
   if (Verdict v = check_stats_line(s, s.to_line()); !v.passed()) return v;
   uint64_t copies = 0, bytes = 0;

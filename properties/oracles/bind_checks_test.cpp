@@ -199,7 +199,8 @@ TEST(BindChecks, stats_figures_are_the_observed_ones) {
 }
 
 // §13/§14 as a user reads them: a real completed bind and a latched one pass; a status §13
-// does not list, a failure without a detail, and copy figures the ledger does not hold fail.
+// does not list, a failure without a detail, a latch's detail under another name, and copy
+// figures the ledger does not hold fail.
 TEST(BindChecks, bind_report_with_control) {
   const auto& [p, b, c] = Bound(parse(kGraphPlan));
   ASSERT_EQ(c.result.status, 0) << c.result.detail;
@@ -227,6 +228,19 @@ TEST(BindChecks, bind_report_with_control) {
   EXPECT_NE(check_bind_report(silent, bf->memory()).message.find("EXPLICIT_FATAL' (failure latched) carries no detail"),
             std::string::npos)
       << check_bind_report(silent, bf->memory()).to_string();
+  // The detail names the latched code first (§13's name, ": " and why): another code's name, a
+  // bare colon or a lowercase name fails; the name alone or with a reason passes.
+  for (const auto& [detail, ok] : std::vector<std::pair<std::string, bool>>{{"INVALID_ARGS: line 3", false},
+                                                                           {"EXPLICIT_FATAL: ", false},
+                                                                           {"explicit_fatal: line 3", false},
+                                                                           {"EXPLICIT_FATAL", true},
+                                                                           {"EXPLICIT_FATAL: line 3", true}}) {
+    Captured named = latched;
+    named.result.detail = detail;
+    const Verdict v = check_bind_report(named, bf->memory());
+    EXPECT_EQ(v.passed(), ok) << detail << ": " << v.to_string();
+    if (!ok) EXPECT_NE(v.message.find("is not 'EXPLICIT_FATAL'"), std::string::npos) << v.message;
+  }
 }
 
 TEST(BindChecks, latched_binds_upload_nothing) {

@@ -1,6 +1,5 @@
 // Runtime capacities at a plan's need and one past it (capacity.h).
 #include "properties/oracles/capacity.h"
-#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -8,6 +7,7 @@
 #include <bit>
 
 #include "properties/oracles/bind_checks.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/runtime/plan/printer.h"
 #include "stack/runtime/status/codes.h"
 

@@ -1,7 +1,7 @@
 #include "properties/oracles/end_to_end.h"
-#include "properties/oracles/status_codes.h"
 
 #include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
 #include "stack/runtime/plan/printer.h"

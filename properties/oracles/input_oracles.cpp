@@ -1,5 +1,4 @@
 #include "properties/oracles/input_oracles.h"
-#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,6 +12,7 @@
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/image_mutation.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/ir/walk.h"
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/image/compact.h"

@@ -3,7 +3,6 @@
 // the comparison with the device. Model errors travel as ModelError exceptions inside the
 // model only; the public functions never throw.
 #include "properties/oracles/plan_model.h"
-#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -16,6 +15,7 @@
 
 #include "properties/oracles/plan_model_memory.h"
 #include "properties/oracles/ref_arith.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/runtime/status/codes.h"
 #include "stack/support/splitmix.h"
 #include "stack/support/wrapping.h"

@@ -1,5 +1,4 @@
 #include "properties/oracles/replay.h"
-#include "properties/oracles/status_codes.h"
 
 #include <fmt/format.h>
 
@@ -14,6 +13,7 @@
 #include "properties/oracles/input_oracles.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/oracles/roundtrip.h"
+#include "properties/oracles/status_codes.h"
 #include "stack/ir/parser.h"
 #include "stack/runtime/device/attach.h"
 #include "stack/runtime/plan/parser.h"
@@ -59,6 +59,11 @@ Verdict replay_plan(const std::string& oracle, const runtime::OrchProgram& plan,
   auto b = Bench::create(plan, 0xAA, true, &why);
   if (!b) return Verdict::inconclusive(Inconclusive::kUnsupported, "config rejected: " + why);
   const Captured c = b->bind(plan, o);
+  // As judge_plan: the report against the measured memory, and the reservations predicted
+  // from the plan alone for a bind that reached step 1 (completed or latched).
+  if (Verdict v = check_bind_report(c, b->memory()); !v.passed()) return v;
+  if (c.result.status == 0 || c.result.failure == runtime::BindFailure::kLatched)
+    if (Verdict v = check_reserved_from_plan(plan, c.result.stats); !v.passed()) return v;
   if (c.result.status != 0) {
     // A latched bind uploads nothing, whatever latched it (the properties judge every one);
     // with code=N the plan has a planted fatal cause, so N is the expected first code (or a

@@ -5,12 +5,16 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 namespace stackcheck::oracles {
 
 // The code c a status -(1000 + c) names, for each listed c (orchestrator 1..11, scheduler
 // 100..104); nullopt for 0, -1, -2 and any other status.
 std::optional<int> latch_code(int32_t status);
+
+// The name §13 gives a listed code (latch_code's), e.g. "TASK_WINDOW_EXHAUSTED"; "" for any other.
+std::string_view spec_code_name(int code);
 
 // A code that latches when a resource the RuntimeConfig sizes runs out: 2 (a heap, §6), 3 (the
 // task window) and 4 (fanin, §7), 10 (scope tasks) and 11 (the tensormap, §8), 102 (the wait

@@ -15,6 +15,16 @@ TEST(StatusCodes, every_listed_code_and_nothing_else_decodes) {
   for (int32_t s : {0, -1, -2, -3, 1001, 1009, -1000, INT32_MIN, INT32_MAX}) EXPECT_EQ(latch_code(s), std::nullopt) << s;
 }
 
+TEST(StatusCodes, every_listed_code_has_its_name) {
+  EXPECT_EQ(spec_code_name(3), "TASK_WINDOW_EXHAUSTED");
+  EXPECT_EQ(spec_code_name(103), "WAIT_REGISTRATION_FAILED");
+  int named = 0;
+  for (int c = -5; c <= 1200; ++c) named += !spec_code_name(c).empty();
+  EXPECT_EQ(named, 16);
+  EXPECT_EQ(spec_code_name(0), "");
+  EXPECT_EQ(spec_code_name(12), "");
+}
+
 TEST(StatusCodes, only_the_resources_a_config_sizes_are_config_bound) {
   for (int c = 0; c <= 110; ++c) {
     const bool bound = c == 2 || c == 3 || c == 4 || c == 10 || c == 11 || c == 102 || c == 104;
