@@ -50,6 +50,9 @@ LONG = {
     ("properties/oracles/capacity.cpp", "check_capacity_at_need"): 93,
     ("stack/runtime/device/kernels.cpp", "run_kernel"): 83,
     ("properties/gen/program_gen.cpp", "Builder::launch"): 81,
+    ("stack/runtime/plan/parser.cpp", "Parser::stmt"): 96,
+    ("stack/runtime/plan/parser.cpp", "Lexer::next"): 90,
+    ("properties/oracles/plan_model.cpp", "PlanModel::record_block"): 83,
 }
 CPP = (".cpp", ".h", ".hpp", ".cc")
 NOT_A_FUNCTION = re.compile(r'^(namespace\b|class\b|struct\b|enum\b|union\b|extern "C"|#|//|/\*|\*|\}|using\b|'
@@ -68,7 +71,64 @@ def cpp_name(signature: str) -> str:
     return names[-1] if names else signature.split()[0]
 
 
+CONTROL = re.compile(r"^(if|for|while|switch|else|do|return|catch|try|case|default|throw)\b")
+# A member definition's last signature line: `) {`, `) const {`, `) const override {`, `) -> T {`.
+MEMBER_BODY = re.compile(r"\)\s*(const\s*)?(noexcept\s*)?(override\s*)?(final\s*)?(->\s*[\w:<>, ]+)?\{$")
+
+
+CLASS_HEAD = re.compile(r"^(\s*)(?:class|struct)\s+(\w+)")
+
+
+def owner(lines: list[str], at: int, indent: int) -> str:
+    """`Name::` of the class or struct whose body holds line `at` (indented `indent`), else ""."""
+    for k in range(at - 1, -1, -1):
+        m = CLASS_HEAD.match(lines[k])
+        if m and len(m.group(1)) < indent and not lines[k].rstrip().endswith(";"):
+            return m.group(2) + "::"
+    return ""
+
+
+def member_functions(lines: list[str]):
+    """Yields (first line index, last line index, name) of each indented definition with a return
+    type: a member function defined in its class body, whose closing brace is the first line at
+    its own indentation that starts with `}`."""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        body = line.lstrip()
+        d = len(line) - len(body)
+        if d == 0 or not body or NOT_A_FUNCTION.match(body) or CONTROL.match(body) or "(" not in body \
+                or body.startswith(("[", "{", ":", "(")):
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and j < i + 12 and not lines[j].rstrip().endswith(("{", ";", "}")):
+            j += 1
+        before_paren = body.split("(")[0]
+        if j >= len(lines) or not MEMBER_BODY.search(lines[j].rstrip()) or "=" in before_paren \
+                or "[" in before_paren or len(before_paren.split()) < 2:
+            i += 1
+            continue
+        k = j + 1
+        while k < len(lines):
+            s = lines[k]
+            if s.strip() and len(s) - len(s.lstrip()) < d:
+                break  # left the body's indentation without its brace: not a definition
+            if len(s) - len(s.lstrip()) == d and s.lstrip().startswith("}"):
+                yield i, k, owner(lines, i, d) + cpp_name(" ".join(x.strip() for x in lines[i:j + 1]))
+                break
+            k += 1
+        i = j + 1
+
+
 def cpp_functions(lines: list[str]):
+    """Yields (first line index, last line index, name) of each column-0 definition, then each
+    member function defined in its class body (member_functions)."""
+    yield from column0_functions(lines)
+    yield from member_functions(lines)
+
+
+def column0_functions(lines: list[str]):
     """Yields (first line index, last line index, name) of each column-0 definition."""
     i = 0
     while i < len(lines):

@@ -375,6 +375,7 @@ class PlanModel {
     return rec;
   }
 
+  // long: one branch per statement a graph body may hold (§9), each the recorder's rule re-stated.
   template <class Env>
   void record_block(const PlanBlock& b, Env& env, Record& rec, const std::vector<int64_t>& slots) {
     using namespace runtime;

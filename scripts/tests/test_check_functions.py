@@ -1,7 +1,8 @@
 """scripts/check_functions.py (ctest `functions`, label unit): the tree holds the function
 limits and its list names only long functions it has, and the check can fail: a planted 151-line
 function, an 81-line one with no reason, a listed one with no reason (the list excuses none), a
-listed one that grew (under 150 and over it), in C++ and in Python; and bad flags."""
+listed one that grew (under 150 and over it), in C++ and in Python, a member function defined
+in its class body; and bad flags."""
 
 from __future__ import annotations
 
@@ -48,6 +49,18 @@ class Functions(unittest.TestCase):
         self.assertEqual(got, [("next_one", 5)])
         got = [(name, n) for _, _, name, n, _ in self.functions({"scripts/lib/a.py": py_fn("go", 7)})]
         self.assertEqual(got, [("go", 7)])
+
+    def test_member_functions_defined_in_their_class_are_read(self):
+        # A member defined in its class body is measured too (its brace at its own indentation);
+        # a control statement, a lambda and a one-line member are not definitions.
+        body = "    a += 1;\n" * 149
+        text = ("class Model {\n public:\n  int judge(int a) const {\n" + body + "  }\n"
+                "  int small() { return 1; }\n"
+                "  void run() {\n    if (x) {\n      y();\n    }\n    auto f = [&](int a) {\n      return a;\n    };\n  }\n"
+                "};\n")
+        got = [(name, n) for _, _, name, n, _ in self.functions({"stack/a.cpp": text})]
+        self.assertEqual(got, [("Model::judge", 151), ("Model::run", 8)])
+        self.assertEqual(len(self.run_on({"stack/a.cpp": text})), 1)  # 151 lines: the positive control
 
     def functions(self, files: dict[str, str]) -> list[tuple]:
         with tempfile.TemporaryDirectory() as d:

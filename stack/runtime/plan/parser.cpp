@@ -33,6 +33,8 @@ class Lexer {
  public:
   explicit Lexer(std::string_view text) : s_(text) {}
 
+  // long: one branch per token class of the .plan text (RUNTIME.md §17), tried in a fixed
+  // order over one cursor.
   Token next() {
     // Spaces, tabs and comments separate tokens; a comment runs to the end of its line.
     while (pos_ < s_.size()) {
@@ -476,6 +478,7 @@ class Parser {
     return as;
   }
 
+  // long: one short branch per statement keyword of §17's grammar, dispatched on the keyword.
   PlanStmt stmt(bool in_graph) {
     PlanStmt s;
     s.loc = tok_.loc();
