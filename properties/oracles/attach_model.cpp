@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "properties/oracles/bind_checks.h"
@@ -153,7 +154,35 @@ class Model {
     return {cls, std::move(why), std::move(figures)};
   }
 
+  // A refusal's figures, in the order its detail states them (the unsigned ones a detail can
+  // print as an int64; a larger one is left out, the others keep their order).
+  static std::vector<int64_t> figs(std::initializer_list<uint64_t> v) {
+    std::vector<int64_t> out;
+    for (uint64_t x : v)
+      if (x <= static_cast<uint64_t>(INT64_MAX)) out.push_back(static_cast<int64_t>(x));
+    return out;
+  }
+  using Step = std::optional<AttachPrediction>;
+
+  // §11's checks in order, each stage the first rule it finds broken (or nothing).
   AttachPrediction judge() {
+    if (Step p = headers()) return *p;
+    const Layout L(h_.pitch, h_.count[0], h_.count[1], h_.count[2]);
+    if (Step p = deltas_in_image(L)) return *p;  // one stage at a time: a later one may read
+    if (Step p = deltas_aligned(L)) return *p;   // bytes the shipped range lacks (lost_)
+    if (Step p = counts(L)) return *p;
+    if (Step p = padding(L)) return *p;
+    // BadGraphContext.
+    if (std::optional<std::string> g = graph_contexts(L)) return reject("BadGraphContext", *g);
+    // LatchedError.
+    if (h_.orch_error != 0 || h_.sched_error != 0 || h_.sched_thread != 0 || h_.sched_bitmap != 0)
+      return reject("LatchedError", "a nonzero error word",
+                    {int64_t{h_.orch_error}, int64_t{h_.sched_error}, int64_t{h_.sched_thread}});
+    if (h_.orch_done != 1) return reject("LatchedError", "orch_done not 1", figs({h_.orch_done}));
+    return AttachPrediction{"", "accepted", {}};
+  }
+
+  Step headers() {
     // BadMagic: the RuntimeHeader.
     if (!magic(dest_, kRtMagic)) return reject("BadMagic", "runtime header magic");
     read_rt();
@@ -167,69 +196,100 @@ class Model {
     if (h_.version != 1) return reject("BadMagic", "image header version");
     // BadPitch.
     const bool w_ok = h_.W >= 4 && h_.W <= (1u << 30) && (h_.W & (h_.W - 1)) == 0;
-    if (!w_ok || h_.W != rt_.W) return reject("BadPitch", "W not a power of two in [4, 2^30] or not the runtime's");
+    if (!w_ok || h_.W != rt_.W)
+      return reject("BadPitch", "W not a power of two in [4, 2^30] or not the runtime's", figs({h_.W, rt_.W}));
     if (h_.pitch == 0 || h_.pitch > h_.W || h_.pitch != std::max<uint32_t>(h_.n, 1))
-      return reject("BadPitch", "pitch not in (0, W] or not max(n, 1)");
+      return reject("BadPitch", "pitch not in (0, W] or not max(n, 1)", figs({h_.pitch, h_.n, h_.W}));
     // Truncated: the flag segment's end from the pitch alone.
-    if (h_.image_bytes < Layout(h_.pitch, 0, 0, 0).end[kFlag])
-      return reject("Truncated", "image ends before the flags");
+    const uint64_t flag_end = Layout(h_.pitch, 0, 0, 0).end[kFlag];
+    if (h_.image_bytes < flag_end)
+      return reject("Truncated", "image ends before the flags", figs({h_.image_bytes, flag_end}));
     // TooLarge: the image header's own figure against INT32_MAX and the region.
-    if (h_.image_bytes > kInt32Max) return reject("TooLarge", "image over INT32_MAX");
+    if (h_.image_bytes > kInt32Max) return reject("TooLarge", "image over INT32_MAX", figs({h_.image_bytes}));
     const uint64_t rb = rt_.region, re = rb + rt_.region_bytes;
     if (re < rb || !mapped(rb, rt_.region_bytes) || img_ < rb || img_ > re || h_.image_bytes > re - img_)
       return reject("TooLarge", "image past the region");
     const uint64_t db = rt_.devonly, de = db + rt_.devonly_bytes;
     if (de < db || db < rb || de > dest_ || rt_.Q == 0 ||
         rt_.devonly_bytes < kSchedControlBytes + 8 * static_cast<uint64_t>(rt_.Q))
-      return reject("TooLarge", "device-only zone cannot hold SchedControl and the ring before the runtime header");
+      return reject("TooLarge", "device-only zone cannot hold SchedControl and the ring before the runtime header",
+                    figs({rt_.devonly_bytes, rt_.Q}));
     // BadLayout.
     if (db != rb) return reject("BadLayout", "device-only zone not at the region's start");
     const Layout L(h_.pitch, h_.count[0], h_.count[1], h_.count[2]);
     for (int s = 0; s < kSegs; ++s)
-      if (h_.seg_off[s] != L.off[s]) return reject("BadLayout", fmt::format("segment {} offset", s));
-    if (h_.image_bytes > L.total) return reject("BadLayout", "image_bytes past the planned end");
-    if (rt_.image_bytes != h_.image_bytes) return reject("BadLayout", "the two headers' image_bytes differ");
+      if (h_.seg_off[s] != L.off[s])
+        return reject("BadLayout", fmt::format("segment {} offset", s), figs({uint64_t(s), h_.seg_off[s], L.off[s]}));
+    if (h_.image_bytes > L.total)
+      return reject("BadLayout", "image_bytes past the planned end", figs({h_.image_bytes, L.total}));
+    if (rt_.image_bytes != h_.image_bytes)
+      return reject("BadLayout", "the two headers' image_bytes differ", figs({rt_.image_bytes, h_.image_bytes}));
     const bool zone = rt_.subs != 0 || rt_.subs_bytes != 0;
     if (zone && (rt_.subs_bytes == 0 || rt_.subs != up64(img_ + h_.image_bytes)))
-      return reject("BadLayout", "submissions not right after the image");
+      return reject("BadLayout", "submissions not right after the image", figs({rt_.subs_bytes}));
     // PoolOutOfImage.
     for (int s = kTensors; s <= kFanin; ++s)
-      if (L.end[s] > h_.image_bytes) return reject("PoolOutOfImage", fmt::format("pool segment {} past the image", s));
-    const uint64_t n = h_.n;
-    // DeltaOutOfImage: every bound delta lands inside its own segment with room for a record.
+      if (L.end[s] > h_.image_bytes)
+        return reject("PoolOutOfImage", fmt::format("pool segment {} past the image", s),
+                      figs({uint64_t(s), L.end[s], h_.image_bytes}));
+    return std::nullopt;
+  }
+
+  // DeltaOutOfImage: every bound delta lands inside its own segment with room for a record.
+  Step deltas_in_image(const Layout& L) {
     auto inside = [&](uint64_t field, int32_t d, int seg) {
       const std::optional<uint64_t> t = follow(field, d);
       return t && *t < h_.image_bytes && *t >= L.off[seg] && *t < L.end[seg] && L.end[seg] - *t >= kSegElem[seg];
     };
-    for (uint64_t i = 0; i < n && lost_.empty(); ++i) {
+    for (uint64_t i = 0; i < h_.n && lost_.empty(); ++i) {
       const uint64_t slot = L.record(kSlot, i), pay = L.record(kPayload, i);
-      if (!inside(slot + 4, at<int32_t>(img_ + slot + 4), kDesc) ||
-          !inside(slot + 8, at<int32_t>(img_ + slot + 8), kPayload))
-        return reject("DeltaOutOfImage", fmt::format("slot {} delta outside its segment", i));
+      const int32_t desc_d = at<int32_t>(img_ + slot + 4);
+      if (!inside(slot + 4, desc_d, kDesc))
+        return reject("DeltaOutOfImage", fmt::format("slot {} desc delta outside its segment", i),
+                      {int64_t(i), int64_t{desc_d}});
+      const int32_t pay_d = at<int32_t>(img_ + slot + 8);
+      if (!inside(slot + 8, pay_d, kPayload))
+        return reject("DeltaOutOfImage", fmt::format("slot {} payload delta outside its segment", i),
+                      {int64_t(i), int64_t{pay_d}});
       for (int k = 0; k < 3; ++k) {
         const int32_t d = at<int32_t>(img_ + pay + kPoolDeltaField[k]);
         if (d != 0 && !inside(pay + kPoolDeltaField[k], d, kTensors + k))
-          return reject("DeltaOutOfImage", fmt::format("task {} {} delta outside its pool", i, kPoolName[k]));
+          return reject("DeltaOutOfImage", fmt::format("task {} {} delta outside its pool", i, kPoolName[k]),
+                        {int64_t(i), int64_t{d}});
       }
     }
-    // DeltaMisaligned.
-    for (uint64_t i = 0; i < n && lost_.empty(); ++i) {
+    return std::nullopt;
+  }
+
+  // DeltaMisaligned: each delta at its own index; a pool region on an element (a scalar one on
+  // an 8-entry line) and inside the pool's count.
+  Step deltas_aligned(const Layout& L) {
+    for (uint64_t i = 0; i < h_.n && lost_.empty(); ++i) {
       const uint64_t slot = L.record(kSlot, i), pay = L.record(kPayload, i);
       if (target(slot + 4, at<int32_t>(img_ + slot + 4)) != L.record(kDesc, i) ||
           target(slot + 8, at<int32_t>(img_ + slot + 8)) != pay)
-        return reject("DeltaMisaligned", fmt::format("slot {} points at another index", i));
+        return reject("DeltaMisaligned", fmt::format("slot {} points at another index", i), {int64_t(i)});
       for (int k = 0; k < 3; ++k) {
         const int32_t d = at<int32_t>(img_ + pay + kPoolDeltaField[k]);
         if (d == 0) continue;
         const uint64_t rel = target(pay + kPoolDeltaField[k], d) - L.off[kTensors + k];
         const uint64_t elem = kSegElem[kTensors + k], idx = rel / elem;
         const uint64_t region = pool_region(k, at<uint16_t>(img_ + pay + kPoolCountField[k]));
-        if (rel % elem != 0 || (k == 1 && idx % 8 != 0) || region > L.count[k] - idx)
-          return reject("DeltaMisaligned",
-                        fmt::format("task {} {} delta off-element, unaligned or past the count", i, kPoolName[k]));
+        if (rel % elem != 0)
+          return reject("DeltaMisaligned", fmt::format("task {} {} delta off-element", i, kPoolName[k]), {int64_t(i)});
+        if (k == 1 && idx % 8 != 0)
+          return reject("DeltaMisaligned", fmt::format("task {} scalar region not on an 8-entry line", i),
+                        figs({i, idx}));
+        if (region > L.count[k] - idx)
+          return reject("DeltaMisaligned", fmt::format("task {} {} region past the count", i, kPoolName[k]),
+                        figs({i, idx, idx + region, L.count[k]}));
       }
     }
-    // CountMismatch.
+    return std::nullopt;
+  }
+
+  Step counts(const Layout& L) {
+    const uint64_t n = h_.n;
     uint64_t next[3] = {};
     for (uint64_t i = 0; i < n && lost_.empty(); ++i) {
       const uint64_t desc = img_ + L.record(kDesc, i), pay = L.record(kPayload, i), slot = img_ + L.record(kSlot, i);
@@ -273,14 +333,18 @@ class Model {
         return reject("CountMismatch", fmt::format("{} pool count not the sum of the regions", kPoolName[k]),
                       {int64_t(h_.count[0]), int64_t(h_.count[1]), int64_t(h_.count[2]), int64_t(next[0]),
                        int64_t(next[1]), int64_t(next[2])});
-    // DirtyPadding.
+    return std::nullopt;
+  }
+
+  Step padding(const Layout& L) {
+    const uint64_t n = h_.n;
     if (h_.reserved != 0 || rt_.reserved != 0) return reject("DirtyPadding", "a header's reserved field");
     if (std::optional<std::string> z = zone_padding(L)) return reject("DirtyPadding", *z);
     if (!zero(img_ + kImgHdrBytes, L.off[0] - kImgHdrBytes)) return reject("DirtyPadding", "after the image header");
     for (int s = 0; s < kSegs; ++s) {
       const uint64_t next_start = s + 1 < kSegs ? L.off[s + 1] : L.total;
       if (!zero(img_ + L.end[s], next_start - L.end[s]))
-        return reject("DirtyPadding", fmt::format("after segment {}", s));
+        return reject("DirtyPadding", fmt::format("after segment {}", s), {int64_t{s}});
     }
     if (n == 0) {
       for (int s : {kDesc, kPayload, kSlot})
@@ -290,23 +354,18 @@ class Model {
       const uint64_t desc = img_ + L.record(kDesc, i), pay = img_ + L.record(kPayload, i),
                      slot = img_ + L.record(kSlot, i);
       if (at<uint32_t>(desc + 12) != 0 || at<uint32_t>(pay + 20) != 0 || at<uint16_t>(slot + 22) != 0)
-        return reject("DirtyPadding", fmt::format("task {} reserved field", i));
+        return reject("DirtyPadding", fmt::format("task {} reserved field", i), {int64_t(i)});
       if (at<int32_t>(slot + 12) != 0 || at<int32_t>(slot + 16) != 0 || at<uint16_t>(slot + 20) != 0)
-        return reject("DirtyPadding", fmt::format("slot {} wake fields", i));
+        return reject("DirtyPadding", fmt::format("slot {} wake fields", i), {int64_t(i)});
       const uint16_t ns = at<uint16_t>(pay + 2);
       if (ns > 0) {
         const uint64_t first = target(L.record(kPayload, i) + 12, at<int32_t>(pay + 12));
         const uint64_t pad = (ns + 7) / 8 * 8 - ns;
-        if (!zero(img_ + first + 8 * ns, 8 * pad)) return reject("DirtyPadding", fmt::format("task {} scalar pad", i));
+        if (!zero(img_ + first + 8 * ns, 8 * pad))
+          return reject("DirtyPadding", fmt::format("task {} scalar pad", i), {int64_t(i)});
       }
     }
-    // BadGraphContext.
-    if (std::optional<std::string> g = graph_contexts(L)) return reject("BadGraphContext", *g);
-    // LatchedError.
-    if (h_.orch_error != 0 || h_.sched_error != 0 || h_.sched_thread != 0 || h_.sched_bitmap != 0)
-      return reject("LatchedError", "a nonzero error word");
-    if (h_.orch_done != 1) return reject("LatchedError", "orch_done not 1");
-    return AttachPrediction{"", "accepted", {}};
+    return std::nullopt;
   }
 
   uint32_t kind_of(const Layout& L, uint64_t i) { return at<uint32_t>(img_ + L.record(kDesc, i) + 8); }

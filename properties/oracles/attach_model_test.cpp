@@ -1,7 +1,8 @@
 // The attach model (attach_model.h): for one corruption per RUNTIME.md §11 class it predicts
 // that class, and attach agrees; a clean upload it predicts accepted. Controls: the oracle fails
 // when attach's class is not the predicted one, and when attach rejects an image the model
-// accepts (a relabelled bind result, since attach itself is right here).
+// accepts (a relabelled bind result, since attach itself is right here), and when a refusal
+// misstates the figures the model predicts for its rule.
 #include "properties/oracles/attach_model.h"
 
 #include <gtest/gtest.h>
@@ -202,6 +203,21 @@ TEST(AttachModelControl, a_refusal_misstating_its_figures_fails) {
   EXPECT_NE(v.message.find("stating [1, 0, 1]"), std::string::npos) << v.message;
   r.detail = "attach: CountMismatch: slot -1 fanin_cursor 0 != n_fanin 1";  // a sign is part of the figure
   EXPECT_TRUE(check_attach_prediction(p, r).failed());
+  // The header rules state their figures too: BadPitch the pitch, n and W; LatchedError the
+  // error words. The real refusal passes, the same refusal with two figures swapped fails.
+  const Bound pitch = bind({img(16, 9)});
+  ASSERT_TRUE(pitch.predicted) << pitch.unknown;
+  EXPECT_EQ(pitch.predicted->figures, (std::vector<int64_t>{9, 4, 64}));
+  EXPECT_TRUE(check_attach_prediction(*pitch.predicted, pitch.captured.result).passed())
+      << pitch.captured.result.detail;
+  runtime::BindResult swapped = pitch.captured.result;
+  swapped.detail = "attach: BadPitch: pitch 4 with n=9 W=64";
+  EXPECT_TRUE(check_attach_prediction(*pitch.predicted, swapped).failed());
+  const Bound latched = bind({img(28, 7)});
+  ASSERT_TRUE(latched.predicted) << latched.unknown;
+  EXPECT_EQ(latched.predicted->figures, (std::vector<int64_t>{7, 0, 0}));
+  EXPECT_TRUE(check_attach_prediction(*latched.predicted, latched.captured.result).passed())
+      << latched.captured.result.detail;
 }
 
 TEST(AttachModel, reads_past_the_shipped_bytes_are_unknown_not_guessed) {
