@@ -45,6 +45,9 @@ std::vector<Production> image_mutation_production_universe();
 std::set<std::string> orchestrator_call_productions(const oracles::orch::ModelSetup& setup,
                                                     const std::vector<oracles::orch::Call>& calls);
 std::vector<Production> orchestrator_call_production_universe();
+// The command kinds of the orchestrator calls, in the order of oracles::orch::Call's
+// alternatives: the name of one call is call_kind_names()[call.index()].
+std::span<const char* const> call_kind_names();
 
 // Stress-shaped plans (stress_plan.h): the shapes recognised from the plan's statements, each
 // with its size class read from its loop bounds, the task count the loops make, the workers.

@@ -19,6 +19,7 @@ namespace rt = stackcheck::runtime;
 
 constexpr const char* kCallNames[] = {"scope_begin", "scope_end", "alloc_tensors", "submit", "submit_graph",
                                       "read",        "wait_tensor", "fatal",       "sync_start"};
+static_assert(std::size(kCallNames) == std::variant_size_v<Call>);
 // The state a call meets: the root scope open, a nested one, none (the program closed the
 // root), or a latch (every call a no-op, §8). wait_tensor and fatal latch at once whatever scope
 // is open (§8): their states are live and latched.
@@ -394,5 +395,7 @@ std::vector<Production> orchestrator_call_production_universe() {
     add(fmt::format("latch:{}", code), code == 6 ? "code 6 (DEPENDENCY_OVERFLOW) is retired (RUNTIME.md §13)" : "");
   return u;
 }
+
+std::span<const char* const> call_kind_names() { return kCallNames; }
 
 }  // namespace stackcheck::gen

@@ -106,15 +106,22 @@ TEST(Swarm, a_case_replays_from_its_bytes_and_honours_its_mask) {
     ASSERT_TRUE(ir::equal(x.program, y.program));
     ASSERT_EQ(x.swarm.describe(), y.swarm.describe());
     const std::set<std::string> off(x.swarm.off.begin(), x.swarm.off.end());
-    if (off.count("assembles")) EXPECT_FALSE(x.features.has(Feature::kAssemble));
-    if (off.count("ifs")) EXPECT_FALSE(x.features.has(Feature::kIfEntry) || x.features.has(Feature::kIfGraph));
-    if (off.count("submits")) EXPECT_FALSE(x.features.has(Feature::kSiteSubmit));
+    if (off.count("assembles")) {
+      EXPECT_FALSE(x.features.has(Feature::kAssemble));
+    }
+    if (off.count("ifs")) {
+      EXPECT_FALSE(x.features.has(Feature::kIfEntry) || x.features.has(Feature::kIfGraph));
+    }
+    if (off.count("submits")) {
+      EXPECT_FALSE(x.features.has(Feature::kSiteSubmit));
+    }
     checked += !off.empty();
     ByteChoices pa(bytes), pb(bytes);
     const GeneratedPlan p = generate_plan(pa), q = generate_plan(pb);
     ASSERT_EQ(runtime::print_plan(p.plan), runtime::print_plan(q.plan));
-    if (p.swarm.off.end() != std::find(p.swarm.off.begin(), p.swarm.off.end(), "scopes"))
+    if (p.swarm.off.end() != std::find(p.swarm.off.begin(), p.swarm.off.end(), "scopes")) {
       EXPECT_FALSE(p.features.has(PlanFeature::kScope));
+    }
   }
   EXPECT_GT(checked, 100);
 }

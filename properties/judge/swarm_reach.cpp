@@ -92,14 +92,12 @@ void count(Tally& t, const std::vector<std::string>& features, const std::set<st
 
 // The kinds of call an orchestrator case makes, as its features.
 std::vector<std::string> call_features(const gen::CallCase& k) {
-  static const char* const kNames[] = {"scope_begin", "scope_end", "alloc_tensors", "submit",     "submit_graph",
-                                       "read",        "wait_tensor", "fatal",       "sync_start"};
-  static_assert(std::size(kNames) == std::variant_size_v<stackcheck::oracles::orch::Call>);
+  const std::span<const char* const> names = gen::call_kind_names();
   std::set<size_t> seen;
   for (const auto& call : k.calls) seen.insert(call.index());
   std::vector<std::string> out;
   if (k.head.provoking) out.emplace_back("provoking");
-  for (size_t i : seen) out.emplace_back(kNames[i]);
+  for (size_t i : seen) out.emplace_back(names[i]);
   return out;
 }
 
