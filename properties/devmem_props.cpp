@@ -8,14 +8,19 @@
 // cas / fetch_add / exchange (aligned and not), clear_read_bits, strict mode on and off, and
 // counter resets. Ranges favour the edges: offset 0, the last byte, one past the end, a page
 // boundary, a range straddling the end, a range starting in the gap or a released reservation.
+// Reads land in buffers with a canary tail the read must leave alone; ordered accesses take
+// every size from 1 to 16 at addresses that are multiples of it (one atomic only for 1/2/4/8).
+// reset(cfg) and open_link() are steps too: the model starts afresh, and link ids count from 1.
 // After every operation the model predicts its outcome exactly (the values read, the fault's
-// op and kind, or no fault) and, after the sequence and at random points, every observation:
-// bytes_read / bytes_written / mapped / inspect over edge ranges, uninit_reads, counters,
-// the host-copy ledger, reservations() and reservation_of, live_reserved_bytes and an upper
-// bound on resident_pages. Base placement is checked as a rule (first at kFirstBase, aligned
-// to max(align, 64 KiB), at least 64 KiB past the previous end), not predicted. Positive
-// controls (DevmemControl): a model wrong in one rule (host reads as device reads, a stale
-// base called unmapped) must fail the same checks.
+// op, kind, address, length and text, or no fault) and, after the sequence and at random
+// points, every observation: bytes_read / bytes_written / mapped / inspect over edge ranges,
+// uninit_reads, counters, the host-copy ledger, reservations() and reservation_of,
+// live_reserved_bytes, strict_uninit() and resident_pages (the pages the model's accesses
+// touched in live reservations). Base placement is checked as a rule (first at kFirstBase,
+// aligned to max(align, 64 KiB), at least 64 KiB past the previous end), not predicted.
+// Positive controls (DevmemControl): a model wrong in one rule (host reads as device reads, a
+// stale base called unmapped, a reset that keeps the old fill byte, reads that back no page)
+// must fail the same checks.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -50,6 +55,8 @@ enum class Flaw : uint8_t {
   kNone,
   kHostReadsAreDeviceReads,  // copy_to_host sets read bits and counts uninitialised reads
   kStaleBaseUnmapped,        // an access in a released reservation is predicted `unmapped`
+  kResetKeepsFill,           // reset(cfg) keeps the fill byte it had
+  kReadsBackNoPage,          // a page only read (never written) is not counted resident
 };
 
 // One reservation's byte state, page-sparse: a page never touched holds the fill byte and
@@ -105,6 +112,7 @@ struct Model {
   runtime::CopyCounters counters;
   std::vector<runtime::HostCopy> ledger;
   uint64_t uninit = 0;
+  runtime::HostLinkId links = 0;  // open_link() calls since construction or reset
 
   // The reservation an access [a, a+n) lies in, or the fault RUNTIME.md §2 gives it.
   struct Located {
@@ -204,8 +212,12 @@ class Checker {
     return {r.base + off, n};
   }
 
+  // A fault names the access (fault.h): its op and kind, the address it began at and its
+  // length, and describe() says so in fault.h's format. `n` is unchecked where no contract
+  // gives it (a release: none).
   template <class F>
-  void expect_outcome(const std::string& what, DeviceOp op, const Model::Located& at, F&& call) {
+  void expect_outcome(const std::string& what, DeviceOp op, const Model::Located& at, uint64_t a,
+                      std::optional<uint64_t> n, F&& call) {
     std::optional<FaultKind> expected;
     if (at.r == nullptr) expected = at.kind;
     gen::tag(fmt::format("{}:{}", runtime::op_name(op), expected ? fault_kind_name(*expected) : "ok"));
@@ -213,20 +225,25 @@ class Checker {
       call();
       if (expected) fail(fmt::format("{}: expected DeviceFault kind={}, none thrown", what, fault_kind_name(*expected)));
     } catch (const DeviceFault& f) {
+      const uint64_t len = n.value_or(f.n());
+      const std::string text = fmt::format("DeviceFault({} addr={:#x} n={} kind={})", runtime::op_name(op), a, len,
+                                           expected ? fault_kind_name(*expected) : "?");
       if (!expected)
         fail(fmt::format("{}: unexpected {}", what, f.describe()));
       else if (f.kind() != *expected || f.op() != op)
         fail(fmt::format("{}: expected a {} fault of kind {}, got {}", what, runtime::op_name(op),
                          fault_kind_name(*expected), f.describe()));
+      else if (f.addr().raw() != a || f.n() != len || f.describe() != text)
+        fail(fmt::format("{}: expected {}, got {} (addr {}, n {})", what, text, f.describe(), hex(f.addr().raw()), f.n()));
     }
   }
 
   void reserve() {
     static const uint64_t sizes[] = {1, 63, 64, 65, 4096, kPage - 1, kPage, kPage + 1, 2 * kPage + 7, 3 * kPage};
     uint64_t bytes = sizes[c_.one_of(std::size(sizes))];
-    if (c_.chance(10)) bytes = 256ull << 20;                        // lazily backed: costs nothing untouched
+    if (c_.chance(10)) bytes = c_.chance(75) ? 256ull << 20 : DeviceMemory::kMaxReservationBytes;  // lazily backed
     if (c_.chance(5)) bytes = c_.chance(50) ? 0 : DeviceMemory::kMaxReservationBytes + 1;  // faults
-    static const uint64_t aligns[] = {0, 1, 2, 64, 1024, kPage, 2 * kPage, 1ull << 20, 3, 1ull << 31};
+    static const uint64_t aligns[] = {0, 1, 2, 64, 1024, kPage, 2 * kPage, 1ull << 20, 3, 1ull << 31, DeviceMemory::kMaxAlign};
     const uint64_t align = aligns[c_.one_of(std::size(aligns))];
     const uint64_t a = align == 0 ? 1 : align;
     const bool bad = bytes == 0 || bytes > DeviceMemory::kMaxReservationBytes || a > DeviceMemory::kMaxAlign ||
@@ -254,11 +271,16 @@ class Checker {
       r.link = by;
       r.fill = m_.fill;
       m_.res.push_back(std::move(r));
+      if (bytes == DeviceMemory::kMaxReservationBytes) {  // the largest size is legal; too big to observe live
+        log(fmt::format("release({})", hex(b)));
+        mem_.release(base);
+        m_.res.back().live = false;
+      }
     } catch (const DeviceFault& f) {
       if (!bad) fail(fmt::format("reserve({}, {}): unexpected {}", bytes, align, f.describe()));
-      else if (f.kind() != FaultKind::kReservation || f.op() != DeviceOp::kReserve)
-        fail(fmt::format("reserve({}, {}): expected a reserve fault of kind reservation, got {}", bytes, align,
-                         f.describe()));
+      else if (f.kind() != FaultKind::kReservation || f.op() != DeviceOp::kReserve || f.n() != bytes)
+        fail(fmt::format("reserve({}, {}): expected a reserve fault of kind reservation and n={}, got {}", bytes,
+                         align, bytes, f.describe()));
     }
   }
 
@@ -282,7 +304,8 @@ class Checker {
       at = m_.locate(a, 1);
       if (at.r != nullptr) at = {nullptr, FaultKind::kReservation};
     }
-    expect_outcome(fmt::format("release({})", hex(a)), DeviceOp::kRelease, at, [&] { mem_.release(DevAddr(a)); });
+    expect_outcome(fmt::format("release({})", hex(a)), DeviceOp::kRelease, at, a, std::nullopt,
+                   [&] { mem_.release(DevAddr(a)); });
     if (at.r != nullptr) {
       at.r->live = false;
       at.r->pages.clear();
@@ -298,6 +321,16 @@ class Checker {
     return v;
   }
 
+  // A read's destination: n bytes, then 8 canary bytes the read must leave alone (all of it
+  // canaries for a read that faults).
+  static std::vector<uint8_t> canaried(uint64_t n) { return std::vector<uint8_t>(static_cast<size_t>(n) + 8, 0x5C); }
+  void check_canaries(const std::string& what, const std::vector<uint8_t>& got, uint64_t n) {
+    for (size_t i = static_cast<size_t>(n); i < got.size(); ++i)
+      if (got[i] != 0x5C)
+        return fail(fmt::format("{}: wrote {:#04x} into byte {} of the destination, past the {} it asked for", what,
+                                got[i], i, n));
+  }
+
   // A device or host read's bytes and bits in the model (no fault: checked by the caller).
   std::vector<uint8_t> model_read(Res& r, uint64_t off, uint64_t n, bool device) {
     std::vector<uint8_t> out(n);
@@ -310,11 +343,13 @@ class Checker {
     }
     return out;
   }
+  // Strict mode refuses a read of any never-written byte. An access inside a live reservation
+  // backs every page of its range before that check (a refused read leaves them resident).
   bool strict_refuses(Res& r, uint64_t off, uint64_t n) {
     if (!m_.strict) return false;
-    for (uint64_t i = off; i < off + n; ++i)
-      if (r.wbit(i) == 0) return true;
-    return false;
+    bool refused = false;
+    for (uint64_t i = off; i < off + n; ++i) refused |= r.wbit(i) == 0;
+    return refused;
   }
   void model_write(Res& r, uint64_t off, const std::vector<uint8_t>& v, uint64_t n) {
     for (size_t i = 0; i < n; ++i) {
@@ -333,7 +368,7 @@ class Checker {
     const DeviceOp op = to_device ? DeviceOp::kCopyToDevice : DeviceOp::kCopyToHost;
     if (to_device) {
       std::vector<uint8_t> v = bytes_for(at.r ? n : 1);
-      expect_outcome(what, op, at, [&] { mem_.copy_to_device(DevAddr(a), v.data(), n, by); });
+      expect_outcome(what, op, at, a, n, [&] { mem_.copy_to_device(DevAddr(a), v.data(), n, by); });
       if (!at.r) return;
       model_write(*at.r, a - at.r->base, v, n);
       observe_around(*at.r, a - at.r->base, n);
@@ -343,9 +378,11 @@ class Checker {
       at.r->last_off = a - at.r->base;
       at.r->last_bytes = n;
     } else {
-      std::vector<uint8_t> got(at.r ? n : 1, 0);
-      expect_outcome(what, op, at, [&] { mem_.copy_to_host(got.data(), DevAddr(a), n, by); });
+      std::vector<uint8_t> got = canaried(at.r ? n : 0);
+      expect_outcome(what, op, at, a, n, [&] { mem_.copy_to_host(got.data(), DevAddr(a), n, by); });
+      check_canaries(what, got, at.r ? n : 0);
       if (!at.r) return;
+      got.resize(n);
       if (got != model_read(*at.r, a - at.r->base, n, m_.flaw == Flaw::kHostReadsAreDeviceReads))
         fail(what + ": bytes differ from the model");
       ++m_.counters.d2h_calls;
@@ -358,8 +395,8 @@ class Checker {
   void device_access(bool write) {
     const auto picked = range();
     uint64_t a = picked.first, n = picked.second;
-    if (c_.chance(40)) {  // load / store sizes, naturally aligned most often (one atomic then)
-      n = std::vector<uint64_t>{1, 2, 4, 8}[c_.one_of(4)];
+    if (c_.chance(40)) {  // load / store sizes, or any size to 16, at a multiple of the size most often
+      n = c_.chance(70) ? std::vector<uint64_t>{1, 2, 4, 8}[c_.one_of(4)] : 1 + c_.integer(0, 15);
       if (c_.chance(75)) a = a / n * n;
     }
     const bool ordered = c_.chance(40);
@@ -371,7 +408,7 @@ class Checker {
     log(what);
     if (write) {
       std::vector<uint8_t> v = bytes_for(at.r ? n : 1);
-      expect_outcome(what, op, at, [&] { mem_.write(DevAddr(a), v.data(), n, order); });
+      expect_outcome(what, op, at, a, n, [&] { mem_.write(DevAddr(a), v.data(), n, order); });
       if (at.r) {
         model_write(*at.r, a - at.r->base, v, n);
         observe_around(*at.r, a - at.r->base, n);
@@ -379,9 +416,12 @@ class Checker {
       return;
     }
     if (at.r && strict_refuses(*at.r, a - at.r->base, n)) at = {nullptr, FaultKind::kUninit};
-    std::vector<uint8_t> got(at.r ? n : 1, 0);
-    expect_outcome(what, op, at, [&] { mem_.read(DevAddr(a), got.data(), n, order); });
-    if (at.r && got != model_read(*at.r, a - at.r->base, n, true)) fail(what + ": bytes differ from the model");
+    std::vector<uint8_t> got = canaried(at.r ? n : 0);
+    expect_outcome(what, op, at, a, n, [&] { mem_.read(DevAddr(a), got.data(), n, order); });
+    check_canaries(what, got, at.r ? n : 0);
+    if (!at.r) return;
+    got.resize(n);
+    if (got != model_read(*at.r, a - at.r->base, n, true)) fail(what + ": bytes differ from the model");
   }
 
   template <class T>
@@ -404,7 +444,7 @@ class Checker {
     log(what);
     T got{};
     bool ok = false;
-    expect_outcome(what, op, at, [&] {
+    expect_outcome(what, op, at, a, sizeof(T), [&] {
       if (op == DeviceOp::kCas) ok = mem_.cas<T>(DevAddr(a), expected, operand);
       else if (op == DeviceOp::kFetchAdd) got = mem_.fetch_add<T>(DevAddr(a), operand);
       else got = mem_.exchange<T>(DevAddr(a), operand);
@@ -459,6 +499,7 @@ class Checker {
         mem_.set_strict_uninit(m_.strict);
         return;
       case 9:
+        if (c_.chance(25)) return reset();
         log("reset_counters()");
         mem_.reset_counters();
         m_.counters = {};
@@ -466,8 +507,24 @@ class Checker {
       default:
         links_ = mem_.open_link();
         log(fmt::format("open_link() = {}", links_));
+        if (links_ != ++m_.links) fail(fmt::format("open_link() = {}, expected {}", links_, m_.links));
         return;
     }
+  }
+
+  // reset(cfg): the state of DeviceMemory(cfg), whatever was live, touched or counted before.
+  void reset() {
+    const runtime::DeviceMemoryConfig cfg{static_cast<uint8_t>(c_.chance(50) ? 0xAA : 0x00), c_.chance(30)};
+    log(fmt::format("reset(fill {:#04x}, strict {})", cfg.fill_byte, cfg.strict_uninit));
+    mem_.reset(cfg);
+    const uint8_t old_fill = m_.fill;
+    const Flaw flaw = m_.flaw;
+    m_ = Model{};
+    m_.flaw = flaw;
+    m_.fill = m_.flaw == Flaw::kResetKeepsFill ? old_fill : cfg.fill_byte;
+    m_.strict = cfg.strict_uninit;
+    links_ = 0;
+    gen::tag("reset");
   }
 
   // Every byte around an access that changed memory, as inspect() sees it: a store that
@@ -536,7 +593,7 @@ class Checker {
     if (!std::equal(tail.begin(), tail.end(), m_.ledger.begin() + from, m_.ledger.end()))
       fail(fmt::format("host_copies({}) differs from the ledger's tail", from));
     const auto infos = mem_.reservations();
-    uint64_t live = 0, pages = 0;
+    uint64_t live = 0, pages = 0, touched = 0;
     if (infos.size() != m_.res.size()) fail(fmt::format("{} reservations, the model {}", infos.size(), m_.res.size()));
     for (size_t i = 0; i < std::min(infos.size(), m_.res.size()); ++i) {
       const runtime::ReservationInfo& r = infos[i];
@@ -552,6 +609,8 @@ class Checker {
       if (w.live) {
         live += w.bytes;
         pages += (w.bytes + kPage - 1) / kPage;
+        for (const auto& [index, p] : w.pages)
+          touched += m_.flaw != Flaw::kReadsBackNoPage || std::count(p.wbit.begin(), p.wbit.end(), 1) > 0;
       }
     }
     if (mem_.live_reserved_bytes() != live)
@@ -559,6 +618,11 @@ class Checker {
     if (mem_.resident_pages() > pages)
       fail(fmt::format("resident_pages() = {}: more than the {} pages of the live reservations", mem_.resident_pages(),
                        pages));
+    else if (mem_.resident_pages() != touched)
+      fail(fmt::format("resident_pages() = {}, the model's accesses touched {} pages of live reservations",
+                       mem_.resident_pages(), touched));
+    if (mem_.strict_uninit() != m_.strict)
+      fail(fmt::format("strict_uninit() = {}, the model {}", mem_.strict_uninit(), m_.strict));
   }
 };
 
@@ -608,4 +672,10 @@ TEST(DevmemControl, a_model_counting_host_reads_as_device_reads_fails) {
 }
 STACKCHECK_CONTROL(DevmemControl, a_model_calling_stale_bases_unmapped_fails, "kind unmapped, got DeviceFault") {
   devmem_case(Flaw::kStaleBaseUnmapped);
+}
+STACKCHECK_CONTROL(DevmemControl, a_model_keeping_the_fill_byte_across_reset_fails, "the model") {
+  devmem_case(Flaw::kResetKeepsFill);
+}
+STACKCHECK_CONTROL(DevmemControl, a_model_backing_no_page_on_reads_fails, "resident_pages() =") {
+  devmem_case(Flaw::kReadsBackNoPage);
 }
