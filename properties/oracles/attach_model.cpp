@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "properties/oracles/bind_checks.h"
+#include "properties/oracles/spec_layout.h"
 #include "stack/support/fnv1a.h"
 
 namespace stackcheck::oracles {
@@ -18,39 +19,19 @@ namespace stackcheck::oracles {
 namespace {
 
 // ---- record sizes and field offsets, from RUNTIME.md §4, §5, §9 ----
-constexpr uint64_t kRtBytes = 128, kImgHdrBytes = 128, kTaskRecordBytes = 32, kTensorArgBytes = 64;
+using namespace spec;  // the §4 layout: segments, record sizes, Layout
+constexpr uint64_t kRtBytes = 128;
 constexpr uint64_t kSubmissionHeaderBytes = 48, kDefHeaderBytes = 128, kSchedControlBytes = 64;
 constexpr uint64_t kInt32Max = 0x7fff'ffffull;
 constexpr unsigned char kRtMagic[8] = {'S', 'T', 'K', 'R', 'T', 'H', 0, 1};
 constexpr unsigned char kImgMagic[8] = {'S', 'T', 'K', 'I', 'M', 'G', 0, 1};
 constexpr unsigned char kDefMagic[8] = {'S', 'T', 'K', 'G', 'D', 'E', 'F', '1'};
-// Segments of §4 in order: desc, payload, slot, flag, tensor pool, scalar pool, fanin pool.
-enum Seg { kDesc, kPayload, kSlot, kFlag, kTensors, kScalars, kFanin, kSegs };
-constexpr uint64_t kSegElem[kSegs] = {32, 32, 32, 1, kTensorArgBytes, 8, 4};
 constexpr const char* kPoolName[3] = {"tensors", "scalars", "fanin"};
 // A task payload's pool deltas (@8 tensors, @12 scalars, @16 fanin) and counts (u16 @0, @2, @4).
 constexpr uint64_t kPoolDeltaField[3] = {8, 12, 16};
 constexpr uint64_t kPoolCountField[3] = {0, 2, 4};
 
-constexpr uint64_t up64(uint64_t x) { return x % 64 == 0 ? x : x + (64 - x % 64); }
 constexpr bool overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t m) { return a < b + m && b < a + n; }
-
-struct Layout {  // §4: each segment at ALIGN64 of the previous end, from the header's 128 bytes
-  uint64_t pitch = 0, count[3] = {};
-  uint64_t off[kSegs] = {}, end[kSegs] = {};
-  uint64_t total = 0;
-  Layout(uint64_t p, uint64_t tensors, uint64_t scalars, uint64_t fanin) : pitch(p), count{tensors, scalars, fanin} {
-    uint64_t at = kImgHdrBytes;
-    for (int s = 0; s < kSegs; ++s) {
-      off[s] = up64(at);
-      const uint64_t n = s < kTensors ? pitch : count[s - kTensors];
-      end[s] = off[s] + n * kSegElem[s];
-      at = end[s];
-    }
-    total = at;
-  }
-  uint64_t record(int seg, uint64_t i) const { return off[seg] + kTaskRecordBytes * i; }
-};
 
 class Model {
  public:
