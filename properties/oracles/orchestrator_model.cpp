@@ -195,12 +195,17 @@ bool OrchestratorModel::fanin_and_register(int32_t id, const std::vector<Resolve
   return true;
 }
 
-// §8 step 6: the innermost scope's list holds at most scope_tasks_capacity (default W).
+// §8 step 6: the innermost scope's list holds at most scope_tasks_capacity (default W); a task
+// it takes goes into the task log too.
 bool OrchestratorModel::append_to_scope() {
-  if (scopes_.empty()) return true;
+  if (scopes_.empty()) {
+    tasks_.back().logged = true;
+    return true;
+  }
   const uint64_t cap = setup_->config.scope_tasks_capacity ? setup_->config.scope_tasks_capacity : setup_->config.W;
   if (scopes_.back().tasks >= cap) return latch(kScopeTasks);
   ++scopes_.back().tasks;
+  tasks_.back().logged = true;  // and the task log
   return true;
 }
 

@@ -172,6 +172,7 @@ const char* edge_kind_name(EdgeKind k);
 struct ModelTask {
   int32_t id = -1;
   bool published = false;
+  bool logged = false;  // in the task log: appended to its scope (§8 step 6)
   uint32_t kind = runtime::kKindInvalid;
   int32_t kernel_id = 0;
   uint64_t heap_begin = 0, heap_end = 0;

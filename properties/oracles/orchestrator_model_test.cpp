@@ -4,6 +4,8 @@
 // deliberately wrong model is caught at the step where it goes wrong (positive controls).
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <memory>
 #include <vector>
 
@@ -213,6 +215,38 @@ TEST(OrchestratorModel, graph_record_and_replay) {
   EXPECT_EQ(m.defs()[0].nodes[0].scalars, (std::vector<std::pair<uint32_t, uint64_t>>{{rt::kScalarSlot, 0}}));
   EXPECT_TRUE(m.last().graph_hit);
   EXPECT_EQ(run(calls).failed_at, 0u) << run(calls).verdict.to_string();
+}
+
+// Positive controls of the state and header checks: a scope only the model opened, a byte
+// in the mirror header before finish, a segment offset or pitch finish did not write.
+TEST(OrchestratorModelControl, state_and_header_checks_fail_on_a_difference) {
+  const auto su = setup({});
+  OrchestratorModel m(su);
+  OrchestratorSut sut(su);
+  ASSERT_TRUE(compare_state(m, sut).passed()) << compare_state(m, sut).to_string();
+  sut.mirror().ensure(0, 128);
+  sut.mirror().data()[40] = std::byte{1};
+  EXPECT_EQ(compare_state(m, sut).rule, "orch-model/header");
+  sut.mirror().data()[40] = std::byte{0};
+  m.apply(ScopeBegin{});
+  EXPECT_EQ(compare_state(m, sut).rule, "orch-model/scopes");
+
+  rt::ImageHeader h{};
+  const unsigned char magic[8] = {'S', 'T', 'K', 'I', 'M', 'G', 0, 1};
+  std::memcpy(h.magic, magic, 8);
+  h.version = 1;
+  h.W = h.pitch = 64;
+  h.image_bytes = 128 + 2785 * 64;  // §4's mirror size for W >= 64
+  const uint64_t offs[7] = {128, 128 + 32 * 64, 128 + 64 * 64, 128 + 96 * 64, 128 + 97 * 64,
+                            128 + 97 * 64 + 2048 * 64, 128 + 97 * 64 + 2176 * 64};
+  std::memcpy(h.seg_off, offs, sizeof offs);
+  EXPECT_TRUE(check_finished_header(h, 64).passed()) << check_finished_header(h, 64).to_string();
+  rt::ImageHeader wrong = h;
+  wrong.seg_off[4] += 64;
+  EXPECT_EQ(check_finished_header(wrong, 64).rule, "orch-model/header");
+  wrong = h;
+  wrong.pitch = 1;
+  EXPECT_EQ(check_finished_header(wrong, 64).rule, "orch-model/header");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "properties/oracles/spare_mirrors.h"
+#include "properties/oracles/spec_layout.h"
 #include "stack/runtime/host/graph/recorder.h"
 #include "stack/runtime/image/graph_def.h"
 #include "stack/runtime/host/interpreter.h"
@@ -426,6 +427,51 @@ Verdict compare_def(const ModelDef& d, std::span<const std::byte> b, uint32_t k)
 
 }  // namespace
 
+// What the orchestrator keeps between calls and ships nowhere: the open scopes, done(), the
+// task log (one record per task appended to its scope, §8 step 6, in id order, kind and kernel
+// as the model published them) and the mirror header, zero until finish (§9 step 1 zeroes it; finish writes it).
+Verdict compare_state(const OrchestratorModel& m, const OrchestratorSut& s) {
+  const Orchestrator& orch = s.orch();
+  if (orch.scope_depth() != m.scope_depth())
+    return fail("scopes", fmt::format("{} scope(s) open, model {}", orch.scope_depth(), m.scope_depth()));
+  if (orch.done()) return fail("done", "done() is true before finish");
+  const std::vector<runtime::TaskRecord>& log = orch.task_log();
+  std::vector<const ModelTask*> logged;
+  for (const ModelTask& t : m.tasks())
+    if (t.logged) logged.push_back(&t);
+  if (log.size() != logged.size())
+    return fail("task-log", fmt::format("task log of {} records, model {}", log.size(), logged.size()));
+  for (size_t i = 0; i < log.size(); ++i) {
+    const ModelTask& t = *logged[i];
+    if (log[i].id != t.id || log[i].kind != t.kind || log[i].kernel_id != t.kernel_id)
+      return fail("task-log", fmt::format("task log record {}: id {} kind {} kernel {}; model {} {} {}", i, log[i].id,
+                                          log[i].kind, log[i].kernel_id, t.id, t.kind, t.kernel_id));
+  }
+  const auto h = load<ImageHeader>(s.mirror(), 0);
+  const ImageHeader zero{};
+  if (std::memcmp(&h, &zero, sizeof h) != 0) return fail("header", "the mirror header is not zero before finish");
+  return Verdict::pass();
+}
+
+// The header finish writes for a mirror of pitch W (§4): magic, version 1, W and pitch W,
+// image_bytes and segment offsets of the mirror layout (oracles/spec_layout.h), no scheduler
+// word, reserved 0.
+Verdict check_finished_header(const ImageHeader& h, uint32_t W) {
+  static constexpr unsigned char kMagic[8] = {'S', 'T', 'K', 'I', 'M', 'G', 0, 1};
+  const spec::Layout L = spec::mirror_layout(W);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.version != 1 || h.W != W || h.pitch != W ||
+      h.image_bytes != L.total || h.sched_error != 0 || h.sched_error_thread != 0 || h.sched_error_bitmap != 0 ||
+      h.reserved != 0)
+    return fail("header", fmt::format("after finish: version {} W {} pitch {} image_bytes {} sched {} {} {} reserved "
+                                      "{}; expected version 1, W = pitch = {}, image_bytes {}, the rest 0",
+                                      h.version, h.W, h.pitch, h.image_bytes, h.sched_error, h.sched_error_thread,
+                                      h.sched_error_bitmap, h.reserved, W, L.total));
+  for (int k = 0; k < spec::kSegs; ++k)
+    if (h.seg_off[k] != L.off[k])
+      return fail("header", fmt::format("after finish: segment {} at {}, the mirror layout's {}", k, h.seg_off[k], L.off[k]));
+  return Verdict::pass();
+}
+
 Verdict compare_step(const OrchestratorModel& m, const OrchestratorSut& s, std::optional<int32_t> returned) {
   const StepOutcome& o = m.last();
   const Orchestrator& orch = s.orch();
@@ -447,10 +493,11 @@ Verdict compare_step(const OrchestratorModel& m, const OrchestratorSut& s, std::
     Dims dims;
     for (uint32_t i = 0; i < t.rank(); ++i) dims.push_back(t.dim(i));
     if (t.is_null() || t.base().raw() != mb.base || t.buffer_bytes() != mb.bytes() || t.offset_bytes() != 0 ||
-        dims != mb.dims)
+        dims != mb.dims || t.extent_bytes() != mb.bytes())
       return fail("heap-address",
-                  fmt::format("tensor {} at {:#x} ({} B, {}), model {:#x} ({} B, {})", b, t.base().raw(),
-                              t.buffer_bytes(), dims_text(dims), mb.base, mb.bytes(), dims_text(mb.dims)));
+                  fmt::format("tensor {} at {:#x} ({} B, extent {} B, {}), model {:#x} ({} B, {})", b, t.base().raw(),
+                              t.buffer_bytes(), t.extent_bytes(), dims_text(dims), mb.base, mb.bytes(),
+                              dims_text(mb.dims)));
   }
   const SegmentLayout& L = s.layout().seg;
   for (int32_t id : o.tasks)
@@ -468,7 +515,7 @@ Verdict compare_step(const OrchestratorModel& m, const OrchestratorSut& s, std::
     const uint32_t k = *o.new_def;
     if (Verdict v = compare_def(m.defs()[k], orch.graph_cache().at(k).bytes, k); !v.passed()) return v;
   }
-  return Verdict::pass();
+  return compare_state(m, s);
 }
 
 Verdict compare_finish(OrchestratorModel& m, OrchestratorSut& s) {
@@ -483,6 +530,8 @@ Verdict compare_finish(OrchestratorModel& m, OrchestratorSut& s) {
     return fail("header",
                 fmt::format("header n {} cursors {}/{}/{}, model {} {}/{}/{}", h.n, h.tensor_count, h.scalar_count,
                             h.fanin_count, m.submitted(), m.tensor_cursor(), m.scalar_cursor(), m.fanin_cursor()));
+  if (Verdict v = check_finished_header(h, m.setup().config.W); !v.passed()) return v;
+  if (!s.orch().done()) return fail("done", "done() is false after finish");
   const SegmentLayout& L = s.layout().seg;
   const std::vector<int32_t> last = m.last_consumers();
   for (const ModelTask& t : m.tasks()) {

@@ -67,7 +67,13 @@ class OrchestratorSut {
 // The call just run: `returned` is what the SUT handed back, the model has applied the call.
 Verdict compare_step(const OrchestratorModel& m, const OrchestratorSut& s, std::optional<int32_t> returned);
 // Finishes both (latch 1 for an open scope, the mirror header) and compares the header, every
-// task's records and each producer's last_consumer.
+// task's records, each producer's last_consumer and done().
 Verdict compare_finish(OrchestratorModel& m, OrchestratorSut& s);
+// Part of compare_step: what the orchestrator keeps and ships nowhere (open scopes, done(),
+// the task log) and the mirror header, zero until finish.
+Verdict compare_state(const OrchestratorModel& m, const OrchestratorSut& s);
+// Part of compare_finish: the header finish writes into a mirror of pitch W (§4), all but the
+// counts and the error word.
+Verdict check_finished_header(const runtime::ImageHeader& h, uint32_t W);
 
 }  // namespace stackcheck::oracles::orch
