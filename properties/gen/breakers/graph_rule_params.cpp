@@ -67,9 +67,6 @@ bool break_empty_boundary(GraphRuleEdit& e) {
       if (i < site->args.size()) site->args.erase(site->args.begin() + static_cast<long>(i));
   }
   e.b.what = fmt::format("its {} tensor params made creates in the body", e.tensors.size());
-  // Step A hoists those creates to the call sites again: the pass repairs it, so only the
-  // verifier, run directly, owns 203 here (Step D's 203 is a graph with no create either).
-  e.b.pass_owns = false;
   return true;
 }
 
@@ -123,9 +120,6 @@ bool break_return_view(GraphRuleEdit& e) {
   e.b.what = fmt::format("return {} of {} made a whole view of it", j, p->name);
   ret.returns[j] = "zz_w";
   g.body.insert(g.body.end() - 1, assign("zz_w", sl));
-  // Step B makes a whole view of a param a root again: the pass repairs it, so only the
-  // verifier, run directly, owns 209 here.
-  e.b.pass_owns = false;
   return true;
 }
 
