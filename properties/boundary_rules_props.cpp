@@ -42,7 +42,9 @@ using props::pipeline_or_fail;
 // program its predecessors never produce, rejects it with that code as well.
 namespace {
 using Verifier = std::function<ir::Diagnostics(const ir::Program&)>;
-void broken_rule_case(const Verifier& verifier, const Codegen& generate = codegen::generate_orchestration) {
+using Pass = std::function<passes::PassResult(const ir::Program&)>;
+void broken_rule_case(const Verifier& verifier, const Codegen& generate = codegen::generate_orchestration,
+                      const Pass& pass = nullptr) {
   // A swarm case may lack the construct the drawn rule needs: up to three programs a case.
   std::optional<gen::BrokenProgram> b;
   gen::GeneratedProgram g;
@@ -60,6 +62,7 @@ void broken_rule_case(const Verifier& verifier, const Codegen& generate = codege
   // legal end to end.
   props::RuleOwner owner = props::rule_owner("the verifier", "verifier", verifier);
   owner.generate = generate;
+  if (pass) owner.pass = pass;
   props::judge_broken_program(*b, owner);
 }
 // The positive control: a verifier blind to launches under an if (215).
@@ -87,7 +90,21 @@ ir::Diagnostics verifier_refusing_128_tensors(const ir::Program& p) {
   }
   return d;
 }
+// The positive control of the pass's own diagnostics: a pass that reports every code at its
+// graph's declaration line, not at the statement that broke the rule.
+passes::PassResult pass_reporting_at_the_graph(const ir::Program& p) {
+  passes::PassResult r = passes::legalize_graph_boundary(p);
+  for (ir::Diagnostic& d : r.diagnostics)
+    for (const ir::Function& f : p.functions)
+      if (f.name == d.location.function) d.location.line = f.loc.line;
+  return r;
+}
 }  // namespace
+
+STACKCHECK_CONTROL(BoundaryRulesControl, a_pass_reporting_at_the_graph_line_fails,
+                   "LegalizeGraphBoundary reported") {
+  broken_rule_case(verify::check_graph_boundary_legalized, codegen::generate_orchestration, pass_reporting_at_the_graph);
+}
 
 STACKCHECK_CONTROL(BoundaryRulesControl, a_verifier_refusing_the_limit_itself_fails,
                    "at the limit (128 tensor params) the verifier reported") {

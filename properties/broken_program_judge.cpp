@@ -137,6 +137,26 @@ void judge_message_and_line(const Judged& j, const ir::Diagnostics& t, const ir:
                                        cg.diagnostics.front().render(""), line));
 }
 
+// LegalizeGraphBoundary on the parsed text, where it owns the code (§5.3 steps 1 and 5 check
+// the codes of §4 again): its diagnostic with the code says what the owner's must say, on the
+// broken statement's line.
+void judge_pass_on_text(const Judged& j, const ir::Program& parsed) {
+  const gen::BrokenProgram& b = j.b;
+  if (!b.pass_owns) return;
+  const passes::PassResult r = j.owner.pass(parsed);
+  const auto d = std::find_if(r.diagnostics.begin(), r.diagnostics.end(),
+                              [&](const ir::Diagnostic& x) { return x.code == b.code; });
+  if (d == r.diagnostics.end()) return;  // judge_later_stages reports it
+  for (const std::string& want : b.message_has)
+    if (d->message.find(want) == std::string::npos)
+      j.fail("pass-message", fmt::format("LegalizeGraphBoundary reported {}, whose message does not say \"{}\"",
+                                         d->render(""), want));
+  const uint32_t line = j.marker_line();
+  if (line != 0 && d->location.line != line)
+    j.fail("pass-line", fmt::format("LegalizeGraphBoundary reported {} where the broken statement is on line {}",
+                                    d->render(""), line));
+}
+
 // The edit is in the AST; its printed text is syntax all the same (BrokenProgram::has_text), so
 // it must parse, and the owner must give the code on it too.
 void judge_text(const Judged& j) {
@@ -150,6 +170,7 @@ void judge_text(const Judged& j) {
   judge_code(j, t, " on the printed text");
   judge_interpreter(j, parsed.program());
   judge_message_and_line(j, t, parsed.program());
+  judge_pass_on_text(j, parsed.program());
 }
 
 // The stages after the owner: the pass, the pipeline and codegen, each where the program
@@ -157,7 +178,7 @@ void judge_text(const Judged& j) {
 void judge_later_stages(const Judged& j) {
   const gen::BrokenProgram& b = j.b;
   if (b.pass_owns) {
-    const passes::PassResult r = passes::legalize_graph_boundary(b.program);
+    const passes::PassResult r = j.owner.pass(b.program);
     const bool has = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
                                  [&](const ir::Diagnostic& x) { return x.code == b.code; });
     if (r.ok || !has)
@@ -188,7 +209,8 @@ void judge_later_stages(const Judged& j) {
 RuleOwner rule_owner(std::string name, std::string rule_prefix,
                      std::function<ir::Diagnostics(const ir::Program&)> check) {
   return RuleOwner{std::move(name), std::move(rule_prefix), std::move(check), codegen::generate_orchestration,
-                   [](const ir::Program& p, uint64_t seed) { return interp::run(p, seed); }};
+                   [](const ir::Program& p, uint64_t seed) { return interp::run(p, seed); },
+                   [](const ir::Program& p) { return passes::legalize_graph_boundary(p); }};
 }
 
 void judge_broken_program(const gen::BrokenProgram& b, const RuleOwner& owner) {

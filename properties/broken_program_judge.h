@@ -23,6 +23,7 @@
 #include "properties/legal_pipeline.h"
 #include "stack/interp/interp.h"
 #include "stack/ir/diagnostic.h"
+#include "stack/passes/legalize_graph_boundary.h"
 
 namespace stackcheck::props {
 
@@ -36,6 +37,8 @@ struct RuleOwner {
   std::function<ir::Diagnostics(const ir::Program&)> check;
   Codegen generate;
   std::function<interp::Result(const ir::Program&, uint64_t)> run_interp;
+  // LegalizeGraphBoundary, where the program says the pass owns the code (a control swaps it).
+  std::function<passes::PassResult(const ir::Program&)> pass;
 };
 
 // The stack's own stages behind a given checker.
