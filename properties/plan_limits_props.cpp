@@ -4,7 +4,8 @@
 // of n operators is n + 1 deep; a right-nested one through parentheses too). At the limit the
 // text parses; one past, parsing stops at the token that passes it (its line and column are
 // computed here from the text this file writes) with a message that names the limit and its
-// figure. Positive control: a wrong prediction of where the opener is must fail.
+// figure. Integer literals at and past the i64 edges parse to their value or are refused where
+// they stand. Positive control: a wrong prediction of where the opener is must fail.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "properties/property.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/parser.h"
+#include "stack/runtime/plan/printer.h"
 
 using namespace stackcheck;
 using oracles::Verdict;
@@ -118,9 +120,56 @@ void limit_case(int column_skew) {
                                             {"max_expr_depth", std::to_string(t.limits.max_expr_depth)}}));
 }
 
+// An integer literal of `set s = [-]DIGITS` around the i64 edges (COMPILER.md §1, as the plan
+// lexes: INT <= 2^63 - 1, 2^63 only right after a unary minus): parsed to its value (printed
+// back as the canonical decimal), or refused at the digits' column as too large.
+Verdict judge_literal(bool minus, const std::string& digits, bool flawed = false) {
+  const std::string text = "set s = " + std::string(minus ? "-" : "") + digits + "\n";
+  unsigned __int128 v = 0;
+  bool big = false;
+  for (char d : digits) {
+    v = v * 10 + static_cast<unsigned>(d - '0');
+    big = big || v > (static_cast<unsigned __int128>(1) << 63) - (minus || flawed ? 0 : 1);
+  }
+  const runtime::PlanParseResult r = runtime::parse_plan(text);
+  const uint32_t column = 9 + (minus ? 1 : 0);
+  if (big) {
+    if (r.ok()) return Verdict::fail("plan-literal", fmt::format("`{}` parsed; it is out of the i64 range", text));
+    if (r.error().line != 1 || r.error().column != column || r.error().message.find("too large") == std::string::npos)
+      return Verdict::fail("plan-literal", fmt::format("`{}` refused as {}; expected 1:{} too large", text,
+                                                       r.error().to_string(), column));
+    return Verdict::pass();
+  }
+  if (!r.ok()) return Verdict::fail("plan-literal", fmt::format("`{}` refused: {}", text, r.error().to_string()));
+  const int64_t value = minus ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : static_cast<int64_t>(v);
+  const std::string want = fmt::format("set s = {}\n", value);
+  if (const std::string got = runtime::print_plan(r.program()); got.find(want) == std::string::npos)
+    return Verdict::fail("plan-literal", fmt::format("`{}` parsed to a plan printed as:\n{}", text, got));
+  return Verdict::pass();
+}
+
+void literal_case(bool flawed = false) {
+  gen::ChoiceSource& c = gen::choices();
+  static const char* const kEdges[] = {"9223372036854775807", "9223372036854775808", "9223372036854775809",
+                                       "922337203685477580",  "922337203685477581",  "9999999999999999999",
+                                       "18446744073709551616", "1000000000000000000", "0"};
+  std::string digits = kEdges[c.one_of(std::size(kEdges))];
+  if (c.chance(30)) {  // or 18 to 20 digits at random
+    digits = std::to_string(1 + c.integer(0, 8));
+    for (int i = 0, n = static_cast<int>(17 + c.integer(0, 2)); i < n; ++i) digits += static_cast<char>('0' + c.integer(0, 9));
+  }
+  const bool minus = c.chance(40);
+  gen::tag(fmt::format("plan-literal:{}{}", minus ? "-" : "", digits.size()));
+  if (const Verdict v = judge_literal(minus, digits, flawed); !v.passed())
+    props::report(v, props::counterexample("plan-literal", "set s = " + std::string(minus ? "-" : "") + digits + "\n"));
+}
+
 }  // namespace
 
 STACKCHECK_PROP(PlanLimits, nesting_and_depth_at_and_one_past, 0.0) { limit_case(0); }
+STACKCHECK_PROP(PlanLimits, integer_literals_at_the_i64_edges, 0.0) { literal_case(); }
 
 // The positive control: a prediction one column off is caught.
 STACKCHECK_CONTROL(PlanLimitsControl, a_prediction_one_column_off_fails, "expected") { limit_case(1); }
+// And a model of the literals that lets 2^63 through without a minus.
+STACKCHECK_CONTROL(PlanLimitsControl, a_model_admitting_2_63_fails, "refused") { literal_case(true); }
