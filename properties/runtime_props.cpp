@@ -211,6 +211,24 @@ void trusting_pool_ref_case() {
 TEST(RuntimePropsControl, a_compaction_trusting_pool_deltas_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&trusting_pool_ref_case), "compaction-precondition");
 }
+// And one that refuses them but states no figure beyond the task and the pool.
+std::optional<runtime::CompactError> vague_compact(std::span<const std::byte> m, const runtime::MirrorLayout& L,
+                                                   runtime::PoolCounts cur, uint64_t n, std::span<std::byte> out) {
+  std::optional<runtime::CompactError> e = oracles::stack_compact()(m, L, cur, n, out);
+  if (e && e->kind == runtime::CompactErrorKind::kBadPoolRef)
+    e->message = e->message.substr(0, e->message.find(' ', e->message.find(' ', 5) + 1)) + " is bad";
+  return e;
+}
+void vague_pool_ref_case() {
+  const auto [g, b, c] = bound_plan();
+  const auto by = static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1));
+  if (auto v = oracles::check_compaction_pool_ref(b->runtime().orchestrator(), b->runtime().mirror(), c.image_bytes,
+                                                  by, vague_compact))
+    props::report(*v, context(g));
+}
+TEST(RuntimePropsControl, a_compaction_refusal_without_its_figures_fails) {
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&vague_pool_ref_case), "does not state");
+}
 
 // §15.4: a successful bind makes exactly one image copy, plus one definition copy per new
 // definition (the plan model counts the distinct keys); binding again on the same Runtime

@@ -160,6 +160,25 @@ std::optional<Verdict> check_compaction_pool_ref(const runtime::Orchestrator& o,
                          fmt::format("{}: error {} ({}), expected {} naming '{}'", what,
                                      runtime::compact_error_name(e->kind), e->message,
                                      runtime::compact_error_name(runtime::CompactErrorKind::kBadPoolRef), names));
+  // The figures the refusal states, in order: the delta of a target off the pool's elements;
+  // a scalar region's entry off its 8-entry line; else the region [idx, idx + n) the task's
+  // count (scalars: whole lines of 8, §4) makes from the target, and the cursor it passes.
+  std::vector<int64_t> figures;
+  const bool on_element = target >= pool && (target - pool) % f->elem == 0;
+  const uint64_t idx = on_element ? (target - pool) / f->elem : 0;
+  if (!on_element) {
+    figures = {delta};
+  } else if (f->seg == runtime::kSegScalar && idx % 8 != 0) {
+    figures = {static_cast<int64_t>(idx)};
+  } else {
+    uint16_t count;
+    std::memcpy(&count, mirror.data() + L.seg.payload_at(task) + 2 * static_cast<uint64_t>(f - fields), sizeof count);
+    const uint64_t region = f->seg == runtime::kSegScalar ? (count + 7u) / 8u * 8u : count;
+    figures = {static_cast<int64_t>(idx), static_cast<int64_t>(idx + region), static_cast<int64_t>(f->cursor)};
+  }
+  if (!states_in_order(e->message, figures))
+    return Verdict::fail("compaction-precondition", fmt::format("{}: the refusal '{}' does not state [{}] in that order",
+                                                                what, e->message, fmt::join(figures, ", ")));
   return Verdict::pass();
 }
 
