@@ -262,6 +262,9 @@ STACKCHECK_CONTROL(OrchestratorModelControl, a_model_without_the_scope_rewind_fa
 STACKCHECK_CONTROL(OrchestratorModelControl, a_model_taking_a_foreign_handle_fails, "orch-model/") {
   every_provoke_case(ModelFlaw::kTakesForeignHandles);
 }
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_stating_window_sizes_first_fails, "orch-model/latch-detail") {
+  every_provoke_case(ModelFlaw::kWindowSizesFirst);
+}
 STACKCHECK_CONTROL(OrchestratorModelControl, a_model_whose_last_latch_wins_fails, "orch-model/error-word") {
   model_case(ModelFlaw::kLatestCodeWins);
 }

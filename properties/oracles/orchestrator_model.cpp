@@ -87,7 +87,8 @@ OrchestratorModel::OrchestratorModel(std::shared_ptr<const ModelSetup> setup, Mo
   scopes_.push_back(Scope{0, 0});
 }
 
-bool OrchestratorModel::latch(int32_t code) {
+bool OrchestratorModel::latch(int32_t code, std::vector<int64_t> figures) {
+  if (error_ == 0) latch_figures_ = std::move(figures);
   if (error_ == 0 || flaw_ == ModelFlaw::kLatestCodeWins) error_ = code;
   return false;
 }
@@ -97,8 +98,8 @@ int32_t OrchestratorModel::no_task(int32_t code) {
   return kNoTask;
 }
 
-std::nullopt_t OrchestratorModel::refuse(int32_t code) {
-  latch(code);
+std::nullopt_t OrchestratorModel::refuse(int32_t code, std::vector<int64_t> figures) {
+  latch(code, std::move(figures));
   return std::nullopt;
 }
 
@@ -234,7 +235,8 @@ void OrchestratorModel::apply(const Call& c) {
         else if constexpr (std::is_same_v<T, Fatal>)
           latch(kExplicitFatal);
         else if constexpr (std::is_same_v<T, SyncStart>) {
-          if (call.blocks > setup_->config.clusters) latch(kSyncStart);
+          if (call.blocks > setup_->config.clusters)
+            latch(kSyncStart, {static_cast<int64_t>(call.blocks), static_cast<int64_t>(setup_->config.clusters)});
         }
       },
       c);
@@ -313,8 +315,20 @@ std::optional<OrchestratorModel::Built> OrchestratorModel::build_args(const std:
     // A null or foreign handle is refused when it is added (after the checks every tensor meets first).
     const bool null = t.tag != runtime::kTagOutput && refused_handle(t.buffer);
     // A window is made on the host first (TensorRef::window, latch 5 when outside).
-    if (!null && t.tag != runtime::kTagOutput && t.win && !window_ok(buffers_[t.buffer].dims, *t.win))
-      return refuse(kInvalidArgs);
+    if (!null && t.tag != runtime::kTagOutput && t.win && !window_ok(buffers_[t.buffer].dims, *t.win)) {
+      const Dims& d = buffers_[t.buffer].dims;
+      const Window& w = *t.win;
+      std::vector<int64_t> f;
+      if (w.off.size() != d.size() || w.size.size() != d.size()) {
+        f = {static_cast<int64_t>(w.off.size()), static_cast<int64_t>(w.size.size()), static_cast<int64_t>(d.size())};
+      } else {
+        const bool swapped = flaw_ == ModelFlaw::kWindowSizesFirst;
+        f.insert(f.end(), (swapped ? w.size : w.off).begin(), (swapped ? w.size : w.off).end());
+        f.insert(f.end(), (swapped ? w.off : w.size).begin(), (swapped ? w.off : w.size).end());
+        f.insert(f.end(), d.begin(), d.end());
+      }
+      return refuse(kInvalidArgs, std::move(f));
+    }
     if (graph_boundary && t.tag != runtime::kTagInput && t.tag != runtime::kTagInout) return refuse(kInvalidArgs);
     if (!b.scalars.empty()) return refuse(kInvalidArgs);
     if (b.tensors.size() >= (graph_boundary ? kMaxBoundaryTensors : kMaxTensors)) return refuse(kInvalidArgs);

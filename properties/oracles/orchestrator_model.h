@@ -229,6 +229,7 @@ enum class ModelFlaw : uint8_t {
   kTakesForeignHandles,  // another orchestrator's handle taken as this one's entry 0
   kCountsLatchingNode,   // a recording's latching body call counted as handing back a node
   kTakesForeignSlots,    // a recording takes another recording's ScalarSlot by its value, as inline would
+  kWindowSizesFirst,     // a window latch's detail predicted with the sizes before the offsets
 };
 
 // ---------------------------------------------------------------- the model
@@ -245,6 +246,10 @@ class OrchestratorModel {
   const ModelSetup& setup() const { return *setup_; }
   const StepOutcome& last() const { return last_; }
   int32_t error() const { return error_; }
+  // The figures the latched detail states, in order, where the model knows them (a window
+  // outside its tensor: offsets, sizes, the tensor's dims, or the ranks; sync_start: the
+  // blocks asked and the clusters); empty otherwise.
+  const std::vector<int64_t>& latch_figures() const { return latch_figures_; }
   bool latched() const { return error_ != 0; }
   uint32_t submitted() const { return static_cast<uint32_t>(tasks_.size()); }
   uint32_t scope_depth() const { return static_cast<uint32_t>(scopes_.size()); }
@@ -288,8 +293,9 @@ class OrchestratorModel {
     uint64_t lo, hi;
   };
 
-  bool latch(int32_t code);             // false, for `return latch(c);`
-  std::nullopt_t refuse(int32_t code);  // latches, then nullopt
+  // false, for `return latch(c);`; `figures`: what the first latch's detail states, in order
+  bool latch(int32_t code, std::vector<int64_t> figures = {});
+  std::nullopt_t refuse(int32_t code, std::vector<int64_t> figures = {});  // latches, then nullopt
   int32_t no_task(int32_t code);        // latches, then kNoTask
   bool window_ok(const Dims& dims, const Window& w) const;
   runtime::TensorArg arg_of(uint32_t buffer, const std::optional<Window>& win, uint32_t tag) const;
@@ -323,6 +329,7 @@ class OrchestratorModel {
   std::shared_ptr<const ModelSetup> setup_;
   ModelFlaw flaw_;
   int32_t error_ = 0;
+  std::vector<int64_t> latch_figures_;
   std::vector<ModelTask> tasks_;
   std::vector<ModelBuffer> buffers_;
   std::vector<Scope> scopes_;

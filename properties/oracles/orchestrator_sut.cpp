@@ -484,6 +484,9 @@ Verdict compare_step(const OrchestratorModel& m, const OrchestratorSut& s, std::
   if (orch.error() != m.error())
     return fail("error-word",
                 fmt::format("error word {} ({}), model {}", orch.error(), orch.error_detail(), m.error()));
+  if (m.error() != 0 && !states_in_order(orch.error_detail(), m.latch_figures()))
+    return fail("latch-detail", fmt::format("the detail '{}' does not state [{}] in that order", orch.error_detail(),
+                                            fmt::join(m.latch_figures(), ", ")));
   if (s.buffers().size() != m.buffers().size())
     return fail("buffers",
                 fmt::format("{} tensors handed back in all, model {}", s.buffers().size(), m.buffers().size()));
