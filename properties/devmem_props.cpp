@@ -395,8 +395,8 @@ class Checker {
   void device_access(bool write) {
     const auto picked = range();
     uint64_t a = picked.first, n = picked.second;
-    if (c_.chance(40)) {  // load / store sizes, or any size to 16, at a multiple of the size most often
-      n = c_.chance(70) ? std::vector<uint64_t>{1, 2, 4, 8}[c_.one_of(4)] : 1 + c_.integer(0, 15);
+    if (c_.chance(50)) {  // load / store sizes, or any size to 16, at a multiple of the size most often
+      n = c_.chance(50) ? std::vector<uint64_t>{1, 2, 4, 8}[c_.one_of(4)] : 1 + c_.integer(0, 15);
       if (c_.chance(75)) a = a / n * n;
     }
     const bool ordered = c_.chance(40);
