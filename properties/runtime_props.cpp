@@ -201,15 +201,16 @@ std::optional<runtime::CompactError> trusting_compact(std::span<const std::byte>
   if (e && e->kind == runtime::CompactErrorKind::kBadPoolRef) return std::nullopt;
   return e;
 }
-void trusting_pool_ref_case() {
+// Precondition 6 judged on a generated plan's mirror with `compact` in the stack's place.
+void pool_ref_case(const oracles::CompactRun& compact) {
   const auto [g, b, c] = bound_plan();
   const auto by = static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1));
   if (auto v = oracles::check_compaction_pool_ref(b->runtime().orchestrator(), b->runtime().mirror(), c.image_bytes,
-                                                  by, trusting_compact))
+                                                  by, compact))
     props::report(*v, context(g));
 }
 TEST(RuntimePropsControl, a_compaction_trusting_pool_deltas_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&trusting_pool_ref_case), "compaction-precondition");
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest([] { pool_ref_case(trusting_compact); }), "compaction-precondition");
 }
 // And one that refuses them but states no figure beyond the task and the pool.
 std::optional<runtime::CompactError> vague_compact(std::span<const std::byte> m, const runtime::MirrorLayout& L,
@@ -219,15 +220,8 @@ std::optional<runtime::CompactError> vague_compact(std::span<const std::byte> m,
     e->message = e->message.substr(0, e->message.find(' ', e->message.find(' ', 5) + 1)) + " is bad";
   return e;
 }
-void vague_pool_ref_case() {
-  const auto [g, b, c] = bound_plan();
-  const auto by = static_cast<uint64_t>(gen::choices().sized(0, (1 << 20) - 1));
-  if (auto v = oracles::check_compaction_pool_ref(b->runtime().orchestrator(), b->runtime().mirror(), c.image_bytes,
-                                                  by, vague_compact))
-    props::report(*v, context(g));
-}
 TEST(RuntimePropsControl, a_compaction_refusal_without_its_figures_fails) {
-  EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&vague_pool_ref_case), "does not state");
+  EXPECT_FATAL_FAILURE(rc::detail::checkGTest([] { pool_ref_case(vague_compact); }), "does not state");
 }
 
 // §15.4: a successful bind makes exactly one image copy, plus one definition copy per new
