@@ -1,5 +1,8 @@
 #include "stack/ir/equal.h"
 
+#include <type_traits>
+#include <variant>
+
 namespace stackcheck::ir {
 
 namespace {
@@ -83,5 +86,58 @@ bool equal(const Function& a, const Function& b) {
 }
 
 bool equal(const Program& a, const Program& b) { return all_equal(a.functions, b.functions); }
+
+// ---- identity: every field ---------------------------------------------------------------
+
+namespace {
+bool same(const Loc& a, const Loc& b) { return a.line == b.line && a.column == b.column; }
+bool same(const Type& a, const Type& b) { return a.kind == b.kind && a.dtype == b.dtype && a.dims == b.dims; }
+template <class T>
+bool all_same(const std::vector<T>& a, const std::vector<T>& b);
+bool same(const Expr& a, const Expr& b) {
+  return a.kind == b.kind && same(a.loc, b.loc) && a.value == b.value && a.name == b.name && a.op == b.op &&
+         all_same(a.args, b.args);
+}
+bool same(const Invoke& a, const Invoke& b) {
+  return a.submit == b.submit && a.callee == b.callee && all_same(a.args, b.args) && same(a.loc, b.loc);
+}
+bool same(const ExprRhs& a, const ExprRhs& b) { return same(a.expr, b.expr); }
+bool same(const InvokeRhs& a, const InvokeRhs& b) { return same(a.invoke, b.invoke); }
+bool same(const TupleGetRhs& a, const TupleGetRhs& b) { return a.tuple == b.tuple && a.index == b.index; }
+bool same(const CreateRhs& a, const CreateRhs& b) { return all_same(a.shape, b.shape); }
+bool same(const FullRhs& a, const FullRhs& b) { return all_same(a.shape, b.shape) && same(a.value, b.value); }
+bool same(const SliceRhs& a, const SliceRhs& b) {
+  return a.source == b.source && all_same(a.offsets, b.offsets) && a.sizes == b.sizes;
+}
+bool same(const AssembleRhs& a, const AssembleRhs& b) {
+  return a.target == b.target && a.source == b.source && all_same(a.offsets, b.offsets);
+}
+bool same(const Rhs& a, const Rhs& b) {
+  return a.index() == b.index() &&
+         std::visit([&](const auto& x) { return same(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
+}
+bool same(const Stmt& a, const Stmt& b) {
+  return a.kind == b.kind && same(a.loc, b.loc) && a.name == b.name && same(a.rhs, b.rhs) &&
+         same(a.invoke, b.invoke) && a.returns == b.returns && same(a.lo, b.lo) && same(a.hi, b.hi) &&
+         same(a.step, b.step) && a.cmp == b.cmp && all_same(a.body, b.body) && all_same(a.else_body, b.else_body);
+}
+bool same(const Param& a, const Param& b) {
+  return a.name == b.name && a.dir == b.dir && same(a.type, b.type) && same(a.loc, b.loc);
+}
+template <class T>
+bool all_same(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!same(a[i], b[i])) return false;
+  return true;
+}
+}  // namespace
+
+bool identical_signature(const Function& a, const Function& b) {
+  return a.kind == b.kind && a.name == b.name && same(a.loc, b.loc) && all_same(a.params, b.params) &&
+         a.kernel_returns == b.kernel_returns && a.builtin == b.builtin && all_same(a.results, b.results);
+}
+
+bool identical(const Function& a, const Function& b) { return identical_signature(a, b) && all_same(a.body, b.body); }
 
 }  // namespace stackcheck::ir

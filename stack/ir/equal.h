@@ -11,4 +11,10 @@ bool equal(const Stmt& a, const Stmt& b);
 bool equal(const Function& a, const Function& b);
 bool equal(const Program& a, const Program& b);
 
+// Identity of every field, locations and the fields a node's kind leaves unused included (an
+// i64 type's dims, an Int expression's name): what a check that reads any field (WellFormed
+// reads them) sees alike. `identical_signature` leaves out the body only.
+bool identical(const Function& a, const Function& b);
+bool identical_signature(const Function& a, const Function& b);
+
 }  // namespace stackcheck::ir

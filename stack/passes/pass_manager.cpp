@@ -24,12 +24,19 @@ std::string first_finding(const ir::Diagnostics& d) {
 
 const Verifier* VerifierRegistry::find(Property p) const {
   auto it = verifiers_.find(p);
-  return it == verifiers_.end() || !it->second ? nullptr : &it->second;
+  return it == verifiers_.end() || !it->second.full ? nullptr : &it->second.full;
+}
+
+const IncrementalVerifier* VerifierRegistry::find_since(Property p) const {
+  auto it = verifiers_.find(p);
+  return it == verifiers_.end() || !it->second.full || !it->second.since ? nullptr : &it->second.since;
 }
 
 VerifierRegistry default_verifiers() {
   VerifierRegistry r;
-  r.set(kWellFormed, [](const ir::Program& p) { return verify::check_well_formed(p); });
+  r.set(
+      kWellFormed, [](const ir::Program& p) { return verify::check_well_formed(p); },
+      [](const ir::Program& p, const ir::Program& clean) { return verify::check_well_formed_since(p, clean); });
   r.set(kReturnParamsExplicit, [](const ir::Program& p) { return verify::check_return_params_explicit(p); });
   r.set(kGraphBoundaryLegalized, [](const ir::Program& p) { return verify::check_graph_boundary_legalized(p); });
   return r;
@@ -67,14 +74,15 @@ std::function<void(std::string_view)> string_sink(std::string& out) {
 void VerifyInstrument::before_pipeline(const ir::Program&, PropertyLedger&) { verified_ = 0; }
 
 bool VerifyInstrument::holds(Property p, const ir::Program& program, PropertyLedger& ledger,
-                             ir::Diagnostics& found) {
+                             ir::Diagnostics& found, const ir::Program* clean) {
   if ((verified_ & p) != 0) return true;
   const Verifier* v = verifiers_.find(p);
   if (v == nullptr) {
     ledger.unverified |= p;
     return true;
   }
-  found = (*v)(program);
+  const IncrementalVerifier* since = clean != nullptr ? verifiers_.find_since(p) : nullptr;
+  found = since != nullptr ? (*since)(program, *clean) : (*v)(program);
   if (!found.empty()) return false;
   verified_ |= p;
   return true;
@@ -104,13 +112,14 @@ HookResult VerifyInstrument::before_pass(const Pass& pass, const ir::Program& in
   return HookResult::proceed();
 }
 
-HookResult VerifyInstrument::after_pass(const Pass& pass, const ir::Program&, const ir::Program& output,
+HookResult VerifyInstrument::after_pass(const Pass& pass, const ir::Program& input, const ir::Program& output,
                                         PropertyLedger& ledger) {
-  verified_ = 0;  // a new program
+  const PropertySet clean = verified_;  // verified on the input, which outlives this hook
+  verified_ = 0;                        // a new program
   const std::string name(pass.name());
   for (Property p : properties_in(kWellFormed | pass.produced())) {
     ir::Diagnostics found;
-    if (holds(p, output, ledger, found)) continue;
+    if (holds(p, output, ledger, found, (clean & p) != 0 ? &input : nullptr)) continue;
     const std::string message =
         fmt::format("bug in pass {}: its output violates {}: {}", name, property_name(p), first_finding(found));
     return HookResult::fail(Outcome::PassBug, name, message, std::move(found));

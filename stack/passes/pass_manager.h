@@ -9,7 +9,10 @@
 //     verifier; a failure is the input's fault (InputRejected) if the property was never
 //     produced by a pass, else a bug of the pass that last claimed it (PassBug). After a
 //     pass, WellFormed and every produced property are checked; a failure is a PassBug of
-//     that pass. A pass's own rejection is InputRejected, naming the pass.
+//     that pass. A verifier with an incremental form (WellFormed's) judges the output given
+//     the pass's input when it verified that input: what the pass left alone is not walked
+//     again, and the findings are the full verifier's. A pass's own rejection is
+//     InputRejected, naming the pass.
 //   print-after-all: after each pass, writes "# after <Pass>\n" and the printed program to
 //     a sink (a callback; the library itself never prints).
 //   stop-after: ends the run cleanly after the named pass.
@@ -34,19 +37,31 @@
 namespace stackcheck::passes {
 
 using Verifier = std::function<ir::Diagnostics(const ir::Program&)>;
+// A verifier's incremental form: its findings on `program` given `clean`, a program on which
+// the same verifier found nothing (alive for the call). It must find exactly what the
+// verifier finds on `program`; it may skip what `program` shares with `clean`.
+using IncrementalVerifier = std::function<ir::Diagnostics(const ir::Program& program, const ir::Program& clean)>;
 
-// Property -> verifier. A value: each PassManager holds its own copy.
+// Property -> verifier, and optionally its incremental form. A value: each PassManager holds
+// its own copy. set() replaces both (a new verifier without one has none).
 class VerifierRegistry {
  public:
-  void set(Property p, Verifier v) { verifiers_[p] = std::move(v); }
+  void set(Property p, Verifier v, IncrementalVerifier since = {}) {
+    verifiers_[p] = Entry{std::move(v), std::move(since)};
+  }
   const Verifier* find(Property p) const;
+  const IncrementalVerifier* find_since(Property p) const;
 
  private:
-  std::map<Property, Verifier> verifiers_;
+  struct Entry {
+    Verifier full;
+    IncrementalVerifier since;
+  };
+  std::map<Property, Entry> verifiers_;
 };
 
-// A registry of WellFormed, ReturnParamsExplicit and GraphBoundaryLegalized (a new value
-// on every call).
+// A registry of WellFormed (with its incremental form, check_well_formed_since),
+// ReturnParamsExplicit and GraphBoundaryLegalized (a new value on every call).
 VerifierRegistry default_verifiers();
 
 // Every single property bit set in `set`, in bit order.
@@ -187,7 +202,10 @@ class VerifyInstrument final : public PassInstrument {
 
  private:
   // True when p holds on `program` (or has no verifier); else its findings are in `found`.
-  bool holds(Property p, const ir::Program& program, PropertyLedger& ledger, ir::Diagnostics& found);
+  // `clean`, when given, is a program p was verified on (the pass's input): the verifier's
+  // incremental form, if it has one, judges `program` against it.
+  bool holds(Property p, const ir::Program& program, PropertyLedger& ledger, ir::Diagnostics& found,
+             const ir::Program* clean = nullptr);
 
   VerifierRegistry verifiers_;
   PropertySet verified_ = 0;  // verified on the current program

@@ -9,6 +9,7 @@
 // well_formed/ by concern (see well_formed/internal.h).
 #include "stack/verify/well_formed.h"
 
+#include "stack/ir/equal.h"
 #include "stack/support/arena.h"
 #include "stack/verify/well_formed/internal.h"
 
@@ -111,7 +112,37 @@ void FunctionChecker::run() {
 
 using namespace well_formed;
 
-ir::Diagnostics check_well_formed(const ir::Program& p) {
+namespace {
+
+// The facts of `clean` that function checks of its successor may reuse.
+struct CleanBase {
+  const ir::Program& program;
+  ir::RpiTable rpi;  // the program has the same function names at every index
+};
+
+// Whether function i of `info.program` has clean's (empty) findings: see the header.
+bool reusable(const ProgramInfo& info, size_t i, const CleanBase& base) {
+  const ir::Program& p = info.program;
+  const Function& f = p.functions[i];
+  if (!ir::identical(f, base.program.functions[i])) return false;
+  bool same = true;
+  ir::walk_statements(f.body, [&](const Stmt& s) {
+    const ir::Invoke* inv = same ? ir::invoke_of(s) : nullptr;
+    if (inv == nullptr) return;
+    auto it = info.first.find(inv->callee);
+    if (it == info.first.end()) {  // not in p (nor, by the names, in clean): check it
+      same = false;
+      return;
+    }
+    const size_t gi = it->second;
+    const ir::ReturnParams *now = info.rpi.find(inv->callee), *then = base.rpi.find(inv->callee);
+    same = ir::identical_signature(p.functions[gi], base.program.functions[gi]) && now != nullptr && then != nullptr &&
+           *now == *then && info.component[gi] != info.component[i];
+  });
+  return same;
+}
+
+ir::Diagnostics check(const ir::Program& p, const CleanBase* base) {
   ir::Diagnostics out;
   // The check's own tables (names, scopes, bindings, expression stacks) come from one arena,
   // its first 16 KiB on the stack: a clean program of the generators' size costs no heap
@@ -144,9 +175,22 @@ ir::Diagnostics check_well_formed(const ir::Program& p) {
         entry = &f;
       }
     }
+    if (base != nullptr && reusable(info, i, *base)) continue;
     FunctionChecker(info, i, out, scratch).run();
   }
   return out;
+}
+
+}  // namespace
+
+ir::Diagnostics check_well_formed(const ir::Program& p) { return check(p, nullptr); }
+
+ir::Diagnostics check_well_formed_since(const ir::Program& p, const ir::Program& clean) {
+  bool same_names = p.functions.size() == clean.functions.size();
+  for (size_t i = 0; same_names && i < p.functions.size(); ++i) same_names = p.functions[i].name == clean.functions[i].name;
+  if (!same_names) return check(p, nullptr);
+  const CleanBase base{clean, ir::RpiTable(clean)};
+  return check(p, &base);
 }
 
 }  // namespace stackcheck::verify
