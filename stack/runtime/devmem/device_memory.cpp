@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 
@@ -346,6 +347,29 @@ template <class U>
 void atomic_store_n(uint8_t* p, U v, std::memory_order o) {
   std::atomic_ref<U>(*reinterpret_cast<U*>(p)).store(v, o);
 }
+// Relaxed copies of device bytes (which other threads may touch, so only ever accessed
+// atomically): a byte at a time up to the first 8-aligned device byte and after the last
+// whole word, a word at a time between (a page's data is 64-aligned).
+bool word_aligned(const uint8_t* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+void relaxed_load_bytes(uint8_t* host, uint8_t* dev, uint64_t len) {
+  uint64_t i = 0;
+  for (; i < len && !word_aligned(dev + i); ++i) host[i] = std::atomic_ref<uint8_t>(dev[i]).load(std::memory_order_relaxed);
+  for (; len - i >= 8; i += 8) {
+    const uint64_t v = atomic_load_n<uint64_t>(dev + i, std::memory_order_relaxed);
+    std::memcpy(host + i, &v, 8);
+  }
+  for (; i < len; ++i) host[i] = std::atomic_ref<uint8_t>(dev[i]).load(std::memory_order_relaxed);
+}
+void relaxed_store_bytes(uint8_t* dev, const uint8_t* host, uint64_t len) {
+  uint64_t i = 0;
+  for (; i < len && !word_aligned(dev + i); ++i) std::atomic_ref<uint8_t>(dev[i]).store(host[i], std::memory_order_relaxed);
+  for (; len - i >= 8; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, host + i, 8);
+    atomic_store_n(dev + i, v, std::memory_order_relaxed);
+  }
+  for (; i < len; ++i) std::atomic_ref<uint8_t>(dev[i]).store(host[i], std::memory_order_relaxed);
+}
 }  // namespace
 
 void DeviceMemory::read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n, std::memory_order order) {
@@ -391,7 +415,7 @@ void DeviceMemory::read_raw(DeviceOp op, DevAddr src, void* dst, uint64_t n, std
         }
       }
     } else {
-      for (uint64_t i = 0; i < len; ++i) d[done + i] = std::atomic_ref<uint8_t>(s[i]).load(std::memory_order_relaxed);
+      relaxed_load_bytes(d + done, s, len);
     }
     for_words(po, len, [&](uint64_t w, uint64_t m) {
       std::atomic_ref<uint64_t> rb(p.read_bits[w]);
@@ -441,7 +465,7 @@ void DeviceMemory::write_raw(DeviceOp op, DevAddr dst, const void* src, uint64_t
         }
       }
     } else {
-      for (uint64_t i = 0; i < len; ++i) std::atomic_ref<uint8_t>(d[i]).store(s[done + i], std::memory_order_relaxed);
+      relaxed_store_bytes(d, s + done, len);
     }
     for_words(po, len, [&](uint64_t w, uint64_t m) {
       std::atomic_ref<uint64_t> wb(p.written_bits[w]);
