@@ -38,11 +38,11 @@ void print_list(std::string& out, const std::vector<Expr>& es) {
 
 void print_expr_to(std::string& out, const Expr& e) {
   switch (e.kind) {
-    case Expr::Kind::Int: put(out, "{}", e.value); return;
+    case Expr::Kind::Int: put(out, FMT_COMPILE("{}"), e.value); return;
     case Expr::Kind::Var: out += e.name; return;
-    case Expr::Kind::Dim: put(out, "dim({}, {})", e.name, e.value); return;
+    case Expr::Kind::Dim: put(out, FMT_COMPILE("dim({}, {})"), e.name, e.value); return;
     case Expr::Kind::Read:
-      put(out, "read({}, ", e.name);
+      put(out, FMT_COMPILE("read({}, "), e.name);
       print_list(out, e.args);
       out += ')';
       return;
@@ -55,7 +55,7 @@ void print_expr_to(std::string& out, const Expr& e) {
       // Left-associative: the left operand needs parentheses only when it binds looser,
       // the right one also when it binds equally.
       print_operand(out, e.args[0], support::infix_precedence(e.args[0]) < p);
-      put(out, " {} ", binop_text(e.op));
+      put(out, FMT_COMPILE(" {} "), binop_text(e.op));
       print_operand(out, e.args[1], support::infix_precedence(e.args[1]) <= p);
       return;
     }
@@ -70,7 +70,7 @@ void join_names(std::string& out, const std::vector<std::string>& ns) {
 }
 
 void print_invoke(std::string& out, const Invoke& inv) {
-  put(out, "{} {}(", inv.submit ? "submit" : "call", inv.callee);
+  put(out, FMT_COMPILE("{} {}("), inv.submit ? "submit" : "call", inv.callee);
   print_exprs(out, inv.args);
   out += ')';
 }
@@ -80,14 +80,14 @@ void print_type_to(std::string& out, const Type& t) {
     out += "i64";
     return;
   }
-  put(out, "tensor<{}>[{}]", t.dtype, fmt::join(t.dims, ", "));
+  put(out, FMT_COMPILE("tensor<{}>[{}]"), t.dtype, fmt::join(t.dims, ", "));
 }
 
 struct RhsPrinter {
   std::string& out;
   void operator()(const ExprRhs& r) { print_expr_to(out, r.expr); }
   void operator()(const InvokeRhs& r) { print_invoke(out, r.invoke); }
-  void operator()(const TupleGetRhs& r) { put(out, "{}.{}", r.tuple, r.index); }
+  void operator()(const TupleGetRhs& r) { put(out, FMT_COMPILE("{}.{}"), r.tuple, r.index); }
   void operator()(const CreateRhs& r) {
     out += "create ";
     print_list(out, r.shape);
@@ -99,12 +99,12 @@ struct RhsPrinter {
     print_expr_to(out, r.value);
   }
   void operator()(const SliceRhs& r) {
-    put(out, "slice({}, ", r.source);
+    put(out, FMT_COMPILE("slice({}, "), r.source);
     print_list(out, r.offsets);
-    put(out, ", [{}])", fmt::join(r.sizes, ", "));
+    put(out, FMT_COMPILE(", [{}])"), fmt::join(r.sizes, ", "));
   }
   void operator()(const AssembleRhs& r) {
-    put(out, "assemble({}, {}, ", r.target, r.source);
+    put(out, FMT_COMPILE("assemble({}, {}, "), r.target, r.source);
     print_list(out, r.offsets);
     out += ')';
   }
@@ -135,7 +135,7 @@ void print_stmt(std::string& out, const Stmt& s, int indent) {
       out += '\n';
       return;
     case Stmt::Kind::For:
-      put(out, "for {} in range(", s.name);
+      put(out, FMT_COMPILE("for {} in range("), s.name);
       support::put_joined(out, print_expr_to, s.lo, s.hi, s.step);
       out += ") {\n";
       print_block(out, s.body, indent + 1);
@@ -145,7 +145,7 @@ void print_stmt(std::string& out, const Stmt& s, int indent) {
     case Stmt::Kind::If:
       out += "if ";
       print_expr_to(out, s.lo);
-      put(out, " {} ", cmp_text(s.cmp));
+      put(out, FMT_COMPILE(" {} "), cmp_text(s.cmp));
       print_expr_to(out, s.hi);
       out += " {\n";
       print_block(out, s.body, indent + 1);
@@ -168,7 +168,7 @@ void print_params(std::string& out, const std::vector<Param>& ps) {
   out += '(';
   for (size_t i = 0; i < ps.size(); ++i) {
     if (i) out += ", ";
-    put(out, "{}: {} ", ps[i].name, dir_name(ps[i].dir));
+    put(out, FMT_COMPILE("{}: {} "), ps[i].name, dir_name(ps[i].dir));
     print_type_to(out, ps[i].type);
   }
   out += ')';
@@ -177,14 +177,14 @@ void print_params(std::string& out, const std::vector<Param>& ps) {
 void print_function_to(std::string& out, const Function& f) {
   switch (f.kind) {
     case Function::Kind::Kernel:
-      put(out, "kernel {}", f.name);
+      put(out, FMT_COMPILE("kernel {}"), f.name);
       print_params(out, f.params);
       out += " -> (";
       join_names(out, f.kernel_returns);
-      put(out, ") = builtin {}\n", f.builtin);
+      put(out, FMT_COMPILE(") = builtin {}\n"), f.builtin);
       return;
     case Function::Kind::Graph: {
-      put(out, "graph {}", f.name);
+      put(out, FMT_COMPILE("graph {}"), f.name);
       print_params(out, f.params);
       if (!f.results.empty()) {
         out += " -> (";
@@ -197,7 +197,7 @@ void print_function_to(std::string& out, const Function& f) {
       break;
     }
     case Function::Kind::Orchestration:
-      put(out, "orchestration {}", f.name);
+      put(out, FMT_COMPILE("orchestration {}"), f.name);
       print_params(out, f.params);
       break;
   }

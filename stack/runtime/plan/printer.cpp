@@ -17,9 +17,9 @@ using support::put;  // everything appends to one string (support/append.h)
 
 void expr_to(std::string& out, const PlanExpr& e) {
   switch (e.kind) {
-    case PlanExpr::Kind::Int: put(out, "{}", e.value); return;
+    case PlanExpr::Kind::Int: put(out, FMT_COMPILE("{}"), e.value); return;
     case PlanExpr::Kind::Name: out += e.name; return;
-    case PlanExpr::Kind::Slot: put(out, "${}", e.value); return;
+    case PlanExpr::Kind::Slot: put(out, FMT_COMPILE("${}"), e.value); return;
     case PlanExpr::Kind::Binary: break;
   }
   if (e.args.size() != 2) {  // malformed (validate_plan rejects it); print something readable
@@ -32,13 +32,13 @@ void expr_to(std::string& out, const PlanExpr& e) {
   if (lp) out += '(';
   expr_to(out, e.args[0]);
   if (lp) out += ')';
-  put(out, " {} ", binop_name(e.op));
+  put(out, FMT_COMPILE(" {} "), binop_name(e.op));
   if (rp) out += '(';
   expr_to(out, e.args[1]);
   if (rp) out += ')';
 }
 
-void shape_to(std::string& out, const std::vector<int64_t>& dims) { put(out, "[{}]", fmt::join(dims, ", ")); }
+void shape_to(std::string& out, const std::vector<int64_t>& dims) { put(out, FMT_COMPILE("[{}]"), fmt::join(dims, ", ")); }
 
 void window_to(std::string& out, const PlanWindow& w) {
   out += w.name;
@@ -47,7 +47,7 @@ void window_to(std::string& out, const PlanWindow& w) {
   for (size_t i = 0; i < w.ranges.size(); ++i) {
     if (i) out += ", ";
     expr_to(out, w.ranges[i].offset);
-    put(out, ":{}", w.ranges[i].size);
+    put(out, FMT_COMPILE(":{}"), w.ranges[i].size);
   }
   out += ']';
 }
@@ -55,7 +55,7 @@ void window_to(std::string& out, const PlanWindow& w) {
 void arg_to(std::string& out, const PlanArg& a) {
   switch (a.tag) {
     case PlanTag::Output:
-      put(out, "output {}: ", a.out_name);
+      put(out, FMT_COMPILE("output {}: "), a.out_name);
       shape_to(out, a.out_shape);
       return;
     case PlanTag::Scalar:
@@ -63,7 +63,7 @@ void arg_to(std::string& out, const PlanArg& a) {
       expr_to(out, a.scalar);
       return;
     default:
-      put(out, "{} ", tag_name(a.tag));
+      put(out, FMT_COMPILE("{} "), tag_name(a.tag));
       window_to(out, a.window);
       return;
   }
@@ -96,41 +96,41 @@ void stmt_to(std::string& out, const PlanStmt& s, int indent) {
         else if constexpr (std::is_same_v<T, FatalStmt>)
           out += "fatal\n";
         else if constexpr (std::is_same_v<T, WaitTensorStmt>)
-          put(out, "wait_tensor {}\n", n.tensor);
+          put(out, FMT_COMPILE("wait_tensor {}\n"), n.tensor);
         else if constexpr (std::is_same_v<T, SyncStartStmt>)
-          put(out, "sync_start {}\n", n.block_num);
+          put(out, FMT_COMPILE("sync_start {}\n"), n.block_num);
         else if constexpr (std::is_same_v<T, AllocStmt>) {
           out += "alloc ";
           for (size_t i = 0; i < n.buffers.size(); ++i) {
-            put(out, "{}{}: ", i ? ", " : "", n.buffers[i].name);
+            put(out, FMT_COMPILE("{}{}: "), i ? ", " : "", n.buffers[i].name);
             shape_to(out, n.buffers[i].shape);
           }
           out += '\n';
         } else if constexpr (std::is_same_v<T, ViewStmt>) {
-          put(out, "view {} = ", n.name);
+          put(out, FMT_COMPILE("view {} = "), n.name);
           window_to(out, n.source);
           out += '\n';
         } else if constexpr (std::is_same_v<T, SetStmt>) {
-          put(out, "set {} = ", n.name);
+          put(out, FMT_COMPILE("set {} = "), n.name);
           expr_to(out, n.value);
           out += '\n';
         } else if constexpr (std::is_same_v<T, ReadStmt>) {
-          put(out, "read {} = {}[", n.name, n.tensor);
+          put(out, FMT_COMPILE("read {} = {}["), n.name, n.tensor);
           for (size_t i = 0; i < n.index.size(); ++i) {
             if (i) out += ", ";
             expr_to(out, n.index[i]);
           }
           out += "]\n";
         } else if constexpr (std::is_same_v<T, SubmitStmt>) {
-          put(out, "submit {}(", builtin_name(n.builtin));
+          put(out, FMT_COMPILE("submit {}("), builtin_name(n.builtin));
           args_to(out, n.args);
           out += ")\n";
         } else if constexpr (std::is_same_v<T, SubmitGraphStmt>) {
-          put(out, "submit_graph {}(", n.graph);
+          put(out, FMT_COMPILE("submit_graph {}("), n.graph);
           args_to(out, n.args);
           out += ")\n";
         } else if constexpr (std::is_same_v<T, ForStmt>) {
-          put(out, "for {} = ", n.var);
+          put(out, FMT_COMPILE("for {} = "), n.var);
           support::put_joined(out, expr_to, n.start, n.stop, n.step);
           out += " {\n";
           block_to(out, n.body, indent + 1);
@@ -140,7 +140,7 @@ void stmt_to(std::string& out, const PlanStmt& s, int indent) {
           static_assert(std::is_same_v<T, IfStmt>);
           out += "if ";
           expr_to(out, n.lhs);
-          put(out, " {} ", cmp_name(n.cmp));
+          put(out, FMT_COMPILE(" {} "), cmp_name(n.cmp));
           expr_to(out, n.rhs);
           out += " {\n";
           block_to(out, n.then_body, indent + 1);
@@ -169,22 +169,22 @@ std::string print_plan(const OrchProgram& p) {
   out.reserve(4096);
   if (!p.config.empty()) {
     out += "config";
-    for (const ConfigEntry& c : p.config) put(out, " {}={}", c.key, c.value);
+    for (const ConfigEntry& c : p.config) put(out, FMT_COMPILE(" {}={}"), c.key, c.value);
     out += "\n";
   }
   for (const EntryTensor& t : p.tensors) {
-    put(out, "tensor {}: {} ", t.name, t.inout ? "InOut" : "In");
+    put(out, FMT_COMPILE("tensor {}: {} "), t.name, t.inout ? "InOut" : "In");
     shape_to(out, t.shape);
     out += '\n';
   }
   for (const PlanGraph& g : p.graphs) {
-    put(out, "graph {}({}) {{\n", g.name, fmt::join(g.params, ", "));
+    put(out, FMT_COMPILE("graph {}({}) {{\n"), g.name, fmt::join(g.params, ", "));
     block_to(out, g.body, 1);
     out += "}\n";
   }
   block_to(out, p.body, 0);
   for (const Mutation& m : p.mutations)
-    put(out, "mutate {}{} {}\n", m.target == MutationTarget::kRuntimeHeader ? "header " : "", m.offset,
+    put(out, FMT_COMPILE("mutate {}{} {}\n"), m.target == MutationTarget::kRuntimeHeader ? "header " : "", m.offset,
         static_cast<unsigned>(m.value));
   return out;
 }
