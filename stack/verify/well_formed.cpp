@@ -60,21 +60,32 @@ ProgramInfo::ProgramInfo(const ir::Program& p, std::pmr::memory_resource* scratc
     : program(p), first(scratch), rpi(p) {
   const size_t n = p.functions.size();
   for (size_t i = 0; i < n; ++i) first.emplace(p.functions[i].name, i);
-  // A call f -> g lies on a cycle iff f and g share a component (g == f included).
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
-  Graph g(n);
+  // A call f -> g lies on a cycle iff f and g share a component (g == f included). A cycle
+  // needs a call into a function that itself calls: kernels call nothing, so with no call of a
+  // graph from a graph and no call of an orchestration (what the generators write), every
+  // function is its own component and Boost's graph is not built.
+  std::pmr::vector<std::pair<size_t, size_t>> calls(scratch);
+  bool may_cycle = false;
   for (size_t i = 0; i < n; ++i) {
     ir::walk_statements(p.functions[i].body, [&](const Stmt& s) {
-      if (const ir::Invoke* inv = ir::invoke_of(s)) {
-        if (auto it = first.find(inv->callee); it != first.end()) boost::add_edge(i, it->second, g);
-      }
+      const ir::Invoke* inv = ir::invoke_of(s);
+      auto it = inv != nullptr ? first.find(inv->callee) : first.end();
+      if (it == first.end()) return;
+      calls.emplace_back(i, it->second);
+      const Function::Kind callee = p.functions[it->second].kind;
+      may_cycle = may_cycle || callee == Function::Kind::Orchestration ||
+                  (callee == Function::Kind::Graph && p.functions[i].kind != Function::Kind::Orchestration);
     });
   }
-  component.assign(n, 0);
-  if (n > 0) {
-    boost::strong_components(g,
-                             boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, g)));
+  component.resize(n);
+  if (!may_cycle) {
+    for (size_t i = 0; i < n; ++i) component[i] = i;
+    return;
   }
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph g(n);
+  for (const auto& [from, to] : calls) boost::add_edge(from, to, g);
+  boost::strong_components(g, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, g)));
 }
 
 void FunctionChecker::run() {

@@ -142,7 +142,9 @@ const std::vector<Case> kCases = {
      {reports(4, "graph g(n: In i64) {\n  call g(n)\n}\norchestration main() {\n}\n"),
       reports({4, 4},
               "graph g(n: In i64) {\n  call h(n)\n}\ngraph h(n: In i64) {\n  call g(n)\n}\n"
-              "orchestration main(n: In i64) {\n  call g(n)\n}\n")}},
+              "orchestration main(n: In i64) {\n  call g(n)\n}\n"),
+      // A cycle through the entry: the call of main is refused, and main's call of g closes it.
+      reports({4, 4}, "graph g(n: In i64) {\n  call main(n)\n}\norchestration main(n: In i64) {\n  call g(n)\n}\n")}},
     {"code04_negative_graph_calls_graph",
      {accepts(kKernels + "graph h(c: InOut tensor<i32>[8]) {\n  t = create [8]\n  c1 = call kacc(t, c)\n}\n"
                          "graph g(c: InOut tensor<i32>[8]) {\n  call h(c)\n  call h(c)\n}\n"
