@@ -1,8 +1,9 @@
 """scripts/instructions: the instructions one input of each deep fuzz target costs (HARNESS.md §7).
 
 Runs bench/throughput_bench under Valgrind's callgrind, counting only inside the target's judge
-(judge_program, judge_plan, judge_attach: the stack and every oracle tier, not the decoder), and
-divides by the number of inputs judged. A count, not a time: the same binary gives the same
+(judge_program, judge_plan, judge_attach: the stack and every oracle tier, not the decoder), on
+the bench corpus decoded as scripts/throughput decodes it (STACKCHECK_NO_SWARM=1), and divides
+by the number of inputs judged. A count, not a time: the same binary gives the same
 figure on an idle or a shared machine, so two builds compare to a fraction of a percent where
 wall-clock figures swing by tens of percent (docs/throughput.md). Writes
 build/instructions/<timestamp>/instructions.json and the callgrind files, which
@@ -105,6 +106,9 @@ def main(argv: list[str]) -> int:
         binary = ROOT / "build" / a.preset / "bin" / "throughput_bench"
         if not binary.exists():
             raise UsageError(f"{binary} is not built (drop --no-build)")
+        # The committed bench corpus decodes as it did before swarm generation, as under
+        # scripts/throughput, so the counts compare with its figures and across commits.
+        os.environ["STACKCHECK_NO_SWARM"] = "1"
         run_dir = a.out / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         run_dir.mkdir(parents=True, exist_ok=True)
         rows = {t: count(binary, t, run_dir) for t in a.targets}
