@@ -60,7 +60,9 @@ Verdict check_pass_contracts(const passes::PassManager& pm) {
 
 PipelineRun run_pipeline(const ir::Program& p, const passes::PipelineOptions& options) {
   PipelineRun out;
-  passes::PassManager pm = passes::default_pipeline(options);  // verify on
+  passes::PassManagerOptions manager;  // verify on
+  manager.result_program = false;      // the stages come from the snapshots
+  passes::PassManager pm = passes::default_pipeline(options, std::move(manager));
   passes::SnapshotInstrument& snapshots = pm.emplace_instrument<passes::SnapshotInstrument>();
   const passes::PipelineResult r = pm.run(p);
   for (auto& s : snapshots.take()) out.stages.push_back({std::move(s.pass), std::move(s.program)});

@@ -144,7 +144,7 @@ void SnapshotInstrument::accepted(const Pass& pass, const std::shared_ptr<const 
 
 // ---- the manager -----------------------------------------------------------------------
 
-PassManager::PassManager(PassManagerOptions options) {
+PassManager::PassManager(PassManagerOptions options) : result_program_(options.result_program) {
   if (options.print_after_all && options.sink) {
     emplace_instrument<PrintAfterAllInstrument>(std::move(options.sink));
   }
@@ -171,7 +171,7 @@ PipelineResult PassManager::run(const ir::Program& input, PropertySet held) {
   PropertyLedger ledger;
   ledger.held = held;
   auto finish = [&] {
-    res.program = *current;
+    if (result_program_) res.program = *current;
     res.held = ledger.held;
     res.unverified = ledger.unverified;
     res.passes_run = ledger.passes_run;

@@ -131,7 +131,8 @@ class PassInstrument {
 struct PipelineResult {
   Outcome outcome = Outcome::Ok;
   ir::Program program;                  // Ok: the final program; else the last program that
-                                        // was accepted (the input of the failing step)
+                                        // was accepted (the input of the failing step); empty
+                                        // under PassManagerOptions::result_program = false
   std::string pass;                     // the pass rejected or blamed ("" when Ok)
   std::string message;                  // one line: what failed, where and whose fault
   ir::Diagnostics diagnostics;      // the rejection or the failing verifier's findings
@@ -156,6 +157,9 @@ struct PassManagerOptions {
   // Receives each "# after <Pass>\n<program>" block when print_after_all is on.
   std::function<void(std::string_view)> sink;
   std::string stop_after;  // non-empty: the stop-after instrument, ending after this pass
+  // false: PipelineResult::program is left empty, for a caller that keeps the programs through
+  // an instrument (SnapshotInstrument): no copy of the last one into the result.
+  bool result_program = true;
 };
 
 class PassManager {
@@ -187,6 +191,7 @@ class PassManager {
  private:
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<std::unique_ptr<PassInstrument>> instruments_;
+  bool result_program_ = true;
 };
 
 // ---- the built-in instruments ----------------------------------------------------------

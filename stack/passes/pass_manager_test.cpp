@@ -395,6 +395,24 @@ TEST(PassInstruments, snapshot_keeps_each_accepted_output) {
   EXPECT_EQ(kept.snapshots().size(), 1u);
 }
 
+TEST(PassInstruments, a_result_without_its_program_keeps_the_snapshots) {
+  const ir::Program in = parse_or_fail(fixture("  a = 1 + 1\n"));
+  PassManager keeps;
+  keeps.add(std::make_unique<Simplify>());
+  PassManagerOptions options;
+  options.result_program = false;
+  PassManager lean(std::move(options));
+  const SnapshotInstrument& snapshots = lean.emplace_instrument<SnapshotInstrument>();
+  lean.add(std::make_unique<Simplify>());
+  const PipelineResult full = keeps.run(in), bare = lean.run(in);
+  ASSERT_TRUE(full.ok() && bare.ok());
+  EXPECT_EQ(ir::print_program(full.program), ir::print_program(simplify(in)));
+  EXPECT_TRUE(bare.program.functions.empty());
+  ASSERT_EQ(snapshots.snapshots().size(), 1u);
+  EXPECT_EQ(ir::print_program(*snapshots.snapshots()[0].program), ir::print_program(full.program));
+  EXPECT_EQ(bare.passes_run, full.passes_run);
+}
+
 TEST(PassInstruments, print_after_all_shows_the_output_verify_then_blames) {
   std::string out;
   PassManager pm(printing_after_all(out));
