@@ -18,9 +18,10 @@ std::optional<std::string> canonical_layout_problem(const std::string& text) {
   if (text.empty()) return std::nullopt;  // a program of no functions prints nothing
   if (text.back() != '\n') return "the text does not end in a newline";
   size_t line_no = 0, depth = 0;
-  for (size_t at = 0; at < text.size();) {
-    const size_t end = text.find('\n', at);
-    const std::string line = text.substr(at, end - at);
+  const std::string_view whole(text);
+  for (size_t at = 0; at < whole.size();) {
+    const size_t end = whole.find('\n', at);
+    const std::string_view line = whole.substr(at, end - at);  // a view: no copy per line
     at = end + 1;
     ++line_no;
     const size_t indent = line.find_first_not_of(' ');

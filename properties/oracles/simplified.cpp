@@ -2,8 +2,10 @@
 // have removed is looked for, with the rules' own reading of "static" and "defined once".
 #include <fmt/format.h>
 
+#include <memory_resource>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "stack/ir/invariance.h"
 #include "stack/ir/printer.h"
 #include "stack/ir/walk.h"
+#include "stack/support/arena.h"
 
 namespace stackcheck::oracles {
 namespace {
@@ -78,7 +81,7 @@ class FixedPoint {
   }
 
  private:
-  bool once(const std::string& name) const {
+  bool once(std::string_view name) const {
     auto it = defs_.find(name);
     return it != defs_.end() && it->second == 1;
   }
@@ -88,33 +91,33 @@ class FixedPoint {
   // WellFormed a code 13 or 11).
   bool faults_at(const Stmt& loop, int64_t v) const {
     const ir::DimsOf dims = [this](std::string_view t) -> const ir::Dims* {
-      auto it = shapes_.find(std::string(t));
+      auto it = shapes_.find(t);
       return it == shapes_.end() ? nullptr : &it->second;
     };
     const ir::ValueOf value = [&](std::string_view n) -> std::optional<int64_t> {
       if (n == loop.name) return v;
-      auto it = consts_.find(std::string(n));
+      auto it = consts_.find(n);
       return it == consts_.end() ? std::nullopt : std::optional<int64_t>(it->second);
     };
     return ir::has_static_fault(loop.body, dims, value);
   }
 
   std::optional<std::string> left_in(const Expr& e) const {
-    const std::string at = fmt::format("{}:{}", e.loc.line, e.loc.column);
+    const auto at = [&] { return fmt::format("{}:{}", e.loc.line, e.loc.column); };  // for a finding only
     switch (e.kind) {
       case Expr::Kind::Binary:
         if (e.args.size() == 2 && e.args[0].kind == Expr::Kind::Int && e.args[1].kind == Expr::Kind::Int &&
             ir::apply_binop(e.op, e.args[0].value, e.args[1].value))
-          return fmt::format("{}: literal '{}' is not folded", at, ir::print_expr(e));
+          return fmt::format("{}: literal '{}' is not folded", at(), ir::print_expr(e));
         return std::nullopt;
       case Expr::Kind::Var:
         if (auto c = consts_.find(e.name); c != consts_.end())
-          return fmt::format("{}: '{}' is bound to {} once and not substituted", at, e.name, c->second);
+          return fmt::format("{}: '{}' is bound to {} once and not substituted", at(), e.name, c->second);
         return std::nullopt;
       case Expr::Kind::Dim:
         if (auto s = shapes_.find(e.name);
             s != shapes_.end() && e.value >= 0 && static_cast<uint64_t>(e.value) < s->second.size())
-          return fmt::format("{}: '{}' of a static shape is not folded", at, ir::print_expr(e));
+          return fmt::format("{}: '{}' of a static shape is not folded", at(), ir::print_expr(e));
         return std::nullopt;
       case Expr::Kind::Int:
       case Expr::Kind::Read: return std::nullopt;
@@ -123,9 +126,12 @@ class FixedPoint {
   }
 
   const Function& f_;
-  std::unordered_map<std::string, int> defs_;
-  std::unordered_map<std::string, int64_t> consts_;
-  std::unordered_map<std::string, ir::Dims> shapes_;
+  // Keyed by views of the function's own names, in an arena on the stack (a function of the
+  // generators' size allocates nothing for them).
+  support::InlineArena<8192> arena_;
+  std::pmr::unordered_map<std::string_view, int> defs_{arena_.resource()};
+  std::pmr::unordered_map<std::string_view, int64_t> consts_{arena_.resource()};
+  std::pmr::unordered_map<std::string_view, ir::Dims> shapes_{arena_.resource()};
 };
 
 }  // namespace
