@@ -393,6 +393,7 @@ class Decoder {
     const uint64_t pieces = contiguous ? static_cast<uint64_t>(count) / len : static_cast<uint64_t>(count);
     ranges_ += pieces;
     if (ranges_ > limits_.max_ranges) bad(fmt::format("{}: footprints exceed {} byte ranges", ctx, limits_.max_ranges));
+    out.reserve(out.size() + pieces);  // bounded by max_ranges, checked above: one block
     std::array<int64_t, 4> idx{};
     for (;;) {
       int64_t row = static_cast<int64_t>(w.offset_bytes);

@@ -45,6 +45,7 @@ Results BodyLowering::kernel_launch(const ir::Function& k, const ir::Invoke& inv
   runtime::SubmitStmt sub;
   sub.builtin = *rb;
   std::vector<PlanArg> scalars;
+  sub.args.reserve(b->arity());  // one block: the args are the builtin's params
   // Params past the builtin's arity are extras: never touched, so never passed.
   for (size_t i = 0; i < b->arity(); ++i) {
     const ir::Param& p = k.params[i];
@@ -111,6 +112,7 @@ Results BodyLowering::graph_launch(const ir::Function& g, const ir::Invoke& inv,
   if (name == info_.graph_names.end()) broken(loc, fmt::format("graph '{}' has no plan name", g.name));
   sub.graph = name->second;
   std::vector<PlanArg> scalars;
+  sub.args.reserve(g.params.size());  // one block: at most one arg a param
   for (size_t i = 0; i < g.params.size(); ++i) {
     const ir::Param& p = g.params[i];
     if (p.type.is_tensor()) {

@@ -467,6 +467,7 @@ class Parser {
   std::vector<PlanArg> args() {
     expect_punct("(");
     std::vector<PlanArg> as;
+    as.reserve(4);  // most launches take four arguments or fewer: one block, not three
     if (!is_punct(")")) {
       as.push_back(arg());
       while (is_punct(",")) {
