@@ -1,5 +1,6 @@
 #include "stack/ir/equal.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <variant>
 
@@ -8,10 +9,7 @@ namespace stackcheck::ir {
 namespace {
 template <class T>
 bool all_equal(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!equal(a[i], b[i])) return false;
-  return true;
+  return std::ranges::equal(a, b, [](const T& x, const T& y) { return equal(x, y); });
 }
 
 bool equal(const Invoke& a, const Invoke& b) {
@@ -126,10 +124,7 @@ bool same(const Param& a, const Param& b) {
 }
 template <class T>
 bool all_same(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!same(a[i], b[i])) return false;
-  return true;
+  return std::ranges::equal(a, b, [](const T& x, const T& y) { return same(x, y); });
 }
 }  // namespace
 
