@@ -169,3 +169,55 @@ STACKCHECK_PROP(IrProps, structural_equality_agrees_with_the_printer, 0.0) { com
 STACKCHECK_CONTROL(IrPropsControl, a_comparator_blind_to_bodies_fails, "comparator") {
   comparator_case(blind_to_bodies);
 }
+
+// Identity (ir::identical: every field, locations and the fields a kind leaves unused included;
+// what the incremental WellFormed trusts to skip a function) judged by what it must see: a copy
+// is identical and has an identical signature; a copy with every location moved is neither, in
+// every function; after one edit anywhere whose text differs, some function is not identical;
+// and identity implies structural equality. The class: an identity blind to locations, or to
+// a field, under which WellFormed keeps a stale verdict; or one that never holds, under which
+// the incremental check skips nothing.
+namespace {
+using FunctionEq = bool (*)(const ir::Function&, const ir::Function&);
+bool stack_identical(const ir::Function& a, const ir::Function& b) { return ir::identical(a, b); }
+
+void identity_case(FunctionEq same) {
+  const gen::GeneratedProgram g = gen::any_program();
+  const ir::Program& p = g.program;
+  const ir::Program copy = p;
+  ir::Program moved = p;
+  gen::relocate(moved, static_cast<uint32_t>(gen::choices().integer(1, 1000)));
+  for (size_t k = 0; k < p.functions.size(); ++k) {
+    const ir::Function& f = p.functions[k];
+    if (!same(f, copy.functions[k]) || !ir::identical_signature(f, copy.functions[k]))
+      props::report(oracles::Verdict::fail("identity", fmt::format("a copy of '{}' is not identical", f.name)));
+    if (same(f, moved.functions[k]) || ir::identical_signature(f, moved.functions[k]))
+      props::report(oracles::Verdict::fail("identity", fmt::format("'{}' with its locations moved is identical", f.name)));
+  }
+  const std::vector<gen::IrEdit> sites = gen::ir_edit_sites(p);
+  RC_ASSERT(!sites.empty());
+  gen::ChoiceSource& c = gen::choices();
+  const gen::IrEdit& edit = sites[static_cast<size_t>(c.integer(0, static_cast<int64_t>(sites.size()) - 1))];
+  ir::Program q = p;
+  edit.apply(q);
+  bool all_same = q.functions.size() == p.functions.size();
+  for (size_t k = 0; all_same && k < p.functions.size(); ++k) {
+    all_same = same(p.functions[k], q.functions[k]);
+    if (all_same && !ir::equal(p.functions[k], q.functions[k]))
+      props::report(oracles::Verdict::fail("identity", fmt::format("after the edit '{}', '{}' is identical but not "
+                                                                   "structurally equal", edit.what, p.functions[k].name)));
+  }
+  if (all_same && ir::print_program(p) != ir::print_program(q))
+    props::report(oracles::Verdict::fail("identity", fmt::format("after the edit '{}' every function is identical, "
+                                                                 "yet the printed text changed", edit.what)));
+}
+
+// The control: an identity blind to locations (structural equality).
+bool blind_to_locations(const ir::Function& a, const ir::Function& b) { return ir::equal(a, b); }
+}  // namespace
+
+STACKCHECK_PROP(IrProps, identity_sees_every_field_and_location, 0.0) { identity_case(stack_identical); }
+
+STACKCHECK_CONTROL(IrPropsControl, an_identity_blind_to_locations_fails, "with its locations moved is identical") {
+  identity_case(blind_to_locations);
+}
