@@ -38,6 +38,7 @@ using near_miss_detail::unknown_builtin;
 using near_miss_detail::unknown_callee;
 using near_miss_detail::use_before_definition;
 using near_miss_detail::wrong_word;
+using near_miss_detail::keyword_name;
 
 Attempt graph_after_use(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::graph_after_use(c, t.str()); }
 Attempt config_value(ChoiceSource& c, Dialect, Text t) { return near_miss_detail::config_value(c, t.str()); }
@@ -70,6 +71,7 @@ constexpr std::array<CorruptionEntry, static_cast<size_t>(Corruption::kCount)> k
     {Corruption::kTruncated, "input cut off", truncated, std::nullopt},
     {Corruption::kStrayToken, "stray token", stray_token, std::nullopt},
     {Corruption::kWrongWord, "wrong word", wrong_word, std::nullopt},
+    {Corruption::kKeywordName, "keyword as a name", keyword_name, Dialect::kGir},
 }};
 
 NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
@@ -82,6 +84,7 @@ NearMiss near_miss(ChoiceSource& c, Dialect d, std::string_view valid) {
     kinds.insert(kinds.end(), {config_key, mutate_range, tensor_after_statement, graph_after_use, config_value});
   kinds.push_back(stray_token);
   kinds.push_back(wrong_word);
+  if (d == Dialect::kGir) kinds.push_back(keyword_name);
   // One choice in kinds + 1 cuts the input off (the others' fallback order stays as it was).
   const size_t pick = c.one_of(kinds.size() + 1);
   if (pick == kinds.size())

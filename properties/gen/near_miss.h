@@ -8,7 +8,8 @@
 // unknown or repeated config key, a `mutate` value past 255, an entry tensor after the
 // statements, a graph defined below its first use, and a config value outside its range; and
 // the input cut off right after a name or an integer literal inside a block, with no newline;
-// and a stray token, character or byte where a statement begins. The expectation is derived
+// and a stray token, character or byte where a statement begins; a wrong word from a fixed
+// set; a `.gir` name made a keyword. The expectation is derived
 // from the valid text's own lines (a small tokenizer and a brace-structure walk written from the grammars), never from
 // running the stack. Choice 0 is the simplest corruption (joined lines). No RapidCheck here.
 #pragma once
@@ -42,6 +43,7 @@ enum class Corruption : uint8_t {
   kTruncated,             // the input ends right after a name or a literal, no newline, a block open
   kStrayToken,            // a stray token, character or byte where a statement begins
   kWrongWord,             // a keyword or operator of a fixed set replaced by one outside it
+  kKeywordName,           // .gir: a function, param or loop variable named by a keyword
   kCount
 };
 const char* corruption_name(Corruption c);

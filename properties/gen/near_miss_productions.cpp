@@ -134,6 +134,9 @@ std::vector<Production> near_miss_production_universe() {
         p.unreachable = "a .gir program may call a function above its definition (WellFormed looks callees up in all)";
       else if (gir && plan_only)
         p.unreachable = "the .gir grammar has no config, mutate or entry tensor lines (COMPILER.md §1)";
+      else if (!gir && c == Corruption::kKeywordName)
+        p.gap = "a .plan name made a keyword: the plan breaker's keyword-name rule makes it (plan_breaker.h), this "
+                "corruption does not";
       else if (!gir && c == Corruption::kUseBeforeDefinition)
         p.gap = "two .plan statements swapped, a name used above its set, view or alloc (the check's \"undefined name\")";
       u.push_back(std::move(p));

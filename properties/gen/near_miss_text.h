@@ -4,7 +4,7 @@
 //   near_miss_layout.cpp  lines joined, split, a brace dropped or added, CRLF, the input cut off;
 //   near_miss_names.cpp   a name bound twice or used first, an unknown callee or builtin, an
 //                         argument left out;
-//   near_miss_tokens.cpp  a literal out of range, a stray token, a wrong word;
+//   near_miss_tokens.cpp  a literal out of range, a stray token, a wrong word, a keyword as a name;
 //   near_miss_plan.cpp    the plan-only ones (config keys and values, mutate, order of lines).
 // A corruption takes the text by value, draws its place and variant from the ChoiceSource, and
 // returns nullopt where it does not apply. Expectations come from the grammars (COMPILER.md §1,
@@ -132,6 +132,7 @@ const std::vector<std::string>& stray_punct(Dialect d);
 Attempt stray_token_of(ChoiceSource& c, Dialect d, Text t, std::optional<size_t> punct);
 Attempt stray_token(ChoiceSource& c, Dialect d, Text t);
 Attempt wrong_word(ChoiceSource& c, Dialect d, Text t);
+Attempt keyword_name(ChoiceSource& c, Dialect d, Text t);  // .gir only
 
 // near_miss_plan.cpp (and graph_after_use, config_value of near_miss.h)
 Attempt config_key(ChoiceSource& c, Dialect, Text t);

@@ -165,4 +165,35 @@ Attempt wrong_word(ChoiceSource& c, Dialect d, Text t) {
               parse_error(d, s.line, x.col, msg));
 }
 
+// A `.gir` name where the parser reads one first (a function's name, a param's, a loop
+// variable) made a keyword: the grammar's quoted words (COMPILER.md §1), this table written
+// from the grammar. The parser must say "'<kw>' is a keyword, not a name" at its column.
+Attempt keyword_name(ChoiceSource& c, Dialect d, Text t) {
+  if (d != Dialect::kGir) return std::nullopt;
+  static const std::vector<std::string> kKeywords = {
+      "kernel", "builtin", "graph",  "orchestration", "In",    "Out",      "InOut", "i64",
+      "tensor", "i32",     "return", "for",           "in",    "range",    "if",    "else",
+      "call",   "submit",  "create", "full",          "slice", "assemble", "dim",   "read"};
+  struct Site {
+    size_t line, tok;
+  };
+  std::vector<Site> at;
+  for (size_t i = 0; i < t.lines.size(); ++i) {
+    const auto k = t.toks(i);
+    if (is_word(k, 0, "for") && k.size() > 1 && k[1].kind == Tok::kWord) at.push_back({i, 1});
+    if (!(is_word(k, 0, "kernel") || is_word(k, 0, "graph") || is_word(k, 0, "orchestration"))) continue;
+    if (k.size() > 1 && k[1].kind == Tok::kWord) at.push_back({i, 1});
+    for (size_t j = 3; j + 1 < k.size(); ++j)  // `(` or `,`, a name, `:`
+      if ((is_punct(k, j - 1, "(") || is_punct(k, j - 1, ",")) && k[j].kind == Tok::kWord && is_punct(k, j + 1, ":"))
+        at.push_back({i, j});
+  }
+  if (at.empty()) return std::nullopt;
+  const Site s = c.pick(at);
+  const Tok x = t.toks(s.line)[s.tok];
+  const std::string kw = c.pick(kKeywords);
+  t.lines[s.line].replace(x.col - 1, x.text.size(), kw);
+  return made(t, Corruption::kKeywordName, fmt::format("'{}' of line {} made the keyword '{}'", x.text, s.line + 1, kw),
+              parse_error(d, s.line, x.col, fmt::format("'{}' is a keyword, not a name", kw)));
+}
+
 }  // namespace stackcheck::gen::near_miss_detail
