@@ -24,6 +24,10 @@ using Places = std::vector<std::pair<Function*, size_t>>;
 Made bad_create(WellFormedEdit& e) {
   ChoiceSource& c = e.c;
   BrokenProgram& b = e.b;
+  // Codegen allocates every create of a list when the list opens, after checking its shape is
+  // static, of rank 1..3, each extent 1..65,536 and at most 65,536 elements (COMPILER.md §6's
+  // defence in depth): each edit below is one it must refuse when run without the verifier.
+  b.lowering_precondition = true;
   if (c.chance(30)) {  // an extent that is no static value: a loop variable's
     Stmt loop;
     loop.kind = Stmt::Kind::For;
@@ -52,6 +56,7 @@ Made bad_create(WellFormedEdit& e) {
     make(legal, product ? 256 : kMaxTensorElements);
     make(b.program, product ? 257 : kMaxTensorElements + 1);
     b.at_limit = std::move(legal);
+    b.at_limit_runs = true;  // the legal twin compiles (codegen's own shape check) and runs
     b.limit = product ? "create [256, 256]: 65,536 elements" : "create [65536]";
     b.what = product ? "a create of 65,792 elements (256 x 257)" : "a create of extent 65,537";
     b.marker = "zz_t = create";
@@ -63,6 +68,7 @@ Made bad_create(WellFormedEdit& e) {
   cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
   e.front(assign("zz_t", cr));
   b.what = "a create of an extent below 1";
+  b.marker = "zz_t = create";
   b.interp_invalid = true;
   return Made::kBroken;
 }
