@@ -13,7 +13,7 @@
 //     the property built (a subtree's height counts a spilled operand as 1);
 //  2. the plan binds to the same entry bytes as the same program with `n = i`.
 // The class: a spill one level early or late, never, or at every level, on either operand.
-// The control is a codegen whose first spilled set is put back into its one use.
+// The control is a codegen that stopped spilling at one place (a spilled set put back).
 #include "properties/gen/arbitrary.h"
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/property.h"
@@ -162,8 +162,10 @@ void height_case(const PlanEdit& edit) {
                   cx);
 }
 
-// The control's codegen: the loop's first set whose register the next set reads is put back
-// into that read (one set fewer, a taller expression; the same values).
+// The control's codegen: one that stopped spilling at one place. The loop's first set whose
+// register the next set reads, where putting it back makes an expression taller than 256, is
+// put back into that read (one set fewer, the same values); a chain with no spill is left as
+// it is.
 void substitute(runtime::PlanExpr& e, const std::string& name, const runtime::PlanExpr& value) {
   if (e.kind == runtime::PlanExpr::Kind::Name && e.name == name) {
     e = value;
@@ -179,7 +181,10 @@ void inline_first_spill(runtime::OrchProgram& plan) {
       auto* set = std::get_if<runtime::SetStmt>(&loop->body[j].node);
       auto* next = std::get_if<runtime::SetStmt>(&loop->body[j + 1].node);
       if (set == nullptr || next == nullptr) continue;
-      substitute(next->value, set->name, set->value);
+      runtime::PlanExpr merged = next->value;
+      substitute(merged, set->name, set->value);
+      if (plan_shape(merged).height <= kSpillHeight) continue;
+      next->value = std::move(merged);
       loop->body.erase(loop->body.begin() + static_cast<std::ptrdiff_t>(j));
       return;
     }
