@@ -5,8 +5,8 @@
 //
 // A loop's scalar `n` is a value-preserving chain of H operators over the loop variable
 // (`i + k - k + k ...` left-deep, or `k + (-k + (... + i))` right-deep; a `* 1` when H is
-// odd), H drawn around the multiples of 255, and `n * 8` places a slice. Compiled through the
-// default pipeline and codegen:
+// odd), H drawn around the multiples of 255, and `n * 8` places a slice (or the chain goes
+// into the slice's offset itself). Compiled through the default pipeline and codegen:
 //  1. the loop body's `set` statements are exactly the spill model's: each spilled subtree,
 //     in emission order, with its operator count, then `n`'s own set, then `n * 8`; every
 //     set's expression is at most 256 tall. The model is the rule alone, applied to the chain
@@ -60,14 +60,20 @@ ir::Expr chain_expr(const Chain& c) {
   return e;
 }
 
-ir::Program program_with(ir::Expr n_value, int64_t trips) {
+// `in_offset`: the value goes straight into the slice's offset (`[value * 8]`, an operand codegen
+// computes by a `set` of its own), else through a scalar `n = value`.
+ir::Program program_with(ir::Expr n_value, int64_t trips, bool in_offset) {
   const ir::Type t8 = ir::Type::tensor({8}), tx = ir::Type::tensor({8 * trips});
   ir::Program p;
   p.functions.push_back(b::kernel("kacc", {b::param("x", ir::Dir::In, t8), b::param("a", ir::Dir::InOut, t8)}, {"a"},
                                   "acc"));
   std::vector<ir::Stmt> body;
-  body.push_back(b::let("n", std::move(n_value)));
-  body.push_back(b::slice("v", "x", {b::mul(b::var("n"), b::lit(8))}, {8}));
+  if (in_offset) {
+    body.push_back(b::slice("v", "x", {b::mul(std::move(n_value), b::lit(8))}, {8}));
+  } else {
+    body.push_back(b::let("n", std::move(n_value)));
+    body.push_back(b::slice("v", "x", {b::mul(b::var("n"), b::lit(8))}, {8}));
+  }
   body.push_back(b::call_to("c1", "kacc", {b::var("v"), b::var("c")}));
   std::vector<ir::Stmt> entry;
   entry.push_back(b::for_("i", b::lit(0), b::lit(trips), b::lit(1), std::move(body)));
@@ -116,16 +122,19 @@ void height_case(const PlanEdit& edit) {
   c.k = g.integer(1, 9);
   c.ops = g.chance(70) ? 255 * g.integer(1, 3) + g.integer(-2, 2) : g.integer(1, 800);
   const int64_t trips = g.integer(2, 4);  // a 1-trip loop is inlined, and the chain folds
-  gen::tag(fmt::format("{} chain, {} spill(s)", c.right ? "right" : "left", c.ops / 255));
+  const bool in_offset = g.boolean();
+  gen::tag(fmt::format("{} chain, {} spill(s), {}", c.right ? "right" : "left", c.ops / 255,
+                       in_offset ? "in a view offset" : "a scalar"));
 
   const ir::Expr chain = chain_expr(c);
   std::vector<int64_t> want;
-  const Shape top = spill_model(chain, want);
-  want.push_back(top.ops);  // `set n = ...`
-  want.push_back(1);        // `set ... = n * 8`
+  // The spilled subtrees first, then the set of what is left of the whole.
+  const Shape top = spill_model(in_offset ? b::mul(chain, b::lit(8)) : chain, want);
+  want.push_back(top.ops);            // `set n = ...`, or `set ... = <chain> * 8`
+  if (!in_offset) want.push_back(1);  // `set ... = n * 8`
 
-  oracles::CompiledPlan deep = oracles::compile_to_plan(program_with(chain, trips));
-  const oracles::CompiledPlan flat = oracles::compile_to_plan(program_with(b::var("i"), trips));
+  oracles::CompiledPlan deep = oracles::compile_to_plan(program_with(chain, trips, in_offset));
+  const oracles::CompiledPlan flat = oracles::compile_to_plan(program_with(b::var("i"), trips, in_offset));
   RC_ASSERT(deep.verdict.passed());
   RC_ASSERT(flat.verdict.passed());
   if (edit) edit(deep.plan);
