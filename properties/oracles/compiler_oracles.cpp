@@ -1,4 +1,5 @@
 #include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/codegen_layout.h"
 
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
@@ -123,6 +124,12 @@ CompiledPlan compile_pipeline_run(PipelineRun run) {
     out.verdict =
         Verdict::fail("codegen", "codegen rejects a legalized program: " +
                                      (cg.diagnostics.empty() ? std::string("?") : cg.diagnostics.front().render("")));
+    return out;
+  }
+  // The plan's layout is judged on every compile: a fresh create allocated, a tag or a
+  // location off computes the same bytes, so the differential never sees it.
+  if (Verdict layout = check_codegen_layout(out.pipeline.stages.back().program, cg.program); !layout.passed()) {
+    out.verdict = std::move(layout);
     return out;
   }
   out.plan = std::move(cg.program);
