@@ -1,8 +1,11 @@
 // WellFormed rules 5, 6 and 12 (well_formed_context.h): a kernel call with one argument fewer or
-// more, a tensor or scalar where the other kind goes, and tuples misused (`.k` of a name that is
-// no tuple or past a tuple's end, a tuple used as a value, a task id used, the empty result of
-// a call bound to a name).
+// more, a tensor or scalar where the other kind goes, a tensor of another shape than its
+// param, and tuples misused (`.k` of a name that is no tuple or past a tuple's end, a tuple
+// used as a value, a task id used, the empty result of a call bound to a name).
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
 
 #include <string>
 #include <utility>
@@ -10,6 +13,8 @@
 
 #include "properties/gen/breakers/ir_build.h"
 #include "properties/gen/breakers/well_formed_context.h"
+#include "stack/ir/builtins.h"
+#include "stack/ir/printer.h"
 
 namespace stackcheck::gen::breakers {
 
@@ -101,6 +106,55 @@ Made tuple_of_a_call(WellFormedEdit& e, size_t way) {
   return Made::kBroken;
 }
 
+// Whether `shapes` (the builtin's params in order, nullopt for a scalar) obey its shape rule
+// (COMPILER.md §2), as the interpreter checks a launch's operands.
+bool obeys_shape_rule(const ir::Builtin& b, const std::vector<std::optional<Dims>>& shapes) {
+  std::vector<Dims> t;
+  for (const auto& d : shapes)
+    if (d) t.push_back(*d);
+  switch (b.shape_rule) {
+    case ShapeRule::Equal:
+      return std::all_of(t.begin(), t.end(), [&](const Dims& d) { return d == t.front(); });
+    case ShapeRule::Matmul:
+      return t.size() == 3 && t[0].size() == 2 && t[1].size() == 2 && t[2].size() == 2 && t[0][1] == t[1][0] &&
+             t[2][0] == t[0][0] && t[2][1] == t[1][1];
+    case ShapeRule::Rowsum:
+      return t.size() == 2 && t[0].size() == 2 && t[1].size() == 2 && t[1][0] == t[0][0] && t[1][1] == 1;
+  }
+  return false;
+}
+
+// Rule 6: a tensor argument of another shape than its param's: a create one extent larger,
+// made at the top of the entry and passed for param i of the kernel call `v`.
+Made argument_of_another_shape(WellFormedEdit& e, const Function& k, Invoke& v, size_t i) {
+  BrokenProgram& b = e.b;
+  const Param& p = k.params[i];
+  Dims dims = p.type.dims;
+  dims[e.c.one_of(dims.size())] += 1;
+  int64_t elements = 1;
+  for (int64_t d : dims) elements *= d;
+  if (elements > kMaxTensorElements) return Made::kNoPlace;  // a bad create (rule 9) besides
+  CreateRhs cr;
+  for (int64_t d : dims) cr.shape.push_back(int_expr(d));
+  v.args[i] = var("zz_s");  // before the create goes in front: that moves the call
+  e.front(assign("zz_s", std::move(cr)));
+  b.what = "a tensor argument of another shape than its param";
+  b.message_has = {fmt::format("'zz_s' of type {} is passed for param '{}: {}' of '{}'",
+                               print_type(Type::tensor(dims)), p.name, print_type(p.type), k.name)};
+  // Codegen lowers it (a window of the create's shape): the verifier alone must refuse it.
+  e.lowers_anyway = true;
+  // The interpreter refuses the launch when the operands break the builtin's shape rule;
+  // an extra param, or rowsum's column count, it never checks.
+  const ir::Builtin* builtin = ir::find_builtin(k.builtin);
+  std::vector<std::optional<Dims>> shapes;
+  for (size_t j = 0; builtin != nullptr && j < builtin->arity() && j < k.params.size(); ++j)
+    shapes.push_back(!k.params[j].type.is_tensor() ? std::nullopt
+                     : j == i                      ? std::optional<Dims>(dims)
+                                                   : std::optional<Dims>(k.params[j].type.dims));
+  b.interp_runs = builtin == nullptr || obeys_shape_rule(*builtin, shapes);
+  return Made::kBroken;
+}
+
 }  // namespace
 
 Made break_call_arity(WellFormedEdit& e) {
@@ -134,7 +188,11 @@ Made break_argument_kind(WellFormedEdit& e) {
     if (f.name == v.callee) k = &f;
   std::erase_if(tensor_args, [&](size_t i) { return i >= k->params.size() || !k->params[i].type.is_tensor(); });
   if (tensor_args.empty()) return Made::kNoPlace;
-  v.args[tensor_args[c.one_of(tensor_args.size())]] = int_expr(c.integer(0, 9));
+  const size_t i = tensor_args[c.one_of(tensor_args.size())];
+  const int64_t literal = c.integer(0, 9);
+  // Drawn last, so that a saved choice sequence (exhausted here: "no") keeps its literal.
+  if (c.chance(25)) return argument_of_another_shape(e, *k, v, i);
+  v.args[i] = int_expr(literal);
   e.b.what = "a tensor argument given as a literal";
   return Made::kBroken;
 }
