@@ -118,6 +118,15 @@ Built build(const Registry& registry, std::unique_ptr<passes::Pass> extra, size_
   return b;
 }
 
+// The message of a PassBug: `head`, then the verifier's first finding and, past one, how many
+// more; `found` is the verifier's list, computed by the property on the blamed output.
+std::string bug_message(const std::string& head, const ir::Diagnostics& found) {
+  if (found.empty()) return head + "no diagnostic";
+  std::string s = head + found.front().render("");
+  if (found.size() > 1) s += fmt::format(" (+{} more)", found.size() - 1);
+  return s;
+}
+
 std::string first_code(const ir::Diagnostics& d) { return d.empty() ? "none" : std::to_string(d.front().code); }
 
 // A graph returning one of its params by name, with its return made an alias of that param
@@ -175,6 +184,13 @@ struct BugRun {
   }
 };
 
+// The PassBug's message, predicted from the verifier's findings on the blamed output.
+void expect_bug_message(const BugRun& run, const passes::PipelineResult& r, const std::string& what,
+                        const std::string& head, const ir::Diagnostics& found) {
+  if (const std::string want = bug_message(head, found); r.message != want)
+    props::report(Verdict::fail("pass-blame", run.context(what + ": expected the message \"" + want + "\"", r)));
+}
+
 // WellFormed broken by the Saboteur, anywhere in the pipeline (`last_only`: after the last stage).
 void saboteur_breaks_well_formed(const BugRun& run, bool last_only) {
   const size_t at = last_only ? run.n : gen::choices().one_of(run.n + 1);
@@ -197,6 +213,7 @@ void saboteur_breaks_well_formed(const BugRun& run, bool last_only) {
   if (r.diagnostics.empty() || r.diagnostics.front().code != broken->code)
     props::report(Verdict::fail("pass-blame", run.context(what + ": expected the verifier's first finding, code " +
                                                           std::to_string(broken->code), r)));
+  expect_bug_message(run, r, what, expected_message, verify::check_well_formed(broken->program));
   if (r.passes_run != run.names_before(at) || !ir::equal(r.program, in))
     props::report(Verdict::fail("pass-blame", run.context(what + ": the result must hold the Saboteur's input, after " +
                                                           "the stages before it", r)));
@@ -210,6 +227,8 @@ void saboteur_breaks_well_formed(const BugRun& run, bool last_only) {
 
 // A claimed property broken after the last stage, found before Consumer; false when the
 // program has no place for either edit.
+// long: one draw, then the two outcomes (WellFormed broken too, or the claim) each judged
+// in full; the judging is one list of checks of the same result.
 bool saboteur_breaks_a_claim(const BugRun& run) {
   const ir::Program& legal = run.clean.stages.back().program;
   // One of the two edits, drawn; where it has no place (no graph returns a param, a rule
@@ -273,6 +292,8 @@ bool saboteur_breaks_a_claim(const BugRun& run) {
   if (r.outcome != passes::Outcome::PassBug || r.pass != claimant || r.message.rfind(expected_message, 0) != 0)
     props::report(Verdict::fail(
         "pass-blame", run.context(fmt::format("{}: expected \"{}...\"", what, expected_message), r)));
+  expect_bug_message(run, r, what, expected_message,
+                     rpe_broken ? verify::check_return_params_explicit(*out) : verify::check_graph_boundary_legalized(*out));
   if (!rpe_broken && (r.diagnostics.empty() || r.diagnostics.front().code != code))
     props::report(Verdict::fail("pass-blame", run.context(what + ": expected the verifier's first finding", r)));
   if (rpe && (r.diagnostics.empty() || r.diagnostics.front().code != 102))
