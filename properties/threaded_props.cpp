@@ -23,6 +23,7 @@
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/stress_plan.h"
+#include "properties/oracles/dispatch_threads.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
@@ -145,7 +146,11 @@ STACKCHECK_PROP(Threaded, generated_plans_match_plan_model, 0.1) {
   runtime::BindOptions o;
   o.seed = seed;
   o.schedule = threaded(workers);
-  props::report(with_workers(oracles::check_plan_model(g.plan, seed, runtime::bind_plan(g.plan, o)), workers),
+  const oracles::DispatchThreads threads;
+  threads.attach(o.schedule);
+  oracles::Verdict v = oracles::check_plan_model(g.plan, seed, runtime::bind_plan(g.plan, o));
+  if (v.passed()) v = threads.check(threaded(workers), g.plan);
+  props::report(with_workers(v, workers),
                 oracles::Counterexample{"plan-model",
                                         runtime::print_plan(g.plan),
                                         {{"seed", std::to_string(seed)}, {"schedule", "threaded"}},
@@ -180,7 +185,10 @@ void report_stress(const StressCase& c, const runtime::ScheduleOptions& sched, c
   runtime::BindOptions o;
   o.seed = c.seed;
   o.schedule = sched;
+  const oracles::DispatchThreads threads;
+  threads.attach(o.schedule);
   oracles::Verdict v = oracles::check_plan_completes(c.model, runtime::bind_plan(c.g.plan, o));
+  if (v.passed()) v = threads.check(sched, c.g.plan);
   if (v.failed()) v.message = fmt::format("{}: {}", how, v.message);
   props::report(v, oracles::Counterexample{"plan-completes",
                                         c.g.text,

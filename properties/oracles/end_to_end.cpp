@@ -2,6 +2,7 @@
 
 #include "properties/oracles/compiler_oracles.h"
 #include "properties/oracles/status_codes.h"
+#include "properties/oracles/dispatch_threads.h"
 #include "stack/codegen/codegen.h"
 #include "stack/interp/interp.h"
 #include "stack/runtime/plan/printer.h"
@@ -89,9 +90,12 @@ EndToEndRun check_end_to_end(const ir::Program& p, uint64_t seed, const runtime:
   runtime::BindOptions opts;
   opts.seed = seed;
   opts.schedule = schedule;
+  const DispatchThreads threads;  // the threads the units ran on, measured
+  threads.attach(opts.schedule);
   out.bind = runtime::bind_plan(plan, opts);
   out.verdict = judge_end_to_end(compiled, expected.outputs(), out.bind,
                                  fmt::format("schedule {} seed {}", schedule_text(schedule), seed));
+  if (out.verdict.passed()) out.verdict = threads.check(schedule, plan);
   return out;
 }
 
