@@ -26,6 +26,7 @@
 
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -143,9 +144,50 @@ STACKCHECK_CONTROL(PipelineControl, a_silent_print_after_all_fails, "print-after
 namespace {
 using PassFn = std::function<passes::PassResult(const ir::Program&)>;
 passes::PassResult normalize_return_order(const ir::Program& p) { return passes::NormalizeReturnOrder().run(p); }
+// ReturnParamsExplicit 101, predicted (COMPILER.md §4): one finding per resolvable return of a
+// kernel whose param index is not above the previous resolvable return's, in program order,
+// located at the kernel and naming both returns and their param indices. What differs, or
+// nullopt.
+std::optional<std::string> unpredicted_101(const ir::Program& p, const ir::Diagnostics& found) {
+  std::vector<const ir::Diagnostic*> got;
+  for (const ir::Diagnostic& d : found)
+    if (d.code == 101) got.push_back(&d);
+  size_t k = 0;
+  for (const ir::Function& f : p.functions) {
+    if (f.kind != ir::Function::Kind::Kernel) continue;
+    std::optional<size_t> prev;
+    std::string prev_name;
+    for (const std::string& r : f.kernel_returns) {
+      const auto it = std::find_if(f.params.begin(), f.params.end(), [&](const ir::Param& q) { return q.name == r; });
+      if (it == f.params.end()) continue;
+      const auto idx = static_cast<size_t>(it - f.params.begin());
+      if (prev && idx <= *prev) {
+        const std::string want = fmt::format("kernel '{}' return '{}' (param {}) after '{}' (param {}), at {}:{}",
+                                             f.name, r, idx, prev_name, *prev, f.loc.line, f.loc.column);
+        if (k == got.size()) return "no 101 finding for " + want;
+        const ir::Diagnostic& d = *got[k++];
+        const bool names = d.message.find("'" + r + "'") != std::string::npos &&
+                           d.message.find("'" + prev_name + "'") != std::string::npos &&
+                           d.message.find("'" + f.name + "'") != std::string::npos;
+        if (d.location.function != f.name || d.location.line != f.loc.line || d.location.column != f.loc.column ||
+            !names || !oracles::states_in_order(d.message, {static_cast<int64_t>(idx), static_cast<int64_t>(*prev)}))
+          return fmt::format("the 101 finding for {} reads \"{}\" in '{}' at {}:{}", want, d.message,
+                             d.location.function, d.location.line, d.location.column);
+      }
+      prev = idx;
+      prev_name = r;
+    }
+  }
+  if (k != got.size()) return "an unpredicted 101 finding: " + got[k]->render("");
+  return std::nullopt;
+}
+
 void return_order_case(const PassFn& normalize) {
   const gen::GeneratedProgram g = draw();
   const ir::Diagnostics before = verify::check_return_params_explicit(g.program);
+  if (const std::optional<std::string> off = unpredicted_101(g.program, before))
+    props::report(oracles::Verdict::fail("return-order", *off),
+                  props::counterexample("return-order", ir::print_program(g.program)));
   const passes::PassResult n = normalize(g.program);
   const auto cx = [&] { return props::counterexample("return-order", ir::print_program(g.program)); };
   if (!n.ok)
