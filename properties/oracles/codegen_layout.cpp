@@ -143,18 +143,17 @@ class Layout {
       if (f.kind == ir::Function::Kind::Orchestration && entry == nullptr) entry = &f;
     }
     if (entry == nullptr) return Verdict::fail(kRule, "the legalized program has no entry");
-    name_graphs(graphs);
     if (plan.graphs.size() != graphs.size())
       return Verdict::fail(kRule, fmt::format("{} IR graphs, but the plan defines {} graphs", graphs.size(),
                                               plan.graphs.size()));
+    for (size_t g = 0; g < graphs.size(); ++g)
+      if (const std::string why = graph_name(*graphs[g], plan.graphs[g].name); !why.empty())
+        return Verdict::fail(kRule, fmt::format("graph {} '{}' is named '{}' in the plan: {}", g, graphs[g]->name,
+                                                plan.graphs[g].name, why));
     for (size_t g = 0; g < graphs.size(); ++g) {
       const ir::Function& f = *graphs[g];
       const runtime::PlanGraph& pg = plan.graphs[g];
       begin_function(f);
-      if (pg.name != plan_names_.at(f.name))
-        return fail_at(f.body, fmt::format("graph {} of the plan is '{}', predicted '{}'", g, pg.name,
-                                           plan_names_.at(f.name))),
-               verdict_;
       size_t tensors = 0;
       for (const ir::Param& p : f.params) tensors += p.type.is_tensor() ? 1 : 0;
       if (pg.params.size() != tensors)
@@ -173,20 +172,22 @@ class Layout {
  private:
   static constexpr const char* kRule = "codegen-layout";
 
-  // Graph names that are `.plan` keywords take the first free suffix _g, _g2, ... (the rule
-  // codegen documents); the others are kept.
-  void name_graphs(const std::vector<const ir::Function*>& graphs) {
-    std::set<std::string> taken;
-    for (const ir::Function* g : graphs) {
-      if (plan_names_.count(g->name) != 0) continue;
-      std::string n = g->name;
-      for (int k = 1; !runtime::is_plan_name(n) && k < 1000; ++k) {
-        n = g->name + (k == 1 ? "_g" : fmt::format("_g{}", k));
-        if (functions_.count(n) != 0 || taken.count(n) != 0) n = "";  // not free: try the next
-      }
-      taken.insert(n);
-      plan_names_.emplace(g->name, n);
+  // A graph keeps its name when that is a `.plan` name; a keyword gets a suffix (codegen's
+  // rule; COMPILER.md leaves the spelling open): a `.plan` name that begins with the IR name,
+  // is no IR function's and no other graph's. Records the name for the submit_graphs.
+  std::string graph_name(const ir::Function& g, const std::string& got) {
+    std::string why;
+    if (runtime::is_plan_name(g.name)) {
+      if (got != g.name) why = "a .plan name must be kept";
+    } else if (!runtime::is_plan_name(got) || got.rfind(g.name, 0) != 0 || got.size() == g.name.size()) {
+      why = "a keyword's new name must be a .plan name that extends it";
+    } else if (functions_.count(got) != 0) {
+      why = "the new name is an IR function's";
     }
+    for (const auto& [ir_name, plan_name] : plan_names_)
+      if (plan_name == got) why = fmt::format("graph '{}' has that name too", ir_name);
+    if (why.empty()) plan_names_.emplace(g.name, got);
+    return why;
   }
 
   bool fail_at(const std::vector<Stmt>& l, const std::string& what) {

@@ -1,7 +1,8 @@
 // The layout of codegen's plan, predicted from the legalized IR alone (COMPILER.md §6): which
 // creates are fresh, the allocs each statement list opens with, every submit's builtin, tags
 // and output shapes, every submit_graph's graph and tags, the loops and ifs, and the IR
-// location each of these plan statements carries. The differential oracle (end_to_end.h)
+// location each of these plan statements carries. Graph names: a `.plan` name is kept; a
+// keyword's new name is checked, not predicted (COMPILER.md leaves its spelling open). The differential oracle (end_to_end.h)
 // sees only the bytes a plan computes; a codegen that allocates a fresh create, tags an
 // output `output_existing`, or locates a statement elsewhere computes the same bytes, so
 // only this oracle sees it.

@@ -154,7 +154,19 @@ TEST(CodegenLayout, control_a_tag_or_graph_name_off) {
   expect_fault(c, "predicted submit acc(input, inout)");
   Compiled g = compile(codegen::testing::kSection1Example);
   g.plan.graphs[0].name = "g_g";
-  expect_fault(g, "predicted 'g'");
+  expect_fault(g, "a .plan name must be kept");
+}
+
+TEST(CodegenLayout, control_a_keyword_graph_renamed_onto_a_function) {
+  const std::string graph = "graph view(x: In tensor<i32>[8], c: InOut tensor<i32>[8]) -> (tensor<i32>[8]) {\n"
+                            "  c1 = call kacc(x, c)\n  return c1\n}\n";
+  Compiled c = compile(program_of(graph, "  call view(x, c)\n"));
+  ASSERT_EQ(c.plan.graphs.size(), 1u);
+  EXPECT_EQ(c.plan.graphs[0].name.rfind("view", 0), 0u);
+  c.plan.graphs[0].name = "kacc";  // an IR kernel's name, and not an extension of `view`
+  expect_fault(c, "a keyword's new name must be a .plan name that extends it");
+  c.plan.graphs[0].name = "view_kacc";
+  expect_fault(c, "predicted submit_graph view_kacc");  // the submit_graph still names the old one
 }
 
 }  // namespace
