@@ -5,8 +5,9 @@
 // generator nests a tenth that deep, so nothing else reaches the limit.
 //
 // The case nests d blocks around one kernel launch, d drawn at the limit, one below, one or
-// two past: loops of two trips, and in the entry also ifs (the nested part in the then or the
-// else branch); in a graph only loops (a graph's ifs are GraphBoundaryLegalized 215). Each
+// two past: loops of two trips, and in the entry also ifs at the four levels around the limit
+// (the nested part in the then or the else branch); in a graph only loops (a graph's ifs are
+// GraphBoundaryLegalized 215). Each
 // statement has its own line. Codegen runs directly on the program:
 //  - at or below the limit: accepted; the layout oracle passes; the plan prints and parses
 //    back equal under the plan's default limits;
@@ -81,9 +82,14 @@ Nest draw_nest() {
   const unsigned base = n.in_graph ? 1 : 0;  // the level of the function's top list
   const int offsets[] = {-1, 0, 1, 2};
   n.depth = static_cast<unsigned>(static_cast<int>(kLimit - base) + offsets[c.one_of(4)]);
+  // Ifs only at the four levels around the limit (the first list past it is level
+  // kLimit + 1 - base): an if's depth arithmetic off by one anywhere above shows there too,
+  // and a case has eight draws to shrink rather than five hundred.
+  const unsigned near = kLimit - base - 2;
   for (unsigned k = 0; k < n.depth; ++k) {
-    n.ifs.push_back(!n.in_graph && c.chance(30));
-    n.elses.push_back(c.boolean());
+    const bool drawn = k + 1 >= near && k + 1 < near + 4;
+    n.ifs.push_back(drawn && !n.in_graph && c.chance(50));
+    n.elses.push_back(drawn && c.boolean());
   }
   const ir::Function kacc = b::kernel("kacc", {b::param("x", ir::Dir::In, t8()), b::param("a", ir::Dir::InOut, t8())},
                                       {"a"}, "acc");
