@@ -182,9 +182,11 @@ std::optional<std::string> unpredicted_101(const ir::Program& p, const ir::Diagn
   return std::nullopt;
 }
 
-void return_order_case(const PassFn& normalize) {
+using VerifierFn = std::function<ir::Diagnostics(const ir::Program&)>;
+void return_order_case(const PassFn& normalize,
+                       const VerifierFn& verifier = [](const ir::Program& p) { return verify::check_return_params_explicit(p); }) {
   const gen::GeneratedProgram g = draw();
-  const ir::Diagnostics before = verify::check_return_params_explicit(g.program);
+  const ir::Diagnostics before = verifier(g.program);
   if (const std::optional<std::string> off = unpredicted_101(g.program, before))
     props::report(oracles::Verdict::fail("return-order", *off),
                   props::counterexample("return-order", ir::print_program(g.program)));
@@ -214,6 +216,15 @@ STACKCHECK_PROP(Pipeline, return_order_verifier_agrees_with_its_pass, 0.0) {
 STACKCHECK_CONTROL(PipelineControl, a_return_order_pass_that_changes_nothing_fails,
                    "NormalizeReturnOrder changes nothing") {
   return_order_case(identity_pass);
+}
+// And a ReturnParamsExplicit whose 101 findings name no function (a location lost).
+STACKCHECK_CONTROL(PipelineControl, a_101_finding_without_its_function_fails, "the 101 finding for") {
+  return_order_case(normalize_return_order, [](const ir::Program& p) {
+    ir::Diagnostics d = verify::check_return_params_explicit(p);
+    for (ir::Diagnostic& x : d)
+      if (x.code == 101) x.location.function.clear();
+    return d;
+  });
 }
 
 // Passes are deterministic and idempotent.
