@@ -14,6 +14,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "stack/ir/walk.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/printer.h"
 
@@ -98,12 +99,7 @@ void stmt_names(const Stmt& s, std::vector<std::string>& out) {
   }
 }
 
-const ir::Invoke* invoke_of(const Stmt& s) {
-  if (s.kind == Stmt::Kind::Invoke) return &s.invoke;
-  if (s.kind != Stmt::Kind::Assign) return nullptr;
-  const auto* c = std::get_if<ir::InvokeRhs>(&s.rhs);
-  return c == nullptr ? nullptr : &c->invoke;
-}
+using ir::invoke_of;  // the launch of a statement (call or submit), or nullptr
 
 bool is_create(const Stmt& s) { return s.kind == Stmt::Kind::Assign && std::holds_alternative<ir::CreateRhs>(s.rhs); }
 
