@@ -6,7 +6,8 @@
 // of 4), draws a kernel id (now and then an unknown one), its tensor and scalar counts (now
 // and then off by one; zero's 1..32 at its edges), and for each tensor a window:
 // - a shape that fits the kernel (equal shapes, matmul's [M,K] x [K,N] -> [M,N], rowsum's
-//   [M,N] -> [M,1]) or misses it by one dim; a rank of 0 or 5, a dim of 0 or -1, now and then;
+//   [M,N] -> [M,1]) or misses it by one dim or a few; a rank of 0 or 5, a dim of 0 or -1,
+//   now and then;
 // - strides row-major, row-major of a wider box, inner stride 0, 2 or -1, or any of -3..4
 //   per dimension (broadcasts, reversed and overlapping windows);
 // - an offset inside the span the window needs, at its edges, unaligned, or just past it;
@@ -69,11 +70,13 @@ std::vector<Shape> fitting_shapes(gen::ChoiceSource& c, int32_t kernel, size_t n
     // zero's tensors need not agree; the others' must.
     for (Shape& t : s) t = kernel == runtime::kKernelZero && c.chance(50) ? Shape{1, {dim()}} : one;
   }
-  if (!s.empty() && c.chance(10)) {
+  // Misses: one dim of one tensor, then as often again another (a rule with several clauses
+  // must see them fail together too).
+  for (int miss = 0; !s.empty() && miss < 3 && c.chance(miss == 0 ? 10 : 50); ++miss) {
     Shape& t = s[c.one_of(n)];
     int32_t& d = t.dims[c.one_of(t.rank)];
     d = d == 1 ? 2 : d - 1;
-    gen::tag("shape:miss");
+    gen::tag(miss == 0 ? "shape:miss" : "shape:misses");
   }
   return s;
 }
