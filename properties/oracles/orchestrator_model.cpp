@@ -44,35 +44,44 @@ uint64_t ModelDef::block_bytes() const {
   return required_heap() + 64 * tensor_args() + 8 * scalar_args() + 32 + 128 * (nodes.size() - 1) + 104;
 }
 
-std::optional<std::string> builtin_mismatch(int32_t kernel, const std::vector<uint32_t>& tags,
-                                            const std::vector<Dims>& shapes, size_t n_scalars) {
+std::optional<Mismatch> builtin_mismatch(int32_t kernel, const std::vector<uint32_t>& tags,
+                                         const std::vector<Dims>& shapes, size_t n_scalars) {
   // COMPILER.md §2 / RUNTIME.md §12: parameter directions and scalar counts per builtin.
   static const std::vector<std::vector<char>> dirs = {{'O'},      {'I', 'O'},      {'I', 'I', 'O'}, {'I', 'X'},
                                                       {'I', 'O'}, {'I', 'I', 'O'}, {'I', 'O'}};
   static const size_t scalars[] = {1, 0, 0, 0, 1, 0, 0};
-  if (kernel < 0 || kernel > 6) return "not a submittable builtin";
+  // The dims of every shape named, in order: what a shape refusal states.
+  const auto dims_of = [&](std::initializer_list<size_t> which) {
+    std::vector<int64_t> f;
+    for (size_t i : which) f.insert(f.end(), shapes[i].begin(), shapes[i].end());
+    return f;
+  };
+  if (kernel < 0 || kernel > 6) return Mismatch{"not a submittable builtin", {kernel, 6}};
   const auto& d = dirs[static_cast<size_t>(kernel)];
-  if (tags.size() != d.size() || n_scalars != scalars[kernel]) return "arity";
+  if (tags.size() != d.size() || n_scalars != scalars[kernel])
+    return Mismatch{"arity",
+                    {static_cast<int64_t>(d.size()), static_cast<int64_t>(scalars[kernel]),
+                     static_cast<int64_t>(tags.size()), static_cast<int64_t>(n_scalars)}};
   for (size_t i = 0; i < d.size(); ++i) {
     const uint32_t t = tags[i];
     const bool ok = t == runtime::kTagNoDep || (d[i] == 'I' && t == runtime::kTagInput) ||
                     (d[i] == 'O' && (t == runtime::kTagOutput || t == runtime::kTagOutputExisting)) ||
                     (d[i] == 'X' && t == runtime::kTagInout);
-    if (!ok) return fmt::format("tag of argument {}", i);
+    if (!ok) return Mismatch{fmt::format("tag of argument {}", i), {static_cast<int64_t>(i)}};
   }
   if (kernel == 5) {
     const Dims &a = shapes[0], &b = shapes[1], &o = shapes[2];
     if (a.size() != 2 || b.size() != 2 || o.size() != 2 || a[1] != b[0] || o[0] != a[0] || o[1] != b[1])
-      return "matmul shapes";
+      return Mismatch{"matmul shapes", dims_of({0, 1, 2})};
     return std::nullopt;
   }
   if (kernel == 6) {
     const Dims &x = shapes[0], &o = shapes[1];
-    if (x.size() != 2 || o.size() != 2 || o[0] != x[0] || o[1] != 1) return "rowsum shapes";
+    if (x.size() != 2 || o.size() != 2 || o[0] != x[0] || o[1] != 1) return Mismatch{"rowsum shapes", dims_of({0, 1})};
     return std::nullopt;
   }
   for (size_t i = 1; i < shapes.size(); ++i)
-    if (shapes[i] != shapes[0]) return "unequal shapes";
+    if (shapes[i] != shapes[0]) return Mismatch{"unequal shapes", dims_of({0, i})};
   return std::nullopt;
 }
 
@@ -93,8 +102,8 @@ bool OrchestratorModel::latch(int32_t code, std::vector<int64_t> figures) {
   return false;
 }
 
-int32_t OrchestratorModel::no_task(int32_t code) {
-  latch(code);
+int32_t OrchestratorModel::no_task(int32_t code, std::vector<int64_t> figures) {
+  latch(code, std::move(figures));
   return kNoTask;
 }
 
@@ -348,7 +357,10 @@ int32_t OrchestratorModel::submit_built(int32_t kernel, const Built& b, std::vec
     tags.push_back(t.tag);
     shapes.push_back(t.tag == runtime::kTagOutput ? t.out_dims : t.win ? t.win->size : buffers_[t.buffer].dims);
   }
-  if (builtin_mismatch(kernel, tags, shapes, b.scalars.size())) return no_task(kInvalidArgs);
+  if (auto m = builtin_mismatch(kernel, tags, shapes, b.scalars.size())) {
+    if (flaw_ == ModelFlaw::kMismatchFiguresReversed) std::reverse(m->figures.begin(), m->figures.end());
+    return no_task(kInvalidArgs, std::move(m->figures));
+  }
   const auto id = claim(b.tensors.size(), b.scalars.size());
   if (!id) return kNoTask;
   ModelTask t = tasks_.back();

@@ -73,7 +73,13 @@ struct BodyTensor {
 // domain (SLOT k when recorded, latch 5 past the boundary's scalars), kForeignSlot no domain
 // (another recording's: latch 5 when recorded). Run inline, both are their value.
 struct BodyScalar {
-  enum class Kind : uint8_t { kSlot, kLiteral, kFrozen, kHandSlot, kForeignSlot } kind = Kind::kLiteral;  // frozen: 3 * $k + 1
+  enum class Kind : uint8_t {
+    kSlot,
+    kLiteral,
+    kFrozen,
+    kHandSlot,
+    kForeignSlot
+  } kind = Kind::kLiteral;  // frozen: 3 * $k + 1
   uint32_t slot = 0;
   uint64_t literal = 0;
 };
@@ -223,13 +229,14 @@ struct StepOutcome {
 
 enum class ModelFlaw : uint8_t {
   kNone,
-  kForgetWar,       // no edges from readers to a later writer
-  kNoHeapRewind,    // scope_end keeps the heap top
-  kLatestCodeWins,  // a later latch overwrites the error word
-  kTakesForeignHandles,  // another orchestrator's handle taken as this one's entry 0
-  kCountsLatchingNode,   // a recording's latching body call counted as handing back a node
-  kTakesForeignSlots,    // a recording takes another recording's ScalarSlot by its value, as inline would
-  kWindowSizesFirst,     // a window latch's detail predicted with the sizes before the offsets
+  kForgetWar,                // no edges from readers to a later writer
+  kNoHeapRewind,             // scope_end keeps the heap top
+  kLatestCodeWins,           // a later latch overwrites the error word
+  kTakesForeignHandles,      // another orchestrator's handle taken as this one's entry 0
+  kCountsLatchingNode,       // a recording's latching body call counted as handing back a node
+  kTakesForeignSlots,        // a recording takes another recording's ScalarSlot by its value, as inline would
+  kWindowSizesFirst,         // a window latch's detail predicted with the sizes before the offsets
+  kMismatchFiguresReversed,  // a builtin refusal's figures predicted in reverse order
 };
 
 // ---------------------------------------------------------------- the model
@@ -246,9 +253,9 @@ class OrchestratorModel {
   const ModelSetup& setup() const { return *setup_; }
   const StepOutcome& last() const { return last_; }
   int32_t error() const { return error_; }
-  // The figures the latched detail states, in order, where the model knows them (a window
-  // outside its tensor: offsets, sizes, the tensor's dims, or the ranks; sync_start: the
-  // blocks asked and the clusters); empty otherwise.
+  // The figures the latched detail states, in order, where the model knows them (a builtin
+  // refusal: see builtin_mismatch; a window outside its tensor: offsets, sizes, the tensor's
+  // dims, or the ranks; sync_start: the blocks asked and the clusters); empty otherwise.
   const std::vector<int64_t>& latch_figures() const { return latch_figures_; }
   bool latched() const { return error_ != 0; }
   uint32_t submitted() const { return static_cast<uint32_t>(tasks_.size()); }
@@ -296,7 +303,7 @@ class OrchestratorModel {
   // false, for `return latch(c);`; `figures`: what the first latch's detail states, in order
   bool latch(int32_t code, std::vector<int64_t> figures = {});
   std::nullopt_t refuse(int32_t code, std::vector<int64_t> figures = {});  // latches, then nullopt
-  int32_t no_task(int32_t code);        // latches, then kNoTask
+  int32_t no_task(int32_t code, std::vector<int64_t> figures = {});        // latches, then kNoTask
   bool window_ok(const Dims& dims, const Window& w) const;
   runtime::TensorArg arg_of(uint32_t buffer, const std::optional<Window>& win, uint32_t tag) const;
   std::optional<uint64_t> heap_alloc(uint64_t bytes);
@@ -342,8 +349,14 @@ class OrchestratorModel {
 };
 
 // Shapes and kernels the model validates submit arguments against (§12): why the arguments
-// do not fit builtin `kernel`, or nullopt.
-std::optional<std::string> builtin_mismatch(int32_t kernel, const std::vector<uint32_t>& tags,
-                                            const std::vector<Dims>& shapes, size_t n_scalars);
+// do not fit builtin `kernel`, with the figures the refusal states in order (the kernel id and
+// the highest submittable one; the tensors and scalars taken, then given; the argument whose
+// tag does not fit; the dims of the shapes that do not fit, in argument order), or nullopt.
+struct Mismatch {
+  std::string why;
+  std::vector<int64_t> figures;
+};
+std::optional<Mismatch> builtin_mismatch(int32_t kernel, const std::vector<uint32_t>& tags,
+                                         const std::vector<Dims>& shapes, size_t n_scalars);
 
 }  // namespace stackcheck::oracles::orch

@@ -150,7 +150,8 @@ bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<Te
         tags.push_back(bt.tag);
         shapes.push_back(bt.source == BodyTensor::Source::kOutput ? bt.out_dims : bt.win.size);
       }
-      if (builtin_mismatch(node.kernel, tags, shapes, node.scalars.size())) return latch(kInvalidArgs);
+      if (auto m = builtin_mismatch(node.kernel, tags, shapes, node.scalars.size()))
+        return latch(kInvalidArgs, std::move(m->figures));
       nd.kernel_id = node.kernel;
       for (const BodyTensor& bt : node.tensors) {
         if (bt.source == BodyTensor::Source::kOutput) {
@@ -241,9 +242,9 @@ bool OrchestratorModel::run_inline(const GraphFnSpec& fn, const Built& b) {
       const bool by_value = sc.kind == BodyScalar::Kind::kLiteral || sc.kind == BodyScalar::Kind::kHandSlot ||
                             sc.kind == BodyScalar::Kind::kForeignSlot;  // a hand-made slot inline: its value
       if (!by_value && sc.slot >= b.scalars.size()) return latch(kInvalidArgs);
-      nb.scalars.push_back(by_value ? sc.literal
-                           : sc.kind == BodyScalar::Kind::kSlot  ? b.scalars[sc.slot]
-                                                                 : 3 * b.scalars[sc.slot] + 1);
+      nb.scalars.push_back(by_value                             ? sc.literal
+                           : sc.kind == BodyScalar::Kind::kSlot ? b.scalars[sc.slot]
+                                                                : 3 * b.scalars[sc.slot] + 1);
     }
     ++nodes;
     std::vector<uint32_t> outs;
