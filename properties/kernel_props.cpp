@@ -12,7 +12,8 @@
 //   per dimension (broadcasts, reversed and overlapping windows);
 // - an offset inside the span the window needs, at its edges, unaligned, or just past it;
 //   a buffer_bytes a little short of the buffer now and then; garbage in the unused dims.
-// Buffers are shared between tensors, so inputs and outputs alias. The property checks the
+// A case makes one to 32 calls on the same buffers, each reading what the ones before it
+// wrote. Buffers are shared between tensors, so inputs and outputs alias. The property checks the
 // whole outcome (done, the KernelError's message, the DeviceFault's op, address, length and
 // kind), every byte of every buffer after the call, and the device's read bits: a done kernel
 // reads exactly the bytes of its input windows (acc's accumulator included), a refused one
@@ -72,7 +73,7 @@ std::vector<Shape> fitting_shapes(gen::ChoiceSource& c, int32_t kernel, size_t n
   }
   // Misses: one dim of one tensor, then as often again another (a rule with several clauses
   // must see them fail together too).
-  for (int miss = 0; !s.empty() && miss < 3 && c.chance(miss == 0 ? 10 : 50); ++miss) {
+  for (int miss = 0; !s.empty() && miss < 3 && c.chance(miss == 0 ? 25 : 50); ++miss) {
     Shape& t = s[c.one_of(n)];
     int32_t& d = t.dims[c.one_of(t.rank)];
     d = d == 1 ? 2 : d - 1;
@@ -180,6 +181,10 @@ std::string check_call(runtime::DeviceMemory& mem, runtime::DeviceAccess& dev, r
                        const std::vector<Buffer>& bufs, oracles::KernelMemory& model, int32_t kernel,
                        const std::vector<TensorArg>& t, const std::vector<uint64_t>& s, KernelModelFlaw flaw);
 
+std::string one_call(gen::ChoiceSource& c, runtime::DeviceMemory& mem, runtime::DeviceAccess& dev,
+                     runtime::HostLink& link, const std::vector<Buffer>& bufs, oracles::KernelMemory& model,
+                     KernelModelFlaw flaw);
+
 // One case; the failure text, or empty.
 std::string kernel_case(gen::ChoiceSource& c, KernelModelFlaw flaw) {
   runtime::DeviceMemory mem(runtime::DeviceMemoryConfig{0xAA, false});
@@ -196,6 +201,18 @@ std::string kernel_case(gen::ChoiceSource& c, KernelModelFlaw flaw) {
     link.copy_to_device(bufs[i].base, bytes.data(), bytes.size());
     model.regions.push_back({bufs[i].base.raw(), bytes});
   }
+  // One to 32 calls on the same buffers: each reads what the ones before it wrote.
+  const size_t calls = 1 + c.length(31);
+  for (size_t call = 0; call < calls; ++call)
+    if (std::string failure = one_call(c, mem, dev, link, bufs, model, flaw); !failure.empty())
+      return fmt::format("call {} of {}: {}", call + 1, calls, failure);
+  return "";
+}
+
+// One kernel call drawn and checked; the failure text, or empty.
+std::string one_call(gen::ChoiceSource& c, runtime::DeviceMemory& mem, runtime::DeviceAccess& dev,
+                     runtime::HostLink& link, const std::vector<Buffer>& bufs, oracles::KernelMemory& model,
+                     KernelModelFlaw flaw) {
   int32_t kernel = static_cast<int32_t>(c.integer(0, 7));
   if (c.chance(3)) kernel = c.boolean() ? 8 : -1;
   const bool known = kernel >= 0 && kernel <= 7;
