@@ -370,6 +370,29 @@ BodyScalar body_scalar(ChoiceSource& c, uint32_t n_scalars) {
   return s;
 }
 
+// A last alloc node whose one buffer brings the definition's need (required_heap + args +
+// storage, RUNTIME.md §10) to the largest multiple of 64 within INT32_MAX, or one line past it.
+BodyNode alloc_at_the_graph_limit(ChoiceSource& c, const GraphFnSpec& fn) {
+  const auto internal = [](const Dims& d) {
+    uint64_t n = 4;
+    for (int64_t x : d) n *= static_cast<uint64_t>(x);
+    return std::max<uint64_t>(64, (n + 63) / 64 * 64);
+  };
+  uint64_t need = 64 + 8 + 128 * (fn.nodes.size() + 1);  // the new node's tensor; the storage
+  for (const BodyNode& node : fn.nodes) {
+    for (const Dims& d : node.alloc) need += internal(d) + 64;
+    for (const BodyTensor& t : node.tensors)
+      need += 64 + (t.source == BodyTensor::Source::kOutput ? internal(t.out_dims) : 0);
+    need += 8 * node.scalars.size();
+  }
+  const uint64_t limit = static_cast<uint64_t>(INT32_MAX);
+  const uint64_t bytes = (limit - need) / 64 * 64 + (c.boolean() ? 64 : 0);
+  BodyNode node;
+  node.kind = BodyNode::Kind::kAlloc;
+  node.alloc.push_back(Dims{static_cast<int64_t>(bytes / 4)});
+  return node;
+}
+
 // `pools`: the mirror pools are the tight resource (W of 4 or 8), so a graph takes boundary
 // counts that fill them to the entry or one line past: scalars in lines of 8 against 16W,
 // tensors against 32W (RUNTIME.md §8 step 2; a graph's own limits are 64 and 128).
@@ -438,6 +461,7 @@ GraphFnSpec generate_fn(ChoiceSource& c, bool pools = false) {
     for (const BodyTensor& o : made) ts.push_back({BodyTensor::Source::kInternal, internals++, o.out_dims, true});
     fn.nodes.push_back(std::move(node));
   }
+  if (c.chance(4)) fn.nodes.push_back(alloc_at_the_graph_limit(c, fn));
   return fn;
 }
 

@@ -196,6 +196,10 @@ bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<Te
     def.nodes.push_back(std::move(nd));
   }
   if (def.nodes.empty()) return latch(kInvalidArgs);
+  // RUNTIME.md §10 limits: required_heap + args + storage <= INT32_MAX; the refusal states the
+  // graph's function id and what it needs.
+  if (const uint64_t need = def.block_bytes(); need > static_cast<uint64_t>(INT32_MAX))
+    return latch(kInvalidArgs, {static_cast<int64_t>(def.fn_id), static_cast<int64_t>(need)});
   return true;
 }
 
