@@ -6,6 +6,7 @@
 #include "properties/oracles/ref_arith.h"
 #include "properties/oracles/roundtrip.h"
 #include "properties/property.h"
+#include "stack/interp/interp.h"
 #include "stack/ir/arith.h"
 #include "stack/ir/builder.h"
 #include "stack/ir/equal.h"
@@ -229,4 +230,76 @@ STACKCHECK_PROP(IrProps, identity_sees_every_field_and_location, 0.0) { identity
 
 STACKCHECK_CONTROL(IrPropsControl, an_identity_blind_to_locations_fails, "with its locations moved is identical") {
   identity_case(blind_to_locations);
+}
+
+// The reference interpreter's inputs (COMPILER.md §7), predicted from the oracles' own
+// splitmix64 (oracles/ref_arith.h): over the entry params in order, one draw per tensor element,
+// row-major, its low 32 bits; `draw % 16` per scalar. Every end-to-end verdict compares the
+// runtime with outputs computed from these inputs, and the runtime fills its entry tensors from
+// the same draws: an input slip the two sides shared would pass every differential. Up to
+// three scalar params are inserted among the generated entry's tensors (codegen refuses entry
+// scalars, 306, so no generated program has one; the interpreter runs them). The seed is drawn
+// over all of u64 and at its edges; a control predicts scalars as `draw % 15`.
+namespace {
+std::string inputs_case(uint64_t scalar_modulus) {
+  const gen::GeneratedProgram g = gen::any_program();
+  gen::ChoiceSource& c = gen::choices();
+  const uint64_t seed = static_cast<uint64_t>(c.near_edges(INT64_MIN, INT64_MAX));
+  const ir::Function* found = nullptr;
+  for (const ir::Function& f : g.program.functions)
+    if (f.kind == ir::Function::Kind::Orchestration) found = &f;
+  RC_ASSERT(found != nullptr);
+  // Scalar params among the tensors (a compiled entry has none: codegen refuses them, 306; the
+  // interpreter runs such an entry all the same).
+  ir::Function with_scalars = *found;
+  for (size_t k = c.length(3); k > 0; --k) {
+    const size_t at = c.one_of(with_scalars.params.size() + 1);
+    with_scalars.params.insert(with_scalars.params.begin() + static_cast<std::ptrdiff_t>(at),
+                               ir::build::param(fmt::format("n{}", k), ir::Dir::In, ir::Type::i64()));
+  }
+  const ir::Function* entry = &with_scalars;
+  const auto got = interp::generate_inputs(*entry, seed);
+  if (const auto* e = std::get_if<interp::Error>(&got)) return "the interpreter refused the inputs: " + e->render();
+  const auto& in = std::get<std::vector<interp::InputValue>>(got);
+  if (in.size() != entry->params.size())
+    return fmt::format("{} inputs for the entry's {} params", in.size(), entry->params.size());
+  uint64_t draw = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const ir::Param& p = entry->params[i];
+    if (in[i].name != p.name || in[i].tensor != p.type.is_tensor())
+      return fmt::format("input {} is '{}' ({}), the param '{}'", i, in[i].name, in[i].tensor ? "tensor" : "scalar",
+                         p.name);
+    if (!p.type.is_tensor()) {
+      gen::tag("entry scalar param");
+      const int64_t want = static_cast<int64_t>(oracles::ref::splitmix64_at(seed, draw++) % scalar_modulus);
+      if (in[i].scalar != want)
+        return fmt::format("scalar '{}' (draw {} at seed {}) is {}, COMPILER.md §7 gives {}", p.name, draw - 1, seed,
+                           in[i].scalar, want);
+      continue;
+    }
+    uint64_t n = 1;
+    for (size_t d = 0; d < p.type.dims.size(); ++d) {
+      if (in[i].dims.size() != p.type.dims.size() || in[i].dims[d] != p.type.dims[d])
+        return fmt::format("tensor '{}' has dims [{}], its type [{}]", p.name, fmt::join(in[i].dims, ", "),
+                           fmt::join(p.type.dims, ", "));
+      n *= static_cast<uint64_t>(p.type.dims[d]);
+    }
+    if (in[i].elements.size() != n)
+      return fmt::format("tensor '{}' has {} elements, its type {}", p.name, in[i].elements.size(), n);
+    for (uint64_t k = 0; k < n; ++k)
+      if (const auto want = static_cast<uint32_t>(oracles::ref::splitmix64_at(seed, draw++)); in[i].elements[k] != want)
+        return fmt::format("tensor '{}' element {} (draw {} at seed {}) is {:#x}, COMPILER.md §7 gives {:#x}", p.name,
+                           k, draw - 1, seed, in[i].elements[k], want);
+    gen::tag("entry tensor param");
+  }
+  return "";
+}
+}  // namespace
+
+STACKCHECK_PROP(IrProps, interpreter_inputs_are_the_seeds_draws, 0.0) {
+  if (const std::string diff = inputs_case(16); !diff.empty()) props::report(oracles::Verdict::fail("inputs", diff));
+}
+
+STACKCHECK_CONTROL(IrPropsControl, inputs_predicted_modulo_15_fail, "COMPILER.md") {
+  if (const std::string diff = inputs_case(15); !diff.empty()) props::report(oracles::Verdict::fail("inputs", diff));
 }
