@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "properties/oracles/after_run.h"
 #include "properties/oracles/attach_model.h"
 #include "properties/oracles/bind_checks.h"
 #include "properties/oracles/compiler_oracles.h"
@@ -175,6 +176,7 @@ int judge_program(Judgement& j, const ProgramCase& pc) {
   j.check("bind-structure", oracles::check_bind_report(c, bench->memory()));
   j.check("bind-structure", oracles::check_image_deltas(c.image(), "shipped image"));
   j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
+  j.check("bind-structure", oracles::check_after_run(c, bench->memory(), pc.schedule, plan));
   check_model_and_deps(j, c, *bench, oracles::run_plan_model(plan, pc.seed));
   return j.done();
 }
@@ -220,6 +222,7 @@ int judge_plan(Judgement& j, const PlanCase& pc) {
           oracles::check_compaction_live_prefix(oracles::runtime_compactor(), bench->runtime().mirror_live(), orch.layout(),
                                                 orch.cursors(), orch.submitted(), c.image()));
   j.check("bind-structure", oracles::check_graph_storage(c, bench->memory()));
+  j.check("bind-structure", oracles::check_after_run(c, bench->memory(), pc.schedule, plan));
   // The same bind and model serve the plan-model and dependency oracles.
   check_model_and_deps(j, c, *bench, std::move(model));
   j.check("bind-structure", bench->check_teardown());
