@@ -23,7 +23,9 @@
 
 #include "properties/gen/arbitrary.h"
 #include "properties/gen/stress_plan.h"
+#include "properties/oracles/after_run.h"
 #include "properties/oracles/dispatch_threads.h"
+#include "properties/oracles/image_checks.h"
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/plan_model.h"
 #include "properties/property.h"
@@ -187,8 +189,13 @@ void report_stress(const StressCase& c, const runtime::ScheduleOptions& sched, c
   o.schedule = sched;
   const oracles::DispatchThreads threads;
   threads.attach(o.schedule);
-  oracles::Verdict v = oracles::check_plan_completes(c.model, runtime::bind_plan(c.g.plan, o));
+  std::string why;
+  const auto bench = oracles::Bench::create(c.g.plan, std::nullopt, /*strict_uninit=*/false, &why);
+  RC_ASSERT(bench != nullptr);
+  const oracles::Captured bound = bench->bind(c.g.plan, o);
+  oracles::Verdict v = oracles::check_plan_completes(c.model, bound.result);
   if (v.passed()) v = threads.check(sched, c.g.plan);
+  if (v.passed()) v = oracles::check_after_run(bound, bench->memory(), sched, c.g.plan);
   if (v.failed()) v.message = fmt::format("{}: {}", how, v.message);
   props::report(v, oracles::Counterexample{"plan-completes",
                                         c.g.text,
