@@ -102,6 +102,8 @@ std::optional<FaninPrediction> predict_fanin_corruption(std::span<const std::byt
       if (*p < 0 || static_cast<uint32_t>(*p) >= i || static_cast<uint32_t>(*p) >= *n) {
         if (!out.invalid_entry) out.what = fmt::format("task {} fanin entry {} names {} (n={})", i, e - e0, *p, *n);
         out.invalid_entry = true;
+        ++out.invalid_entries;
+        out.reason = fmt::format("task {} fanin entry {} names producer {} (n={})", i, e - e0, *p, *n);
       } else {
         out.other_touched = true;
       }
@@ -117,8 +119,9 @@ Verdict check_fanin_prediction(const FaninPrediction& p, const runtime::BindResu
   bool ok = false;
   std::string want;
   if (p.invalid_entry && !p.other_touched) {
-    ok = code_103;
-    want = "scheduler code 103";
+    const bool exact = p.invalid_entries == 1;  // the one entry any scan order meets
+    ok = code_103 && (!exact || r.detail.ends_with(p.reason));
+    want = exact ? fmt::format("scheduler code 103 stating '{}'", p.reason) : "scheduler code 103";
   } else if (p.invalid_entry) {
     ok = code_103 || contained;
     want = "scheduler code 103 or a contained kernel fault";

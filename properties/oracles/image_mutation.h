@@ -38,11 +38,17 @@ struct FaninPrediction {
   bool other_touched = false;     // a touched entry still names an earlier task (a dependency
                                   // may be gone: a consumer may run early and read unwritten bytes)
   std::string what;               // the first invalid entry, for messages
+  unsigned invalid_entries = 0;   // touched entries that name no earlier task
+  // With exactly one invalid entry and nothing else touched, the reason scheduler code 103
+  // states (RUNTIME.md §12 Classify): its task, its index in the task's fanin, the producer
+  // it names and n.
+  std::string reason;
 };
 std::optional<FaninPrediction> predict_fanin_corruption(std::span<const std::byte> staged, uint64_t image_offset,
                                                         std::span<const runtime::Mutation> muts);
 // The bind's outcome against the prediction: an invalid entry with nothing else touched is
-// exactly scheduler code 103; with other entries touched, 103 or a contained kernel fault
+// exactly scheduler code 103, whose detail ends with the predicted reason when that entry is
+// the only invalid one; with other entries touched, 103 or a contained kernel fault
 // (a consumer released early); no invalid entry, a completed run or a contained kernel fault.
 // Fails "fanin-prediction".
 Verdict check_fanin_prediction(const FaninPrediction& p, const runtime::BindResult& r);

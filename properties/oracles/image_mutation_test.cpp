@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <string_view>
 #include <utility>
@@ -108,8 +110,9 @@ TEST(ImageMutation, no_lines_no_hook) { EXPECT_FALSE(static_cast<bool>(mutation_
 
 // The fanin prediction (predict_fanin_corruption): task 1 writes the window task 0 wrote, so
 // its one fanin entry names 0. Changed to name itself, a later task or a negative id, the
-// spec fixes scheduler code 103; the real bind must give it, and a bind that ran to completion
-// instead (the positive control: a scheduler skipping the check) must fail the oracle.
+// spec fixes scheduler code 103, stating that entry; the real bind must give it, and a bind
+// that ran to completion instead (the positive control: a scheduler skipping the check), or
+// a 103 stating another entry, must fail the oracle.
 struct FaninCase {
   runtime::OrchProgram plan;
   uint64_t entry = 0;  // the image offset of the fanin pool's first entry
@@ -152,6 +155,15 @@ TEST(ImageMutation, fanin_entries_naming_no_earlier_task_are_103) {
     const Verdict v = check_fanin_prediction(*pred, completed);
     EXPECT_TRUE(v.failed());
     EXPECT_EQ(v.rule, "fanin-prediction");
+    // The one invalid entry is stated exactly: task 1, its entry 0, the id it names, n = 2.
+    EXPECT_EQ(pred->invalid_entries, 1u);
+    int32_t named = 0;
+    std::memcpy(&named, c.staged.data() + c.image_offset + fc.entry, 4);
+    EXPECT_EQ(pred->reason, fmt::format("task 1 fanin entry 0 names producer {} (n=2)", named));
+    EXPECT_TRUE(c.result.detail.ends_with(pred->reason)) << c.result.detail;
+    runtime::BindResult elsewhere = c.result;  // the control: 103 stating another entry
+    elsewhere.detail = "WAIT_REGISTRATION_FAILED: task 1 fanin entry 1 names producer 0 (n=2)";
+    EXPECT_TRUE(check_fanin_prediction(*pred, elsewhere).failed());
   }
 }
 
