@@ -18,8 +18,10 @@
 #include <rapidcheck/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,6 +73,17 @@ class Checker {
     const uint64_t n = c_.chance(10) ? 0 : static_cast<uint64_t>(c_.near_edges(1, 2 * kBlock + 2));
     return {off, n};
   }
+  // A non-empty range of buffer k inside its size, ensured on the buffer and in the model (a
+  // write or a read goes through ensure first, as the orchestrator's accesses do); nullopt when
+  // the drawn range starts past the size.
+  std::optional<std::pair<uint64_t, uint64_t>> inside(size_t k) {
+    auto [off, n] = range(k);
+    if (off >= m_[k].bytes.size()) return std::nullopt;
+    n = std::min<uint64_t>(std::max<uint64_t>(n, 1), m_[k].bytes.size() - off);
+    buf_[k].ensure(off, n);
+    ensure_model(k, off, n);
+    return std::pair{off, n};
+  }
   // Model of ensure(off, n): the blocks of the part inside the size.
   void ensure_model(size_t k, uint64_t off, uint64_t n) {
     const uint64_t size = m_[k].bytes.size();
@@ -82,7 +95,7 @@ class Checker {
   void step(size_t k) {
     MirrorBuffer& x = buf_[k];
     Model& m = m_[k];
-    switch (c_.one_of(7)) {
+    switch (const size_t op = c_.one_of(7)) {
       case 0: {
         const uint64_t size = size_draw();
         const uint8_t fill = static_cast<uint8_t>(c_.integer(0, 255));
@@ -106,28 +119,22 @@ class Checker {
         gen::tag("ensure");
         return;
       }
-      case 3: {
-        auto [off, n] = range(k);
-        if (off >= m.bytes.size()) return;
-        n = std::min<uint64_t>(std::max<uint64_t>(n, 1), m.bytes.size() - off);
+      case 3:
+      case 4: {  // a write of one random byte value, or a read
+        const auto r = inside(k);
+        if (!r) return;
+        const auto [off, n] = *r;
+        if (op == 4) {
+          note(k, fmt::format("read({}, {})", off, n));
+          compare(k, reinterpret_cast<const uint8_t*>(x.data()) + off, off, n, "read");
+          gen::tag("read");
+          return;
+        }
         const uint8_t v = static_cast<uint8_t>(c_.integer(0, 255));
         note(k, fmt::format("write({}, {}, {:#04x})", off, n, v));
-        x.ensure(off, n);
-        ensure_model(k, off, n);
         std::memset(x.data() + off, v, n);
         std::memset(m.bytes.data() + off, v, n);
         gen::tag("write");
-        return;
-      }
-      case 4: {
-        auto [off, n] = range(k);
-        if (off >= m.bytes.size()) return;
-        n = std::min<uint64_t>(std::max<uint64_t>(n, 1), m.bytes.size() - off);
-        note(k, fmt::format("read({}, {})", off, n));
-        x.ensure(off, n);
-        ensure_model(k, off, n);
-        compare(k, reinterpret_cast<const uint8_t*>(x.data()) + off, off, n, "read");
-        gen::tag("read");
         return;
       }
       case 5: {
