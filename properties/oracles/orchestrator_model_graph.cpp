@@ -40,7 +40,11 @@ void OrchestratorModel::submit_graph(const SubmitGraph& s) {
     d.fn_id = s.fn;
     d.n_bt = static_cast<uint32_t>(boundary.size());
     d.n_bs = static_cast<uint32_t>(b->scalars.size());
-    const bool recorded = record_graph(fn, boundary, b->scalars, d);
+    // RUNTIME.md §10 limits: required_heap + args + storage <= INT32_MAX, checked when the
+    // recording ends; the refusal states the graph's function id and what it needs.
+    const bool recorded = record_graph(fn, boundary, b->scalars, d) &&
+                          (d.block_bytes() <= static_cast<uint64_t>(INT32_MAX) ||
+                           latch(kInvalidArgs, {static_cast<int64_t>(d.fn_id), static_cast<int64_t>(d.block_bytes())}));
     last_.body_accepted = static_cast<int32_t>(d.nodes.size()) + (!recorded && flaw_ == ModelFlaw::kCountsLatchingNode);
     if (!recorded) return;
     defs_.push_back(std::move(d));
@@ -196,10 +200,6 @@ bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<Te
     def.nodes.push_back(std::move(nd));
   }
   if (def.nodes.empty()) return latch(kInvalidArgs);
-  // RUNTIME.md §10 limits: required_heap + args + storage <= INT32_MAX; the refusal states the
-  // graph's function id and what it needs.
-  if (const uint64_t need = def.block_bytes(); need > static_cast<uint64_t>(INT32_MAX))
-    return latch(kInvalidArgs, {static_cast<int64_t>(def.fn_id), static_cast<int64_t>(need)});
   return true;
 }
 
