@@ -373,18 +373,7 @@ BodyScalar body_scalar(ChoiceSource& c, uint32_t n_scalars) {
 // A last alloc node whose one buffer brings the definition's need (required_heap + args +
 // storage, RUNTIME.md §10) to the largest multiple of 64 within INT32_MAX, or one line past it.
 BodyNode alloc_at_the_graph_limit(ChoiceSource& c, const GraphFnSpec& fn) {
-  const auto internal = [](const Dims& d) {
-    uint64_t n = 4;
-    for (int64_t x : d) n *= static_cast<uint64_t>(x);
-    return std::max<uint64_t>(64, (n + 63) / 64 * 64);
-  };
-  uint64_t need = 64 + 8 + 128 * (fn.nodes.size() + 1);  // the new node's tensor; the storage
-  for (const BodyNode& node : fn.nodes) {
-    for (const Dims& d : node.alloc) need += internal(d) + 64;
-    for (const BodyTensor& t : node.tensors)
-      need += 64 + (t.source == BodyTensor::Source::kOutput ? internal(t.out_dims) : 0);
-    need += 8 * node.scalars.size();
-  }
+  const uint64_t need = graph_body_need(fn) + 64 + 128;  // the new node's tensor and storage entry
   const uint64_t limit = static_cast<uint64_t>(INT32_MAX);
   const uint64_t bytes = (limit - need) / 64 * 64 + (c.boolean() ? 64 : 0);
   BodyNode node;
@@ -466,6 +455,22 @@ GraphFnSpec generate_fn(ChoiceSource& c, bool pools = false) {
 }
 
 }  // namespace
+
+uint64_t graph_body_need(const GraphFnSpec& fn) {
+  const auto internal = [](const Dims& d) {
+    uint64_t n = 4;
+    for (int64_t x : d) n *= static_cast<uint64_t>(x);
+    return std::max<uint64_t>(64, (n + 63) / 64 * 64);
+  };
+  uint64_t need = 8 + 128 * fn.nodes.size();  // the storage: 32 + 128 (n - 1) + 104
+  for (const BodyNode& node : fn.nodes) {
+    for (const Dims& d : node.alloc) need += internal(d) + 64;
+    for (const BodyTensor& t : node.tensors)
+      need += 64 + (t.source == BodyTensor::Source::kOutput ? internal(t.out_dims) : 0);
+    need += 8 * node.scalars.size();
+  }
+  return need;
+}
 
 const char* call_kind_name(CallKind k) {
   switch (k) {

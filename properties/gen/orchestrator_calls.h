@@ -36,6 +36,11 @@ enum class CallKind : uint8_t {
 };
 const char* call_kind_name(CallKind k);
 
+// The need (required_heap + args + storage, RUNTIME.md §10) of the definition `fn`'s body
+// records when every node records: 64-aligned internals of at least 64 bytes, 64 bytes a
+// tensor argument, 8 a scalar, 32 + 128 (n - 1) + 104 of storage.
+uint64_t graph_body_need(const oracles::orch::GraphFnSpec& fn);
+
 // The calls of one command of kind `k` against the model's state (a burst for kFan and scope
 // bursts; an alloc first when no buffer fits a graph boundary). Empty when `k` does not apply.
 std::vector<oracles::orch::Call> generate_calls(ChoiceSource& c, const oracles::orch::OrchestratorModel& m, CallKind k,

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "properties/gen/limits.h"
+#include "properties/gen/orchestrator_calls.h"
 
 namespace stackcheck::gen {
 
@@ -143,6 +144,8 @@ class Walker {
     }
     if (fn.nodes.empty()) out.insert("body:empty");
     for (const BodyNode& n : fn.nodes) body_node(fn, n);
+    const uint64_t need = graph_body_need(fn), limit = static_cast<uint64_t>(INT32_MAX);
+    if (need > limit - 64) out.insert(need <= limit ? "body:need-at-int32-max" : "body:need-past-int32-max");
   }
 
   void body_node(const GraphFnSpec& fn, const BodyNode& n) {
@@ -326,6 +329,8 @@ void setup_universe(std::vector<Production>& u) {
                         "frozen-scalar"})
     add(fmt::format("body:{}", b));
   for (const char* b : kBodyLatches) add(fmt::format("body:{}", b));
+  add("body:need-at-int32-max");    // a body within a line of the definition's INT32_MAX need
+  add("body:need-past-int32-max");  // and one line past it (latch 5)
 }
 
 }  // namespace
