@@ -266,6 +266,9 @@ STACKCHECK_CONTROL(OrchestratorModelControl, a_model_stating_a_refused_builtin_b
                    "orch-model/latch-detail") {
   every_provoke_case(ModelFlaw::kMismatchFiguresReversed);
 }
+STACKCHECK_CONTROL(OrchestratorModelControl, a_model_naming_the_next_builtin_fails, "orch-model/latch-detail") {
+  every_provoke_case(ModelFlaw::kMismatchNameShifted);
+}
 STACKCHECK_CONTROL(OrchestratorModelControl, a_model_whose_last_latch_wins_fails, "orch-model/error-word") {
   model_case(ModelFlaw::kLatestCodeWins);
 }

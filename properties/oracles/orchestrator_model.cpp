@@ -2,6 +2,7 @@
 // fanin and registration, scopes, alloc_tensors, submit and read. Graphs: orchestrator_model_graph.cpp.
 // Every rule restates a paragraph of the spec; nothing is taken from stack/runtime/host.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -44,6 +45,34 @@ uint64_t ModelDef::block_bytes() const {
   return required_heap() + 64 * tensor_args() + 8 * scalar_args() + 32 + 128 * (nodes.size() - 1) + 104;
 }
 
+namespace {
+
+// The words a refusal puts around its figures (the detail a user reads): builtin names, the
+// parameter directions, the argument tags, shapes as `[d0, d1]`.
+constexpr const char* kBuiltinNames[] = {"fill", "copy", "add", "acc", "scale", "matmul", "rowsum"};
+
+const char* dir_word(char d) { return d == 'I' ? "In" : d == 'O' ? "Out" : "InOut"; }
+
+const char* tag_word(uint32_t tag) {
+  static const std::pair<uint32_t, const char*> words[] = {{runtime::kTagInput, "input"},
+                                                           {runtime::kTagOutput, "output"},
+                                                           {runtime::kTagInout, "inout"},
+                                                           {runtime::kTagOutputExisting, "output_existing"},
+                                                           {runtime::kTagNoDep, "no_dep"}};
+  for (const auto& [t, w] : words)
+    if (t == tag) return w;
+  return "invalid";
+}
+
+std::string dims_word(const Dims& d) { return fmt::format("[{}]", fmt::join(d, ", ")); }
+
+}  // namespace
+
+std::string builtin_name(int32_t kernel) {
+  if (kernel >= 0 && kernel <= 6) return kBuiltinNames[kernel];
+  return kernel == runtime::kAllocKernelId ? "zero" : "?";
+}
+
 std::optional<Mismatch> builtin_mismatch(int32_t kernel, const std::vector<uint32_t>& tags,
                                          const std::vector<Dims>& shapes, size_t n_scalars) {
   // COMPILER.md §2 / RUNTIME.md §12: parameter directions and scalar counts per builtin.
@@ -56,10 +85,13 @@ std::optional<Mismatch> builtin_mismatch(int32_t kernel, const std::vector<uint3
     for (size_t i : which) f.insert(f.end(), shapes[i].begin(), shapes[i].end());
     return f;
   };
-  if (kernel < 0 || kernel > 6) return Mismatch{"not a submittable builtin", {kernel, 6}};
+  if (kernel < 0 || kernel > 6)
+    return Mismatch{fmt::format("kernel id {} cannot be submitted (0..6)", kernel), {kernel, 6}};
+  const std::string name = kBuiltinNames[kernel];
   const auto& d = dirs[static_cast<size_t>(kernel)];
   if (tags.size() != d.size() || n_scalars != scalars[kernel])
-    return Mismatch{"arity",
+    return Mismatch{fmt::format("{} takes {} tensors and {} scalars, got {} and {}", name, d.size(), scalars[kernel],
+                                tags.size(), n_scalars),
                     {static_cast<int64_t>(d.size()), static_cast<int64_t>(scalars[kernel]),
                      static_cast<int64_t>(tags.size()), static_cast<int64_t>(n_scalars)}};
   for (size_t i = 0; i < d.size(); ++i) {
@@ -67,21 +99,31 @@ std::optional<Mismatch> builtin_mismatch(int32_t kernel, const std::vector<uint3
     const bool ok = t == runtime::kTagNoDep || (d[i] == 'I' && t == runtime::kTagInput) ||
                     (d[i] == 'O' && (t == runtime::kTagOutput || t == runtime::kTagOutputExisting)) ||
                     (d[i] == 'X' && t == runtime::kTagInout);
-    if (!ok) return Mismatch{fmt::format("tag of argument {}", i), {static_cast<int64_t>(i)}};
+    if (!ok)
+      return Mismatch{
+          fmt::format("{} argument {} is {} but its parameter is {}", name, i, tag_word(t), dir_word(d[i])),
+          {static_cast<int64_t>(i)}};
   }
   if (kernel == 5) {
     const Dims &a = shapes[0], &b = shapes[1], &o = shapes[2];
     if (a.size() != 2 || b.size() != 2 || o.size() != 2 || a[1] != b[0] || o[0] != a[0] || o[1] != b[1])
-      return Mismatch{"matmul shapes", dims_of({0, 1, 2})};
+      return Mismatch{fmt::format("matmul shapes {} x {} -> {} do not fit [M,K] x [K,N] -> [M,N]", dims_word(a),
+                                  dims_word(b), dims_word(o)),
+                      dims_of({0, 1, 2})};
     return std::nullopt;
   }
   if (kernel == 6) {
     const Dims &x = shapes[0], &o = shapes[1];
-    if (x.size() != 2 || o.size() != 2 || o[0] != x[0] || o[1] != 1) return Mismatch{"rowsum shapes", dims_of({0, 1})};
+    if (x.size() != 2 || o.size() != 2 || o[0] != x[0] || o[1] != 1)
+      return Mismatch{fmt::format("rowsum shapes {} -> {} do not fit [M,N] -> [M,1]", dims_word(x), dims_word(o)),
+                      dims_of({0, 1})};
     return std::nullopt;
   }
   for (size_t i = 1; i < shapes.size(); ++i)
-    if (shapes[i] != shapes[0]) return Mismatch{"unequal shapes", dims_of({0, i})};
+    if (shapes[i] != shapes[0])
+      return Mismatch{
+          fmt::format("{} needs equal shapes, got {} and {}", name, dims_word(shapes[0]), dims_word(shapes[i])),
+          dims_of({0, i})};
   return std::nullopt;
 }
 
@@ -96,8 +138,11 @@ OrchestratorModel::OrchestratorModel(std::shared_ptr<const ModelSetup> setup, Mo
   scopes_.push_back(Scope{0, 0});
 }
 
-bool OrchestratorModel::latch(int32_t code, std::vector<int64_t> figures) {
-  if (error_ == 0) latch_figures_ = std::move(figures);
+bool OrchestratorModel::latch(int32_t code, std::vector<int64_t> figures, std::string text) {
+  if (error_ == 0) {
+    latch_figures_ = std::move(figures);
+    latch_text_ = std::move(text);
+  }
   if (error_ == 0 || flaw_ == ModelFlaw::kLatestCodeWins) error_ = code;
   return false;
 }
@@ -105,6 +150,11 @@ bool OrchestratorModel::latch(int32_t code, std::vector<int64_t> figures) {
 int32_t OrchestratorModel::no_task(int32_t code, std::vector<int64_t> figures) {
   latch(code, std::move(figures));
   return kNoTask;
+}
+
+std::string OrchestratorModel::mismatch_detail(const std::string& call, int32_t kernel, std::string text) const {
+  const int32_t named = flaw_ == ModelFlaw::kMismatchNameShifted && kernel >= 0 && kernel < 6 ? kernel + 1 : kernel;
+  return fmt::format("{} {}: {}", call, builtin_name(named), text);
 }
 
 std::nullopt_t OrchestratorModel::refuse(int32_t code, std::vector<int64_t> figures) {
@@ -359,7 +409,8 @@ int32_t OrchestratorModel::submit_built(int32_t kernel, const Built& b, std::vec
   }
   if (auto m = builtin_mismatch(kernel, tags, shapes, b.scalars.size())) {
     if (flaw_ == ModelFlaw::kMismatchFiguresReversed) std::reverse(m->figures.begin(), m->figures.end());
-    return no_task(kInvalidArgs, std::move(m->figures));
+    latch(kInvalidArgs, std::move(m->figures), mismatch_detail("submit", kernel, m->text));
+    return kNoTask;
   }
   const auto id = claim(b.tensors.size(), b.scalars.size());
   if (!id) return kNoTask;

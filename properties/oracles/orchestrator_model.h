@@ -237,6 +237,7 @@ enum class ModelFlaw : uint8_t {
   kTakesForeignSlots,        // a recording takes another recording's ScalarSlot by its value, as inline would
   kWindowSizesFirst,         // a window latch's detail predicted with the sizes before the offsets
   kMismatchFiguresReversed,  // a builtin refusal's figures predicted in reverse order
+  kMismatchNameShifted,      // a builtin refusal's detail naming the builtin of the next id
 };
 
 // ---------------------------------------------------------------- the model
@@ -257,6 +258,9 @@ class OrchestratorModel {
   // refusal: see builtin_mismatch; a window outside its tensor: offsets, sizes, the tensor's
   // dims, or the ranks; sync_start: the blocks asked and the clusters); empty otherwise.
   const std::vector<int64_t>& latch_figures() const { return latch_figures_; }
+  // The whole latched detail, where the model knows its words too (a refused builtin: `submit
+  // NAME: TEXT`, or `graph FN submit NAME: TEXT` in a recording); empty otherwise.
+  const std::string& latch_text() const { return latch_text_; }
   bool latched() const { return error_ != 0; }
   uint32_t submitted() const { return static_cast<uint32_t>(tasks_.size()); }
   uint32_t scope_depth() const { return static_cast<uint32_t>(scopes_.size()); }
@@ -301,7 +305,9 @@ class OrchestratorModel {
   };
 
   // false, for `return latch(c);`; `figures`: what the first latch's detail states, in order
-  bool latch(int32_t code, std::vector<int64_t> figures = {});
+  bool latch(int32_t code, std::vector<int64_t> figures = {}, std::string text = {});
+  // A refused builtin's detail: `CALL NAME: TEXT`.
+  std::string mismatch_detail(const std::string& call, int32_t kernel, std::string text) const;
   std::nullopt_t refuse(int32_t code, std::vector<int64_t> figures = {});  // latches, then nullopt
   int32_t no_task(int32_t code, std::vector<int64_t> figures = {});        // latches, then kNoTask
   bool window_ok(const Dims& dims, const Window& w) const;
@@ -337,6 +343,7 @@ class OrchestratorModel {
   ModelFlaw flaw_;
   int32_t error_ = 0;
   std::vector<int64_t> latch_figures_;
+  std::string latch_text_;
   std::vector<ModelTask> tasks_;
   std::vector<ModelBuffer> buffers_;
   std::vector<Scope> scopes_;
@@ -351,11 +358,13 @@ class OrchestratorModel {
 // Shapes and kernels the model validates submit arguments against (§12): why the arguments
 // do not fit builtin `kernel`, with the figures the refusal states in order (the kernel id and
 // the highest submittable one; the tensors and scalars taken, then given; the argument whose
-// tag does not fit; the dims of the shapes that do not fit, in argument order), or nullopt.
+// tag does not fit; the dims of the shapes that do not fit, in argument order) and the words
+// around them, or nullopt.
 struct Mismatch {
-  std::string why;
+  std::string text;  // the refusal as a user reads it, its figures among its words
   std::vector<int64_t> figures;
 };
+std::string builtin_name(int32_t kernel);  // a builtin's name; `zero` for ALLOC, `?` for no builtin
 std::optional<Mismatch> builtin_mismatch(int32_t kernel, const std::vector<uint32_t>& tags,
                                          const std::vector<Dims>& shapes, size_t n_scalars);
 

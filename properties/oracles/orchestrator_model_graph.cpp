@@ -155,7 +155,8 @@ bool OrchestratorModel::record_graph(const GraphFnSpec& fn, const std::vector<Te
         shapes.push_back(bt.source == BodyTensor::Source::kOutput ? bt.out_dims : bt.win.size);
       }
       if (auto m = builtin_mismatch(node.kernel, tags, shapes, node.scalars.size()))
-        return latch(kInvalidArgs, std::move(m->figures));
+        return latch(kInvalidArgs, std::move(m->figures),
+                     mismatch_detail(fmt::format("graph {} submit", def.fn_id), node.kernel, m->text));
       nd.kernel_id = node.kernel;
       for (const BodyTensor& bt : node.tensors) {
         if (bt.source == BodyTensor::Source::kOutput) {

@@ -487,6 +487,8 @@ Verdict compare_step(const OrchestratorModel& m, const OrchestratorSut& s, std::
   if (m.error() != 0 && !states_in_order(orch.error_detail(), m.latch_figures()))
     return fail("latch-detail", fmt::format("the detail '{}' does not state [{}] in that order", orch.error_detail(),
                                             fmt::join(m.latch_figures(), ", ")));
+  if (m.error() != 0 && !m.latch_text().empty() && orch.error_detail() != m.latch_text())
+    return fail("latch-detail", fmt::format("the detail '{}', model '{}'", orch.error_detail(), m.latch_text()));
   if (s.buffers().size() != m.buffers().size())
     return fail("buffers",
                 fmt::format("{} tensors handed back in all, model {}", s.buffers().size(), m.buffers().size()));
