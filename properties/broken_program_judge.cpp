@@ -118,6 +118,9 @@ void judge_message_and_line(const Judged& j, const ir::Diagnostics& t, const ir:
     if (t.front().message.find(want) == std::string::npos)
       j.fail(j.rule("message"), fmt::format("{} reported {}, whose message does not say \"{}\"", j.owner.name,
                                             t.front().render(""), want));
+  if (!b.message.empty() && t.front().message != b.message)
+    j.fail(j.rule("message"), fmt::format("{} reported {}, whose message is not \"{}\"", j.owner.name,
+                                          t.front().render(""), b.message));
   if (b.marker.empty()) return;
   const uint32_t line = j.marker_line();
   if (line == 0) {
@@ -218,7 +221,12 @@ void judge_broken_program(const gen::BrokenProgram& b, const RuleOwner& owner) {
   if (const size_t in = b.what.rfind(", in "); in != std::string::npos)
     gen::tag(fmt::format("code-{}{}", b.code, b.what.substr(in)));  // the place: "code-3, in a view's offset"
   const Judged j{b, owner, ir::print_program(b.program), fmt::format("{} ({} in {})", b.code, b.what, b.graph)};
-  judge_code(j, owner.check(b.program), "");
+  const ir::Diagnostics d = owner.check(b.program);
+  judge_code(j, d, "");
+  // The whole message on the AST too, where the grammar cannot write the edit (has_text false).
+  if (!b.message.empty() && !d.empty() && d.front().code == b.code && d.front().message != b.message)
+    j.fail(j.rule("message"), fmt::format("{} reported {}, whose message is not \"{}\"", owner.name,
+                                          d.front().render(""), b.message));
   judge_at_limit(j);
   judge_text(j);
   judge_later_stages(j);

@@ -8,6 +8,7 @@
 //   has_text        the printed text parses and the owner gives the code on it, and then:
 //     interp_errors   the reference interpreter gives one of them, at the marker's line
 //     message_has     the diagnostic's message says each
+//     message         the diagnostic's message is exactly this (on the AST as well)
 //     marker          the diagnostic is on the marker's line, and so is codegen's refusal
 //   pass_owns       LegalizeGraphBoundary reports the code as well
 //   pipeline_refuses  the pipeline refuses the program as input (never a pass bug or a crash)

@@ -268,10 +268,19 @@ STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_blind_to_zero_divisors_
   well_formed_rule_case(well_formed_blind_to_13);
 }
 // ... and of its message check: a WellFormed whose messages name nothing.
-STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_naming_nothing_fails, "whose message does not say") {
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_naming_nothing_fails, "whose message") {
   well_formed_rule_case([](const ir::Program& p) {
     ir::Diagnostics d = verify::check_well_formed(p);
     for (ir::Diagnostic& x : d) x.message = "error";
+    return d;
+  });
+}
+// ... and of the whole message: a WellFormed adding a word to every message, which still says
+// every name a substring check looks for.
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_adding_a_word_fails, "whose message is not") {
+  well_formed_rule_case([](const ir::Program& p) {
+    ir::Diagnostics d = verify::check_well_formed(p);
+    for (ir::Diagnostic& x : d) x.message += " here";
     return d;
   });
 }

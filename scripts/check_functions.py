@@ -42,7 +42,7 @@ LONG = {
     ("properties/gen/mutation_gen.cpp", "resolve_mutations"): 119,
     ("properties/gen/orchestrator_calls.cpp", "provoke_kind"): 119,
     ("stack/ir/lexer.cpp", "lex"): 117,
-    ("properties/oracles/orchestrator_model_graph.cpp", "OrchestratorModel::record_graph"): 114,
+    ("properties/oracles/orchestrator_model_graph.cpp", "OrchestratorModel::record_graph"): 115,
     ("stack/runtime/image/compact.cpp", "compact_live_image"): 113,
     ("properties/gen/orchestrator_calls.cpp", "generate_model_setup"): 106,
     ("properties/gen/program_gen.cpp", "Builder::make_view"): 100,

@@ -61,6 +61,9 @@ struct BrokenProgram {
   // Texts the first diagnostic's message must hold: the names of what broke the rule, in the
   // places the message puts them (who is passed for what, whose buffer it is).
   std::vector<std::string> message_has;
+  // The first diagnostic's whole message, where the catalog entry states all of its words and
+  // names (the verifier's message table restated); empty: only message_has is checked.
+  std::string message;
   // break_well_formed_rule, code 9: the reference interpreter cannot run it either (a create or
   // an entry param of a shape it cannot allocate): its Invalid error (COMPILER.md §7).
   bool interp_invalid = false;

@@ -18,6 +18,16 @@ namespace stackcheck::gen::breakers {
 // COMPILER.md §1: a tensor type holds at most 65,536 elements.
 inline constexpr int64_t kMaxTensorElements = 65536;
 
+// The words a diagnostic writes for a direction and a type (COMPILER.md §1's spelling, kept here
+// so that a message predicted by a breaker does not borrow the printer's or the verifier's).
+inline const char* dir_word(ir::Dir d) { return d == ir::Dir::In ? "In" : d == ir::Dir::Out ? "Out" : "InOut"; }
+inline std::string type_word(const ir::Type& t) {
+  if (!t.is_tensor()) return "i64";
+  std::string s = "tensor<" + t.dtype + ">[";
+  for (size_t i = 0; i < t.dims.size(); ++i) s += (i ? ", " : "") + std::to_string(t.dims[i]);
+  return s + "]";
+}
+
 inline ir::Expr int_expr(int64_t v) {
   ir::Expr e;
   e.kind = ir::Expr::Kind::Int;

@@ -43,7 +43,11 @@ Made view_out_of_source(WellFormedEdit& e, const Param& p) {
       v.sizes.back() = c.integer(1, d);
       v.offsets.back() = int_expr(d - v.sizes.back() + c.integer(1, 2));
       b.what = "a view at a static offset past its source's end";
+      b.message = fmt::format("slice of '{}': offset {} + size {} on axis {} is outside 0..{}", p.name,
+                              v.offsets.back().value, v.sizes.back(), k, d);
+      continue;
     }
+    b.message = fmt::format("slice of '{}': size {} on axis {} is outside 1..{}", p.name, v.sizes.back(), k, d);
   }
   e.front(assign("zz_bad", std::move(v)));
   b.marker = "zz_bad =";
@@ -68,7 +72,7 @@ Made window_of_another_rank(WellFormedEdit& e, const Param& p) {
     }
     e.front(assign("zz_bad", std::move(v)));
     b.what = fmt::format("a view with {} offsets of a rank-{} tensor", n, rank);
-    b.message_has = {fmt::format("slice of '{}' (rank {}) has {} offsets and {} sizes", p.name, rank, n, n)};
+    b.message = fmt::format("slice of '{}' (rank {}) has {} offsets and {} sizes", p.name, rank, n, n);
   } else {
     // into a fresh create of p's shape, from a 1-element create of p's rank
     CreateRhs tgt, src;
@@ -84,7 +88,7 @@ Made window_of_another_rank(WellFormedEdit& e, const Param& p) {
     e.front(assign("zz_src", std::move(src)));
     e.front(assign("zz_tgt", std::move(tgt)));
     b.what = fmt::format("an assemble with {} offsets into a rank-{} tensor", n, rank);
-    b.message_has = {fmt::format("assemble into 'zz_tgt' (rank {}) has {} offsets", rank, n)};
+    b.message = fmt::format("assemble into 'zz_tgt' (rank {}) has {} offsets", rank, n);
   }
   b.marker = "zz_bad =";
   b.lowering_precondition = true;  // a window's rank is what codegen lowers it by
@@ -111,8 +115,8 @@ Made assemble_past_the_end(WellFormedEdit& e, const std::vector<size_t>& inouts)
   e.front(assign("zz_src", std::move(src)));
   b.what = "an assemble at a static offset past its target's end";
   b.marker = "zz_bad =";
-  b.message_has = {fmt::format("assemble into '{}': offset {} + size 1 on axis {} is outside 0..{}", t.name, off,
-                               axis, t.type.dims[axis])};
+  b.message = fmt::format("assemble into '{}': offset {} + size 1 on axis {} is outside 0..{}", t.name, off,
+                               axis, t.type.dims[axis]);
   return Made::kFinal;  // static assemble bounds are WellFormed's; codegen lowers the window as given (COMPILER.md §6)
 }
 
@@ -127,12 +131,14 @@ Made axis_or_index(WellFormedEdit& e, const Param& p) {
     x.name = p.name;
     x.value = static_cast<int64_t>(p.type.dims.size()) + c.integer(0, 3);
     b.what = "dim() past the rank";
+    b.message = fmt::format("dim({}, {}): axis out of range for rank {}", p.name, x.value, p.type.dims.size());
   } else if (e.placed || c.boolean()) {
     x.kind = Expr::Kind::Read;
     x.name = p.name;
     const size_t rank = p.type.dims.size() + 1 + c.one_of(2);
     for (size_t d = 0; d < rank; ++d) x.args.push_back(int_expr(0));
     b.what = "read() with an index of the wrong rank";
+    b.message = fmt::format("read of '{}' has {} indices; its rank is {}", p.name, rank, p.type.dims.size());
   } else {  // read() at a static index one past an axis's end, or at -1
     x.kind = Expr::Kind::Read;
     x.name = p.name;
@@ -141,8 +147,8 @@ Made axis_or_index(WellFormedEdit& e, const Param& p) {
     for (size_t d = 0; d < p.type.dims.size(); ++d) x.args.push_back(int_expr(d == axis ? at : 0));
     b.what = "read() at a static index outside its tensor";
     e.lowers_anyway = true;  // static read bounds are WellFormed's; codegen lowers the read as given
-    b.message_has = {fmt::format("read of '{}': index {} is {}, outside 0..{}", p.name, axis, at,
-                                 p.type.dims[axis] - 1)};
+    b.message = fmt::format("read of '{}': index {} is {}, outside 0..{}", p.name, axis, at,
+                                 p.type.dims[axis] - 1);
   }
   e.scalar_site(std::move(x));
   return Made::kBroken;
@@ -177,7 +183,9 @@ Made break_literal_zero(WellFormedEdit& e) {
   };
   if (e.placed || c.boolean()) {
     b.what = "a literal zero divisor";
-    e.scalar_site(binary(c.boolean() ? BinOp::Div : BinOp::Mod, int_expr(c.integer(-9, 9)), int_expr(0)));
+    Expr z = binary(c.boolean() ? BinOp::Div : BinOp::Mod, int_expr(c.integer(-9, 9)), int_expr(0));
+    b.message = fmt::format("divisor of '{}' is statically zero", z.op == BinOp::Div ? "/" : "%");
+    e.scalar_site(std::move(z));
   } else {
     Stmt f;
     f.kind = Stmt::Kind::For;
@@ -187,6 +195,7 @@ Made break_literal_zero(WellFormedEdit& e) {
     f.step = int_expr(0);
     e.front(std::move(f));
     b.what = "a literal zero loop step";
+    b.message = "loop 'zz_i' has a zero step";
     b.marker = "for zz_i in";
   }
   return Made::kBroken;

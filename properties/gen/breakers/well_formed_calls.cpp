@@ -43,7 +43,7 @@ void scalar_as_tensor(WellFormedEdit& e) {
     sl.sizes.push_back(1);
     body.insert(body.begin() + 1, assign("zz_v", std::move(sl)));
     b.marker = "zz_v =";
-    b.message_has = {"scalar 'zz_n' used as a tensor (slice source)"};
+    b.message = "scalar 'zz_n' used as a tensor (slice source)";
   } else {
     Expr x;
     x.kind = way == 1 ? Expr::Kind::Dim : Expr::Kind::Read;
@@ -52,7 +52,7 @@ void scalar_as_tensor(WellFormedEdit& e) {
     if (way == 2) x.args.push_back(int_expr(0));
     body.insert(body.begin() + 1, assign("zz_v", ExprRhs{std::move(x)}));
     b.marker = "zz_v =";
-    b.message_has = {fmt::format("scalar 'zz_n' used as a tensor ({})", way == 1 ? "dim" : "read")};
+    b.message = fmt::format("scalar 'zz_n' used as a tensor ({})", way == 1 ? "dim" : "read");
   }
   b.what = "a scalar name where a tensor goes";
 }
@@ -77,7 +77,7 @@ Made tuple_of_a_call(WellFormedEdit& e, size_t way) {
     after.push_back(assign("zz_r", InvokeRhs{inv}));
     b.what = "a call of a kernel that returns nothing bound to a name";
     b.marker = "zz_r = call";
-    b.message_has = {fmt::format("call of '{}' returns nothing; its result cannot be bound to 'zz_r'", inv.callee)};
+    b.message = fmt::format("call of '{}' returns nothing; its result cannot be bound to 'zz_r'", inv.callee);
     b.interp_runs = true;
     e.lowers_anyway = true;
   } else {
@@ -87,19 +87,19 @@ Made tuple_of_a_call(WellFormedEdit& e, size_t way) {
       after.push_back(assign("zz_s", TupleGetRhs{"zz_r", past}));
       b.what = "`.k` past the end of a submit's tuple";
       b.marker = "zz_s = zz_r.";
-      b.message_has = {fmt::format("'zz_r.{}': tuple 'zz_r' has {} elements", past, n + 1)};
+      b.message = fmt::format("'zz_r.{}': tuple 'zz_r' has {} elements", past, n + 1);
     } else if (way == 2) {
       after.push_back(assign("zz_u", ExprRhs{var("zz_r")}));
       b.what = "a submit's tuple used as a value";
       b.marker = "zz_u = zz_r";
-      b.message_has = {"tuple 'zz_r' can only be used as 'zz_r.k'"};
+      b.message = "tuple 'zz_r' can only be used as 'zz_r.k'";
       b.interp_runs = true;
     } else {
       after.push_back(assign("zz_t", TupleGetRhs{"zz_r", n}));
       after.push_back(assign("zz_u", ExprRhs{binary(BinOp::Add, var("zz_t"), int_expr(1))}));
       b.what = "a submit's task id used";
       b.marker = "zz_u = zz_t";
-      b.message_has = {"task id 'zz_t' may be bound but never used"};
+      b.message = "task id 'zz_t' may be bound but never used";
     }
   }
   e.body.insert(e.body.begin() + static_cast<long>(at) + 1, after.begin(), after.end());
@@ -139,8 +139,8 @@ Made argument_of_another_shape(WellFormedEdit& e, const Function& k, Invoke& v, 
   v.args[i] = var("zz_s");  // before the create goes in front: that moves the call
   e.front(assign("zz_s", std::move(cr)));
   b.what = "a tensor argument of another shape than its param";
-  b.message_has = {fmt::format("'zz_s' of type {} is passed for param '{}: {}' of '{}'",
-                               print_type(Type::tensor(dims)), p.name, print_type(p.type), k.name)};
+  b.message = fmt::format("'zz_s' of type {} is passed for param '{}: {}' of '{}'",
+                               type_word(Type::tensor(dims)), p.name, type_word(p.type), k.name);
   // Codegen lowers it (a window of the create's shape): the verifier alone must refuse it.
   e.lowers_anyway = true;
   // The interpreter refuses the launch when the operands break the builtin's shape rule;
@@ -167,6 +167,9 @@ Made break_call_arity(WellFormedEdit& e) {
     v->args.push_back(int_expr(0));
     e.b.what = "a kernel call with one argument more";
   }
+  for (const Function& f : e.b.program.functions)
+    if (f.name == v->callee)
+      e.b.message = fmt::format("'{}' takes {} argument(s), {} given", f.name, f.params.size(), v->args.size());
   return Made::kBroken;
 }
 
@@ -194,6 +197,8 @@ Made break_argument_kind(WellFormedEdit& e) {
   if (c.chance(25)) return argument_of_another_shape(e, *k, v, i);
   v.args[i] = int_expr(literal);
   e.b.what = "a tensor argument given as a literal";
+  e.b.message = fmt::format("a scalar expression is passed as the argument for tensor param '{}' of '{}'",
+                            k->params[i].name, k->name);
   return Made::kBroken;
 }
 
@@ -210,7 +215,7 @@ Made break_tuple(WellFormedEdit& e) {
   e.front(assign("zz_s", TupleGetRhs{t, k}));
   b.what = "`.k` of a name that is not a tuple";
   b.marker = "zz_s = ";
-  b.message_has = {fmt::format("'{}.{}': '{}' is not a tuple", t, k, t)};
+  b.message = fmt::format("'{}.{}': '{}' is not a tuple", t, k, t);
   return Made::kBroken;
 }
 

@@ -40,9 +40,8 @@ Made other_kind(WellFormedEdit& e, Function& k, const ir::Builtin& builtin) {
         if (i < site->args.size()) site->args[i] = int_expr(1);
   }
   b.what = fmt::format("kernel param {} made {}", q.name, q.type.is_tensor() ? "a tensor" : "an i64 scalar");
-  b.message_has = {fmt::format("param '{}' of kernel '{}' must be {}", q.name, k.name,
-                               bp.tensor ? "a tensor" : "an i64 scalar"),
-                   fmt::format("to bind param '{}' of builtin '{}'", bp.name, builtin.name)};
+  b.message = fmt::format("param '{}' of kernel '{}' must be {} to bind param '{}' of builtin '{}'", q.name, k.name,
+                          bp.tensor ? "a tensor" : "an i64 scalar", bp.name, builtin.name);
   return Made::kBroken;
 }
 
@@ -59,19 +58,24 @@ Made other_shape(WellFormedEdit& e, Function& k, const ir::Builtin& builtin) {
   last[e.c.one_of(last.size())] += e.c.integer(1, 3);
   dims.back() = last;
   b.what = fmt::format("kernel param {} of another shape", k.params[bound.back()].name);
-  switch (builtin.shape_rule) {
-    case ir::ShapeRule::Equal:
-      b.message_has = {fmt::format("found {} and {}", dims_text(dims.front()), dims_text(dims.back()))};
-      break;
-    case ir::ShapeRule::Matmul:
-      if (dims.size() == 3)
-        b.message_has = {fmt::format("found {}, {} -> {}", dims_text(dims[0]), dims_text(dims[1]), dims_text(dims[2]))};
-      break;
-    case ir::ShapeRule::Rowsum:
-      b.message_has = {fmt::format("found {} -> {}", dims_text(dims[0]), dims_text(dims[1]))};
-      break;
-    default: return Made::kNoPlace;
-  }
+  // The kernel's shapes were legal, so the edited one is the first the rule refuses.
+  const std::string rule = [&]() -> std::string {
+    switch (builtin.shape_rule) {
+      case ir::ShapeRule::Equal:
+        return fmt::format("builtin '{}' needs equal shapes, found {} and {}", builtin.name, dims_text(dims.front()),
+                           dims_text(dims.back()));
+      case ir::ShapeRule::Matmul:
+        if (dims.size() != 3) return {};
+        return fmt::format("builtin 'matmul' needs [m, k], [k, n] -> [m, n], found {}, {} -> {}", dims_text(dims[0]),
+                           dims_text(dims[1]), dims_text(dims[2]));
+      case ir::ShapeRule::Rowsum:
+        return fmt::format("builtin 'rowsum' needs [m, n] -> [m, 1], found {} -> {}", dims_text(dims[0]),
+                           dims_text(dims[1]));
+    }
+    return {};
+  }();
+  if (rule.empty()) return Made::kNoPlace;
+  b.message = fmt::format("kernel '{}': {}", k.name, rule);
   return Made::kBroken;
 }
 
@@ -83,6 +87,8 @@ Made fewer_params(WellFormedEdit& e, Function& k, const ir::Builtin& builtin) {
     return std::none_of(k.params.begin(), k.params.end(), [&](const Param& q) { return q.name == r; });
   });
   b.what = "a kernel with one param fewer than its builtin";
+  b.message = fmt::format("kernel '{}' has {} params; builtin '{}' needs at least {}", k.name, k.params.size(),
+                          builtin.name, builtin.arity());
   b.lowering_precondition = true;
   if (e.c.boolean()) {  // its calls passing one argument fewer too: only the builtin no longer binds
     for (Invoke* site : call_sites(b.program, k.name))
@@ -108,9 +114,8 @@ Made other_direction(WellFormedEdit& e, Function& k, const ir::Builtin& builtin)
   }
   b.what = "a kernel param whose direction differs from its builtin's";
   const size_t i = static_cast<size_t>(&q - k.params.data());
-  b.message_has = {fmt::format("param '{}' of kernel '{}' is {}", q.name, k.name, dir_name(q.dir)),
-                   fmt::format("param '{}' of builtin '{}' is {}", builtin.params[i].name, builtin.name,
-                               dir_name(builtin.params[i].dir))};
+  b.message = fmt::format("param '{}' of kernel '{}' is {}; param '{}' of builtin '{}' is {}", q.name, k.name,
+                          dir_word(q.dir), builtin.params[i].name, builtin.name, dir_word(builtin.params[i].dir));
   return Made::kBroken;
 }
 
@@ -123,11 +128,13 @@ Made bad_return(WellFormedEdit& e, Function& k, const std::vector<size_t>& in_te
       if (in_tensors.empty()) return Made::kNoPlace;
       k.kernel_returns.push_back(k.params[in_tensors[c.one_of(in_tensors.size())]].name);
       b.what = "a kernel returning an In param";
+      b.message = fmt::format("kernel '{}' returns '{}', which is not an Out or InOut tensor param", k.name,
+                              k.kernel_returns.back());
       break;
     case 1:
       k.kernel_returns.push_back("zz_none");
       b.what = "a kernel returning a name that is no param";
-      b.message_has = {fmt::format("kernel '{}' returns 'zz_none', which is not one of its params", k.name)};
+      b.message = fmt::format("kernel '{}' returns 'zz_none', which is not one of its params", k.name);
       // The interpreter looks the returned name up after the builtin ran: its Invalid error
       // where a launch of the kernel surely runs.
       b.interp_runs = !launched;
@@ -137,7 +144,7 @@ Made bad_return(WellFormedEdit& e, Function& k, const std::vector<size_t>& in_te
       const std::string twice = k.kernel_returns[c.one_of(k.kernel_returns.size())];
       k.kernel_returns.push_back(twice);
       b.what = "a kernel returning a param twice";
-      b.message_has = {fmt::format("kernel '{}' returns '{}' twice", k.name, twice)};
+      b.message = fmt::format("kernel '{}' returns '{}' twice", k.name, twice);
     }
   }
   return Made::kBroken;

@@ -29,7 +29,7 @@ Made undefined_tensor(WellFormedEdit& e) {
         if (k.name == v->callee)
           for (size_t a = 0; a < v->args.size() && a < k.params.size(); ++a)
             if (v->args[a].kind == Expr::Kind::Var && k.params[a].type.is_tensor()) tensor_args.emplace_back(i, a);
-  b.message_has = {"'zz_undefined'"};
+  b.message = "undefined name 'zz_undefined'";
   b.marker = "zz_undefined";
   switch (tensor_args.empty() ? c.one_of(3) : c.one_of(4)) {
     case 0: {
@@ -83,7 +83,7 @@ Made used_out_of_scope(WellFormedEdit& e) {
   e.body.insert(e.body.begin(), std::move(inner));
   b.marker = "zz_s =";
   b.what = loop ? "a scalar of a loop's body used after the loop" : "a scalar of an if's body used after the if";
-  b.message_has = {"'zz_in' is used out of scope (its block has ended)"};
+  b.message = "'zz_in' is used out of scope (its block has ended)";
   // The block runs once (a 1-trip loop, `if 0 < 1`), so the name has its value when read:
   // scoping is WellFormed's rule, not a runtime error (COMPILER.md §7).
   b.interp_runs = true;
@@ -98,17 +98,20 @@ Made break_name_twice(WellFormedEdit& e) {
   std::vector<size_t> assigns;
   for (size_t i = 0; i < body.size(); ++i)
     if (body[i].kind == Stmt::Kind::Assign) assigns.push_back(i);
+  std::string name = "zz_s";
   if (assigns.empty()) {
     e.front(assign("zz_s", ExprRhs{int_expr(1)}));
     e.front(assign("zz_s", ExprRhs{int_expr(2)}));
   } else {
     const size_t i = assigns[e.c.one_of(assigns.size())];
     Stmt again = body[i];
+    name = again.name;
     // a create bound again is a new buffer to codegen (one alloc per run), not a broken premise
     b.lowering_precondition = !std::holds_alternative<CreateRhs>(again.rhs);
     body.insert(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(again));
   }
   b.what = "an assignment repeated";
+  b.message = fmt::format("'{}' is defined twice in '{}' (names are defined once per function)", name, e.entry->name);
   if (assigns.empty()) b.lowering_precondition = true;
   return Made::kBroken;
 }
@@ -121,7 +124,7 @@ Made break_undefined_name(WellFormedEdit& e) {
   if (way == 0) {
     b.what = "an undefined name";
     e.scalar_site(binary(BinOp::Add, var("zz_undefined"), int_expr(1)));
-    b.message_has = {"'zz_undefined'"};
+    b.message = "undefined name 'zz_undefined'";
     return Made::kBroken;
   }
   if (way == 3 && c.boolean()) return used_out_of_scope(e);
@@ -129,7 +132,7 @@ Made break_undefined_name(WellFormedEdit& e) {
   e.body.insert(e.body.begin(), assign("zz_late", ExprRhs{int_expr(c.integer(0, 9))}));
   e.body.insert(e.body.begin(), assign("zz_s", ExprRhs{binary(BinOp::Mul, var("zz_late"), int_expr(2))}));
   b.what = "a scalar used before its definition";
-  b.message_has = {"'zz_late' is used before its definition"};
+  b.message = "'zz_late' is used before its definition";
   return Made::kBroken;
 }
 
@@ -143,8 +146,8 @@ Made break_unknown_callee(WellFormedEdit& e) {
   b.marker = fmt::format("call {}(", s.invoke.callee);
   e.front(std::move(s));
   b.what = self ? "a call of the entry" : "a call of an unknown function";
-  b.message_has = {self ? fmt::format("the entry '{}' cannot be called", e.entry->name)
-                        : std::string("unknown function 'zz_nofn'")};
+  b.message = self ? fmt::format("the entry '{}' cannot be called", e.entry->name)
+                        : std::string("unknown function 'zz_nofn'");
   return Made::kBroken;
 }
 

@@ -36,7 +36,7 @@ void function_twice(WellFormedEdit& e) {
     b.graph = copy.name;
     b.what = fmt::format("a {} defined twice", kind);
     b.marker = fmt::format("{} {}(", kind, copy.name);
-    b.message_has = {fmt::format("{} '{}': a function of that name is already defined", kind, copy.name)};
+    b.message = fmt::format("{} '{}': a function of that name is already defined", kind, copy.name);
     b.lowering_precondition = graph;
     b.program.functions.push_back(copy);
   } else {
@@ -44,7 +44,7 @@ void function_twice(WellFormedEdit& e) {
     second.name = "zz_main2";
     b.what = "a second orchestration";
     b.marker = "zz_main2(";
-    b.message_has = {"second orchestration 'zz_main2': the program's entry is already '" + e.entry->name + "'"};
+    b.message = "second orchestration 'zz_main2': the program's entry is already '" + e.entry->name + "'";
     b.lowering_precondition = true;  // codegen needs exactly one entry (COMPILER.md §6)
     b.program.functions.push_back(std::move(second));
   }
@@ -69,15 +69,18 @@ Made graph_return_mismatch(WellFormedEdit& e) {
     const size_t j = c.one_of(rs.size());
     rs[j] = c.pick(scalar_params);
     b.what = "a graph returning a scalar param as a tensor result";
-    b.message_has = {fmt::format("graph '{}' returns scalar '{}' as result {} of type {}", g.name, rs[j], j,
-                                 ir::print_type(g.results[j]))};
+    b.message = fmt::format("graph '{}' returns scalar '{}' as result {} of type {}", g.name, rs[j], j,
+                                 type_word(g.results[j]));
     b.marker = fmt::format("return {}", fmt::join(rs, ", "));  // no other return names a scalar
-  } else if (c.boolean() && !rs.empty()) {
-    rs.pop_back();
-    b.what = "a graph returning one name fewer than it declares";
   } else {
-    rs.push_back(rs.empty() ? g.params.front().name : rs.front());
-    b.what = "a graph returning one name more than it declares";
+    if (c.boolean() && !rs.empty()) {
+      rs.pop_back();
+      b.what = "a graph returning one name fewer than it declares";
+    } else {
+      rs.push_back(rs.empty() ? g.params.front().name : rs.front());
+      b.what = "a graph returning one name more than it declares";
+    }
+    b.message = fmt::format("graph '{}' declares {} result(s) but returns {}", g.name, g.results.size(), rs.size());
   }
   b.graph = g.name;
   return Made::kBroken;
@@ -94,14 +97,14 @@ Made break_program_entries(WellFormedEdit& e) {
     copy.name = e.entry->name;
     b.graph = e.entry->name;
     b.what = "a kernel named as the entry";
-    b.message_has = {"orchestration '" + e.entry->name + "': a function of that name is already defined"};
+    b.message = "orchestration '" + e.entry->name + "': a function of that name is already defined";
     b.program.functions.insert(b.program.functions.begin(), std::move(copy));
     return Made::kFinal;  // `entry` and `body` dangle now
   }
   if (c.chance(20)) {  // no entry at all: the interpreter has nothing to run either
     std::erase_if(b.program.functions, [](const Function& f) { return f.kind == Function::Kind::Orchestration; });
     b.what = "no orchestration function";
-    b.message_has = {"the program has no orchestration (entry) function"};
+    b.message = "the program has no orchestration (entry) function";
     b.interp_invalid = true;
     b.lowering_precondition = true;  // codegen needs exactly one entry (COMPILER.md §6)
     return Made::kFinal;  // `entry` and `body` dangle now
@@ -119,7 +122,7 @@ Made break_returns(WellFormedEdit& e) {
       e.entry->results.push_back(std::move(t));
       b.graph = e.entry->name;
       b.what = "the entry declaring a result";
-      b.message_has = {fmt::format("the entry '{}' declares results; it returns nothing", e.entry->name)};
+      b.message = fmt::format("the entry '{}' declares results; it returns nothing", e.entry->name);
       b.has_text = false;  // the printer writes no results for an orchestration
       return Made::kBroken;
     }
@@ -132,19 +135,22 @@ Made break_returns(WellFormedEdit& e) {
       g.body.push_back(assign("zz_s", ExprRhs{int_expr(1)}));
       b.graph = g.name;
       b.what = "a statement after a graph's return";
+      b.message = fmt::format("`return` must be the last statement of '{}'", g.name);
       return Made::kBroken;
     }
     case 1: {  // the entry returns a name
       if (e.tensor_params.empty()) return Made::kNoPlace;
       Stmt r;
       r.kind = Stmt::Kind::Return;
-      r.returns = {e.entry->params[e.tensor_params[c.one_of(e.tensor_params.size())]].name};
+      const std::string name = e.entry->params[e.tensor_params[c.one_of(e.tensor_params.size())]].name;
+      r.returns = {name};
       if (!e.body.empty() && e.body.back().kind == Stmt::Kind::Return)
         e.body.back() = std::move(r);
       else
         e.body.push_back(std::move(r));
       b.marker = "return ";
       b.what = "the entry returns a name";
+      b.message = fmt::format("the entry '{}' returns nothing; found `return {}`", e.entry->name, name);
       return Made::kBroken;
     }
     default: return graph_return_mismatch(e);

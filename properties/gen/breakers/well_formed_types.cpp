@@ -39,7 +39,7 @@ Made bad_create(WellFormedEdit& e) {
     e.front(std::move(loop));
     b.what = "a create of an extent that is not static";
     b.marker = "zz_t = create";
-    b.message_has = {"create shape: dim 0 is not static"};
+    b.message = "create shape: dim 0 is not static";
     return Made::kBroken;
   }
   if (c.chance(30)) {  // a create one element past 65,536 (one extent past it, or their product);
@@ -60,12 +60,14 @@ Made bad_create(WellFormedEdit& e) {
     b.limit = product ? "create [256, 256]: 65,536 elements" : "create [65536]";
     b.what = product ? "a create of 65,792 elements (256 x 257)" : "a create of extent 65,537";
     b.marker = "zz_t = create";
-    b.message_has = {product ? "65792 elements (at most 65536)" : "dim 0 is 65537 (at most 65536 elements)"};
+    b.message = product ? "create shape: 65792 elements (at most 65536)"
+                        : "create shape: dim 0 is 65537 (at most 65536 elements)";
     b.interp_invalid = true;
     return Made::kBroken;
   }
   CreateRhs cr;
   cr.shape.push_back(int_expr(c.chance(50) ? 0 : -c.integer(1, 4)));
+  b.message = fmt::format("create shape: dim 0 is {} (must be >= 1)", cr.shape[0].value);
   e.front(assign("zz_t", cr));
   b.what = "a create of an extent below 1";
   b.marker = "zz_t = create";
@@ -136,7 +138,7 @@ Made bad_declared_type(WellFormedEdit& e, size_t where, const Places& graph_tens
     if (c.chance(20)) {  // a result that is no tensor
       *result = Type::i64();
       b.what = "a graph result of type i64";
-      b.message_has = {fmt::format("graph '{}': result {} is i64; graph results are tensors", g->name, j)};
+      b.message = fmt::format("graph '{}': result {} is i64; graph results are tensors", g->name, j);
       return Made::kBroken;
     }
   } else if (where == 3) {
@@ -157,11 +159,11 @@ Made bad_declared_type(WellFormedEdit& e, size_t where, const Places& graph_tens
   Type& t = result != nullptr ? *result : q->type;
   const std::string why = break_type_of(c, b, t);
   if (result != nullptr) {
-    b.message_has = {fmt::format("graph '{}': result {} has a bad type: {}", b.graph, result_index, why)};
+    b.message = fmt::format("graph '{}': result {} has a bad type: {}", b.graph, result_index, why);
     b.what = "a graph result" + b.what.substr(std::string("a param").size());
     return Made::kBroken;
   }
-  b.message_has = {fmt::format("param '{}' of '{}' has a bad type: {}", q->name, b.graph, why)};
+  b.message = fmt::format("param '{}' of '{}' has a bad type: {}", q->name, b.graph, why);
   if (where == 3) b.what = "a graph's " + b.what.substr(2);
   // The interpreter draws the entry's inputs from its param types (§7): a shape it cannot
   // allocate is its Invalid error; it never reads a dtype, nor a kernel's param types.
@@ -174,8 +176,10 @@ Made bad_declared_type(WellFormedEdit& e, size_t where, const Places& graph_tens
 
 Made break_entry_param_out(WellFormedEdit& e) {
   if (e.tensor_params.empty()) return Made::kNoPlace;
-  e.entry->params[e.tensor_params[e.c.one_of(e.tensor_params.size())]].dir = Dir::Out;
+  Param& p = e.entry->params[e.tensor_params[e.c.one_of(e.tensor_params.size())]];
+  p.dir = Dir::Out;
   e.b.what = "an entry param made Out";
+  e.b.message = fmt::format("entry param '{}' of '{}' is Out; entry tensors are In or InOut", p.name, e.entry->name);
   return Made::kBroken;
 }
 

@@ -135,9 +135,9 @@ Made break_in_param_written(WellFormedEdit& e) {
   e.body.insert(e.body.begin(), std::make_move_iterator(ch.pre.begin()), std::make_move_iterator(ch.pre.end()));
   b.what = ch.path + " (rule 7)";
   b.marker = "zz_bad =";
-  b.message_has = {how < 2 ? "'" + ch.cur + "' is passed for Out param 'o' of 'zz_k7' but is not writable"
-                           : "assemble target '" + ch.cur + "' is not writable",
-                   "its buffer is In param '" + p.name + "' of '" + e.entry->name + "'"};
+  b.message = (how < 2 ? "'" + ch.cur + "' is passed for Out param 'o' of 'zz_k7' but is not writable"
+                        : "assemble target '" + ch.cur + "' is not writable") +
+              ": its buffer is In param '" + p.name + "' of '" + e.entry->name + "'";
   if (how < 2) b.program.functions.insert(b.program.functions.begin(), fill_kernel(ch.dims));  // `entry` dangles now
   return Made::kFinal;  // writability is WellFormed's to check, not a premise of codegen's lowering
 }
