@@ -37,6 +37,14 @@ TEST(SimplifiedOracle, reports_what_simplify_leaves) {
   expect_left("  t = create [4]\n  c1 = call ksc(x, c, dim(t, 0))\n", "of a static shape is not folded");
   expect_left("  for i in range(4, 4, 1) {\n    c1 = call ksc(x, c, i)\n  }\n", "loop 'i' of 0 trips is kept");
   expect_left("  for i in range(3, 4, 1) {\n    c1 = call ksc(x, c, i)\n  }\n", "loop 'i' of 1 trip is kept");
+  // Shapes through a kernel's result, a tuple element, an alias and an assemble's target.
+  expect_left("  c1 = call ksc(x, c, 2)\n  c2 = call ksc(x, c, dim(c1, 0))\n", "'dim(c1, 0)' of a static shape");
+  expect_left("  r = submit ksc(x, c, 2)\n  o = r.0\n  c2 = call ksc(x, c, dim(o, 0))\n", "'dim(o, 0)' of a static");
+  expect_left("  y = x\n  c1 = call ksc(x, c, dim(y, 0))\n", "'dim(y, 0)' of a static shape");
+  expect_left("  s = slice(x, [0], [2])\n  a = assemble(c, s, [1])\n  c1 = call ksc(x, c, dim(a, 0))\n",
+              "'dim(a, 0)' of a static shape");
+  // A 1-trip loop whose read stays inside its tensor once the var is bound: nothing to keep it.
+  expect_left("  for i in range(7, 8, 1) {\n    q = read(x, [i])\n  }\n", "loop 'i' of 1 trip is kept");
 }
 
 TEST(SimplifiedOracle, passes_what_simplify_makes) {
@@ -47,6 +55,9 @@ TEST(SimplifiedOracle, passes_what_simplify_makes) {
       "  for i in range(0, 2, 1) {\n    c1 = call ksc(x, c, i)\n  }\n",
       // A 1-trip loop whose var divides: inlining would make a static zero divisor.
       "  for i in range(2, 3, 1) {\n    a = 5 % (i - 2)\n  }\n",
+      // ... or a read one past its tensor's end, or a window past it.
+      "  for i in range(8, 9, 1) {\n    q = read(x, [i])\n  }\n",
+      "  for i in range(7, 8, 1) {\n    s = slice(x, [i], [2])\n  }\n",
   };
   for (const char* body : bodies) {
     const ir::Program out = passes::simplify(parse(entry(body)));
