@@ -160,6 +160,20 @@ void judge_pass_on_text(const Judged& j, const ir::Program& parsed) {
                                     d->render(""), line));
 }
 
+// whole_list: nothing but the rule's finding and what the entry says follows from it, so a
+// verifier that reports a second finding for one edit, or drops one, is caught.
+void judge_whole_list(const Judged& j, const ir::Diagnostics& d) {
+  const gen::BrokenProgram& b = j.b;
+  if (!b.whole_list || b.message.empty()) return;
+  std::vector<std::string> want{b.message};
+  want.insert(want.end(), b.then.begin(), b.then.end());
+  std::vector<std::string> got;
+  for (const ir::Diagnostic& x : d) got.push_back(x.message);
+  if (got != want)
+    j.fail(j.rule("message"), fmt::format("{} reported {} finding(s) [{}], expected exactly [{}]", j.owner.name,
+                                          got.size(), fmt::join(got, " | "), fmt::join(want, " | ")));
+}
+
 // The edit is in the AST; its printed text is syntax all the same (BrokenProgram::has_text), so
 // it must parse, and the owner must give the code on it too.
 void judge_text(const Judged& j) {
@@ -227,6 +241,7 @@ void judge_broken_program(const gen::BrokenProgram& b, const RuleOwner& owner) {
   if (!b.message.empty() && !d.empty() && d.front().code == b.code && d.front().message != b.message)
     j.fail(j.rule("message"), fmt::format("{} reported {}, whose message is not \"{}\"", owner.name,
                                           d.front().render(""), b.message));
+  judge_whole_list(j, d);
   judge_at_limit(j);
   judge_text(j);
   judge_later_stages(j);

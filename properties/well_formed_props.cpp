@@ -284,6 +284,14 @@ STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_adding_a_word_fails, "w
     return d;
   });
 }
+// ... and of the whole list: a WellFormed that reports its first finding twice.
+STACKCHECK_CONTROL(WellFormedRulesControl, a_well_formed_reporting_a_finding_twice_fails, "expected exactly") {
+  well_formed_rule_case([](const ir::Program& p) {
+    ir::Diagnostics d = verify::check_well_formed(p);
+    if (!d.empty()) d.push_back(d.front());
+    return d;
+  });
+}
 // ... and of codegen's line: a codegen whose refusals point one line late.
 STACKCHECK_CONTROL(WellFormedRulesControl, a_codegen_refusing_a_line_late_fails,
                    "run without the verifier, refused it with") {

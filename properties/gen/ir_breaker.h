@@ -64,6 +64,11 @@ struct BrokenProgram {
   // The first diagnostic's whole message, where the catalog entry states all of its words and
   // names (the verifier's message table restated); empty: only message_has is checked.
   std::string message;
+  // whole_list: the owner's diagnostics are exactly `message` and then these messages, in
+  // order (break_well_formed_rule sets it for every rule but 10, whose kernels also misfit
+  // their calls; an entry clears it where it cannot say what follows).
+  bool whole_list = false;
+  std::vector<std::string> then;
   // break_well_formed_rule, code 9: the reference interpreter cannot run it either (a create or
   // an entry param of a shape it cannot allocate): its Invalid error (COMPILER.md §7).
   bool interp_invalid = false;

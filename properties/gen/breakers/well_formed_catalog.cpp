@@ -93,6 +93,7 @@ std::optional<BrokenProgram> break_well_formed(ChoiceSource& c, const Program& w
   b.code = forced != nullptr ? forced->code : c.pick(kCodes);
   breakers::WellFormedEdit e{c, wf, b, entry, entry->body, std::move(kernels), std::move(graphs), {}, {}, {}};
   e.place = forced != nullptr ? forced->place : std::nullopt;
+  b.whole_list = b.code != 10;
   e.placed = e.place.has_value();  // break_expression_at
   for (size_t i = 0; i < entry->params.size(); ++i)
     if (entry->params[i].type.is_tensor()) e.tensor_params.push_back(i);

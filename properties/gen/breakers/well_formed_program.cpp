@@ -136,6 +136,9 @@ Made break_returns(WellFormedEdit& e) {
       b.graph = g.name;
       b.what = "a statement after a graph's return";
       b.message = fmt::format("`return` must be the last statement of '{}'", g.name);
+      if (!g.results.empty())
+        b.then = {fmt::format("graph '{}' declares {} result(s) but does not end with `return`", g.name,
+                              g.results.size())};
       return Made::kBroken;
     }
     case 1: {  // the entry returns a name

@@ -139,6 +139,17 @@ Made bad_declared_type(WellFormedEdit& e, size_t where, const Places& graph_tens
       *result = Type::i64();
       b.what = "a graph result of type i64";
       b.message = fmt::format("graph '{}': result {} is i64; graph results are tensors", g->name, j);
+      // Its return then hands back a tensor where the result is declared i64: stated where the
+      // returned name is one of the graph's params (its type is the param's).
+      b.whole_list = false;
+      const Stmt* r = g->body.empty() ? nullptr : &g->body.back();
+      if (r != nullptr && r->kind == Stmt::Kind::Return && j < r->returns.size())
+        for (const Param& q : g->params)
+          if (q.name == r->returns[j] && q.type.is_tensor()) {
+            b.then = {fmt::format("graph '{}' returns '{}' of type {} as result {}, declared i64", g->name, q.name,
+                                  type_word(q.type), j)};
+            b.whole_list = true;
+          }
       return Made::kBroken;
     }
   } else if (where == 3) {
@@ -164,6 +175,7 @@ Made bad_declared_type(WellFormedEdit& e, size_t where, const Places& graph_tens
     return Made::kBroken;
   }
   b.message = fmt::format("param '{}' of '{}' has a bad type: {}", q->name, b.graph, why);
+  b.whole_list = false;  // what reads the param's shape (a dim, a window, a call) may be refused too
   if (where == 3) b.what = "a graph's " + b.what.substr(2);
   // The interpreter draws the entry's inputs from its param types (§7): a shape it cannot
   // allocate is its Invalid error; it never reads a dtype, nor a kernel's param types.
