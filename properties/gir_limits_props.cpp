@@ -120,8 +120,8 @@ Verdict judge_literal(bool minus, const std::string& digits, bool flawed = false
   if (big) {
     if (r.ok()) return Verdict::fail("gir-literal", fmt::format("`{}` parsed; it is out of the i64 range", line));
     if (r.error().line != 2 || r.error().column != column)
-      return Verdict::fail("gir-literal", fmt::format("`{}` refused as {}; expected it at 2:{}", line,
-                                                      r.error().to_string(), column));
+      return Verdict::fail("gir-literal",
+                           fmt::format("`{}` refused as {}; expected it at 2:{}", line, r.error().to_string(), column));
     return Verdict::pass();
   }
   if (!r.ok()) return Verdict::fail("gir-literal", fmt::format("`{}` refused: {}", line, r.error().to_string()));
@@ -134,8 +134,8 @@ Verdict judge_literal(bool minus, const std::string& digits, bool flawed = false
 
 void literal_case(bool flawed = false) {
   gen::ChoiceSource& c = gen::choices();
-  static const char* const kEdges[] = {"9223372036854775807", "9223372036854775808", "9223372036854775809",
-                                       "922337203685477580",  "922337203685477581",  "9999999999999999999",
+  static const char* const kEdges[] = {"9223372036854775807",  "9223372036854775808",  "9223372036854775809",
+                                       "922337203685477580",   "922337203685477581",   "9999999999999999999",
                                        "18446744073709551615", "18446744073709551616", "0"};
   std::string digits = kEdges[c.one_of(std::size(kEdges))];
   if (c.chance(30)) {  // or 18 to 21 digits at random
