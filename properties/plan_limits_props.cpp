@@ -1,7 +1,8 @@
 // The `.plan` parser's own limits (stack/runtime/plan/parser.h, check.h PlanLimits), met exactly
 // and one past, under limits the case draws: open ( [ { together at most max_nesting (a block's
-// { counts: nested for-loops), and an expression tree at most max_expr_depth deep (a left chain
-// of n operators is n + 1 deep; a right-nested one through parentheses too). At the limit the
+// { counts: nested for-loops), a tensor's dims at most max_rank, and an expression tree at most
+// max_expr_depth deep (a left chain of n operators is n + 1 deep; a right-nested one through
+// parentheses too). At the limit the
 // text parses; one past, parsing stops at the token that passes it (its line and column are
 // computed here from the text this file writes) with a message that names the limit and its
 // figure. Integer literals at and past the i64 edges parse to their value or are refused where
@@ -24,8 +25,8 @@ using oracles::Verdict;
 
 namespace {
 
-enum class Shape : uint8_t { kParens, kBlocks, kLeftChain, kRightNested, kCount };
-constexpr const char* kShapeName[] = {"parens", "blocks", "left-chain", "right-nested"};
+enum class Shape : uint8_t { kParens, kBlocks, kLeftChain, kRightNested, kRank, kCount };
+constexpr const char* kShapeName[] = {"parens", "blocks", "left-chain", "right-nested", "rank"};
 
 struct LimitText {
   std::string text;
@@ -73,6 +74,18 @@ LimitText limit_text(Shape shape, unsigned limit, unsigned k, int column_skew) {
       t.words = "expression";
       break;
     }
+    case Shape::kRank: {  // tensor x: In [1, 1, ...]: k dims, at most max_rank (1..4)
+      t.limits.max_rank = limit;
+      const std::string head = "tensor x: In [";
+      std::string dims;
+      for (unsigned i = 0; i < k; ++i) {
+        if (i == limit) t.line = 2, t.column = static_cast<uint32_t>(head.size() + dims.size() + 1);
+        dims += i + 1 < k ? "1, " : "1";
+      }
+      t.text += head + dims + "]\n";
+      t.words = "dimensions";
+      break;
+    }
     default: {  // set s = 1 - (1 - (... (1 - 1))): k - 1 operators, k deep; the innermost
                 // operator combines first, so the first to pass the limit is the (k - limit)-th
       t.limits.max_expr_depth = limit;
@@ -110,13 +123,14 @@ Verdict judge_limit_text(const LimitText& t) {
 void limit_case(int column_skew) {
   gen::ChoiceSource& c = gen::choices();
   const auto shape = static_cast<Shape>(c.one_of(static_cast<size_t>(Shape::kCount)));
-  const auto limit = static_cast<unsigned>(2 + c.integer(0, 14));
+  const auto limit = static_cast<unsigned>(shape == Shape::kRank ? 1 + c.integer(0, 3) : 2 + c.integer(0, 14));
   const bool past = c.chance(50);
   gen::tag(fmt::format("plan-limit:{}:{}", kShapeName[static_cast<int>(shape)], past ? "one-past" : "at"));
   const LimitText t = limit_text(shape, limit, past ? limit + 1 : limit, column_skew);
   if (const Verdict v = judge_limit_text(t); !v.passed())
     props::report(v, props::counterexample("plan-limit", t.text,
                                            {{"max_nesting", std::to_string(t.limits.max_nesting)},
+                                            {"max_rank", std::to_string(t.limits.max_rank)},
                                             {"max_expr_depth", std::to_string(t.limits.max_expr_depth)}}));
 }
 
