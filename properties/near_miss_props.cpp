@@ -434,8 +434,10 @@ STACKCHECK_CONTROL(NearMissControl, a_check_allowing_root_slots_fails_every_rule
 STACKCHECK_CONTROL(NearMissControl, a_plan_check_trusting_ast_shapes_fails, "got acceptance") {
   broken_case(validate_trusting_ast_shapes);
 }
+// The slot-in-root rule is one of the many a case draws (about 1 in 24): one draw a case missed it
+// in 3 of 200 runs of 100 cases; three a case miss it about once in 300,000 runs.
 STACKCHECK_CONTROL(NearMissControl, a_plan_check_allowing_root_slots_fails, "slot-in-root in the root body") {
-  broken_case(validate_allowing_root_slots);
+  for (int i = 0; i < 3; ++i) broken_case(validate_allowing_root_slots);
 }
 TEST(NearMissControl, a_gir_lexer_tolerating_cr_fails) {
   EXPECT_FATAL_FAILURE(rc::detail::checkGTest(&lax_case<gir_case, gir_tolerating_cr>), "near-miss/gir-parser");
