@@ -99,7 +99,17 @@ passes::PassResult pass_reporting_at_the_graph(const ir::Program& p) {
       if (f.name == d.location.function) d.location.line = f.loc.line;
   return r;
 }
+// ... and of their count: a pass that reports its first finding twice.
+passes::PassResult pass_reporting_twice(const ir::Program& p) {
+  passes::PassResult r = passes::legalize_graph_boundary(p);
+  if (!r.diagnostics.empty()) r.diagnostics.push_back(r.diagnostics.front());
+  return r;
+}
 }  // namespace
+
+STACKCHECK_CONTROL(BoundaryRulesControl, a_pass_reporting_a_finding_twice_fails, "finding(s), expected 1") {
+  broken_rule_case(verify::check_graph_boundary_legalized, codegen::generate_orchestration, pass_reporting_twice);
+}
 
 STACKCHECK_CONTROL(BoundaryRulesControl, a_pass_reporting_at_the_graph_line_fails,
                    "LegalizeGraphBoundary reported") {

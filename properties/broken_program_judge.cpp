@@ -48,6 +48,9 @@ std::string first_of(const ir::Diagnostics& d) { return d.empty() ? "nothing" : 
 
 // The owner's diagnostics give the code: the first one (only_code: the only code given).
 void judge_code(const Judged& j, const ir::Diagnostics& d, const char* on) {
+  if (j.b.findings != 0 && d.size() != j.b.findings)
+    j.fail(j.rule("code"), fmt::format("{}{} reported {} finding(s), expected {}: {}", j.owner.name, on, d.size(),
+                                       j.b.findings, first_of(d)));
   if (j.b.only_code) {
     std::set<int> codes;
     for (const ir::Diagnostic& x : d) codes.insert(x.code);
@@ -201,6 +204,9 @@ void judge_later_stages(const Judged& j) {
     if (r.ok || !has)
       j.fail("pass-code", r.ok ? std::string("LegalizeGraphBoundary accepted it")
                                : "LegalizeGraphBoundary rejected it without that code: " + r.diagnostics.front().message);
+    if (!r.ok && b.findings != 0 && r.diagnostics.size() != b.findings)
+      j.fail("pass-code", fmt::format("LegalizeGraphBoundary reported {} finding(s), expected {}: {}",
+                                      r.diagnostics.size(), b.findings, first_of(r.diagnostics)));
   }
   if (b.pipeline_refuses)
     if (const oracles::PipelineRun run = oracles::run_pipeline(b.program);

@@ -2,7 +2,8 @@
 // WellFormed and GraphBoundaryLegalized rule catalogs, properties/gen/breakers/): it walks the
 // program's expectations, each checked where the catalog entry or its dispatcher set it, so
 // that a suite names only the rule's owner and keeps no table of codes.
-//   code            the owner's first diagnostic has it (only_code: it is the only code)
+//   code            the owner's first diagnostic has it (only_code: it is the only code; findings:
+//                   that many, from the owner and from the pass where it owns the code)
 //   at_limit        the same edit at exactly the limit: the owner takes it (at_limit_runs:
 //                   LegalizeGraphBoundary takes it too and it runs end to end as interpreted)
 //   has_text        the printed text parses and the owner gives the code on it, and then:

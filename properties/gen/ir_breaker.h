@@ -48,6 +48,9 @@ struct BrokenProgram {
   bool pass_owns = false;
   // break_graph_rule: the owner reports this code and no other (the verifier checks every rule).
   bool only_code = false;
+  // break_graph_rule: how many findings the owner, and the pass where it owns the code, report
+  // (one rule broken in one graph: one); 0: not judged.
+  size_t findings = 0;
   // break_well_formed_rule: the pipeline refuses the program as its input (WellFormed is the
   // pipeline's precondition), never a pass bug or a crash.
   bool pipeline_refuses = false;

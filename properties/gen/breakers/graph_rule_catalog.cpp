@@ -76,6 +76,7 @@ std::optional<BrokenProgram> break_graph_rule(ChoiceSource& c, const Program& le
   if (entry == catalog.end()) return std::nullopt;
   b.codegen_code = entry->codegen_code;  // (the entry may clear it: GraphRuleEntry::codegen_code)
   b.only_code = true;
+  b.findings = 1;      // one broken rule in one graph: one finding, from the verifier and the pass
   b.pass_owns = true;  // (an entry clears it where the edit breaks the pass's precondition)
   b.at_limit_runs = true;
   if (!entry->break_it(e)) return std::nullopt;
