@@ -14,6 +14,8 @@
 #include <string>
 
 #include "properties/gen/arbitrary.h"
+#include "properties/gen/literal_edges.h"
+#include "properties/literal_judge.h"
 #include "properties/property.h"
 #include "stack/ir/parser.h"
 #include "stack/ir/printer.h"
@@ -106,47 +108,23 @@ void limit_case(int column_skew) {
 // A scalar `a = [-]DIGITS` around the i64 edges (COMPILER.md §1: INT <= 2^63 - 1, and `-` INT
 // one negative literal, so 2^63 only right after the minus): parsed to its value (the printer
 // writes it back as the canonical decimal), or refused at the digits' column.
-Verdict judge_literal(bool minus, const std::string& digits, bool flawed = false) {
-  const std::string line = "  a = " + std::string(minus ? "-" : "") + digits;
-  const std::string text = "orchestration main() {\n" + line + "\n}\n";
-  unsigned __int128 v = 0;
-  bool big = false;
-  for (char d : digits) {
-    v = v * 10 + static_cast<unsigned>(d - '0');
-    big = big || v > (static_cast<unsigned __int128>(1) << 63) - (minus || flawed ? 0 : 1);
-  }
-  const ir::ParseResult r = ir::parse_program(text);
-  const uint32_t column = 7 + (minus ? 1 : 0);
-  if (big) {
-    if (r.ok()) return Verdict::fail("gir-literal", fmt::format("`{}` parsed; it is out of the i64 range", line));
-    if (r.error().line != 2 || r.error().column != column)
-      return Verdict::fail("gir-literal",
-                           fmt::format("`{}` refused as {}; expected it at 2:{}", line, r.error().to_string(), column));
-    return Verdict::pass();
-  }
-  if (!r.ok()) return Verdict::fail("gir-literal", fmt::format("`{}` refused: {}", line, r.error().to_string()));
-  const int64_t value = minus ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : static_cast<int64_t>(v);
-  const std::string want = fmt::format("  a = {}\n", value);
-  if (const std::string got = ir::print_program(r.program()); got.find(want) == std::string::npos)
-    return Verdict::fail("gir-literal", fmt::format("`{}` parsed to a program printed as:\n{}", line, got));
-  return Verdict::pass();
+Verdict judge_literal(const gen::EdgeLiteral& l, bool flawed = false) {
+  const std::string line = "  a = " + std::string(l.minus ? "-" : "") + l.digits;
+  const ir::ParseResult r = ir::parse_program("orchestration main() {\n" + line + "\n}\n");
+  props::LiteralOutcome o{.ok = r.ok()};
+  if (r.ok()) o.printed = ir::print_program(r.program());
+  else o = {false, "", r.error().line, r.error().column, r.error().to_string(), r.error().message};
+  return props::judge_edge_literal("gir-literal", l, flawed, line, 2, 7 + (l.minus ? 1 : 0), "", "  a = ", o);
 }
 
 void literal_case(bool flawed = false) {
-  gen::ChoiceSource& c = gen::choices();
   static const char* const kEdges[] = {"9223372036854775807",  "9223372036854775808",  "9223372036854775809",
                                        "922337203685477580",   "922337203685477581",   "9999999999999999999",
                                        "18446744073709551615", "18446744073709551616", "0"};
-  std::string digits = kEdges[c.one_of(std::size(kEdges))];
-  if (c.chance(30)) {  // or 18 to 21 digits at random
-    digits = std::to_string(1 + c.integer(0, 8));
-    for (int i = 0, n = static_cast<int>(17 + c.integer(0, 3)); i < n; ++i)
-      digits += static_cast<char>('0' + c.integer(0, 9));
-  }
-  const bool minus = c.chance(40);
-  gen::tag(fmt::format("gir-literal:{}{}", minus ? "-" : "", digits.size()));
-  if (const Verdict v = judge_literal(minus, digits, flawed); !v.passed())
-    props::report(v, props::counterexample("gir-literal", "  a = " + std::string(minus ? "-" : "") + digits + "\n"));
+  const gen::EdgeLiteral l = gen::draw_edge_literal(gen::choices(), kEdges, 3);  // 18 to 21 random digits
+  gen::tag(fmt::format("gir-literal:{}{}", l.minus ? "-" : "", l.digits.size()));
+  if (const Verdict v = judge_literal(l, flawed); !v.passed())
+    props::report(v, props::counterexample("gir-literal", "  a = " + std::string(l.minus ? "-" : "") + l.digits + "\n"));
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 #include <string>
 
 #include "properties/gen/arbitrary.h"
+#include "properties/gen/literal_edges.h"
+#include "properties/literal_judge.h"
 #include "properties/property.h"
 #include "stack/runtime/plan/check.h"
 #include "stack/runtime/plan/parser.h"
@@ -137,45 +139,24 @@ void limit_case(int column_skew) {
 // An integer literal of `set s = [-]DIGITS` around the i64 edges (COMPILER.md §1, as the plan
 // lexes: INT <= 2^63 - 1, 2^63 only right after a unary minus): parsed to its value (printed
 // back as the canonical decimal), or refused at the digits' column as too large.
-Verdict judge_literal(bool minus, const std::string& digits, bool flawed = false) {
-  const std::string text = "set s = " + std::string(minus ? "-" : "") + digits + "\n";
-  unsigned __int128 v = 0;
-  bool big = false;
-  for (char d : digits) {
-    v = v * 10 + static_cast<unsigned>(d - '0');
-    big = big || v > (static_cast<unsigned __int128>(1) << 63) - (minus || flawed ? 0 : 1);
-  }
-  const runtime::PlanParseResult r = runtime::parse_plan(text);
-  const uint32_t column = 9 + (minus ? 1 : 0);
-  if (big) {
-    if (r.ok()) return Verdict::fail("plan-literal", fmt::format("`{}` parsed; it is out of the i64 range", text));
-    if (r.error().line != 1 || r.error().column != column || r.error().message.find("too large") == std::string::npos)
-      return Verdict::fail("plan-literal", fmt::format("`{}` refused as {}; expected 1:{} too large", text,
-                                                       r.error().to_string(), column));
-    return Verdict::pass();
-  }
-  if (!r.ok()) return Verdict::fail("plan-literal", fmt::format("`{}` refused: {}", text, r.error().to_string()));
-  const int64_t value = minus ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : static_cast<int64_t>(v);
-  const std::string want = fmt::format("set s = {}\n", value);
-  if (const std::string got = runtime::print_plan(r.program()); got.find(want) == std::string::npos)
-    return Verdict::fail("plan-literal", fmt::format("`{}` parsed to a plan printed as:\n{}", text, got));
-  return Verdict::pass();
+Verdict judge_literal(const gen::EdgeLiteral& l, bool flawed = false) {
+  const std::string text = "set s = " + std::string(l.minus ? "-" : "") + l.digits;
+  const runtime::PlanParseResult r = runtime::parse_plan(text + "\n");
+  props::LiteralOutcome o{.ok = r.ok()};
+  if (r.ok()) o.printed = runtime::print_plan(r.program());
+  else o = {false, "", r.error().line, r.error().column, r.error().to_string(), r.error().message};
+  return props::judge_edge_literal("plan-literal", l, flawed, text, 1, 9 + (l.minus ? 1 : 0), "too large", "set s = ",
+                                   o);
 }
 
 void literal_case(bool flawed = false) {
-  gen::ChoiceSource& c = gen::choices();
   static const char* const kEdges[] = {"9223372036854775807", "9223372036854775808", "9223372036854775809",
                                        "922337203685477580",  "922337203685477581",  "9999999999999999999",
                                        "18446744073709551616", "1000000000000000000", "0"};
-  std::string digits = kEdges[c.one_of(std::size(kEdges))];
-  if (c.chance(30)) {  // or 18 to 20 digits at random
-    digits = std::to_string(1 + c.integer(0, 8));
-    for (int i = 0, n = static_cast<int>(17 + c.integer(0, 2)); i < n; ++i) digits += static_cast<char>('0' + c.integer(0, 9));
-  }
-  const bool minus = c.chance(40);
-  gen::tag(fmt::format("plan-literal:{}{}", minus ? "-" : "", digits.size()));
-  if (const Verdict v = judge_literal(minus, digits, flawed); !v.passed())
-    props::report(v, props::counterexample("plan-literal", "set s = " + std::string(minus ? "-" : "") + digits + "\n"));
+  const gen::EdgeLiteral l = gen::draw_edge_literal(gen::choices(), kEdges, 2);  // 18 to 20 random digits
+  gen::tag(fmt::format("plan-literal:{}{}", l.minus ? "-" : "", l.digits.size()));
+  if (const Verdict v = judge_literal(l, flawed); !v.passed())
+    props::report(v, props::counterexample("plan-literal", "set s = " + std::string(l.minus ? "-" : "") + l.digits + "\n"));
 }
 
 }  // namespace
