@@ -95,6 +95,13 @@ Verdict check_pass_contracts(const passes::PassManager& pm);
 // bounds or conditional divisors hold a `dim` is not judged.
 Verdict check_step_a_hoists(const ir::Program& input, const passes::LegalizeGraphBoundaryReport& report);
 
+// COMPILER.md §5.3 steps 2-4, predicted whole (boundary_model.h): the program LegalizeGraphBoundary
+// returns for `input` (its input program), printed, and its report's appended params (name, kind,
+// location, depth, direction, type), in param order. A program the pass accepts where the model
+// predicts a 211 fails; a program whose shapes the model lacks is not judged.
+Verdict check_legalized(const ir::Program& input, const ir::Program& output,
+                        const passes::LegalizeGraphBoundaryReport& report, bool step_c);
+
 // §8.3: no graph Out params; every tensor param a graph writes (through aliases, views,
 // writebacks, tuple elements, assemble) is InOut. Re-derived here from the IR alone.
 Verdict check_graph_writes_inout(const ir::Program& p);

@@ -55,7 +55,10 @@ Verdict check_boundary_run(const PipelineRun& run, bool step_c) {
   // Step A judged on the pass's own input (the stage before it).
   for (size_t i = 1; i < run.stages.size(); ++i)
     if (run.stages[i].pass == "LegalizeGraphBoundary")
-      if (Verdict v = check_step_a_hoists(run.stages[i - 1].program, run.boundary_report); !v.passed()) return v;
+      for (const Verdict& v : {check_step_a_hoists(run.stages[i - 1].program, run.boundary_report),
+                               check_legalized(run.stages[i - 1].program, run.stages[i].program, run.boundary_report,
+                                               step_c)})
+        if (!v.passed()) return v;
   size_t creates = 0;
   for (const auto& gr : run.boundary_report.graphs)
     for (const auto& a : gr.appended) creates += a.kind == passes::HoistKind::Create;
