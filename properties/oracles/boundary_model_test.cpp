@@ -113,6 +113,14 @@ TEST(BoundaryModelControl, wrong_outputs_and_reports_fail) {
     if (which == 2) a.kind = passes::HoistKind::View;
     fails(out, r, "appended params");
   }
+  // A graph reported as never checked; an appended param without its definition's location.
+  passes::LegalizeGraphBoundaryReport unchecked = run.boundary_report;
+  unchecked.graphs.at(0).checked = false;
+  fails(out, unchecked, "never reached step 5");
+  ir::Program moved = out;
+  for (ir::Function& f : moved.functions)
+    if (f.name == "g") f.params.back().loc = {};
+  fails(moved, run.boundary_report, "is at 0:0");
   // A view at offsets neither derivable nor invariant, accepted as is: §5.3 gives 211.
   const ir::Program bad = program(
       "kernel kacc4(x: In tensor<i32>[4], a: InOut tensor<i32>[4]) -> (a) = builtin acc\n"

@@ -280,6 +280,10 @@ Verdict check_legalized(const ir::Program& input, const ir::Program& output,
   for (const auto& [name, g] : p.graphs) {
     const passes::GraphReport* r = report.find(name);
     if (r == nullptr) return Verdict::fail("boundary-model", fmt::format("graph {} has no report", name));
+    if (!r->checked)
+      return Verdict::fail("boundary-model", fmt::format("graph {} of an accepted program: its report says it never "
+                                                         "reached step 5 (checked is false)",
+                                                         name));
     std::vector<std::string> want, got;
     for (size_t idx : g.param_order) {
       const boundary::Entry& e = g.entries[idx];
@@ -291,6 +295,21 @@ Verdict check_legalized(const ir::Program& input, const ir::Program& output,
       return Verdict::fail("boundary-model",
                            fmt::format("graph {}: the report's appended params [{}]; the model's [{}]", name,
                                        fmt::join(got, "; "), fmt::join(want, "; ")));
+    // Each appended param keeps its definition's location (§1: every node has one), as the
+    // report says it came from there.
+    for (const ir::Function& f : output.functions) {
+      if (f.name != name) continue;
+      const size_t first = f.params.size() - std::min(f.params.size(), g.param_order.size());
+      for (size_t j = 0; j < g.param_order.size() && first + j < f.params.size(); ++j) {
+        const ir::Param& q = f.params[first + j];
+        const ir::Loc at = g.entries[g.param_order[j]].def->loc;
+        if (q.loc.line != at.line || q.loc.column != at.column)
+          return Verdict::fail("boundary-model",
+                               fmt::format("graph {}: appended param {} is at {}:{}; its "
+                                           "definition is at {}:{}",
+                                           name, q.name, q.loc.line, q.loc.column, at.line, at.column));
+      }
+    }
   }
   return Verdict::pass();
 }
