@@ -5,6 +5,9 @@
 // while params plus hoists land at the limit or one to three past it. The counts are the
 // oracles' own (the boundary model's Collect walk). At the limit the pass must take it and
 // give what the model predicts; past it, refuse it with the one code, on that graph.
+// The source program's own pipeline run is judged by the boundary oracles first.
+// BoundaryNames: an entry name renamed to a `<v>__graph_arg<k>` the pass would emit; the pass
+// must skip it, as the boundary model predicts.
 // Control: a pass that skips step 5's param checks must fail.
 #include <fmt/format.h>
 
@@ -18,6 +21,7 @@
 #include "properties/gen/breakers/ir_build.h"
 #include "properties/oracles/boundary_model.h"
 #include "properties/oracles/compiler_oracles.h"
+#include "properties/oracles/input_oracles.h"
 #include "properties/property.h"
 #include "stack/ir/printer.h"
 #include "stack/passes/legalize_graph_boundary.h"
@@ -75,6 +79,9 @@ void limit_case(const LegalizeFn& legalize) {
     if (source.stages[i].pass == "LegalizeGraphBoundary") at = i;
   if (at == 0 || !source.verdict.passed())
     props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, "the pipeline refused it"));
+  // The source's own run is judged whole first (the boundary model among its oracles).
+  props::report(oracles::check_boundary_run(source, true),
+                props::counterexample("boundary", ir::print_program(gp.program)));
   ir::Program p = source.stages[at - 1].program;
   std::vector<size_t> graphs;
   for (size_t i = 0; i < p.functions.size(); ++i)
@@ -152,7 +159,123 @@ void limit_case(const LegalizeFn& legalize) {
                   cx());
 }
 
+// Every occurrence of the name `from` in `body` renamed `to` (the name is not used there).
+void rename_expr(ir::Expr& e, const std::string& from, const std::string& to) {
+  if (e.name == from) e.name = to;
+  for (ir::Expr& a : e.args) rename_expr(a, from, to);
+}
+void rename(std::vector<ir::Stmt>& body, const std::string& from, const std::string& to) {
+  auto one = [&](std::string& n) {
+    if (n == from) n = to;
+  };
+  auto all = [&](std::vector<ir::Expr>& v) {
+    for (ir::Expr& e : v) rename_expr(e, from, to);
+  };
+  for (ir::Stmt& s : body) {
+    one(s.name);
+    for (std::string& r : s.returns) one(r);
+    all(s.invoke.args);
+    rename_expr(s.lo, from, to);
+    rename_expr(s.hi, from, to);
+    rename_expr(s.step, from, to);
+    std::visit(
+        [&](auto& r) {
+          using R = std::decay_t<decltype(r)>;
+          if constexpr (std::is_same_v<R, ir::ExprRhs>) rename_expr(r.expr, from, to);
+          if constexpr (std::is_same_v<R, ir::InvokeRhs>) all(r.invoke.args);
+          if constexpr (std::is_same_v<R, ir::TupleGetRhs>) one(r.tuple);
+          if constexpr (std::is_same_v<R, ir::CreateRhs>) all(r.shape);
+          if constexpr (std::is_same_v<R, ir::FullRhs>) {
+            all(r.shape);
+            rename_expr(r.value, from, to);
+          }
+          if constexpr (std::is_same_v<R, ir::SliceRhs>) {
+            one(r.source);
+            all(r.offsets);
+          }
+          if constexpr (std::is_same_v<R, ir::AssembleRhs>) {
+            one(r.target);
+            one(r.source);
+            all(r.offsets);
+          }
+        },
+        s.rhs);
+    rename(s.body, from, to);
+    rename(s.else_body, from, to);
+  }
+}
+void defined_names(const std::vector<ir::Stmt>& body, std::vector<std::string>& out) {
+  for (const ir::Stmt& s : body) {
+    if (s.kind == ir::Stmt::Kind::Assign || s.kind == ir::Stmt::Kind::For) out.push_back(s.name);
+    defined_names(s.body, out);
+    defined_names(s.else_body, out);
+  }
+}
+void temp_names(const std::vector<ir::Stmt>& body, std::vector<std::string>& out) {
+  for (const ir::Stmt& s : body) {
+    if (s.kind == ir::Stmt::Kind::Assign && s.name.find("__graph_arg") != std::string::npos) out.push_back(s.name);
+    temp_names(s.body, out);
+    temp_names(s.else_body, out);
+  }
+}
+
+// A name of the entry (a local, a loop variable) renamed to one of the `<v>__graph_arg<k>` names
+// the boundary model predicts the pass will emit: the pass must skip it (COMPILER.md §5.3 step
+// 4, "skipping used names") and give the model's whole output for the renamed program.
+void taken_name_case(const LegalizeFn& legalize) {
+  auto& c = gen::choices();
+  const gen::GeneratedProgram gp = gen::draw_program(gen::ProgramKnobs{.min_graphs = 1});
+  const oracles::PipelineRun source = oracles::run_pipeline(gp.program);
+  size_t at = 0;
+  for (size_t i = 1; i < source.stages.size(); ++i)
+    if (source.stages[i].pass == "LegalizeGraphBoundary") at = i;
+  if (at == 0 || !source.verdict.passed())
+    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, "the pipeline refused it"));
+  ir::Program p = source.stages[at - 1].program;
+  const oracles::boundary::Prediction want = oracles::boundary::predict(p, true);
+  std::vector<std::string> temps, names;
+  ir::Function* entry = nullptr;
+  for (ir::Function& f : p.functions)
+    if (f.kind == ir::Function::Kind::Orchestration) entry = &f;
+  for (const ir::Function& f : want.program.functions)
+    if (f.kind == ir::Function::Kind::Orchestration) temp_names(f.body, temps);
+  if (entry != nullptr) defined_names(entry->body, names);
+  if (!want.why.empty() || temps.empty() || names.empty())
+    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "no name the pass would emit"));
+  const std::string from = c.pick(names), to = c.pick(temps);
+  gen::tag(to == temps.front() ? "the first emitted name taken" : "a later emitted name taken");
+  rename(entry->body, from, to);
+  passes::LegalizeGraphBoundaryReport report;
+  const passes::PassResult r = legalize(p, &report);
+  const auto cx = [&] { return props::counterexample("pipeline", ir::print_program(p)); };
+  if (!r.ok)
+    props::report(oracles::Verdict::fail("taken-name", fmt::format("{} renamed {}: the pass refused it with {}", from,
+                                                                   to, r.diagnostics.front().render(""))),
+                  cx());
+  props::report(oracles::check_legalized(p, r.program, report, true), cx());
+}
+
+// The control's pass: it emits its names as if the caller used none of them (the rename
+// undone in its output: every occurrence of the renamed name there is the pass's own).
+passes::PassResult names_blind_legalize(const ir::Program& p, passes::LegalizeGraphBoundaryReport* report) {
+  ir::Program q = p;
+  for (ir::Function& f : q.functions)
+    if (f.kind == ir::Function::Kind::Orchestration) {
+      std::vector<std::string> names;
+      defined_names(f.body, names);
+      for (const std::string& n : names)
+        if (n.find("__graph_arg") != std::string::npos) rename(f.body, n, "zz_renamed_back");
+    }
+  passes::PassResult r = passes::legalize_graph_boundary(q, {}, report);
+  return r;
+}
+
 }  // namespace
+
+STACKCHECK_PROP(BoundaryNames, emitted_names_skip_the_callers_names, 0.3) { taken_name_case(stack_legalize); }
+STACKCHECK_CONTROL(BoundaryNamesControl, a_pass_blind_to_the_callers_names_fails, "differs") {
+  taken_name_case(names_blind_legalize);
+}
 
 STACKCHECK_PROP(HoistLimits, params_plus_hoists_at_and_past_the_limits, 0.1) { limit_case(stack_legalize); }
 STACKCHECK_CONTROL(HoistLimitsControl, a_pass_without_step_5s_param_check_fails, "expected step 5's") {
