@@ -70,8 +70,9 @@ void add_param(ir::Program& p, ir::Function& g, const ir::Param& q, const ir::Ex
   for (ir::Invoke* site : gen::breakers::call_sites(p, g.name)) site->args.push_back(arg);
 }
 
-void limit_case(const LegalizeFn& legalize) {
-  auto& c = gen::choices();
+// The LegalizeGraphBoundary input of a generated program with a graph (the stage before the
+// pass), its own pipeline run judged whole by the boundary oracles first.
+ir::Program boundary_input() {
   const gen::GeneratedProgram gp = gen::draw_program(gen::ProgramKnobs{.min_graphs = 1});
   const oracles::PipelineRun source = oracles::run_pipeline(gp.program);
   size_t at = 0;
@@ -79,24 +80,16 @@ void limit_case(const LegalizeFn& legalize) {
     if (source.stages[i].pass == "LegalizeGraphBoundary") at = i;
   if (at == 0 || !source.verdict.passed())
     props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, "the pipeline refused it"));
-  // The source's own run is judged whole first (the boundary model among its oracles).
   props::report(oracles::check_boundary_run(source, true),
                 props::counterexample("boundary", ir::print_program(gp.program)));
-  ir::Program p = source.stages[at - 1].program;
-  std::vector<size_t> graphs;
-  for (size_t i = 0; i < p.functions.size(); ++i)
-    if (p.functions[i].kind == ir::Function::Kind::Graph) graphs.push_back(i);
-  ir::Function& g = p.functions[graphs[c.one_of(graphs.size())]];
-  const bool tensor = c.boolean();
-  const size_t limit = tensor ? 128 : 64;
-  const auto over = static_cast<size_t>(c.integer(0, 3));  // 0: exactly at the limit
-  gen::tag(fmt::format("{} {}", tensor ? "tensor" : "scalar", over == 0 ? "at the limit" : "past it"));
-  // Hoistable definitions first: at least `over` and one more, so the params alone stay within.
-  const auto hoists = static_cast<int64_t>(over + 1 + static_cast<size_t>(c.integer(0, 2)));
-  if (!tensor && count(p, g).scalars == 0) {
-    ir::Param n{"zz_n", ir::Dir::In, ir::Type::i64(), {}};
-    add_param(p, g, n, gen::breakers::int_expr(3));
-  }
+  return source.stages[at - 1].program;
+}
+
+// `hoists` hoistable definitions put at g's front: depth-0 creates, or Step A scalars of a
+// scalar param (one added, passed 3, when g has none).
+void put_hoists(ir::Program& p, ir::Function& g, bool tensor, int64_t hoists) {
+  if (!tensor && count(p, g).scalars == 0)
+    add_param(p, g, ir::Param{"zz_n", ir::Dir::In, ir::Type::i64(), {}}, gen::breakers::int_expr(3));
   std::string base;
   for (const ir::Param& q : g.params)
     if (!q.type.is_tensor() && base.empty()) base = q.name;
@@ -115,14 +108,14 @@ void limit_case(const LegalizeFn& legalize) {
     }
     g.body.insert(g.body.begin(), std::move(s));
   }
-  Counts n = count(p, g);
-  const size_t hoisted = tensor ? n.tensor_hoists : n.scalar_hoists;
-  const size_t have = tensor ? n.tensors : n.scalars;
-  if (have + hoisted > limit + over)
-    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "already past the limit"));
+}
+
+// Params of the kind added to g (tensors of its first tensor param's type, each site passing
+// that param's argument again; scalars passed 0) numbered from..to-1.
+void fill_params(ir::Program& p, ir::Function& g, bool tensor, size_t from, size_t to) {
   size_t model = 0;
   while (!g.params[model].type.is_tensor()) ++model;
-  for (size_t k = have + hoisted; k < limit + over; ++k) {
+  for (size_t k = from; k < to; ++k) {
     const ir::Param copy = g.params[model];
     ir::Param q{fmt::format("zz_p{}", k), ir::Dir::In, tensor ? copy.type : ir::Type::i64(), {}};
     ir::Expr arg = gen::breakers::int_expr(0);
@@ -130,7 +123,27 @@ void limit_case(const LegalizeFn& legalize) {
       for (ir::Invoke* site : gen::breakers::call_sites(p, g.name)) arg = site->args.at(model);
     add_param(p, g, q, arg);
   }
-  n = count(p, g);
+}
+
+void limit_case(const LegalizeFn& legalize) {
+  auto& c = gen::choices();
+  ir::Program p = boundary_input();
+  std::vector<size_t> graphs;
+  for (size_t i = 0; i < p.functions.size(); ++i)
+    if (p.functions[i].kind == ir::Function::Kind::Graph) graphs.push_back(i);
+  ir::Function& g = p.functions[graphs[c.one_of(graphs.size())]];
+  const bool tensor = c.boolean();
+  const size_t limit = tensor ? 128 : 64;
+  const auto over = static_cast<size_t>(c.integer(0, 3));  // 0: exactly at the limit
+  gen::tag(fmt::format("{} {}", tensor ? "tensor" : "scalar", over == 0 ? "at the limit" : "past it"));
+  // Hoistable definitions first: at least `over` and one more, so the params alone stay within.
+  put_hoists(p, g, tensor, static_cast<int64_t>(over + 1 + static_cast<size_t>(c.integer(0, 2))));
+  const Counts have = count(p, g);
+  const size_t now = tensor ? have.tensors + have.tensor_hoists : have.scalars + have.scalar_hoists;
+  if (now > limit + over)
+    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kUnsupported, "already past the limit"));
+  fill_params(p, g, tensor, now, limit + over);
+  const Counts n = count(p, g);
   const std::string text = ir::print_program(p);
   const auto cx = [&] { return props::counterexample("pipeline", text); };
   const size_t after = tensor ? n.tensors + n.tensor_hoists : n.scalars + n.scalar_hoists;
@@ -224,14 +237,7 @@ void temp_names(const std::vector<ir::Stmt>& body, std::vector<std::string>& out
 // 4, "skipping used names") and give the model's whole output for the renamed program.
 void taken_name_case(const LegalizeFn& legalize) {
   auto& c = gen::choices();
-  const gen::GeneratedProgram gp = gen::draw_program(gen::ProgramKnobs{.min_graphs = 1});
-  const oracles::PipelineRun source = oracles::run_pipeline(gp.program);
-  size_t at = 0;
-  for (size_t i = 1; i < source.stages.size(); ++i)
-    if (source.stages[i].pass == "LegalizeGraphBoundary") at = i;
-  if (at == 0 || !source.verdict.passed())
-    props::report(oracles::Verdict::inconclusive(oracles::Inconclusive::kInputRejected, "the pipeline refused it"));
-  ir::Program p = source.stages[at - 1].program;
+  ir::Program p = boundary_input();
   const oracles::boundary::Prediction want = oracles::boundary::predict(p, true);
   std::vector<std::string> temps, names;
   ir::Function* entry = nullptr;
