@@ -27,7 +27,8 @@ struct Field {
   uint8_t off, width;
 };
 constexpr Field kFields[] = {
-    // RuntimeHeader: version, W, Q, graph_count, image .. region_bytes, reserved
+    // RuntimeHeader: magic, version, W, Q, graph_count, image .. region_bytes, reserved
+    {Rec::kRuntime, 0, 8},
     {Rec::kRuntime, 8, 4},
     {Rec::kRuntime, 12, 4},
     {Rec::kRuntime, 16, 4},
@@ -45,7 +46,8 @@ constexpr Field kFields[] = {
     {Rec::kRuntime, 104, 8},
     {Rec::kRuntime, 112, 8},
     {Rec::kRuntime, 120, 8},
-    // ImageHeader: version, W, pitch, n, orch_done, the error words, image_bytes, seg_off[7], counts, reserved
+    // ImageHeader: magic, version, W, pitch, n, orch_done, the error words, image_bytes, seg_off[7], counts, reserved
+    {Rec::kImage, 0, 8},
     {Rec::kImage, 8, 4},
     {Rec::kImage, 12, 4},
     {Rec::kImage, 16, 4},

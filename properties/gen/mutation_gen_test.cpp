@@ -74,7 +74,7 @@ TEST(MutationGen, steps_see_the_earlier_change_of_a_byte) {
 TEST(MutationGen, a_field_change_rewrites_the_whole_field) {
   std::vector<std::byte> staged(128 + 256, std::byte{0});
   staged[128 + 16] = std::byte{0xFF};  // pitch 255
-  const MutationDraw zero{12, 19, 1, 0}, plus_one{12, 19, 0, 1}, minus_128{12, 19, 0, 10};
+  const MutationDraw zero{12, 21, 1, 0}, plus_one{12, 21, 0, 1}, minus_128{12, 21, 0, 10};
   std::vector<runtime::Mutation> m = resolve_mutations(std::span(&zero, 1), staged, 128);
   ASSERT_EQ(m.size(), 4u);
   for (unsigned k = 0; k < 4; ++k) {
@@ -90,10 +90,10 @@ TEST(MutationGen, a_field_change_rewrites_the_whole_field) {
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0].value, 127u);
   EXPECT_EQ(m[1].value, 0u);
-  // A submission field (62: its definition_addr) where the upload has none (image_bytes @48 is
+  // A submission field (64: its definition_addr) where the upload has none (image_bytes @48 is
   // 256, the upload's end): one byte anywhere instead.
   staged[128 + 49] = std::byte{1};
-  const MutationDraw sub{12, 62, 1, 0};
+  const MutationDraw sub{12, 64, 1, 0};
   m = resolve_mutations(std::span(&sub, 1), staged, 128);
   ASSERT_EQ(m.size(), 1u);
 }
