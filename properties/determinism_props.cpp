@@ -30,6 +30,7 @@
 #include "properties/oracles/end_to_end.h"
 #include "properties/oracles/image_checks.h"
 #include "properties/oracles/plan_model.h"
+#include "properties/oracles/region_growth.h"
 #include "properties/oracles/status_codes.h"
 #include "properties/property.h"
 #include "stack/ir/printer.h"
@@ -185,8 +186,9 @@ struct Earlier {
 
 // Binds the earlier plans on the used Runtime, each with this plan's config and its own budget;
 // returns what they ended with, for the message (" [status]" each).
+// The region's growth is judged after every bind on `used` (the first failure kept in *region).
 std::string bind_history(oracles::Bench& used, const runtime::OrchProgram& plan, const std::vector<Earlier>& history,
-                         const runtime::BindOptions& o) {
+                         const runtime::BindOptions& o, oracles::RegionGrowth& growth, oracles::Verdict* region) {
   std::string before;
   for (const Earlier& h : history) {
     runtime::OrchProgram same_config = h.plan;
@@ -194,6 +196,7 @@ std::string bind_history(oracles::Bench& used, const runtime::OrchProgram& plan,
     runtime::BindOptions ho = o;
     ho.max_statements = h.max_statements;
     const oracles::Captured r = used.bind(same_config, ho);
+    if (region->passed()) *region = growth.after_bind(r, used.memory());
     before += fmt::format(" [{}{}]", runtime::status_line(r.result),
                           h.max_statements == o.max_statements ? "" : fmt::format(" at budget {}", h.max_statements));
   }
@@ -219,10 +222,19 @@ oracles::Verdict bind_after_history(const runtime::OrchProgram& plan, const std:
   auto [used, fresh, why] = two_benches(plan);
   if (!used || !fresh) return config_rejected(why);
   runtime::BindOptions o = bind_options(seed, sched);
-  const std::string before = bind_history(*used, plan, history, o);
+  oracles::RegionGrowth growth, fresh_growth;
+  oracles::Verdict grown = oracles::Verdict::pass();
+  const std::string before = bind_history(*used, plan, history, o, growth, &grown);
   const oracles::Captured b = fresh->bind(plan, o);
   if (used_seed) o.seed = *used_seed;
   const oracles::Captured a = used->bind(plan, o);
+  // The region after every bind of the used Runtime and of the fresh one (§5's growth rule).
+  if (grown.passed()) grown = growth.after_bind(a, used->memory());
+  if (grown.passed()) grown = fresh_growth.after_bind(b, fresh->memory());
+  if (grown.failed()) {
+    grown.message = fmt::format("after the binds{} and this plan's: {}", before, grown.message);
+    return grown;
+  }
   // What a user reads of it: on a used Runtime the region may be larger than the upload (§5),
   // so figures that a fresh bind makes equal (shipped, reserved.cp) differ here.
   if (oracles::Verdict r = oracles::check_bind_report(a, used->memory()); r.failed()) {
