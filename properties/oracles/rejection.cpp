@@ -47,6 +47,11 @@ Verdict check_accepted(std::string_view text, TextKind kind, const FrontEnds& fe
   return Verdict::pass();
 }
 
+Verdict check_rendered(FrontEnd stage, const std::string& got, const std::string& want) {
+  if (got != want) return fail(stage, fmt::format("rendered as \"{}\"; its figures give \"{}\"", got, want));
+  return Verdict::pass();
+}
+
 Verdict check_rejected(std::string_view text, const ExpectedRejection& want, const FrontEnds& fe) {
   const std::string expected = "expected " + want.to_string();
   if (want.stage == FrontEnd::kPlanParser || want.stage == FrontEnd::kPlanCheck) {
@@ -55,7 +60,7 @@ Verdict check_rejected(std::string_view text, const ExpectedRejection& want, con
     const runtime::PlanError& e = r.error();
     if (e.line != want.line || e.column != want.column || e.message != want.message)
       return fail(want.stage, fmt::format("rejected at {}: {}; {}", where(e.line, e.column), e.message, expected));
-    return Verdict::pass();
+    return check_rendered(want.stage, e.to_string(), fmt::format("{}:{}: {}", want.line, want.column, want.message));
   }
   const ir::ParseResult r = fe.parse_gir(text);
   if (want.stage == FrontEnd::kGirParser) {
@@ -67,7 +72,7 @@ Verdict check_rejected(std::string_view text, const ExpectedRejection& want, con
     const ir::ParseError& e = r.error();
     if (e.line != want.line || e.column != want.column || e.message != want.message)
       return fail(want.stage, fmt::format("rejected at {}: {}; {}", where(e.line, e.column), e.message, expected));
-    return Verdict::pass();
+    return check_rendered(want.stage, e.to_string(), fmt::format("{}:{}: {}", want.line, want.column, want.message));
   }
   if (!r.ok()) return fail(want.stage, "rejected by the parser instead: " + r.error().to_string() + "; " + expected);
   const ir::Diagnostics d = fe.well_formed(r.program());
@@ -75,7 +80,9 @@ Verdict check_rejected(std::string_view text, const ExpectedRejection& want, con
   const ir::Diagnostic& first = d.front();
   if (first.code != want.code || first.location.line != want.line || first.location.column != want.column)
     return fail(want.stage, fmt::format("first diagnostic {}; {}", first.render(""), expected));
-  return Verdict::pass();
+  const std::string want_text =
+      fmt::format("in.gir:{}:{}: error[{}]: {}", want.line, want.column, want.code, first.message);
+  return check_rendered(want.stage, first.render("in.gir"), want_text);
 }
 
 }  // namespace stackcheck::oracles

@@ -45,6 +45,11 @@ enum class TextKind : uint8_t { kGir, kPlan };
 Verdict check_accepted(std::string_view text, TextKind kind, const FrontEnds& fe = FrontEnds::of_stack());
 
 // The near-miss is rejected by `want.stage` exactly as stated (rule "near-miss/<stage>").
+// The error as a user reads it (the CLI prints it), against its figures: "line:column: message"
+// for the parsers, "file:line:column: error[N]: message" for a diagnostic (COMPILER.md §1, §4).
+// check_rejected applies it to every rejection it judges.
+Verdict check_rendered(FrontEnd stage, const std::string& got, const std::string& want);
+
 Verdict check_rejected(std::string_view text, const ExpectedRejection& want,
                        const FrontEnds& fe = FrontEnds::of_stack());
 

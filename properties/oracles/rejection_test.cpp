@@ -59,6 +59,14 @@ TEST(Rejection, the_control_accepts_valid_texts_only) {
 }
 
 // A lax front end is what the oracle is for: a parser that drops CRs accepts a CRLF near-miss.
+// The rendered form against the figures: a rendering with line and column swapped fails.
+TEST(Rejection, a_rendering_that_swaps_line_and_column_fails) {
+  EXPECT_TRUE(check_rendered(FrontEnd::kPlanParser, "3:7: unexpected token", "3:7: unexpected token").passed());
+  const Verdict v = check_rendered(FrontEnd::kPlanParser, "7:3: unexpected token", "3:7: unexpected token");
+  EXPECT_TRUE(v.failed());
+  EXPECT_NE(v.message.find("rendered as"), std::string::npos) << v.message;
+}
+
 TEST(Rejection, a_lax_front_end_is_caught) {
   FrontEnds lax = FrontEnds::of_stack();
   lax.parse_gir = [](std::string_view t) {
