@@ -410,7 +410,9 @@ STACKCHECK_CONTROL(NearMissControl, a_gir_parser_refusing_a_text_at_its_limit_fa
   });
 }
 
-STACKCHECK_PROP(NearMiss, plan_rules_broken_one_at_a_time_are_rejected, 0.1) { broken_case(stack_validate); }
+// A drawn rule the plan has no place for is inconclusive: 5.9% of cases on average over 60 runs
+// of 100 (at most 11.5%), so the bound is 0.15, not 0.1 (which failed 2 runs in 100).
+STACKCHECK_PROP(NearMiss, plan_rules_broken_one_at_a_time_are_rejected, 0.15) { broken_case(stack_validate); }
 
 // Every rule of the check broken in one drawn plan, one edit each (its place and its variant
 // drawn per rule): each rule's reach no longer rests on a one-in-25 draw, so at 100 cases every
